@@ -1,0 +1,2 @@
+from tfgraphs.cli import main
+raise SystemExit(main())

@@ -1,0 +1,69 @@
+"""Checks made before any worker starts: the 2 GiB GraphDef ceiling and the machine's memory."""
+
+from tfgraphs import memory, network
+from tfgraphs.variants import VARIANTS
+
+# TensorFlow refuses a tensor, a NodeDef or a GraphDef of 2**31 bytes or more (tensor_util.py, ops.py).
+GRAPHDEF_LIMIT = 1 << 31
+# Room left for the graph's own structure; the seed network's nodes serialize to well under 1 KiB.
+GRAPH_OVERHEAD_MARGIN = 4096
+
+# Rough copies of X a worker holds at its peak, besides the activations: the NumPy array, and for an
+# embedded variant the TensorProto, the serialized GraphDef, the runtime's graph and the optimizers' copies.
+# Only a pre-flight guard; the measured peak is reported after every run.
+COPIES_AT_PEAK = {True: 9, False: 3}
+TF_BASELINE_BYTES = 700 * 2**20
+
+
+class UsageError(Exception):
+    """Bad input from the user: one line on stderr, exit status 2."""
+
+
+def max_embedded_batch(dtype):
+    """Largest batch whose embedded X still fits under the 2 GiB GraphDef limit."""
+    return (GRAPHDEF_LIMIT - 1 - GRAPH_OVERHEAD_MARGIN) // network.example_bytes(dtype)
+
+
+def embedded_fits(batch, dtype):
+    """True when X at this batch can be embedded in a GraphDef."""
+    return batch <= max_embedded_batch(dtype)
+
+
+def estimate_peak_bytes(variant, batch, dtype):
+    """A rough upper estimate of one worker's peak memory, for refusing runs the machine cannot hold."""
+    copies = COPIES_AT_PEAK[VARIANTS[variant].embeds_data]
+    return TF_BASELINE_BYTES + copies * network.data_bytes(batch, dtype) + network.activation_bytes(batch, dtype)
+
+
+def check_memory(variants, batch, dtype, force=False):
+    """Raise UsageError if the hungriest variant's estimate exceeds the memory available now."""
+    if force or not variants:
+        return
+    need, name = max((estimate_peak_bytes(v, batch, dtype), v) for v in variants)
+    have = memory.available_bytes()
+    if need > have:
+        raise UsageError(
+            f"variant {name} at batch {batch} ({dtype}) is estimated to need {need / 1e9:.1f} GB "
+            f"but {have / 1e9:.1f} GB is available; use a smaller --batch, or --force to run anyway")
+
+
+def positive_int(text):
+    """argparse type: an integer >= 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise UsageError(f"{text!r} is not an integer") from None
+    if value < 1:
+        raise UsageError(f"{text!r} must be at least 1")
+    return value
+
+
+def choose(text, known, what):
+    """Parse a comma-separated list of names, each one of `known`, keeping order and dropping repeats."""
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    if not names:
+        raise UsageError(f"no {what} given")
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise UsageError(f"unknown {what} {', '.join(unknown)}; choose from {', '.join(known)}")
+    return list(dict.fromkeys(names))
