@@ -1,0 +1,22 @@
+"""Shared helpers: run the CLI as a user would, in a subprocess."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+
+def run_cli(*args, timeout=600):
+    """Run `python -m tfgraphs ARGS`; return the CompletedProcess (text)."""
+    return subprocess.run([sys.executable, "-m", "tfgraphs", *map(str, args)], capture_output=True, text=True,
+                          timeout=timeout)
+
+
+@pytest.fixture(scope="session")
+def compare_json(tmp_path_factory):
+    """One tiny real compare run of the four default variants, shared by the tests that read it."""
+    path = tmp_path_factory.mktemp("compare") / "out.json"
+    proc = run_cli("compare", "--batch", 20, "--runs", 3, "--json", path, "--quiet")
+    assert proc.returncode == 0, proc.stderr
+    return path, json.loads(path.read_text()), proc
