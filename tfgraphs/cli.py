@@ -1,6 +1,8 @@
 """The `tfgraphs` command line: parse flags, check them, run a job, print and save its report."""
 
 import argparse
+import dataclasses
+import os
 import sys
 
 from tfgraphs import limits, network, presets, render, results, runner
@@ -35,11 +37,20 @@ def positive_float(text):
     return value
 
 
-def _common(p):
-    """Flags every measuring command shares."""
-    p.add_argument("--batch", type=positive_int, default=6000,
-                   help="examples in X [N,32,32,1] (default 6000, about 50 MB in float64; the seed used 60000, "
-                        "where the constant variant needs about 8-9 GB of RAM)")
+def batch_list(text):
+    """argparse type: comma-separated batches, each a whole number >= 1; sorted, repeats dropped."""
+    batches = sorted({positive_int(t.strip()) for t in text.split(",") if t.strip()})
+    if len(batches) < 2:
+        raise argparse.ArgumentTypeError(f"{text!r} names fewer than two different batches, too few to fit a line")
+    return tuple(batches)
+
+
+def _common(p, batch=True):
+    """Flags every measuring command shares (sweep has --batches instead of --batch)."""
+    if batch:
+        p.add_argument("--batch", type=positive_int, default=6000,
+                       help="examples in X [N,32,32,1] (default 6000, about 50 MB in float64; the seed used 60000, "
+                            "where the constant variant needs about 8-9 GB of RAM)")
     p.add_argument("--dtype", default="float64", choices=network.DTYPES, help="data type of X and W (default float64)")
     p.add_argument("--runs", type=positive_int, default=10, help="timed runs after the first (default 10)")
     p.add_argument("--trials", type=positive_int, default=1,
@@ -63,7 +74,48 @@ def build_parser(prog="tfgraphs"):
     _common(c)
     c.add_argument("--variants", default=",".join(DEFAULT_VARIANTS),
                    help=f"comma-separated, from {', '.join(VARIANTS)} (default {','.join(DEFAULT_VARIANTS)})")
+    c.add_argument("--plot", metavar="PATH.png", help="also plot every run's time per variant to PATH.png (needs "
+                                                      "matplotlib: pip install 'tfgraphs[viz]')")
     c.set_defaults(func=cmd_compare)
+
+    e = sub.add_parser("explain", help="what the first sess.run pays for: optimizer ablation, per-op traces",
+                       description="Run each variant under session presets that switch graph optimizers off, "
+                                   "trace the first and a later run of each, and split the first run's extra time "
+                                   "into Grappler, classic constant folding and the rest.")
+    _common(e)
+    e.add_argument("--variants", default="constant,placeholder,variable",
+                   help=f"comma-separated, from {', '.join(VARIANTS)} (default constant,placeholder,variable)")
+    e.add_argument("--presets", default=",".join(presets.PRESETS),
+                   help="comma-separated session presets: " + "; ".join(f"{k} = {v}" for k, v in presets.PRESETS.items())
+                        + " (default: all)")
+    e.add_argument("--trace", metavar="DIR", help="write a Chrome trace (Perfetto, chrome://tracing) of the first "
+                                                  "and second run of each variant x preset to DIR")
+    e.add_argument("--tensorboard", metavar="DIR", help="write each variant's graph for `tensorboard --logdir DIR`")
+    e.set_defaults(func=cmd_explain)
+
+    s = sub.add_parser("sweep", help="graph size, time and memory against batch, fitted up to the 2 GiB limit",
+                       description="Measure each variant at each batch in a fresh worker, fit graph bytes = "
+                                   "a*batch + b, predict the largest batch under 2 GiB, and ask TensorFlow to embed "
+                                   "the next one (from an array that costs no memory).")
+    _common(s, batch=False)
+    s.add_argument("--batches", type=batch_list, default=(500, 1000, 2000, 4000), metavar="N,N,...",
+                   help="comma-separated batches, at least two (default 500,1000,2000,4000)")
+    s.add_argument("--variants", default="constant,placeholder",
+                   help=f"comma-separated, from {', '.join(VARIANTS)} (default constant,placeholder)")
+    s.add_argument("--plot", metavar="PATH.png", help="also plot graph bytes and first-run time against batch to "
+                                                      "PATH.png (needs matplotlib: pip install 'tfgraphs[viz]')")
+    s.set_defaults(func=cmd_sweep)
+
+    i = sub.add_parser("inspect", help="what is inside a GraphDef or SavedModel file (nothing is run)",
+                       description="Report a GraphDef's size, node count, op types, largest Const nodes and "
+                                   "headroom to 2 GiB. The graph is only parsed: never imported or executed.")
+    i.add_argument("path", help="a GraphDef (.pb binary, .pbtxt text), a SavedModel directory or its saved_model.pb")
+    i.add_argument("--top", type=positive_int, default=10, help="largest Const nodes to list (default 10)")
+    i.add_argument("--format", default="simple", metavar="FMT", help="any tabulate table format (default simple)")
+    i.add_argument("--json", metavar="PATH", help="also write the numbers to PATH as JSON (atomically)")
+    i.add_argument("--strip-constants", metavar="OUT.pbtxt",
+                   help="write a text copy of the graph with every tensor's contents removed (dtype and shape kept)")
+    i.set_defaults(func=cmd_inspect)
 
     r = sub.add_parser("report", help="re-render a saved JSON report (no TensorFlow needed)")
     r.add_argument("path", help="a JSON file written with --json")
@@ -82,28 +134,103 @@ def cmd_compare(args):
     from tfgraphs import compare
 
     _check_format(args.format)
+    _check_plot(args)
     names = limits.choose(args.variants, list(VARIANTS), "variant")
     config = compare.Config(batch=args.batch, dtype=args.dtype, runs=args.runs, trials=args.trials,
                             seed=args.seed, variants=tuple(names))
-    refused = compare.refusals(config)
-    for reason in refused.values():
-        print(f"tfgraphs: refusing {reason}", file=sys.stderr)
-    if len(refused) == len(names):
+    refused, progress = _plan(args, config, workers_per_variant=args.trials)
+    if progress is None:
         return 2
-    limits.check_memory([v for v in names if v not in refused], args.batch, args.dtype, args.force)
-    progress = runner.Progress(total=len(names) * args.trials - len(refused) * args.trials, quiet=args.quiet)
     report = compare.run(config, progress, timeout=args.timeout)
     return _finish(report, args, refused=bool(refused))
+
+
+def cmd_explain(args):
+    from tfgraphs import ablation
+
+    _check_format(args.format)
+    names = limits.choose(args.variants, list(VARIANTS), "variant")
+    chosen = limits.choose(args.presets, list(presets.PRESETS), "preset")
+    config = ablation.Config(batch=args.batch, dtype=args.dtype, runs=args.runs, trials=args.trials,
+                             seed=args.seed, variants=tuple(names), presets=tuple(chosen))
+    # Refused variants are left out here: the ablation of a graph that cannot be built says nothing.
+    refused, progress = _plan(args, config, workers_per_variant=len(chosen) * (args.trials + 1))
+    if progress is None:
+        return 2
+    config = dataclasses.replace(config, variants=tuple(v for v in names if v not in refused))
+    report = ablation.run(config, progress, timeout=args.timeout, trace_dir=args.trace,
+                          tensorboard_dir=args.tensorboard)
+    return _finish(report, args, refused=bool(refused))
+
+
+def _plan(args, config, workers_per_variant):
+    """Print refusals and check memory; return (refused, progress), progress None when nothing can run."""
+    from tfgraphs import compare
+
+    refused = compare.refusals(config)
+    for reason in refused.values():
+        print(f"{args.prog}: refusing {reason}", file=sys.stderr)
+    runnable = [v for v in config.variants if v not in refused]
+    if not runnable:
+        return refused, None
+    limits.check_memory(runnable, config.batch, config.dtype, args.force)
+    return refused, runner.Progress(total=len(runnable) * workers_per_variant, quiet=args.quiet)
 
 
 def _finish(report, args, refused=False):
     """Save, print, and choose the exit status: 2 if input was refused, 1 if a worker failed."""
     if args.json:
         results.write_json(report, args.json)
+    if getattr(args, "plot", None):
+        from tfgraphs import plots
+        (plots.sweep_plot if report.command == "sweep" else plots.compare_plot)(report, args.plot)
     sys.stdout.write(render.render(report, args.format))
     if refused:
         return 2
     return 1 if any(not r.ok for r in report.rows) else 0
+
+
+def _check_plot(args):
+    """Refuse --plot before any worker starts when matplotlib is missing."""
+    if getattr(args, "plot", None):
+        from tfgraphs import plots
+        plots.require()
+
+
+def cmd_sweep(args):
+    from tfgraphs import sweep
+
+    _check_format(args.format)
+    _check_plot(args)
+    names = limits.choose(args.variants, list(VARIANTS), "variant")
+    config = sweep.Config(batches=args.batches, dtype=args.dtype, runs=args.runs, trials=args.trials,
+                          seed=args.seed, variants=tuple(names))
+    refused = sweep.refusals(config)
+    for (b, _), reason in refused.items():
+        print(f"{args.prog}: refusing batch {b:,}: {reason}", file=sys.stderr)
+    if len(refused) == len(config.batches) * len(names):
+        return 2
+    for b in config.batches:
+        limits.check_memory([v for v in names if (b, v) not in refused], b, args.dtype, args.force)
+    report = sweep.run(config, runner.Progress(total=sweep.workers(config), quiet=args.quiet), timeout=args.timeout)
+    return _finish(report, args, refused=bool(refused))
+
+
+def cmd_inspect(args):
+    from tfgraphs import graphfile, inspect_graph
+
+    _check_format(args.format)
+    if args.strip_constants and os.path.exists(args.strip_constants) and os.path.exists(args.path) and \
+            os.path.samefile(args.strip_constants, args.path):
+        raise UsageError(f"--strip-constants {args.strip_constants} would overwrite the graph it reads")
+    graph_def, source = graphfile.load(args.path)
+    found = inspect_graph.summarize(graph_def, source, top=args.top)
+    if args.json:
+        results.write_doc(found.to_dict(), args.json)
+    if args.strip_constants:
+        inspect_graph.write_stripped(graph_def, args.strip_constants)
+    sys.stdout.write(inspect_graph.render(found, args.format))
+    return 0
 
 
 def cmd_report(args):
@@ -120,6 +247,7 @@ def cmd_report(args):
 
 def main(argv=None, prog="tfgraphs"):
     args = build_parser(prog).parse_args(argv)
+    args.prog = prog
     try:
         return args.func(args)
     except UsageError as exc:

@@ -21,5 +21,6 @@ def session_config(preset):
     if preset in ("no-folding", "bare"):
         graph_options.rewrite_options.constant_folding = rewriter_config_pb2.RewriterConfig.OFF
         graph_options.optimizer_options.opt_level = tf.compat.v1.OptimizerOptions.L0
+        # False is already proto3's default; L1 folds regardless of it, L0 folds only when it is True.
         graph_options.optimizer_options.do_constant_folding = False
     return config

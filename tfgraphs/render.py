@@ -103,6 +103,9 @@ def render_compare(report, fmt="simple"):
 def render(report, fmt="simple"):
     """Render any saved report by its command."""
     if report.command == "explain":
-        from tfgraphs import attribution
-        return attribution.render(report, fmt)
+        from tfgraphs.render_explain import render_explain
+        return render_explain(report, fmt)
+    if report.command == "sweep":
+        from tfgraphs.render_sweep import render_sweep
+        return render_sweep(report, fmt)
     return render_compare(report, fmt)

@@ -9,7 +9,9 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from tfgraphs.stats import median_or_none
 
 # Format history:
-#   1: compare ("variants") and explain ("runs", "attribution") documents.
+#   1: compare ("variants") and explain ("runs", "attribution") documents; sweep ("rows", each with its
+#      "batch", plus "fit" and "tf_error") added without changing the others;
+#      shapes ("modes": one per mode and switch setting, plus "switch") likewise.
 SCHEMA = 1
 TOOL = "tfgraphs"
 
@@ -56,6 +58,7 @@ class Row(Measurement):
     variant: str = ""
     preset: str = "default"
     trials: tuple = ()
+    batch: int | None = None   # set when one report spans several batches (sweep)
 
     @classmethod
     def from_trials(cls, variant, trials, preset="default"):
@@ -106,7 +109,7 @@ class Report:
     machine: dict = field(default_factory=dict)
     extra: dict = field(default_factory=dict)   # computed sections, e.g. "attribution"
 
-    ROWS_KEY = {"compare": "variants", "explain": "runs"}
+    ROWS_KEY = {"compare": "variants", "explain": "runs", "shapes": "modes"}
 
     def to_dict(self):
         return {"schema": SCHEMA, "tool": TOOL, "command": self.command, "tf_version": self.tf_version,
@@ -121,11 +124,19 @@ class Report:
             raise ValueError(f"results schema {d['schema']} is newer than this tfgraphs understands ({SCHEMA})")
         command = d.get("command", "compare")
         key = cls.ROWS_KEY.get(command, "rows")
-        rows = tuple(Row.from_dict(r) for r in d[key])
+        rows = tuple(_row_type(command).from_dict(r) for r in d[key])
         known = {"schema", "tool", "command", "tf_version", "python", "machine", "config", key}
         return cls(command=command, config=d["config"], rows=rows, tf_version=d.get("tf_version"),
                    python=d.get("python", ""), machine=d.get("machine", {}),
                    extra={k: v for k, v in d.items() if k not in known})
+
+
+def _row_type(command):
+    """The record type of a command's rows (imported only when read, so results depends on no job)."""
+    if command == "shapes":
+        from tfgraphs.shapes import ModeRun
+        return ModeRun
+    return Row
 
 
 def machine_info(devices=()):
@@ -134,19 +145,31 @@ def machine_info(devices=()):
             "processor": platform.processor() or platform.machine(), "devices": list(devices)}
 
 
-def write_json(report, path):
-    """Write the report to path atomically: a reader sees the old file or the whole new one."""
+def write_atomic(path, write, mode="w"):
+    """Run write(file) on a temporary file beside path, then rename it over path: readers see the old or the new."""
     directory = os.path.dirname(os.path.abspath(path))
     os.makedirs(directory, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tfgraphs-", suffix=".json", dir=directory)
+    fd, tmp = tempfile.mkstemp(prefix=".tfgraphs-", suffix=os.path.splitext(path)[1], dir=directory)
     try:
-        with os.fdopen(fd, "w") as f:
-            json.dump(report.to_dict(), f, indent=1)
-            f.write("\n")
+        with os.fdopen(fd, mode) as f:
+            write(f)
         os.replace(tmp, path)
     except BaseException:
         os.unlink(tmp)
         raise
+
+
+def write_doc(doc, path):
+    """Write a JSON document to path atomically."""
+    def write(f):
+        json.dump(doc, f, indent=1)
+        f.write("\n")
+    write_atomic(path, write)
+
+
+def write_json(report, path):
+    """Write the report to path atomically."""
+    write_doc(report.to_dict(), path)
 
 
 def read_json(path):

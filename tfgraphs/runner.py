@@ -10,7 +10,7 @@ import threading
 import time
 from collections import deque
 
-PHASE_PREFIX = "@phase "   # the worker's progress lines (tfgraphs.worker.PHASE_PREFIX; not imported, to keep TF out)
+from tfgraphs.protocol import PHASE_PREFIX   # the workers' progress lines
 
 
 class Progress:
@@ -19,12 +19,14 @@ class Progress:
     def __init__(self, total, quiet=False, stream=sys.stderr):
         self.total, self.quiet, self.stream = total, quiet, stream
         self.done = 0
+        self.context = ""   # said before every label, e.g. the batch a sweep is at
         self.started = time.monotonic()
 
     def say(self, label, phase):
         if not self.quiet:
             elapsed = time.monotonic() - self.started
-            print(f"[{self.done + 1}/{self.total} {elapsed:5.0f}s] {label}: {phase}", file=self.stream, flush=True)
+            print(f"[{self.done + 1}/{self.total} {elapsed:5.0f}s] {self.context}{label}: {phase}", file=self.stream,
+                  flush=True)
 
 
 def _describe_exit(code, timed_out, timeout):

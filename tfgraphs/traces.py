@@ -54,7 +54,9 @@ def write_tensorboard_graph(graph, directory):
     """Write `graph` as a TensorBoard event file in `directory` (needs no tensorboard package)."""
     import tensorflow as tf
 
-    writer = tf.compat.v1.summary.FileWriter(directory, graph=graph)
-    writer.flush()
-    writer.close()
+    # FileWriter refuses to work while eager execution is the default, so enter the graph first.
+    with graph.as_default():
+        writer = tf.compat.v1.summary.FileWriter(directory, graph=graph)
+        writer.flush()
+        writer.close()
     return directory

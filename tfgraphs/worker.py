@@ -5,19 +5,13 @@ because stdout is reserved for the result.
 """
 
 import argparse
-import json
 import os
 import sys
 import time
-import traceback
 
-from tfgraphs import memory, network
+from tfgraphs import memory, network, protocol
 
-PHASE_PREFIX = "@phase "
-
-
-def _phase(name):
-    print(PHASE_PREFIX + name, file=sys.stderr, flush=True)
+_phase = protocol.phase
 
 
 def _timed(args, tf, built, x, w, rss):
@@ -103,8 +97,26 @@ def _traced(args, tf, built, x, w, rss):
             out["trace_files"].append(traces.write_chrome_trace(meta.step_stats, args.trace_dir, f"{tag}.{label}-run"))
     if args.tensorboard_dir:
         _phase("tensorboard")
-        out["tensorboard_dir"] = traces.write_tensorboard_graph(built.graph, os.path.join(args.tensorboard_dir, tag))
+        out["tensorboard_dir"] = traces.write_tensorboard_graph(built.graph, os.path.join(args.tensorboard_dir, args.variant))
     return out
+
+
+def _limit(args, tf):
+    """Embed an X of this batch that costs no memory (a zero-stride view) and record TensorFlow's refusal."""
+    import numpy as np
+    from tfgraphs import limits
+
+    size = network.data_bytes(args.batch, args.dtype)
+    # Below the limit TensorFlow would copy the view into a TensorProto, allocating every byte of it.
+    assert size >= limits.GRAPHDEF_LIMIT, f"limit mode needs X of at least 2 GiB, not {size:,} bytes"
+    x = np.broadcast_to(np.zeros((), args.dtype), (args.batch, network.HEIGHT, network.WIDTH, network.CHANNELS))
+    _phase("embed past the limit")
+    with tf.Graph().as_default():
+        try:
+            tf.constant(x, name="X")
+        except ValueError as exc:
+            return {"data_bytes": size, "refused": True, "message": f"{type(exc).__name__}: {exc}"}
+    return {"data_bytes": size, "refused": False, "message": None}
 
 
 def measure(args):
@@ -113,6 +125,8 @@ def measure(args):
     import tensorflow as tf
     from tfgraphs import graphs
 
+    if args.mode == "limit":
+        return {"tf_version": tf.__version__, **_limit(args, tf)}
     rss = {"start": memory.rss_bytes()}
     _phase("data")
     x, w = network.make_data(args.batch, args.dtype, args.seed)
@@ -143,28 +157,14 @@ def parse_args(argv=None):
     p.add_argument("--runs", type=int, default=10)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--preset", default="default", choices=sorted(presets.PRESETS))
-    p.add_argument("--mode", default="timed", choices=("timed", "traced"))
+    p.add_argument("--mode", default="timed", choices=("timed", "traced", "limit"))
     p.add_argument("--trace-dir")
     p.add_argument("--tensorboard-dir")
     return p.parse_args(argv)
 
 
 def main(argv=None):
-    args = parse_args(argv)
-    # Keep stdout for the JSON document alone: anything else written to fd 1 lands on stderr.
-    result_stream = os.fdopen(os.dup(1), "w")
-    os.dup2(2, 1)
-    try:
-        result = {"status": "ok", "error": None, **measure(args)}
-        code = 0
-    except Exception as exc:  # every failure must still produce a document for the parent
-        traceback.print_exc(file=sys.stderr)
-        message = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-        result = {"status": "failed", "error": f"{type(exc).__name__}: {message}"[:500]}
-        code = 1
-    json.dump(result, result_stream)
-    result_stream.close()
-    return code
+    return protocol.serve(measure, parse_args(argv))
 
 
 if __name__ == "__main__":

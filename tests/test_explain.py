@@ -1,0 +1,137 @@
+"""explain: presets, traces, TensorBoard graphs, and the attribution arithmetic."""
+
+import json
+
+import pytest
+
+from conftest import run_cli
+from tfgraphs import attribution, network, presets, results
+from tfgraphs.results import Report, Row
+
+
+def set_fields(message, prefix=""):
+    """Dotted paths of every field set in a protobuf message."""
+    paths = set()
+    for field, value in message.ListFields():
+        path = prefix + field.name
+        if field.message_type is not None and not getattr(field, "is_repeated", False):
+            paths |= set_fields(value, path + ".")
+        else:
+            paths.add(f"{path}={value}")
+    return paths
+
+
+@pytest.mark.parametrize("preset, expected", [
+    ("default", set()),
+    ("no-grappler", {"graph_options.rewrite_options.disable_meta_optimizer=True"}),
+    ("no-folding", {"graph_options.rewrite_options.constant_folding=2",
+                    "graph_options.optimizer_options.opt_level=-1"}),
+    ("bare", {"graph_options.rewrite_options.disable_meta_optimizer=True",
+              "graph_options.rewrite_options.constant_folding=2",
+              "graph_options.optimizer_options.opt_level=-1"}),
+])
+def test_presets_set_exactly_their_fields(preset, expected):
+    config = presets.session_config(preset)
+    # do_constant_folding=False equals proto3's default, so it never shows as a set field: check its value.
+    assert set_fields(config) == expected
+    assert config.graph_options.optimizer_options.do_constant_folding is False
+
+
+@pytest.fixture(scope="module")
+def explained(tmp_path_factory):
+    root = tmp_path_factory.mktemp("explain")
+    proc = run_cli("explain", "--batch", 20, "--runs", 2, "--presets", "default,bare", "--trace", root / "traces",
+                   "--tensorboard", root / "tb", "--json", root / "e.json", "--quiet")
+    assert proc.returncode == 0, proc.stderr
+    return root, json.loads((root / "e.json").read_text()), proc
+
+
+def later_types(row):
+    return {op["type"] for op in row["top_ops"] if op["later_ms"] is not None}
+
+
+def test_runs_and_what_ran(explained):
+    _, doc, _ = explained
+    rows = {(r["variant"], r["preset"]): r for r in doc["runs"]}
+    assert sorted(rows) == [(v, p) for v in ("constant", "placeholder", "variable") for p in ("bare", "default")]
+    for (variant, preset), r in rows.items():
+        assert r["status"] == "ok" and len(r["runs_s"]) == 2 and r["first_run_s"] > 0
+        assert any(op["type"] == "Conv2D" for op in r["top_ops"]) or (variant, preset) == ("constant", "default")
+    # Every variant still computes the convolution in later runs with the optimizers off ...
+    for variant in ("constant", "placeholder", "variable"):
+        assert "Conv2D" in later_types(rows[(variant, "bare")])
+    # ... while by default an output this small is folded into a constant before the first run.
+    assert "Conv2D" not in later_types(rows[("constant", "default")])
+    assert "Conv2D" in later_types(rows[("placeholder", "default")])
+    default = rows[("constant", "default")]
+    excess = default["first_run_s"] - sum(default["runs_s"]) / 2   # the median of two runs
+    assert doc["attribution"] == [{"variant": "constant", "excess_s": pytest.approx(excess), "grappler_s": None,
+                                   "folding_s": None, "rest_s": None, "interaction_s": None}]
+
+
+def test_trace_files(explained):
+    root = explained[0]
+    names = sorted(p.name for p in (root / "traces").iterdir())
+    assert names == sorted(f"{v}.{p}.{run}-run.trace.json" for v in ("constant", "placeholder", "variable")
+                           for p in ("default", "bare") for run in ("first", "second"))
+    for path in (root / "traces").iterdir():
+        trace = json.loads(path.read_text())
+        assert isinstance(trace["traceEvents"], list) and trace["traceEvents"]
+
+
+def test_tensorboard_graph_holds_the_data(explained):
+    import tensorflow as tf
+
+    root = explained[0]
+    assert sorted(p.name for p in (root / "tb").iterdir()) == ["constant", "placeholder", "variable"]
+    consts = {}
+    for variant in ("constant", "placeholder"):
+        (events,) = list((root / "tb" / variant).iterdir())
+        graphs = [e.graph_def for e in tf.compat.v1.train.summary_iterator(str(events)) if e.graph_def]
+        assert len(graphs) == 1
+        graph_def = tf.compat.v1.GraphDef.FromString(graphs[0])
+        consts[variant] = {n.name: len(n.attr["value"].tensor.tensor_content) for n in graph_def.node
+                           if n.op == "Const"}
+    assert consts["constant"]["X"] == network.data_bytes(20, "float64")
+    assert "X" not in consts["placeholder"]
+
+
+def make_row(variant, preset, excess_s, later=1.0):
+    return Row(variant=variant, preset=preset, first_run_s=later + excess_s, runs_s=(later, later, later),
+               graph_bytes=100, trials=())
+
+
+def test_attribution_arithmetic(tmp_path):
+    excesses = {"default": 10.0, "no-grappler": 6.0, "no-folding": 7.0, "bare": 2.0}
+    rows = [make_row("constant", p, e) for p, e in excesses.items()]
+    rows += [make_row("placeholder", p, 2.0) for p in excesses]
+    (a,) = attribution.attributions(rows, {"constant"})
+    assert a == {"variant": "constant", "excess_s": 10.0, "grappler_s": 4.0, "folding_s": 3.0, "rest_s": 2.0,
+                 "interaction_s": 1.0}
+    report = Report("explain", {"batch": 10, "dtype": "float64", "runs": 3, "trials": 1, "seed": 0},
+                    tuple(rows), extra={"attribution": [a]})
+    path = tmp_path / "hand.json"
+    results.write_json(report, path)
+    proc = run_cli("report", path)
+    assert proc.returncode == 0, proc.stderr
+    assert "4.000 (40%)" in proc.stdout and "3.000 (30%)" in proc.stdout and "1.000 (10%)" in proc.stdout
+    assert "the biggest measured contributor is Grappler" in proc.stdout
+    assert "the interaction term is 1.00 s (10%)" in proc.stdout
+    assert "With both optimizers off, constant's first-run excess (2.00 s) is close to placeholder's" in proc.stdout
+    assert "placeholder: no-grappler, no-folding, bare made no measurable difference" in proc.stdout
+
+
+def test_attribution_needs_every_preset():
+    assert attribution.attribute({"default": 3.0, "bare": 1.0}) == {
+        "excess_s": 3.0, "grappler_s": None, "folding_s": None, "rest_s": None, "interaction_s": None}
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--presets", "default,turbo"], "unknown preset turbo"),
+    (["--presets", ""], "no preset given"),
+    (["--variants", "nope"], "unknown variant nope"),
+])
+def test_bad_names_exit_2(args, message):
+    proc = run_cli("explain", *args)
+    assert proc.returncode == 2 and message in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1 and proc.stdout == ""

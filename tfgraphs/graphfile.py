@@ -1,0 +1,130 @@
+"""Load a GraphDef from a .pb, a .pbtxt or a SavedModel, refusing anything else in one line before reading much."""
+
+import codecs
+import contextlib
+import os
+import re
+
+from tfgraphs.limits import GRAPHDEF_LIMIT, UsageError
+
+TEXT_SUFFIXES = (".pbtxt", ".pbtext", ".prototxt", ".txt")
+SAVED_MODEL_NAMES = ("saved_model.pb", "saved_model.pbtxt")
+# TensorFlow's own rules for node names and op names (graph_constructor.cc, op_def_builder.cc).
+NODE_NAME = re.compile(r"[A-Za-z0-9.][A-Za-z0-9_.\-/>]*")
+OP_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_>]*")
+
+
+@contextlib.contextmanager
+def _quiet_stderr():
+    """Send fd 2 to /dev/null: TensorFlow's C++ runtime logs there while it loads, whatever TF_CPP_MIN_LOG_LEVEL says."""
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "w") as null:
+            os.dup2(null.fileno(), 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
+def protos():
+    """The protobuf modules this needs; loading them loads TensorFlow, which is all that runs of it."""
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    with _quiet_stderr():
+        from google.protobuf import message, text_format
+        from tensorflow.core.framework import graph_pb2
+        from tensorflow.core.protobuf import saved_model_pb2
+        import tfgraphs.graphdefs  # noqa: F401  (imports tensorflow itself)
+    return graph_pb2, saved_model_pb2, text_format, message
+
+
+def locate(path):
+    """The file to read for path, and its size, refusing what cannot hold a graph; reads nothing yet."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise UsageError(f"{path}: no such file or directory") from None
+    except OSError as exc:
+        raise UsageError(f"cannot read {path}: {exc.strerror}") from None
+    if os.path.isdir(path):
+        found = [os.path.join(path, n) for n in SAVED_MODEL_NAMES if os.path.isfile(os.path.join(path, n))]
+        if not found:
+            raise UsageError(f"{path} is a directory without a graph: expected {' or '.join(SAVED_MODEL_NAMES)} "
+                             f"in it, or pass a .pb or .pbtxt file")
+        path = found[0]
+        st = os.stat(path)
+    if st.st_size == 0:
+        raise UsageError(f"{path} is empty: a GraphDef file holds at least one node")
+    if st.st_size >= GRAPHDEF_LIMIT:
+        raise UsageError(f"{path} is {st.st_size:,} bytes, over 2 GiB: protobuf cannot parse a GraphDef that large, "
+                         f"so it was not read")
+    return path, st.st_size
+
+
+def _parse(data, cls, text, text_format, message):
+    """A parsed message, or the reason it is not one."""
+    proto = cls()
+    try:
+        if text:
+            text_format.Parse(data.decode("utf-8"), proto)
+        else:
+            proto.ParseFromString(data)
+    except (message.DecodeError, text_format.ParseError, UnicodeDecodeError, ValueError) as exc:
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        return None, ("not valid text protobuf" if text else "not valid binary protobuf") + f" ({reason[:150]})"
+    return proto, None
+
+
+def _check(graph_def):
+    """Why this parsed message is not a GraphDef, or None: random bytes can parse into nameless garbage."""
+    if not graph_def.node:
+        return "has no nodes"
+    for n in graph_def.node:
+        if not NODE_NAME.fullmatch(n.name):
+            return f"has a node named {n.name[:40]!r}, which TensorFlow does not allow"
+        if not OP_NAME.fullmatch(n.op):
+            return f"has node {n.name[:40]!r} with op {n.op[:40]!r}, which is not an op name"
+    return None
+
+
+def load(path):
+    """(graph_def, source) from a GraphDef file or a SavedModel; UsageError when it is not one."""
+    path, size = locate(path)
+    graph_pb2, saved_model_pb2, text_format, message = protos()
+    with open(path, "rb") as f:
+        data = f.read()
+    name = os.path.basename(path)
+    text = name.endswith(TEXT_SUFFIXES)
+    source = {"path": path, "file_bytes": size}
+    if name in SAVED_MODEL_NAMES:
+        model, reason = _parse(data, saved_model_pb2.SavedModel, text, text_format, message)
+        if model is None:
+            raise UsageError(f"{path} is not a SavedModel: {reason}")
+        if not model.meta_graphs:
+            raise UsageError(f"{path} is a SavedModel without a meta graph, so it holds no graph")
+        meta = model.meta_graphs[0]
+        problem = _check(meta.graph_def)
+        if problem:
+            raise UsageError(f"{path} holds no usable graph: its first meta graph's GraphDef {problem}")
+        source["format"] = "SavedModel" + (" (text)" if text else " (binary)")
+        source["meta_graph"] = {"index": 0, "of": len(model.meta_graphs), "tags": list(meta.meta_info_def.tags)}
+        return meta.graph_def, source
+    # A text GraphDef may carry any suffix, so a file that is not binary protobuf is tried as text when it decodes.
+    reason = None
+    for as_text in [True] if text else [False] + ([True] if _looks_like_text(data) else []):
+        graph_def, reason = _parse(data, graph_pb2.GraphDef, as_text, text_format, message)
+        problem = None if reason else _check(graph_def)
+        reason = reason or (problem and f"it parses as {'text' if as_text else 'binary'} protobuf but {problem}")
+        if reason is None:
+            source["format"] = "GraphDef (text)" if as_text else "GraphDef (binary)"
+            return graph_def, source
+    raise UsageError(f"{path} is not a GraphDef: {reason}")
+
+
+def _looks_like_text(data):
+    """True when the file starts with UTF-8 text (a multi-byte character cut at the end of the sample is fine)."""
+    try:
+        codecs.getincrementaldecoder("utf-8")().decode(data[:4096], final=False)
+    except UnicodeDecodeError:
+        return False
+    return True

@@ -1,0 +1,133 @@
+"""How graph size, time and memory grow with the batch: a least-squares line per variant, and sentences from it."""
+
+from dataclasses import asdict, dataclass, fields
+
+import numpy as np
+
+from tfgraphs import limits, network
+from tfgraphs.stats import median_or_none
+from tfgraphs.why import fmt_bytes, fmt_s
+
+LIMIT = limits.GRAPHDEF_LIMIT
+
+
+@dataclass(frozen=True)
+class Fit:
+    """graph_bytes = bytes_per_example * batch + overhead_bytes, over one variant's measured batches."""
+
+    variant: str
+    bytes_per_example: int
+    overhead_bytes: int
+    max_batch: int | None        # largest batch whose GraphDef stays under 2 GiB; None when it does not grow
+    max_residual_bytes: int
+    points: int
+
+    def to_dict(self):
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d):
+        return cls(**{f.name: d.get(f.name) for f in fields(cls)})
+
+
+def fit_line(batches, sizes):
+    """(a, b, largest residual) of sizes = a * batches + b: least squares, a rounded to whole bytes, b refitted."""
+    slope, _ = np.polyfit(np.asarray(batches, dtype=float), np.asarray(sizes, dtype=float), 1)
+    a = int(round(slope))
+    # What a whole-byte slope leaves over is protobuf framing: each length prefix gains a byte whenever the
+    # data crosses a power of 128, so b is the mean intercept and the residual says how far from a line it is.
+    b = int(round(float(np.mean([s - a * n for n, s in zip(batches, sizes)]))))
+    return a, b, max(abs(s - a * n - b) for n, s in zip(batches, sizes))
+
+
+def largest_batch(a, b):
+    """Largest N with a * N + b below 2 GiB, or None when the graph does not grow with N."""
+    return (LIMIT - 1 - b) // a if a > 0 else None
+
+
+def fit_all(rows, variants):
+    """A Fit for every variant with graph sizes at two or more distinct batches."""
+    fits = []
+    for v in variants:
+        points = {r.batch: r.graph_bytes for r in rows if r.variant == v and r.ok and r.graph_bytes is not None}
+        if len(points) < 2:
+            continue
+        a, b, residual = fit_line(list(points), list(points.values()))
+        fits.append(Fit(v, a, b, largest_batch(a, b), residual, len(points)))
+    return fits
+
+
+def fits(report):
+    return [Fit.from_dict(d) for d in report.extra.get("fit") or ()]
+
+
+def series(report, variant):
+    """The ok rows of one variant, smallest batch first."""
+    return sorted((r for r in report.rows if r.variant == variant and r.ok), key=lambda r: r.batch)
+
+
+def peak_copies(report, variant):
+    """Slope of peak resident memory against batch, in copies of one example; None with fewer than two batches."""
+    rows = [r for r in series(report, variant) if r.peak_rss_bytes]
+    if len({r.batch for r in rows}) < 2:
+        return None
+    slope, _ = np.polyfit([float(r.batch) for r in rows], [float(r.peak_rss_bytes) for r in rows], 1)
+    return slope / network.example_bytes(report.config["dtype"])
+
+
+def _slope_sentence(fit, dtype, largest):
+    example, item = network.example_bytes(dtype), np.dtype(dtype).itemsize
+    v, a, b = fit.variant, fit.bytes_per_example, fit.overhead_bytes
+    wobble = f" (largest residual {fit.max_residual_bytes} bytes)" if fit.max_residual_bytes else " (no residual)"
+    if a == 0:
+        return (f"{v}'s GraphDef stays at about {b:,} bytes at every batch{wobble}: X is not in it, "
+                f"so it has no batch limit.")
+    if a == example:
+        what = (f"exactly {network.HEIGHT}x{network.WIDTH}x{network.CHANNELS} values x {item} bytes ({dtype}), "
+                f"the example itself stored in the graph")
+    else:
+        what = f"{a / example:.3f}x the {example:,} bytes of one {dtype} example"
+    said = f"{v}: each example adds {a:,} bytes to the GraphDef, {what}; the rest takes {b:,} bytes{wobble}."
+    if fit.max_batch is not None:
+        said += (f" So its GraphDef stays under 2 GiB up to batch {fit.max_batch:,}, "
+                 f"{fit.max_batch / largest:,.0f}x the largest batch measured.")
+    return said
+
+
+def _limit_sentence(probe, dtype):
+    if probe is None:
+        return None
+    batch = probe["batch"]
+    if probe.get("failure"):
+        return f"The limit was not put to TensorFlow at batch {batch:,}: {probe['failure']}."
+    if probe.get("refused"):
+        return (f"Asked for {probe['variant']} at batch {batch:,} (X alone {probe['data_bytes']:,} bytes, one example "
+                f"past the fitted limit), TensorFlow refused before copying anything: \"{probe['message']}\" "
+                f"The {dtype} array it was given was a zero-stride view, so asking cost no memory.")
+    return (f"TensorFlow accepted {probe['variant']} at batch {batch:,} ({probe['data_bytes']:,} bytes of X), "
+            f"past the fitted limit of {probe['predicted_max_batch']:,}: the fit is wrong for this version.")
+
+
+def sentences(report):
+    """Sentences that hold for this sweep's numbers; each changes or disappears when they do not."""
+    dtype = report.config["dtype"]
+    measured = [r.batch for r in report.rows if r.ok]
+    if not measured:
+        return ["No batch produced a result, so there is nothing to explain."]
+    said = [_slope_sentence(f, dtype, max(measured)) for f in fits(report)]
+    said.append(_limit_sentence(report.extra.get("tf_error"), dtype))
+    for v in report.config["variants"]:
+        rows = series(report, v)
+        if len(rows) < 2:
+            continue
+        lo, hi = rows[0], rows[-1]
+        lo_later, hi_later = median_or_none(lo.runs_s), median_or_none(hi.runs_s)
+        said.append(f"From batch {lo.batch:,} to {hi.batch:,} ({hi.batch / lo.batch:.0f}x the data) {v}'s first run "
+                    f"went from {fmt_s(lo.first_run_s)} to {fmt_s(hi.first_run_s)} "
+                    f"({hi.first_run_s / lo.first_run_s:.1f}x) and its median later run from {fmt_s(lo_later)} "
+                    f"to {fmt_s(hi_later)} ({hi_later / lo_later:.1f}x).")
+        copies = peak_copies(report, v)
+        if copies is not None:
+            said.append(f"{v}'s peak memory grew by {copies:.1f} copies of each added example "
+                        f"(up to {fmt_bytes(hi.peak_rss_bytes)} at batch {hi.batch:,}).")
+    return [s for s in said if s]

@@ -1,0 +1,146 @@
+"""What a GraphDef holds: size, op types, the largest constants and the headroom to 2 GiB (nothing is run)."""
+
+from collections import Counter
+from dataclasses import asdict, dataclass
+
+from tabulate import tabulate
+
+from tfgraphs import results
+from tfgraphs.limits import GRAPHDEF_LIMIT
+from tfgraphs.why import fmt_bytes
+
+SHOWN_OP_TYPES = 20
+
+
+@dataclass(frozen=True)
+class Inspection:
+    """The sizes and contents of one GraphDef, as numbers."""
+
+    path: str
+    format: str
+    file_bytes: int
+    graph_bytes: int            # the binary GraphDef's size, the one the 2 GiB limit applies to
+    nodes: int
+    function_nodes: int         # nodes inside the function library
+    const_nodes: int
+    const_bytes: int            # bytes of all Const tensors once expanded (elements x itemsize)
+    const_node_bytes: int       # what those Const nodes take in the serialized graph
+    headroom_bytes: int         # bytes the graph could still grow before TensorFlow refuses it
+    op_types: tuple             # ({"op", "nodes", "bytes"}, ...), most nodes first
+    largest_consts: tuple       # ({"name", "dtype", "shape", "bytes", "node_bytes", "graph_share"}, ...)
+    meta_graph: dict | None = None
+    tf_version: str | None = None
+
+    def to_dict(self):
+        d = asdict(self)
+        d["op_types"], d["largest_consts"] = list(self.op_types), list(self.largest_consts)
+        return {"schema": results.SCHEMA, "tool": results.TOOL, "command": "inspect", **d}
+
+
+def _all_nodes(graph_def):
+    return list(graph_def.node) + [n for fn in graph_def.library.function for n in fn.node_def]
+
+
+def summarize(graph_def, source, top=10):
+    """An Inspection of graph_def: computed from the protobuf alone, never imported into a graph or run."""
+    import tensorflow as tf
+    from tfgraphs import graphdefs
+
+    graph_bytes = graph_def.ByteSize()
+    nodes = _all_nodes(graph_def)
+    counts, sizes = Counter(), Counter()
+    for n in nodes:
+        counts[n.op] += 1
+        sizes[n.op] += n.ByteSize()
+    consts = sorted(graphdefs.const_nodes(graph_def), key=lambda c: (-c[1], c[0].name))
+    largest = []
+    for node, size in consts[:top]:
+        t = node.attr["value"].tensor
+        largest.append({"name": node.name, "dtype": tf.dtypes.as_dtype(t.dtype).name,
+                        "shape": [d.size for d in t.tensor_shape.dim], "bytes": size, "node_bytes": node.ByteSize(),
+                        "graph_share": node.ByteSize() / graph_bytes})
+    return Inspection(
+        path=source["path"], format=source["format"], file_bytes=source["file_bytes"], graph_bytes=graph_bytes,
+        nodes=len(graph_def.node), function_nodes=len(nodes) - len(graph_def.node), const_nodes=len(consts),
+        const_bytes=sum(size for _, size in consts), const_node_bytes=sum(n.ByteSize() for n, _ in consts),
+        headroom_bytes=GRAPHDEF_LIMIT - 1 - graph_bytes,
+        op_types=tuple({"op": op, "nodes": c, "bytes": sizes[op]}
+                       for op, c in sorted(counts.items(), key=lambda kv: (-kv[1], -sizes[kv[0]], kv[0]))),
+        largest_consts=tuple(largest), meta_graph=source.get("meta_graph"), tf_version=tf.__version__)
+
+
+def strip_constants(graph_def):
+    """Replace every tensor's contents with nothing, in place, keeping its dtype and shape."""
+    def strip(t):
+        for fd in t.DESCRIPTOR.fields:
+            if fd.name == "tensor_content" or fd.name.endswith("_val"):
+                t.ClearField(fd.name)
+
+    for n in _all_nodes(graph_def):
+        for attr in n.attr.values():
+            if attr.HasField("tensor"):
+                strip(attr.tensor)
+            for t in attr.list.tensor:
+                strip(t)
+    return graph_def
+
+
+def write_stripped(graph_def, path):
+    """Strip graph_def's tensors and write it as text protobuf to path, atomically."""
+    from google.protobuf import text_format
+
+    text = text_format.MessageToString(strip_constants(graph_def))
+    results.write_atomic(path, lambda f: f.write(text))
+
+
+def _shape(dims):
+    return "scalar" if not dims else "x".join(str(d) for d in dims)
+
+
+def sentences(s):
+    """What the numbers say about this graph; each sentence depends on them."""
+    said = []
+    share = s.const_node_bytes / s.graph_bytes
+    said.append(f"{s.const_nodes:,} Const node{'s' if s.const_nodes != 1 else ''} take {fmt_bytes(s.const_node_bytes)}, "
+                f"{share:.1%} of the {fmt_bytes(s.graph_bytes)} GraphDef"
+                + (": the graph is mostly its data." if share >= 0.5 else "."))
+    if s.const_bytes > s.const_node_bytes:
+        said.append(f"Expanded, the constants hold {s.const_bytes:,} bytes, more than they take in the file: some "
+                    f"are stored as a single repeated value.")
+    if s.largest_consts:
+        big = s.largest_consts[0]
+        said.append(f"The largest, {big['name']} ({big['dtype']} {_shape(big['shape'])}), is {big['bytes']:,} bytes, "
+                    f"{big['graph_share']:.1%} of the graph.")
+    if s.headroom_bytes < 0:
+        said.append(f"At {s.graph_bytes:,} bytes the graph is past the 2 GiB limit: TensorFlow cannot serialize it.")
+    else:
+        used = (s.graph_bytes / GRAPHDEF_LIMIT)
+        said.append(f"It uses {used:.2%} of the 2 GiB GraphDef limit; it could grow by {s.headroom_bytes:,} more "
+                    f"bytes" + (f", {s.headroom_bytes / s.graph_bytes:,.0f}x its size." if used < 0.5 else "."))
+    return said
+
+
+def render(s, fmt="simple"):
+    """The inspection as text: summary, op types, largest constants, and what they show."""
+    where = s.format + (f", meta graph 1 of {s.meta_graph['of']} (tags {', '.join(s.meta_graph['tags']) or 'none'})"
+                        if s.meta_graph else "")
+    summary = [["file", s.path], ["format", where], ["file bytes", f"{s.file_bytes:,}"],
+               ["graph bytes", f"{s.graph_bytes:,}"], ["nodes", f"{s.nodes:,}"],
+               ["function nodes", f"{s.function_nodes:,}"], ["Const nodes", f"{s.const_nodes:,}"],
+               ["const bytes", f"{s.const_bytes:,}"], ["headroom to 2 GiB", f"{s.headroom_bytes:,}"]]
+    parts = [tabulate(summary, tablefmt=fmt, disable_numparse=True), ""]
+    ops = s.op_types[:SHOWN_OP_TYPES]
+    parts += ["Op types", tabulate([[o["op"], o["nodes"], o["bytes"], o["bytes"] / s.graph_bytes * 100] for o in ops],
+                                   ["op", "nodes", "bytes", "% of graph"], tablefmt=fmt, intfmt=",", floatfmt=".1f")]
+    more = len(s.op_types) - len(ops)
+    parts += ([f"... and {more} more op types (all of them are in --json)."] if more > 0 else []) + [""]
+    if s.largest_consts:
+        body = [[c["name"], c["dtype"], _shape(c["shape"]), c["bytes"], c["graph_share"] * 100]
+                for c in s.largest_consts]
+        parts += [f"Largest Const nodes ({len(body)} of {s.const_nodes:,})",
+                  tabulate(body, ["name", "dtype", "shape", "bytes", "% of graph"], tablefmt=fmt, intfmt=",",
+                           floatfmt=".2f", disable_numparse=[2]),
+                  "bytes = the tensor once expanded (elements x itemsize); % of graph = the node's share of the "
+                  "serialized GraphDef.", ""]
+    parts += ["What this graph shows:"] + [f"- {line}" for line in sentences(s)]
+    return "\n".join(parts).rstrip() + "\n"

@@ -1,0 +1,31 @@
+"""The worker's half of the runner protocol: `@phase NAME` lines on stderr, one JSON document on stdout."""
+
+import json
+import os
+import sys
+import traceback
+
+PHASE_PREFIX = "@phase "   # runner.PHASE_PREFIX reads these
+
+
+def phase(name):
+    """Tell the parent which phase starts now."""
+    print(PHASE_PREFIX + name, file=sys.stderr, flush=True)
+
+
+def serve(measure, args):
+    """Print {"status": "ok", ...measure(args)} or a failed document on stdout; return the exit status."""
+    # Keep stdout for the JSON document alone: anything else written to fd 1 lands on stderr.
+    result_stream = os.fdopen(os.dup(1), "w")
+    os.dup2(2, 1)
+    try:
+        result = {"status": "ok", "error": None, **measure(args)}
+        code = 0
+    except Exception as exc:  # every failure must still produce a document for the parent
+        traceback.print_exc(file=sys.stderr)
+        message = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+        result = {"status": "failed", "error": f"{type(exc).__name__}: {message}"[:500]}
+        code = 1
+    json.dump(result, result_stream)
+    result_stream.close()
+    return code

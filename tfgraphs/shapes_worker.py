@@ -1,0 +1,148 @@
+"""One mode of the shapes job in a fresh process: `python -m tfgraphs.shapes_worker --mode M ...` prints one JSON document.
+
+Every length from --start to --start + --count - 1 is run once per pass, in order, and each call is timed alone.
+Progress goes to stderr as `@phase NAME` lines; stdout is reserved for the result.
+"""
+
+import argparse
+import os
+import sys
+import time
+
+import numpy as np
+
+from tfgraphs import protocol
+
+MODES = ("eager", "keras", "function", "function-relaxed", "function-signature", "graph", "blocked")
+# The switches a shapes worker reports back, so the report says what each run had set.
+SWITCHES = ("TF_ENABLE_ONEDNN_OPTS", "TF_CUDNN_USE_AUTOTUNE")
+CHECK_POSITIONS = 257   # output positions checked against NumPy, first and last included
+TOLERANCE = 1e-4        # largest |TF - NumPy| / max |NumPy| accepted in float32
+
+
+def make_data(args):
+    """X [batch, longest length, channels] (each length is a prefix of it) and W [kernel, channels, filters]."""
+    rng = np.random.default_rng(args.seed)
+    longest = args.start + args.count - 1
+    x = rng.standard_normal((args.batch, longest, args.channels), dtype=np.float32)
+    w = rng.standard_normal((args.kernel, args.channels, args.filters), dtype=np.float32)
+    return x, w / np.float32(np.sqrt(args.kernel * args.channels))
+
+
+def _tf_function(tf, body, mode, channels):
+    """A tf.function of body, traced the way the mode says."""
+    if mode == "function":
+        return tf.function(body)
+    if mode == "function-relaxed":
+        return tf.function(body, reduce_retracing=True)
+    return tf.function(body, input_signature=[tf.TensorSpec([None, None, channels], tf.float32)])
+
+
+def _graph(tf, w, channels):
+    """A tf.compat.v1 graph with a [None, None, C] placeholder, built once and finalized, run in one session."""
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.compat.v1.placeholder(tf.float32, [None, None, channels], name="x")
+        y = tf.nn.conv1d(x, tf.constant(w), stride=1, padding="VALID")
+    graph.finalize()   # a call that tried to add an op would raise, so this stays the one graph built
+    conv = next(op.name for op in graph.get_operations() if op.type == "Conv2D")
+    sess = tf.compat.v1.Session(graph=graph)
+
+    def call(a):
+        return sess.run(y, feed_dict={x: a})
+
+    def device():
+        """Where the convolution ran, from one traced run at a tiny shape."""
+        options = tf.compat.v1.RunOptions(trace_level=tf.compat.v1.RunOptions.FULL_TRACE)
+        meta = tf.compat.v1.RunMetadata()
+        sess.run(y, feed_dict={x: np.zeros((1, w.shape[0], channels), np.float32)}, options=options, run_metadata=meta)
+        return next((d.device for d in meta.step_stats.dev_stats if any(n.node_name == conv for n in d.node_stats)),
+                    None)
+
+    return call, lambda: 1, device
+
+
+def build(tf, mode, w, args):
+    """(call(x) -> ndarray, traces() -> int or None, device() -> str or None) for the mode."""
+    if mode == "graph":
+        return _graph(tf, w, args.channels)
+    out = {}
+
+    def run(f):
+        def call(a):
+            y = f(a)
+            out["device"] = y.device
+            return y.numpy()
+        return call
+
+    if mode == "eager":
+        return run(lambda a: tf.nn.conv1d(a, w, stride=1, padding="VALID")), lambda: None, lambda: out.get("device")
+    if mode == "keras":
+        layer = tf.keras.layers.Conv1D(args.filters, args.kernel)
+        layer.build((None, None, args.channels))
+        layer.set_weights([w, np.zeros(args.filters, np.float32)])
+        return run(layer), lambda: None, lambda: out.get("device")
+    if mode == "blocked":
+        from tfgraphs.blocked import blocked_conv1d
+        f = _tf_function(tf, lambda a: blocked_conv1d(a, w, args.block), "function-signature", args.channels)
+    else:
+        f = _tf_function(tf, lambda a: tf.nn.conv1d(a, w, stride=1, padding="VALID"), mode, args.channels)
+    return run(f), f.experimental_get_tracing_count, lambda: out.get("device")
+
+
+def max_rel_error(x, w, y):
+    """max |y - NumPy| / max |NumPy| over every example and CHECK_POSITIONS output positions."""
+    kernel = w.shape[0]
+    positions = np.unique(np.linspace(0, y.shape[1] - 1, CHECK_POSITIONS).astype(int))
+    windows = x[:, positions[:, None] + np.arange(kernel)].astype(np.float64)   # [N, P, kernel, C]
+    ref = np.einsum("npkc,kcf->npf", windows, w.astype(np.float64))
+    return float(np.max(np.abs(y[:, positions] - ref)) / np.max(np.abs(ref)))
+
+
+def measure(args):
+    """Run every length once per pass, timing each call alone."""
+    protocol.phase("import tensorflow")
+    import tensorflow as tf
+
+    protocol.phase("data")
+    x, w = make_data(args)
+    lengths = range(args.start, args.start + args.count)
+    protocol.phase("build")
+    call, traces, device = build(tf, args.mode, w, args)
+    times, err = [], 0.0
+    for p in range(args.passes):
+        protocol.phase(f"pass {p + 1}/{args.passes}")
+        times.append([])
+        for length in lengths:
+            a = np.ascontiguousarray(x[:, :length])   # the copy is made outside the timed call
+            t0 = time.perf_counter()
+            y = call(a)
+            times[-1].append(time.perf_counter() - t0)
+            if length in (lengths[0], lengths[-1]):
+                err = max(err, max_rel_error(a, w, y))
+    protocol.phase("check")
+    if not err <= TOLERANCE:
+        raise ValueError(f"output differs from the NumPy reference by {err:.3g} relative (tolerance {TOLERANCE:g})")
+    return {"tf_version": tf.__version__,
+            "devices": [d.name for d in tf.config.list_physical_devices()],
+            "device": device(), "traces": traces(), "times_s": times, "max_rel_err": err,
+            "env": {k: os.environ.get(k) for k in SWITCHES}}
+
+
+def parse_args(argv=None):
+    """The worker's whole job arrives as flags."""
+    p = argparse.ArgumentParser(prog="python -m tfgraphs.shapes_worker", description=__doc__.splitlines()[0])
+    p.add_argument("--mode", required=True, choices=MODES)
+    for name, default in (("start", 10000), ("count", 30), ("batch", 10), ("channels", 200), ("filters", 100),
+                          ("kernel", 10), ("block", 1024), ("passes", 2), ("seed", 0)):
+        p.add_argument(f"--{name}", type=int, default=default)
+    return p.parse_args(argv)
+
+
+def main(argv=None):
+    return protocol.serve(measure, parse_args(argv))
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    sys.exit(main())
