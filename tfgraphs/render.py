@@ -66,10 +66,11 @@ def phase_table(report, fmt):
 def why_table(report, fmt):
     """The "why" table: embedded bytes, graph/data, batch limit, first/later, peak/data."""
     headers = ["variant", "embedded bytes", "graph / data", "max batch < 2 GiB", "first / later", "peak RSS / data"]
-    body = [[r["variant"], r["embedded_bytes"], _x(r["graph_over_data"], 4),
-             "no limit" if r["max_batch"] is None else r["max_batch"],
+    body = [[r["variant"], r["embedded_bytes"], f"{r['graph_over_data']:.4f}",
+             "no limit" if r["max_batch"] is None else f"{r['max_batch']:,}",
              _x(r["first_over_later"], 1), _x(r["peak_over_data"], 1)] for r in why.why_rows(report)]
-    table = tabulate(body, headers, tablefmt=fmt, intfmt=",", missingval="-", disable_numparse=False)
+    table = tabulate(body, headers, tablefmt=fmt, intfmt=",", floatfmt=".1f", missingval="-",
+                     disable_numparse=[2, 3], colalign=("left", "right", "right", "right", "right", "right"))
     legend = ("data = the bytes of X; max batch = the largest batch whose GraphDef stays under 2 GiB, from this "
               "run's bytes per example (no limit when X is not in the graph); first / later = first run over the "
               "median later run.")
@@ -108,4 +109,7 @@ def render(report, fmt="simple"):
     if report.command == "sweep":
         from tfgraphs.render_sweep import render_sweep
         return render_sweep(report, fmt)
+    if report.command == "shapes":
+        from tfgraphs.render_shapes import render_shapes
+        return render_shapes(report, fmt)
     return render_compare(report, fmt)

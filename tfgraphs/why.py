@@ -119,9 +119,8 @@ def sentences(report):
         said.append(f"Creating the session took at most {fmt_s(slowest_session.session_s)} in every variant, "
                     f"under 5% of the fastest first run ({fmt_s(fastest_first)}): the time is not spent there.")
 
-    if base is not None:
-        for r in embedded:
-            said.extend(_against_base(r, base, size))
+    if base is not None and embedded:
+        said.extend(_against_base(embedded, base, size))
     said.extend(_remedy(ok, base))
 
     ready = [(r.variant, (r.build_s or 0) + (r.session_s or 0) + (r.init_s or 0) + r.first_run_s) for r in ok]
@@ -138,37 +137,53 @@ def sentences(report):
     return said
 
 
-def _against_base(r, base, size):
-    """How an embedded variant compares with the fed baseline, phase by phase."""
+def build_copies(row, size):
+    """Copies of X the build phase added to resident memory."""
+    return (row.rss_bytes.get("build", 0) - row.rss_bytes.get("data", 0)) / size
+
+
+def _each(rows, fn):
+    """'x (a) and y (b)': one value per variant, for sentences that cover several variants at once."""
+    parts = [f"{fn(r)} ({r.variant})" for r in rows]
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+def _against_base(embedded, base, size):
+    """How the embedded variants compare with the fed baseline, one sentence per phase."""
     said = []
-    if r.build_s and base.build_s and r.build_s > 3 * base.build_s:
-        grown = r.rss_bytes.get("build", 0) - r.rss_bytes.get("data", 0)
-        copy = f", and added {grown / size:.1f} copies of X to memory" if grown >= 0.5 * size else ""
-        said.append(f"Building {r.variant} took {fmt_s(r.build_s)} against {fmt_s(base.build_s)} for {base.variant} "
-                    f"({r.build_s / base.build_s:.0f}x){copy}: the array is converted into a TensorProto inside the graph.")
-    r_later, b_later = later_median(r), later_median(base)
-    r_excess, b_excess = r.first_run_s - r_later, base.first_run_s - b_later
-    r_ratio, b_ratio = r.first_run_s / r_later, base.first_run_s / b_later
-    if r_ratio >= 2 and r_excess > 2 * max(b_excess, 0.0):
-        said.append(f"{r.variant}'s first run took {fmt_s(r.first_run_s)}, {r_ratio:.1f}x its median later run "
-                    f"({fmt_s(r_later)}); {base.variant}'s first run was {b_ratio:.1f}x its later runs. "
-                    f"The extra {fmt_s(r_excess - max(b_excess, 0.0))} is paid once, before the first result "
-                    f"(see `tfgraphs explain` for what it is spent on).")
-    else:
-        said.append(f"In this run embedding X did not make the first run stand out: {r.variant}'s first run was "
-                    f"{r_ratio:.1f}x its later runs, against {b_ratio:.1f}x for {base.variant}.")
-    speed = r_later / b_later
-    if abs(speed - 1) < 0.1:
-        said.append(f"Once the first run is paid, {r.variant} and {base.variant} run at about the same speed "
-                    f"(median {fmt_s(r_later)} vs {fmt_s(b_later)}).")
-    else:
-        said.append(f"Later runs of {r.variant} take {speed:.2f}x the time of {base.variant}'s "
-                    f"(median {fmt_s(r_later)} vs {fmt_s(b_later)}).")
-    if r.peak_rss_bytes and base.peak_rss_bytes:
-        extra = r.peak_rss_bytes - base.peak_rss_bytes
-        more = f"{fmt_bytes(extra)} more" if extra >= 0 else f"{fmt_bytes(-extra)} less"
-        said.append(f"{r.variant} peaked at {fmt_bytes(r.peak_rss_bytes)} ({r.peak_rss_bytes / size:.1f}x X), "
-                    f"{more} than {base.variant} ({extra / size:+.1f} copies of X).")
+    slow = [r for r in embedded if r.build_s and base.build_s and r.build_s > 3 * base.build_s]
+    if slow:
+        copies = (f", and added {_each(slow, lambda r: f'{build_copies(r, size):.1f}')} copies of X to memory"
+                  if min(build_copies(r, size) for r in slow) >= 0.5 else "")
+        said.append(f"Building took {_each(slow, lambda r: fmt_s(r.build_s))} against {fmt_s(base.build_s)} for "
+                    f"{base.variant}{copies}: the array is converted into a TensorProto inside the graph.")
+    b_later = later_median(base)
+    b_excess, b_ratio = base.first_run_s - b_later, base.first_run_s / b_later
+    stands_out = [r for r in embedded if r.first_run_s / later_median(r) >= 2
+                  and r.first_run_s - later_median(r) > 2 * max(b_excess, 0.0)]
+    if stands_out:
+        said.append(f"First run over median later run: {_each(stands_out, lambda r: f'{r.first_run_s / later_median(r):.1f}x')}"
+                    f", against {b_ratio:.1f}x for {base.variant}. The extra "
+                    f"{_each(stands_out, lambda r: fmt_s(r.first_run_s - later_median(r) - max(b_excess, 0.0)))} is "
+                    f"paid once, before the first result (`tfgraphs explain` shows what it is spent on).")
+    quiet = [r for r in embedded if r not in stands_out]
+    if quiet:
+        said.append(f"In this run embedding X did not make the first run stand out: first over later run "
+                    f"{_each(quiet, lambda r: f'{r.first_run_s / later_median(r):.1f}x')}, against {b_ratio:.1f}x "
+                    f"for {base.variant}.")
+    same = [r for r in embedded if abs(later_median(r) / b_later - 1) < 0.1]
+    if same:
+        said.append(f"Once the first run is paid, later runs take about as long as {base.variant}'s "
+                    f"({fmt_s(b_later)} median): {_each(same, lambda r: fmt_s(later_median(r)))}.")
+    other = [r for r in embedded if r not in same]
+    if other:
+        said.append(f"Later runs take {_each(other, lambda r: f'{later_median(r) / b_later:.2f}x')} the time of "
+                    f"{base.variant}'s ({fmt_s(b_later)} median); `tfgraphs explain` traces which ops still run.")
+    peaks = [r for r in embedded if r.peak_rss_bytes and base.peak_rss_bytes]
+    if peaks:
+        said.append(f"Peak memory: {_each(peaks, lambda r: f'{fmt_bytes(r.peak_rss_bytes)}')} against "
+                    f"{fmt_bytes(base.peak_rss_bytes)} for {base.variant}, a difference of "
+                    f"{_each(peaks, lambda r: f'{(r.peak_rss_bytes - base.peak_rss_bytes) / size:+.1f}')} copies of X.")
     return said
 
 
@@ -179,6 +194,9 @@ def _remedy(ok, base):
         return []
     v_later, p_later = later_median(var), later_median(base)
     change = (v_later - p_later) / p_later * 100
-    trend = f"{-change:.0f}% less" if change < 0 else f"{change:.0f}% more"
+    if abs(change) < 1:
+        trend = "about the same as"
+    else:
+        trend = f"{-change:.0f}% less than" if change < 0 else f"{change:.0f}% more than"
     return [f"variable paid {fmt_s(var.init_s)} once to load X; its later runs need no feed and took {fmt_s(v_later)} "
-            f"median, {trend} than placeholder's {fmt_s(p_later)}, with a GraphDef of {var.graph_bytes:,} bytes."]
+            f"median, {trend} placeholder's {fmt_s(p_later)}, with a GraphDef of {var.graph_bytes:,} bytes."]

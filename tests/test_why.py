@@ -1,0 +1,73 @@
+"""The compare explanations follow the numbers: hand-made reports, no TensorFlow."""
+
+from tfgraphs import network, why
+from tfgraphs.results import Report, Row
+
+BATCH = 1000
+DATA = network.data_bytes(BATCH, "float64")
+CONFIG = {"batch": BATCH, "dtype": "float64", "runs": 3, "trials": 1, "seed": 0}
+
+
+def row(variant, *, graph, first, later, build=0.001, session=0.001, peak=10 * DATA, init=None):
+    return Row(variant=variant, graph_bytes=graph, const_bytes=graph - 500 if graph > 500 else 0, nodes=5,
+               build_s=build, session_s=session, init_s=init, first_run_s=first, runs_s=(later,) * 3,
+               peak_rss_bytes=peak, rss_bytes={"start": 0, "data": DATA, "build": DATA * (2 if graph > DATA else 1)},
+               max_abs_err=0.0)
+
+
+def said(*rows):
+    return "\n".join(why.sentences(Report("compare", CONFIG, rows)))
+
+
+def test_embedded_first_run_stands_out():
+    text = said(row("constant", graph=DATA + 900, first=3.0, later=0.1, build=0.3, peak=20 * DATA),
+                row("placeholder", graph=450, first=0.15, later=0.1))
+    assert "The constant GraphDef is up to 8.2 MB, 1.00x the 8.2 MB of X" in text
+    assert "The placeholder GraphDef is at most 450 bytes" in text
+    assert "First run over median later run: 30.0x (constant), against 1.5x for placeholder" in text
+    assert "The extra 2.85 s (constant) is paid once" in text
+    assert "Building took 300.0 ms (constant) against 1.0 ms for placeholder, and added 1.0 (constant) copies" in text
+    assert "Creating the session took at most 1.0 ms in every variant" in text
+    assert "a difference of +10.0 (constant) copies of X" in text
+    assert "up to batch 262,143" in text
+
+
+def test_sentences_change_with_the_numbers():
+    text = said(row("constant", graph=DATA + 900, first=0.18, later=0.1, session=0.5),
+                row("placeholder", graph=450, first=0.15, later=0.1, session=0.5))
+    assert "did not make the first run stand out: first over later run 1.8x (constant), against 1.5x" in text
+    assert "stands out" not in text and "is paid once" not in text
+    assert "Creating the session" not in text        # 0.5 s is not negligible against a 0.15 s first run
+    assert "Building took" not in text               # build times are equal
+
+
+def test_later_runs_and_remedy():
+    text = said(row("constant", graph=DATA + 900, first=3.0, later=0.01),
+                row("placeholder", graph=450, first=0.15, later=0.1),
+                row("variable", graph=1300, first=0.1, later=0.08, init=0.02))
+    assert "Later runs take 0.10x (constant) the time of placeholder's (100.0 ms median)" in text
+    assert "variable paid 20.0 ms once to load X" in text and "20% less than placeholder's 100.0 ms" in text
+
+
+def test_no_baseline_no_comparison():
+    text = said(row("constant", graph=DATA + 900, first=3.0, later=0.1))
+    assert "placeholder" not in text and "First run over" not in text
+    assert "Time to the first result (build + session + init + first run): constant 3.00 s." in text
+
+
+def test_nothing_ok():
+    failed = Row(status="failed", error="boom", variant="constant")
+    assert why.sentences(Report("compare", CONFIG, (failed,))) == [
+        "No variant produced a result, so there is nothing to explain."]
+
+
+def test_why_rows_and_copies():
+    report = Report("compare", CONFIG, (row("constant", graph=DATA + 928, first=1, later=0.5),
+                                        row("placeholder", graph=446, first=1, later=0.5)))
+    rows = {r["variant"]: r for r in why.why_rows(report)}
+    assert rows["constant"]["max_batch"] == (2**31 - 1 - 928) // 8192
+    assert rows["placeholder"]["max_batch"] is None
+    assert rows["constant"]["first_over_later"] == 2.0
+    copies = {r["variant"]: r for r in why.copies_rows(report)}
+    assert copies["constant"]["data"] == 1.0 and copies["constant"]["build"] == 1.0
+    assert copies["placeholder"]["build"] == 0.0 and copies["placeholder"]["session"] is None
