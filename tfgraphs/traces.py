@@ -6,7 +6,7 @@ import re
 _LABEL = re.compile(r"^\s*([^=]+?)\s*=\s*([A-Za-z0-9_]+)")
 
 
-def _op_times(step_stats):
+def op_times(step_stats):
     """{node name: (op type, total ms)} over every device in one run's step stats."""
     times = {}
     for dev in step_stats.dev_stats:
@@ -22,7 +22,7 @@ def _op_times(step_stats):
 
 def op_table(first_stats, later_stats):
     """Every op that ran in either run, with its time in each (None where it did not run), slowest first."""
-    first, later = _op_times(first_stats), _op_times(later_stats)
+    first, later = op_times(first_stats), op_times(later_stats)
     rows = []
     for name in first.keys() | later.keys():
         op_type = (first.get(name) or later.get(name))[0]

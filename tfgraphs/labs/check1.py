@@ -1,0 +1,77 @@
+"""Lab 1 checks: build_fed(x, w) keeps X out of the graph; build_loaded(x, w) loads it once into a variable."""
+
+import numpy as np
+import tensorflow as tf
+
+from tfgraphs import network
+from tfgraphs.labs.checking import hint
+
+BATCH = 50
+SMALL = 10_000   # bytes: the seed network's nodes without X serialize to about 1 KB
+
+
+def _data(batch=BATCH, seed=0):
+    return network.make_data(batch, "float64", seed)
+
+
+def _graph_bytes(graph):
+    return graph.as_graph_def().ByteSize()
+
+
+@hint("Use tf.compat.v1.placeholder for X instead of tf.constant, and put the array in the feed_dict.")
+def fed_graph_is_small(mod):
+    """build_fed: the GraphDef does not hold X"""
+    x, w = _data()
+    graph, _, _ = mod.build_fed(x, w)
+    size = _graph_bytes(graph)
+    ok = size < SMALL
+    return ok, f"GraphDef is {size:,} bytes for {x.nbytes:,} bytes of X", (
+        "" if ok else "The graph holds the data: something converts the array into a Const. Feed it instead.")
+
+
+@hint("Run the output with the returned feed_dict; the result must match conv2d -> avg_pool -> relu.")
+def fed_graph_is_correct(mod):
+    """build_fed: the output matches the NumPy reference"""
+    x, w = _data()
+    graph, out, feed = mod.build_fed(x, w)
+    with tf.compat.v1.Session(graph=graph) as sess:
+        y = sess.run(out, feed_dict=feed)
+    err = network.max_abs_error(x, w, y)
+    ok = y.shape == network.output_shape(BATCH) and err < 1e-9
+    return ok, f"output shape {y.shape}, max abs error {err:.1e}", (
+        "" if ok else "Check strides [1,1,1,1] VALID for conv2d, ksize/strides [1,2,2,1] VALID for avg_pool, then relu.")
+
+
+@hint("Give the placeholder shape [None, 32, 32, 1] so the batch size is left open.")
+def fed_graph_takes_any_batch(mod):
+    """build_fed: the same graph runs on a batch of another size"""
+    x, w = _data()
+    graph, out, feed = mod.build_fed(x, w)
+    x_key = next((k for k, v in feed.items() if getattr(v, "shape", None) == x.shape), None)
+    if x_key is None:
+        return False, "the feed_dict has no entry for X", ""
+    x7, _ = _data(7, seed=1)
+    with tf.compat.v1.Session(graph=graph) as sess:
+        y = sess.run(out, feed_dict={**feed, x_key: x7})
+    err = network.max_abs_error(x7, w, y)
+    return err < 1e-9, f"batch 7 gave shape {y.shape}", ""
+
+
+@hint("Create tf.compat.v1.Variable(placeholder, trainable=False); its initializer is fed once with the array.")
+def loaded_graph_needs_no_feed(mod):
+    """build_loaded: small graph, one fed initializer, later runs without any feed"""
+    x, w = _data()
+    graph, out, init, init_feed = mod.build_loaded(x, w)
+    size = _graph_bytes(graph)
+    if size >= SMALL:
+        return False, f"GraphDef is {size:,} bytes", "The initial value must come from a placeholder, not the array."
+    with tf.compat.v1.Session(graph=graph) as sess:
+        sess.run(init, feed_dict=init_feed)
+        first = sess.run(out)
+        second = sess.run(out)
+    err = max(network.max_abs_error(x, w, first), network.max_abs_error(x, w, second))
+    ok = err < 1e-9 and np.array_equal(first, second)
+    return ok, f"GraphDef {size:,} bytes, max abs error {err:.1e} over two unfed runs", ""
+
+
+CHECKS = (fed_graph_is_small, fed_graph_is_correct, fed_graph_takes_any_batch, loaded_graph_needs_no_feed)

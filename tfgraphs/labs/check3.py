@@ -1,0 +1,72 @@
+"""Lab 3 checks: count Const bytes, find the 2 GiB batch limit, strip tensor contents."""
+
+import numpy as np
+import tensorflow as tf
+
+from tfgraphs import graphdefs, network
+from tfgraphs.labs.checking import hint
+
+
+def _sample_graph_def():
+    """Consts stored three ways: tensor_content, a repeated value (splat), and a scalar."""
+    with tf.Graph().as_default() as g:
+        tf.constant(np.arange(1000, dtype=np.float32), name="content")
+        tf.constant(7.0, shape=[64, 64], dtype=tf.float64, name="splat")
+        tf.constant(3, name="scalar")
+        tf.compat.v1.placeholder(tf.float32, [None, 4], name="input")
+    return g.as_graph_def()
+
+
+@hint("Bytes = number of elements (the product of tensor_shape dims) x dtype size; a tensor written as one "
+      "repeated value has an empty tensor_content but still expands to every element.")
+def const_bytes_match(mod):
+    """const_bytes(graph_def) counts every Const's expanded bytes"""
+    gd = _sample_graph_def()
+    want = graphdefs.const_bytes(gd)
+    got = mod.const_bytes(gd)
+    return got == want, f"got {got:,}, expected {want:,}" if got != want else f"{got:,} bytes", ""
+
+
+@hint("TensorFlow refuses a tensor of 2**31 bytes or more: the largest batch N satisfies N * bytes_per_example < 2**31.")
+def max_batch_matches_tensorflow(mod):
+    """max_embedded_batch(dtype) is the last batch TensorFlow accepts"""
+    wrong = []
+    for dtype in network.DTYPES:
+        n = mod.max_embedded_batch(dtype)
+        per = network.example_bytes(dtype)
+        # n + 1 must be refused (checked by TensorFlow on a view that costs no memory); n must be under the bound.
+        x = np.broadcast_to(np.zeros((), dtype), (n + 1, network.HEIGHT, network.WIDTH, network.CHANNELS))
+        try:
+            with tf.Graph().as_default():
+                tf.constant(x)
+            refused = False
+        except ValueError:
+            refused = True
+        if not refused or n * per >= 2**31:
+            wrong.append(f"{dtype}: {n:,}")
+    return not wrong, "wrong: " + ", ".join(wrong) if wrong else "float64, float32, float16", ""
+
+
+KEPT_FIELDS = {"dtype", "tensor_shape", "version_number"}
+
+
+@hint("Copy the GraphDef (CopyFrom), then for each Const clear tensor_content and the *_val fields of "
+      "attr['value'].tensor; keep dtype and tensor_shape.")
+def strip_keeps_shapes(mod):
+    """strip_constants(graph_def) removes every tensor's data and keeps dtype and shape"""
+    gd = _sample_graph_def()
+    before = gd.SerializeToString()
+    stripped = mod.strip_constants(gd)
+    if gd.SerializeToString() != before:
+        return False, "the input GraphDef was modified", "Work on a copy."
+    left = [n.name for n, _ in graphdefs.const_nodes(stripped)
+            if {f.name for f, _ in n.attr["value"].tensor.ListFields()} - KEPT_FIELDS]
+    kept = all(a.attr["value"].tensor.tensor_shape == b.attr["value"].tensor.tensor_shape
+               and a.attr["value"].tensor.dtype == b.attr["value"].tensor.dtype
+               for a, b in zip(gd.node, stripped.node) if a.op == "Const")
+    ok = not left and kept and len(stripped.node) == len(gd.node)
+    detail = f"data left in {left}" if left else ("shapes or dtypes changed" if not kept else f"{stripped.ByteSize():,} bytes")
+    return ok, detail, ""
+
+
+CHECKS = (const_bytes_match, max_batch_matches_tensorflow, strip_keeps_shapes)
