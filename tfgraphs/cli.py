@@ -117,6 +117,19 @@ def build_parser(prog="tfgraphs"):
                    help="write a text copy of the graph with every tensor's contents removed (dtype and shape kept)")
     i.set_defaults(func=cmd_inspect)
 
+    from tfgraphs import shapes_cli   # its flags live beside the job; imported here, once cli itself is loaded
+    shapes_cli.add_parser(sub)
+
+    lab = sub.add_parser("lab", help="course labs: list them, or check a solution",
+                         description="Check a lab solution: prints each check as ok or WRONG with a hint, and "
+                                     "exits 0 only when every check passes. The sheets and starters are in labs/.")
+    lab_sub = lab.add_subparsers(dest="lab_command", required=True, parser_class=Parser)
+    lab_sub.add_parser("list", help="the labs and what each one is about").set_defaults(func=cmd_lab_list)
+    lab_check = lab_sub.add_parser("check", help="run lab N's checks on your file")
+    lab_check.add_argument("number", type=positive_int, help="the lab's number")
+    lab_check.add_argument("path", help="your solution, e.g. labs/1-feed/starter.py")
+    lab_check.set_defaults(func=cmd_lab_check)
+
     r = sub.add_parser("report", help="re-render a saved JSON report (no TensorFlow needed)")
     r.add_argument("path", help="a JSON file written with --json")
     r.add_argument("--format", default="simple", metavar="FMT", help="any tabulate table format (default simple)")
@@ -233,6 +246,18 @@ def cmd_inspect(args):
     return 0
 
 
+def cmd_lab_list(args):
+    from tfgraphs.labs import LABS
+    for number, (_, title) in LABS.items():
+        print(f"{number}. {title}")
+    return 0
+
+
+def cmd_lab_check(args):
+    from tfgraphs.labs.checking import check_lab
+    return check_lab(args.number, args.path)
+
+
 def cmd_report(args):
     _check_format(args.format)
     try:
@@ -248,6 +273,8 @@ def cmd_report(args):
 def main(argv=None, prog="tfgraphs"):
     args = build_parser(prog).parse_args(argv)
     args.prog = prog
+    # Quiet TensorFlow's C++ start-up logging in commands that import it in-process (inspect, lab).
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     try:
         return args.func(args)
     except UsageError as exc:

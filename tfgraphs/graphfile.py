@@ -16,7 +16,7 @@ OP_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_>]*")
 
 @contextlib.contextmanager
 def _quiet_stderr():
-    """Send fd 2 to /dev/null: TensorFlow's C++ runtime logs there while it loads, whatever TF_CPP_MIN_LOG_LEVEL says."""
+    """Send fd 2 to /dev/null: TensorFlow's C++ runtime logs there as it loads, whatever TF_CPP_MIN_LOG_LEVEL says."""
     saved = os.dup(2)
     try:
         with open(os.devnull, "w") as null:
@@ -122,9 +122,9 @@ def load(path):
 
 
 def _looks_like_text(data):
-    """True when the file starts with UTF-8 text (a multi-byte character cut at the end of the sample is fine)."""
+    """True when the file starts with printable UTF-8 text (binary protobuf is full of control bytes)."""
     try:
-        codecs.getincrementaldecoder("utf-8")().decode(data[:4096], final=False)
+        sample = codecs.getincrementaldecoder("utf-8")().decode(data[:4096], final=False)
     except UnicodeDecodeError:
         return False
-    return True
+    return all(c.isprintable() or c in "\t\n\r" for c in sample)

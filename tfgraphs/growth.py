@@ -9,6 +9,8 @@ from tfgraphs.stats import median_or_none
 from tfgraphs.why import fmt_bytes, fmt_s
 
 LIMIT = limits.GRAPHDEF_LIMIT
+# Peak RSS of identical workers differs by a few MB, so a memory slope over less data than this says nothing.
+PEAK_SPAN_BYTES = 8 * 2**20
 
 
 @dataclass(frozen=True)
@@ -67,24 +69,29 @@ def series(report, variant):
 
 
 def peak_copies(report, variant):
-    """Slope of peak resident memory against batch, in copies of one example; None with fewer than two batches."""
+    """Slope of peak resident memory against batch, in copies of one example; None when the batches span too little."""
     rows = [r for r in series(report, variant) if r.peak_rss_bytes]
-    if len({r.batch for r in rows}) < 2:
+    example = network.example_bytes(report.config["dtype"])
+    if len(rows) < 2 or (rows[-1].batch - rows[0].batch) * example < PEAK_SPAN_BYTES:
         return None
     slope, _ = np.polyfit([float(r.batch) for r in rows], [float(r.peak_rss_bytes) for r in rows], 1)
-    return slope / network.example_bytes(report.config["dtype"])
+    return slope / example
 
 
 def _slope_sentence(fit, dtype, largest):
     example, item = network.example_bytes(dtype), np.dtype(dtype).itemsize
     v, a, b = fit.variant, fit.bytes_per_example, fit.overhead_bytes
-    wobble = f" (largest residual {fit.max_residual_bytes} bytes)" if fit.max_residual_bytes else " (no residual)"
+    r = fit.max_residual_bytes
+    wobble = f" (largest residual {r} byte{'s' if r != 1 else ''})" if r else " (no residual)"
     if a == 0:
         return (f"{v}'s GraphDef stays at about {b:,} bytes at every batch{wobble}: X is not in it, "
                 f"so it has no batch limit.")
     if a == example:
         what = (f"exactly {network.HEIGHT}x{network.WIDTH}x{network.CHANNELS} values x {item} bytes ({dtype}), "
                 f"the example itself stored in the graph")
+    elif a % example == 0:
+        k = a // example
+        what = f"exactly {k} copies of each {example:,}-byte {dtype} example: X is in the graph {k} times"
     else:
         what = f"{a / example:.3f}x the {example:,} bytes of one {dtype} example"
     said = f"{v}: each example adds {a:,} bytes to the GraphDef, {what}; the rest takes {b:,} bytes{wobble}."
@@ -108,6 +115,27 @@ def _limit_sentence(probe, dtype):
             f"past the fitted limit of {probe['predicted_max_batch']:,}: the fit is wrong for this version.")
 
 
+def _against_fed(report):
+    """Each embedding variant's median later run over the first fed variant's, batch by batch."""
+    found = fits(report)
+    base = next((f.variant for f in found if f.bytes_per_example == 0), None)
+    if base is None:
+        return []
+    fed = {r.batch: median_or_none(r.runs_s) for r in series(report, base)}
+    said = []
+    for f in found:
+        if f.bytes_per_example == 0:
+            continue
+        pairs = [(r.batch, median_or_none(r.runs_s) / fed[r.batch]) for r in series(report, f.variant)
+                 if fed.get(r.batch)]
+        if pairs:
+            said.append(f"{f.variant}'s median later run over {base}'s: "
+                        + ", ".join(f"{q:.2f}x at batch {b:,}" for b, q in pairs) + ".")
+    if said:
+        said[-1] = said[-1][:-1] + " (`tfgraphs explain` shows what the first run and the optimizers do with X)."
+    return said
+
+
 def sentences(report):
     """Sentences that hold for this sweep's numbers; each changes or disappears when they do not."""
     dtype = report.config["dtype"]
@@ -116,6 +144,7 @@ def sentences(report):
         return ["No batch produced a result, so there is nothing to explain."]
     said = [_slope_sentence(f, dtype, max(measured)) for f in fits(report)]
     said.append(_limit_sentence(report.extra.get("tf_error"), dtype))
+    said.extend(_against_fed(report))
     for v in report.config["variants"]:
         rows = series(report, v)
         if len(rows) < 2:

@@ -1,6 +1,7 @@
 """What a GraphDef holds: size, op types, the largest constants and the headroom to 2 GiB (nothing is run)."""
 
-from collections import Counter
+import hashlib
+from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass
 
 from tabulate import tabulate
@@ -10,6 +11,7 @@ from tfgraphs.limits import GRAPHDEF_LIMIT
 from tfgraphs.why import fmt_bytes
 
 SHOWN_OP_TYPES = 20
+REPEAT_MIN_BYTES = 1024   # smaller tensors repeat legitimately (shapes, axes, scalars)
 
 
 @dataclass(frozen=True)
@@ -27,18 +29,50 @@ class Inspection:
     const_node_bytes: int       # what those Const nodes take in the serialized graph
     headroom_bytes: int         # bytes the graph could still grow before TensorFlow refuses it
     op_types: tuple             # ({"op", "nodes", "bytes"}, ...), most nodes first
-    largest_consts: tuple       # ({"name", "dtype", "shape", "bytes", "node_bytes", "graph_share"}, ...)
+    largest_consts: tuple       # ({"name", "function", "dtype", "shape", "bytes", "node_bytes", "graph_share"}, ...)
+    repeats: tuple = ()         # ({"bytes", "copies", "nodes", "in_functions"}, ...): identical tensors >= 1 KiB
     meta_graph: dict | None = None
     tf_version: str | None = None
 
     def to_dict(self):
         d = asdict(self)
-        d["op_types"], d["largest_consts"] = list(self.op_types), list(self.largest_consts)
+        d["op_types"], d["largest_consts"], d["repeats"] = map(list, (self.op_types, self.largest_consts,
+                                                                      self.repeats))
         return {"schema": results.SCHEMA, "tool": results.TOOL, "command": "inspect", **d}
 
 
 def _all_nodes(graph_def):
-    return list(graph_def.node) + [n for fn in graph_def.library.function for n in fn.node_def]
+    return [n for _, n in _located(graph_def)]
+
+
+def _located(graph_def):
+    """(function name or None for the graph itself, node) for every node, function bodies included."""
+    return ([(None, n) for n in graph_def.node]
+            + [(fn.signature.name, n) for fn in graph_def.library.function for n in fn.node_def])
+
+
+def _where(function, name):
+    return name if function is None else f"{function}/{name}"
+
+
+def _repeats(consts):
+    """Groups of Const nodes of at least REPEAT_MIN_BYTES holding byte-identical tensors, largest first."""
+    candidates = defaultdict(list)
+    for function, node, size in consts:
+        if size >= REPEAT_MIN_BYTES:
+            t = node.attr["value"].tensor
+            candidates[(t.dtype, tuple(d.size for d in t.tensor_shape.dim), size)].append((function, node))
+    groups = []
+    for (_, _, size), members in candidates.items():
+        if len(members) < 2:
+            continue
+        same = defaultdict(list)
+        for function, node in members:
+            digest = hashlib.sha256(node.attr["value"].tensor.SerializeToString(deterministic=True)).digest()
+            same[digest].append((function, node.name))
+        groups += [{"bytes": size, "copies": len(found), "nodes": [_where(f, n) for f, n in found],
+                    "in_functions": sum(f is not None for f, _ in found)} for found in same.values() if len(found) > 1]
+    return tuple(sorted(groups, key=lambda g: -g["bytes"] * (g["copies"] - 1)))
 
 
 def summarize(graph_def, source, top=10):
@@ -52,21 +86,24 @@ def summarize(graph_def, source, top=10):
     for n in nodes:
         counts[n.op] += 1
         sizes[n.op] += n.ByteSize()
-    consts = sorted(graphdefs.const_nodes(graph_def), key=lambda c: (-c[1], c[0].name))
+    consts = [(function, n, graphdefs.tensor_bytes(n.attr["value"].tensor))
+              for function, n in _located(graph_def) if n.op == "Const"]
+    consts.sort(key=lambda c: (-c[2], c[0] is not None, c[1].name))
     largest = []
-    for node, size in consts[:top]:
+    for function, node, size in consts[:top]:
         t = node.attr["value"].tensor
-        largest.append({"name": node.name, "dtype": tf.dtypes.as_dtype(t.dtype).name,
+        largest.append({"name": node.name, "function": function, "dtype": tf.dtypes.as_dtype(t.dtype).name,
                         "shape": [d.size for d in t.tensor_shape.dim], "bytes": size, "node_bytes": node.ByteSize(),
                         "graph_share": node.ByteSize() / graph_bytes})
     return Inspection(
         path=source["path"], format=source["format"], file_bytes=source["file_bytes"], graph_bytes=graph_bytes,
         nodes=len(graph_def.node), function_nodes=len(nodes) - len(graph_def.node), const_nodes=len(consts),
-        const_bytes=sum(size for _, size in consts), const_node_bytes=sum(n.ByteSize() for n, _ in consts),
+        const_bytes=sum(size for _, _, size in consts), const_node_bytes=sum(n.ByteSize() for _, n, _ in consts),
         headroom_bytes=GRAPHDEF_LIMIT - 1 - graph_bytes,
         op_types=tuple({"op": op, "nodes": c, "bytes": sizes[op]}
                        for op, c in sorted(counts.items(), key=lambda kv: (-kv[1], -sizes[kv[0]], kv[0]))),
-        largest_consts=tuple(largest), meta_graph=source.get("meta_graph"), tf_version=tf.__version__)
+        largest_consts=tuple(largest), repeats=_repeats(consts), meta_graph=source.get("meta_graph"),
+        tf_version=tf.__version__)
 
 
 def strip_constants(graph_def):
@@ -101,7 +138,8 @@ def sentences(s):
     """What the numbers say about this graph; each sentence depends on them."""
     said = []
     share = s.const_node_bytes / s.graph_bytes
-    said.append(f"{s.const_nodes:,} Const node{'s' if s.const_nodes != 1 else ''} take {fmt_bytes(s.const_node_bytes)}, "
+    plural = "s" if s.const_nodes != 1 else ""
+    said.append(f"{s.const_nodes:,} Const node{plural} take {fmt_bytes(s.const_node_bytes)}, "
                 f"{share:.1%} of the {fmt_bytes(s.graph_bytes)} GraphDef"
                 + (": the graph is mostly its data." if share >= 0.5 else "."))
     if s.const_bytes > s.const_node_bytes:
@@ -111,12 +149,18 @@ def sentences(s):
         big = s.largest_consts[0]
         said.append(f"The largest, {big['name']} ({big['dtype']} {_shape(big['shape'])}), is {big['bytes']:,} bytes, "
                     f"{big['graph_share']:.1%} of the graph.")
+    for g in s.repeats[:3]:
+        k = g["in_functions"]
+        inside = f", {k} of them inside {'a function body' if k == 1 else 'function bodies'}." if k else "."
+        said.append(f"{g['copies']} Const nodes hold the same {g['bytes']:,}-byte tensor ({', '.join(g['nodes'])}): "
+                    f"{g['bytes'] * (g['copies'] - 1):,} bytes of the graph are repeats{inside}")
     if s.headroom_bytes < 0:
         said.append(f"At {s.graph_bytes:,} bytes the graph is past the 2 GiB limit: TensorFlow cannot serialize it.")
     else:
-        used = (s.graph_bytes / GRAPHDEF_LIMIT)
-        said.append(f"It uses {used:.2%} of the 2 GiB GraphDef limit; it could grow by {s.headroom_bytes:,} more "
-                    f"bytes" + (f", {s.headroom_bytes / s.graph_bytes:,.0f}x its size." if used < 0.5 else "."))
+        used = s.graph_bytes / GRAPHDEF_LIMIT
+        room = f", {s.headroom_bytes / s.graph_bytes:,.0f}x its size." if used < 0.5 else "."
+        said.append(f"It uses {used * 100:.3g}% of the 2 GiB GraphDef limit; it could grow by {s.headroom_bytes:,} "
+                    f"more bytes{room}")
     return said
 
 
@@ -135,12 +179,12 @@ def render(s, fmt="simple"):
     more = len(s.op_types) - len(ops)
     parts += ([f"... and {more} more op types (all of them are in --json)."] if more > 0 else []) + [""]
     if s.largest_consts:
-        body = [[c["name"], c["dtype"], _shape(c["shape"]), c["bytes"], c["graph_share"] * 100]
-                for c in s.largest_consts]
+        body = [[c["name"], c["function"] or "(graph)", c["dtype"], _shape(c["shape"]), c["bytes"],
+                 c["graph_share"] * 100] for c in s.largest_consts]
         parts += [f"Largest Const nodes ({len(body)} of {s.const_nodes:,})",
-                  tabulate(body, ["name", "dtype", "shape", "bytes", "% of graph"], tablefmt=fmt, intfmt=",",
-                           floatfmt=".2f", disable_numparse=[2]),
-                  "bytes = the tensor once expanded (elements x itemsize); % of graph = the node's share of the "
-                  "serialized GraphDef.", ""]
+                  tabulate(body, ["name", "in", "dtype", "shape", "bytes", "% of graph"], tablefmt=fmt, intfmt=",",
+                           floatfmt=".2f", disable_numparse=[3]),
+                  "in = the graph itself or the function whose body holds the node; bytes = the tensor once expanded "
+                  "(elements x itemsize); % of graph = the node's share of the serialized GraphDef.", ""]
     parts += ["What this graph shows:"] + [f"- {line}" for line in sentences(s)]
     return "\n".join(parts).rstrip() + "\n"

@@ -59,6 +59,9 @@ def sweep_plot(report, path):
                 title="Graph size against batch")
     time_ax.set(xscale="log", yscale="log", xlabel="batch (examples)", ylabel="seconds",
                 title="Run time against batch")
+    measured = sorted({r.batch for r in report.rows if r.ok})
+    time_ax.set_xticks(measured, [f"{b:,}" for b in measured])
+    time_ax.xaxis.set_minor_formatter(plt.NullFormatter())
     for ax in (size_ax, time_ax):
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=7)

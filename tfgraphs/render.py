@@ -31,7 +31,7 @@ def header(report):
     trials = c.get("trials", 1)
     return (f"{report.command}: batch {c['batch']:,}, {c['dtype']}, {c['runs']} later runs x {trials} "
             f"trial{'s' if trials != 1 else ''}, seed {c.get('seed', 0)} | TensorFlow {report.tf_version}, "
-            f"Python {report.python}, {m.get('cpu_count')} CPUs, {m.get('platform', '?')}")
+            f"Python {report.python}, {m.get('cpu_count')} x {m.get('cpu_model', '?')}, {m.get('platform', '?')}")
 
 
 def failures(rows):

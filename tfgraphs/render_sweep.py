@@ -52,7 +52,7 @@ def fit_table(report, fmt):
     legend = ("Least squares over the measured batches, a rounded to whole bytes and b refitted for it; residual = "
               "the largest distance in bytes of a measured graph from the line. max batch = the largest N with "
               "a*N + b < 2 GiB (2,147,483,648 bytes). peak RSS / example = slope of peak memory against batch, in "
-              "copies of one example.")
+              "copies of one example (shown when the batches span at least 8 MiB of data).")
     return table, legend
 
 

@@ -141,8 +141,20 @@ def _row_type(command):
 
 def machine_info(devices=()):
     """Facts about this machine that every row shares."""
-    return {"cpu_count": os.cpu_count(), "platform": platform.platform(),
+    return {"cpu_count": os.cpu_count(), "cpu_model": _cpu_model(), "platform": platform.platform(),
             "processor": platform.processor() or platform.machine(), "devices": list(devices)}
+
+
+def _cpu_model():
+    """The CPU's marketing name from /proc/cpuinfo, or the architecture where there is none."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.machine()
 
 
 def write_atomic(path, write, mode="w"):

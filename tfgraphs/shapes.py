@@ -5,11 +5,9 @@ from dataclasses import asdict, dataclass, field, fields
 from tfgraphs import limits, runner
 from tfgraphs.compare import envelope
 from tfgraphs.results import Report
+from tfgraphs.shapes_worker import AUTOTUNE, MODES, ONEDNN   # the worker module imports TensorFlow only when run
 from tfgraphs.stats import median_or_none
 
-# The parent never imports TensorFlow, so these mirror tfgraphs.shapes_worker.MODES / SWITCHES.
-MODES = ("eager", "keras", "function", "function-relaxed", "function-signature", "graph", "blocked")
-AUTOTUNE, ONEDNN = "TF_CUDNN_USE_AUTOTUNE", "TF_ENABLE_ONEDNN_OPTS"
 # Every worker gets both switches on, stated rather than left to the platform's default; the switch the device
 # has (cuDNN autotuning on a GPU, oneDNN on a CPU) is then also turned off for the switch modes.
 SWITCHES_ON = {ONEDNN: "1", AUTOTUNE: "1"}
@@ -101,6 +99,7 @@ def worker_argv(config, mode):
 
 def switch_for(devices):
     """The per-shape switch of the device the convolution will run on: cuDNN autotuning if a GPU is visible."""
+    # The GPU branch is untested: no machine with a GPU has run it.
     return AUTOTUNE if any("GPU" in d for d in devices) else ONEDNN
 
 

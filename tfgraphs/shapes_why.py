@@ -55,6 +55,11 @@ def short_device(name):
     return None if not name else name.rsplit("device:", 1)[-1]
 
 
+def _signed(seconds):
+    """A duration with its sign: "+1.2 ms", "-0.4 ms"."""
+    return ("-" if seconds < 0 else "+") + fmt_s(abs(seconds))
+
+
 def _names(items):
     items = list(items)
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
@@ -79,7 +84,7 @@ def sentences(report):
     said += _tracing(report, ok, costs)
     said += _remedy(report, costs)
     said += _switch(report, ok, [r for r in off if r.ok])
-    said += _first_call(costs)
+    said += _first_call(costs, report.config["count"])
     worst = max(r.max_rel_err for r in ok + [r for r in off if r.ok])
     said.append(f"Every mode matched a float64 NumPy reference to {worst:.1e} relative error or better.")
     return said
@@ -119,12 +124,12 @@ def _tracing(report, ok, costs):
         said.append(f"graph built {graph.traces} graph with a [None, None, {report.config['channels']}] placeholder "
                     f"and ran every length in it.")
     f, s = costs.get("function"), costs.get("function-signature")
-    if f and s and f.penalized:
-        share = (f.new_s - s.new_s) / f.extra_s if f.extra_s else 0.0
+    if f and s and f.penalized and f.extra_s > 0:
+        share = (f.new_s - s.new_s) / f.extra_s
         if f.new_s / s.new_s >= NOISE:
             said.append(f"function's pass-1 call took {fmt_s(f.new_s)} against {fmt_s(s.new_s)} for "
-                        f"function-signature, which traced once: retracing explains {min(share, 1):.0%} of "
-                        f"function's new-length cost.")
+                        f"function-signature, which traced once: retracing explains "
+                        f"{'all' if share >= 1 else format(share, '.0%')} of function's new-length cost.")
         else:
             said.append(f"function-signature traced once yet its pass-1 call took {fmt_s(s.new_s)} against "
                         f"{fmt_s(f.new_s)} for function: the new-length cost is not retracing.")
@@ -137,20 +142,25 @@ def _remedy(report, costs):
     if b is None or b.ratio is None or not others:
         return []
     ref = max(others, key=lambda c: c.ratio)
-    later = _later(report)
-    cost_pct = 1 - b.seen_khz / ref.seen_khz
-    price = (f"at a cost of {cost_pct:.0%} throughput" if cost_pct >= 0 else f"and gained {-cost_pct:.0%} throughput")
-    price += f" on lengths already seen ({later}: {ref.seen_khz:,.0f} kHz in {ref.mode}, {b.seen_khz:,.0f} in blocked)"
-    block = report.config["block"]
+    later, block = _later(report), report.config["block"]
+    change = b.seen_khz / ref.seen_khz - 1
+    price = (f"its throughput on lengths already seen was {abs(change):.0%} {'lower' if change < 0 else 'higher'} "
+             f"({later}: {b.seen_khz:,.0f} kHz in blocked, {ref.seen_khz:,.0f} in {ref.mode})")
     if not ref.penalized:
-        return [f"No mode paid measurably for new lengths, so blocked (blocks of {block}) had no penalty to remove; "
-                f"it ran {price.removeprefix('at a cost of ').removeprefix('and ')}."]
-    removed = 1 - max(b.extra_s, 0.0) / ref.extra_s
-    return [f"Pass 1 was {ref.ratio:.2f}x slower than {later} in {ref.mode}; blocked (blocks of {block}) removed "
-            f"{removed:.0%} of that penalty ({fmt_s(ref.extra_s)} -> {fmt_s(max(b.extra_s, 0.0))} per new length) "
-            f"{price}.",
-            f"On lengths seen for the first time, as in serving audio of arbitrary length, blocked ran at "
-            f"{b.new_khz:,.0f} kHz against {ref.new_khz:,.0f} kHz for {ref.mode} ({b.new_khz / ref.new_khz:.2f}x)."]
+        said = [f"No mode paid measurably for new lengths, so blocked (blocks of {block}) had no penalty to "
+                f"remove; {price}."]
+    elif b.extra_s >= ref.extra_s:
+        said = [f"Pass 1 was {ref.ratio:.2f}x slower than {later} in {ref.mode}, and blocked (blocks of {block}) "
+                f"did not remove that penalty: a new length added {fmt_s(b.extra_s)} to it against "
+                f"{fmt_s(ref.extra_s)}; {price}."]
+    else:
+        removed = 1 - max(b.extra_s, 0.0) / ref.extra_s
+        said = [f"Pass 1 was {ref.ratio:.2f}x slower than {later} in {ref.mode}; blocked (blocks of {block}) "
+                f"removed {removed:.0%} of that penalty ({fmt_s(ref.extra_s)} -> {fmt_s(max(b.extra_s, 0.0))} "
+                f"per new length), and {price}."]
+    said.append(f"On lengths seen for the first time, as when serving audio of arbitrary length, blocked ran at "
+                f"{b.new_khz:,.0f} kHz against {ref.new_khz:,.0f} kHz for {ref.mode} ({b.new_khz / ref.new_khz:.2f}x).")
+    return said
 
 
 def _switch(report, ok, off):
@@ -168,8 +178,8 @@ def _switch(report, ok, off):
             continue
         on, of = cost(r_on), cost(r_off)
         said.append(f"{name} in {r_on.mode}{untested}: pass 1 / {later} was {on.ratio:.2f}x with {switch}=1 and "
-                    f"{of.ratio:.2f}x with {switch}=0; a new length added {fmt_s(on.extra_s)} with it on and "
-                    f"{fmt_s(of.extra_s)} with it off.")
+                    f"{of.ratio:.2f}x with {switch}=0; a new length changed a call by {_signed(on.extra_s)} with it "
+                    f"on and {_signed(of.extra_s)} with it off.")
         if on.penalized and on.extra_s > of.extra_s and on.ratio / max(of.ratio, 1e-9) >= NOISE:
             said.append(f"So {name} accounts for about {fmt_s(on.extra_s - max(of.extra_s, 0.0))} of each new "
                         f"length's cost in {r_on.mode}.")
@@ -182,11 +192,13 @@ def _switch(report, ok, off):
     return said
 
 
-def _first_call(costs):
+def _first_call(costs, count):
     firsts = sorted(costs.values(), key=lambda c: c.first_s / c.new_s)
     worst = firsts[-1]
     if worst.first_s / worst.new_s < NOISE:
         return []
-    return [f"The very first call in each worker took {fmt_s(min(c.first_s for c in firsts))} to "
-            f"{fmt_s(max(c.first_s for c in firsts))}, up to {worst.first_s / worst.new_s:.1f}x a median pass-1 call "
-            f"({worst.mode}): one-time start-up, which the medians above leave out."]
+    low, high = min(c.first_s for c in firsts), max(c.first_s for c in firsts)
+    took = fmt_s(high) if len(firsts) == 1 else f"{fmt_s(low)} to {fmt_s(high)}"
+    return [f"The very first call in {'the' if len(firsts) == 1 else 'each'} worker took {took}, up to "
+            f"{worst.first_s / worst.new_s:.1f}x a median pass-1 call ({worst.mode}): a one-time start-up cost, "
+            f"not a per-length one, and 1 of the {count} pass-1 calls each median is taken over."]

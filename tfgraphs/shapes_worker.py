@@ -1,4 +1,4 @@
-"""One mode of the shapes job in a fresh process: `python -m tfgraphs.shapes_worker --mode M ...` prints one JSON document.
+"""One shapes mode in a fresh process: `python -m tfgraphs.shapes_worker --mode M ...` prints one JSON document.
 
 Every length from --start to --start + --count - 1 is run once per pass, in order, and each call is timed alone.
 Progress goes to stderr as `@phase NAME` lines; stdout is reserved for the result.
@@ -14,8 +14,9 @@ import numpy as np
 from tfgraphs import protocol
 
 MODES = ("eager", "keras", "function", "function-relaxed", "function-signature", "graph", "blocked")
-# The switches a shapes worker reports back, so the report says what each run had set.
-SWITCHES = ("TF_ENABLE_ONEDNN_OPTS", "TF_CUDNN_USE_AUTOTUNE")
+# The per-shape switches: oneDNN on a CPU, cuDNN autotuning on a GPU. Each worker reports what it saw set.
+ONEDNN, AUTOTUNE = "TF_ENABLE_ONEDNN_OPTS", "TF_CUDNN_USE_AUTOTUNE"
+SWITCHES = (ONEDNN, AUTOTUNE)
 CHECK_POSITIONS = 257   # output positions checked against NumPy, first and last included
 TOLERANCE = 1e-4        # largest |TF - NumPy| / max |NumPy| accepted in float32
 
@@ -133,9 +134,8 @@ def parse_args(argv=None):
     """The worker's whole job arrives as flags."""
     p = argparse.ArgumentParser(prog="python -m tfgraphs.shapes_worker", description=__doc__.splitlines()[0])
     p.add_argument("--mode", required=True, choices=MODES)
-    for name, default in (("start", 10000), ("count", 30), ("batch", 10), ("channels", 200), ("filters", 100),
-                          ("kernel", 10), ("block", 1024), ("passes", 2), ("seed", 0)):
-        p.add_argument(f"--{name}", type=int, default=default)
+    for name in ("start", "count", "batch", "channels", "filters", "kernel", "block", "passes", "seed"):
+        p.add_argument(f"--{name}", type=int, required=True)
     return p.parse_args(argv)
 
 

@@ -1,4 +1,4 @@
-"""The sweep job: every variant at every batch in fresh workers, a line fitted to the graph sizes, and the limit tried."""
+"""The sweep job: every variant at every batch in fresh workers, a line fitted to graph sizes, and the limit tried."""
 
 from dataclasses import asdict, dataclass, replace
 

@@ -1,0 +1,100 @@
+"""The docs stay true: their Python runs, their commands parse, their links resolve, the site builds."""
+
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tfgraphs.cli import build_parser
+
+ROOT = Path(__file__).resolve().parent.parent
+PAGES = sorted((ROOT / "docs").glob("*.md")) + [ROOT / "README.md", *sorted((ROOT / "labs").glob("**/*.md"))]
+FENCE = re.compile(r"^```(\w+)\n(.*?)^```$", re.M | re.S)
+TINY = {"BATCH": 20, "LENGTH": 64, "COUNT": 3}
+
+
+def blocks(page, lang):
+    return [body for kind, body in FENCE.findall(page.read_text()) if kind == lang]
+
+
+def tiny(code):
+    """The block with its size constants shrunk, so the suite stays fast."""
+    for name, value in TINY.items():
+        code = re.sub(rf"^{name} = \d+", f"{name} = {value}", code, flags=re.M)
+    return code
+
+
+PYTHON = [(page.name, i, code) for page in PAGES for i, code in enumerate(blocks(page, "python"))]
+
+
+@pytest.mark.parametrize("page, index, code", PYTHON, ids=[f"{p}-{i}" for p, i, _ in PYTHON])
+def test_python_blocks_run(page, index, code, tmp_path):
+    proc = subprocess.run([sys.executable, "-c", tiny(code)], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+
+
+def test_every_page_has_something_to_run():
+    for name in ("compare.md", "explain.md", "graph-bloat.md", "shapes.md"):
+        page = ROOT / "docs" / name
+        assert blocks(page, "console") and blocks(page, "python"), name
+
+
+CONSOLE = [(page.name, body.splitlines()[0]) for page in PAGES for body in blocks(page, "console")]
+
+
+@pytest.mark.parametrize("page, line", CONSOLE)
+def test_console_commands_parse(page, line):
+    assert line.startswith("$ tfgraphs "), (page, line)
+    build_parser().parse_args(shlex.split(line)[2:])
+
+
+def test_console_blocks_hold_real_output():
+    for page in (ROOT / "docs").glob("*.md"):
+        for body in blocks(page, "console"):
+            assert "not run yet" not in body, f"{page.name}: {body.splitlines()[0]} was never run"
+
+
+LINK = re.compile(r"\]\(([^)#\s]+)(#[^)]*)?\)")
+
+
+@pytest.mark.parametrize("page", PAGES, ids=[str(p.relative_to(ROOT)) for p in PAGES])
+def test_relative_links_resolve(page):
+    for target, _ in LINK.findall(page.read_text()):
+        if "://" in target or target.startswith("mailto:"):
+            continue
+        assert (page.parent / target).exists(), f"{page.relative_to(ROOT)} links to missing {target}"
+
+
+def test_regenerate_replaces_output(tmp_path):
+    page = tmp_path / "page.md"
+    page.write_text("Intro.\n\n```console\n$ tfgraphs compare --batch 10 --runs 2 --variants placeholder\nold\n```\n")
+    proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "regenerate_docs.py"), str(page)],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    text = page.read_text()
+    assert text.startswith("Intro.\n\n```console\n$ tfgraphs compare --batch 10 --runs 2 --variants placeholder\n")
+    assert "old" not in text and "Phases" in text and "What this run shows:" in text
+    assert text.endswith("```\n")
+
+
+def test_readme_quick_start_matches_ci():
+    readme = (ROOT / "README.md").read_text()
+    (quick,) = blocks(ROOT / "README.md", "sh")[:1]
+    install, test = quick.strip().splitlines()
+    assert "scripts/compare_inputs.py" in install and "pip install" in install
+    assert test.strip() in (ROOT / ".ci" / "run").read_text()
+    assert "docs/index.md" in readme and "labs/README.md" in readme
+
+
+@pytest.mark.skipif(shutil.which("mkdocs") is None and not Path(sys.executable).with_name("mkdocs").exists(),
+                    reason="mkdocs is not installed (pip install -e '.[docs]')")
+def test_mkdocs_builds_strict(tmp_path):
+    mkdocs = shutil.which("mkdocs") or str(Path(sys.executable).with_name("mkdocs"))
+    proc = subprocess.run([mkdocs, "build", "--strict", "--site-dir", str(tmp_path / "site")], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr

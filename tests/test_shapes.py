@@ -1,0 +1,201 @@
+"""shapes: blocked_conv1d against tf.nn.conv1d, trace counts from real workers, JSON, report, bad input."""
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from conftest import run_cli
+from tfgraphs import limits, results, shapes, shapes_why
+from tfgraphs.shapes import ModeRun
+
+TINY = dict(start=40, count=5, batch=2, channels=3, filters=2, kernel=4, block=8, passes=2)
+
+
+def _flags(**kw):
+    return [x for k, v in {**TINY, **kw}.items() for x in (f"--{k}", v)]
+
+
+@pytest.fixture(scope="module")
+def tf():
+    import tensorflow
+    return tensorflow
+
+
+@pytest.fixture(scope="module")
+def shapes_json(tmp_path_factory):
+    """One tiny real run of every mode (and eager with the switch off), shared by the tests that read it."""
+    path = tmp_path_factory.mktemp("shapes") / "out.json"
+    proc = run_cli("shapes", *_flags(), "--json", path, "--quiet")
+    assert proc.returncode == 0, proc.stderr
+    return path, json.loads(path.read_text()), proc
+
+
+def modes(doc, off=False):
+    switch = doc["switch"]
+    return {m["mode"]: m for m in doc["modes"] if (m["env"].get(switch) == "0") == off}
+
+
+# blocked_conv1d
+
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(1, 3), kernel=st.integers(1, 6), extra=st.integers(0, 40), channels=st.integers(1, 4),
+       filters=st.integers(1, 3), block=st.integers(1, 17), per_call=st.integers(1, 4), seed=st.integers(0, 2**16))
+@example(n=1, kernel=5, extra=0, channels=2, filters=2, block=4, per_call=8, seed=0)    # length == kernel
+@example(n=2, kernel=3, extra=30, channels=3, filters=1, block=7, per_call=2, seed=1)   # 31 outputs, blocks of 7
+@example(n=3, kernel=1, extra=15, channels=1, filters=1, block=1, per_call=1, seed=2)   # one-sample blocks
+def test_blocked_equals_conv1d(tf, n, kernel, extra, channels, filters, block, per_call, seed):
+    from tfgraphs.blocked import blocked_conv1d
+
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((n, kernel + extra, channels), dtype=np.float32)
+    w = rng.standard_normal((kernel, channels, filters), dtype=np.float32)
+    want = tf.nn.conv1d(x, w, stride=1, padding="VALID").numpy()
+    got = blocked_conv1d(x, w, block, per_call).numpy()
+    assert got.shape == want.shape == (n, extra + 1, filters)
+    assert np.max(np.abs(got - want)) <= 1e-5 * max(np.max(np.abs(want)), 1e-30)
+
+
+def test_blocked_convolution_sees_one_shape(tf, monkeypatch):
+    from tfgraphs.blocked import blocked_conv1d, conv_input_shape
+
+    seen, conv1d = [], tf.nn.conv1d
+
+    def spy(x, *args, **kwargs):
+        seen.append(tuple(x.shape))
+        return conv1d(x, *args, **kwargs)
+
+    monkeypatch.setattr(tf.nn, "conv1d", spy)
+    w = np.ones((4, 3, 2), np.float32)
+    for n, length in ((1, 4), (2, 9), (3, 40), (1, 41), (5, 100)):   # eager: every call is seen
+        blocked_conv1d(np.ones((n, length, 3), np.float32), w, 8)
+    f = tf.function(lambda x: blocked_conv1d(x, w, 8), input_signature=[tf.TensorSpec([None, None, 3])])
+    for length in (4, 50, 77):
+        f(np.ones((2, length, 3), np.float32))
+    assert len(seen) > 5 and set(seen) == {conv_input_shape(4, 3, 8)}
+    assert f.experimental_get_tracing_count() == 1
+
+
+def test_blocked_rejects_bad_block(tf):
+    from tfgraphs.blocked import blocked_conv1d
+    with pytest.raises(ValueError, match="block_len"):
+        blocked_conv1d(np.ones((1, 5, 1), np.float32), np.ones((2, 1, 1), np.float32), 0)
+
+
+def test_exported_lazily():
+    code = ("import sys, tfgraphs; assert 'tensorflow' not in sys.modules; f = tfgraphs.blocked_conv1d; "
+            "assert 'tensorflow' in sys.modules and f.__module__ == 'tfgraphs.blocked'")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+
+
+# real workers
+
+def test_envelope_and_config(shapes_json):
+    _, doc, _ = shapes_json
+    assert doc["schema"] == 1 and doc["tool"] == "tfgraphs" and doc["command"] == "shapes"
+    assert doc["tf_version"] and doc["python"] and doc["machine"]["cpu_count"] >= 1
+    assert doc["config"] == {**TINY, "seed": 0, "dtype": "float32", "modes": list(shapes.MODES),
+                             "switch_modes": ["eager"]}
+
+
+def test_every_mode_timed_per_pass_and_length(shapes_json):
+    _, doc, _ = shapes_json
+    assert [m["mode"] for m in doc["modes"]] == [*shapes.MODES, "eager"]
+    lengths = range(TINY["start"], TINY["start"] + TINY["count"])
+    for m in doc["modes"]:
+        assert m["status"] == "ok" and m["error"] is None and m["device"].endswith("device:CPU:0")
+        assert len(m["times_s"]) == 2 and all(len(p) == 5 and min(p) > 0 for p in m["times_s"])
+        want = [float(np.median([2 * n / 1000 / s for n, s in zip(lengths, p)])) for p in m["times_s"]]
+        assert m["khz"] == pytest.approx(want)
+        assert m["max_rel_err"] <= 1e-4
+
+
+def test_trace_counts(shapes_json):
+    m = modes(shapes_json[1])
+    assert m["function"]["traces"] == TINY["count"]       # one trace per distinct length
+    # The first length traces its exact shape; the second a relaxed [2, None, 3] that every later length fits.
+    assert m["function-relaxed"]["traces"] == 2
+    assert m["function-signature"]["traces"] == 1
+    assert m["blocked"]["traces"] == 1
+    assert m["graph"]["traces"] == 1                      # one graph, finalized, fed every length
+    assert m["eager"]["traces"] is None and m["keras"]["traces"] is None
+
+
+def test_switch_measured(shapes_json):
+    _, doc, _ = shapes_json
+    if any("GPU" in d for d in doc["machine"]["devices"]):
+        pytest.skip("the GPU path is not tested")
+    assert doc["switch"] == "TF_ENABLE_ONEDNN_OPTS"
+    for m in modes(doc).values():
+        assert m["env"] == {"TF_ENABLE_ONEDNN_OPTS": "1", "TF_CUDNN_USE_AUTOTUNE": "1"}
+    off = modes(doc, off=True)
+    assert list(off) == ["eager"] and off["eager"]["env"]["TF_ENABLE_ONEDNN_OPTS"] == "0"
+
+
+def test_report_rerenders_without_tensorflow(shapes_json):
+    path, doc, proc = shapes_json
+    assert results.Report.from_dict(doc).to_dict() == doc
+    code = ("import sys; sys.modules['tensorflow'] = None; from tfgraphs.cli import main; "
+            f"sys.exit(main(['report', {str(path)!r}]))")
+    again = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert again.returncode == 0, again.stderr
+    assert again.stdout == proc.stdout
+    for title in ("Per mode", "Backend switch", "Per length", "What this run shows:"):
+        assert f"\n{title}\n" in again.stdout
+    assert "cuDNN autotuning does not apply" in again.stdout
+
+
+def test_timeout_is_a_failed_mode():
+    proc = run_cli("shapes", *_flags(), "--modes", "eager", "--timeout", "0.2", "--quiet")
+    assert proc.returncode == 1
+    assert "FAILED eager: worker killed after the 0.2 s timeout" in proc.stdout
+
+
+# bad input
+
+@pytest.mark.parametrize("flags, named", [
+    (["--batch", "0"], "--batch"),
+    (["--count", "-3"], "--count"),
+    (["--channels", "x"], "--channels"),
+    (["--block", "0"], "--block"),
+    (["--kernel", "41"], "--kernel 41"),
+    (["--modes", "eager,turbo"], "turbo"),
+    (["--switch-modes", "nope"], "nope"),
+    (["--format", "nope"], "nope"),
+])
+def test_bad_input_exits_2(flags, named):
+    proc = run_cli("shapes", *_flags(), *flags)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert len(proc.stderr.splitlines()) == 1 and named in proc.stderr
+
+
+def test_config_check():
+    shapes.Config(**TINY).check()
+    for bad in (dict(kernel=41), dict(block=0), dict(passes=0), dict(modes=("eager", "turbo"))):
+        with pytest.raises(limits.UsageError):
+            shapes.Config(**{**TINY, **bad}).check()
+
+
+# sentences follow the numbers
+
+def _report(times):
+    """A shapes report from {mode: (pass 1 s, pass 2 s)}, every length alike."""
+    config = shapes.Config(**TINY).to_dict()
+    rows = [ModeRun.from_worker(m, {"status": "ok", "device": "/device:CPU:0", "times_s": [[a] * 5, [b] * 5],
+                                    "max_rel_err": 1e-7, "env": dict(shapes.SWITCHES_ON)}, shapes.Config(**TINY))
+            for m, (a, b) in times.items()]
+    return results.Report("shapes", config, tuple(rows), extra={"switch": shapes.ONEDNN})
+
+
+def test_sentences_follow_the_numbers():
+    said = " ".join(shapes_why.sentences(_report({"function": (0.03, 0.01), "blocked": (0.012, 0.012)})))
+    assert "Pass 1 was 3.00x slower than pass 2 in function" in said
+    assert "blocked (blocks of 8) removed 100% of that penalty (20.0 ms -> 0.0 ms per new length)" in said
+    assert "its throughput on lengths already seen was 17% lower (pass 2: 7 kHz in blocked, 8 in function)" in said
+    said = " ".join(shapes_why.sentences(_report({"function": (0.01, 0.01), "blocked": (0.012, 0.012)})))
+    assert "slower than" not in said and "No mode paid measurably for new lengths" in said

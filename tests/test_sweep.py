@@ -1,0 +1,159 @@
+"""sweep: the fitted line against real graphs, the limit against TensorFlow's refusal, and the command end to end."""
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from conftest import run_cli
+from tfgraphs import growth, network, results
+from tfgraphs.limits import GRAPHDEF_LIMIT
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def graph_sizes(variant, dtype, batches):
+    """Serialized GraphDef bytes of real graphs built in this process (nothing runs)."""
+    from tfgraphs import graphs
+
+    sizes = []
+    for n in batches:
+        x, w = network.make_data(n, dtype, seed=0)
+        sizes.append(len(graphs.build(variant, x, w).graph.as_graph_def().SerializeToString()))
+    return sizes
+
+
+def zero_cost_x(batch, dtype):
+    """X of this batch as a zero-stride view: no memory until something copies it."""
+    return np.broadcast_to(np.zeros((), dtype), (batch, network.HEIGHT, network.WIDTH, network.CHANNELS))
+
+
+def fit(variant, dtype, batches=(3, 10, 40)):
+    rows = [results.Row(variant=variant, batch=n, graph_bytes=s)
+            for n, s in zip(batches, graph_sizes(variant, dtype, batches))]
+    (found,) = growth.fit_all(rows, [variant])
+    return found
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_fitted_bytes_per_example_is_one_example(dtype):
+    found = fit("constant", dtype)
+    assert found.bytes_per_example == network.HEIGHT * network.WIDTH * network.CHANNELS * np.dtype(dtype).itemsize
+    # What is left is a few bytes of protobuf length prefixes that grow as X crosses 16 KiB.
+    assert found.max_residual_bytes < 8 and 0 < found.overhead_bytes < 4096 and found.points == 3
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_dataset_embedded_holds_x_twice(dtype):
+    # The one-shot iterator captures the dataset by value into a function; the outer Const stays in the graph too.
+    assert fit("dataset-embedded", dtype).bytes_per_example == 2 * network.example_bytes(dtype)
+
+
+def test_fed_graph_does_not_grow():
+    rows = [results.Row(variant="placeholder", batch=n, graph_bytes=s)
+            for n, s in zip([3, 40], graph_sizes("placeholder", "float64", [3, 40]))]
+    (fit,) = growth.fit_all(rows, ["placeholder"])
+    assert fit.bytes_per_example == 0 and fit.max_batch is None
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_predicted_limit_matches_tensorflows_refusal(dtype):
+    import tensorflow as tf
+
+    batches = [3, 10, 40]
+    a, b, _ = growth.fit_line(batches, graph_sizes("constant", dtype, batches))
+    limit = growth.largest_batch(a, b)
+    # The largest batch is inside the bound and one more is past it...
+    assert a * limit + b < GRAPHDEF_LIMIT <= a * (limit + 1) + b
+    # ...and TensorFlow refuses that one more, before copying the (zero-cost) array.
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match="larger than 2GB"):
+            tf.constant(zero_cost_x(limit + 1, dtype))
+
+
+def test_fit_line_absorbs_length_prefixes():
+    # Protobuf length prefixes grow by a byte at powers of 128; the slope stays whole, the residual says so.
+    a, b, residual = growth.fit_line([250, 500, 1000], [250 * 8192 + 900, 500 * 8192 + 905, 1000 * 8192 + 905])
+    assert a == 8192 and residual <= 4 and 900 <= b <= 905
+
+
+@pytest.fixture(scope="module")
+def sweep_run(tmp_path_factory):
+    """One tiny real sweep: two batches of constant (two workers) and the limit probe (a third)."""
+    d = tmp_path_factory.mktemp("sweep")
+    proc = run_cli("sweep", "--batches", "20,10", "--variants", "constant", "--runs", 2, "--json", d / "s.json",
+                   "--plot", d / "s.png")
+    assert proc.returncode == 0, proc.stderr
+    return d, json.loads((d / "s.json").read_text()), proc
+
+
+def test_sweep_json(sweep_run):
+    _, doc, _ = sweep_run
+    assert doc["command"] == "sweep" and doc["schema"] == results.SCHEMA and doc["tf_version"]
+    assert doc["config"]["batches"] == [10, 20] and doc["config"]["variants"] == ["constant"]
+    assert [(r["batch"], r["status"]) for r in doc["rows"]] == [(10, "ok"), (20, "ok")]
+    for r in doc["rows"]:
+        assert r["graph_bytes"] > network.data_bytes(r["batch"], "float64") and len(r["runs_s"]) == 2
+    (fit,) = doc["fit"]
+    assert fit["variant"] == "constant" and fit["bytes_per_example"] == 8192
+    assert fit["max_batch"] == (GRAPHDEF_LIMIT - 1 - fit["overhead_bytes"]) // 8192
+    probe = doc["tf_error"]
+    assert probe["batch"] == fit["max_batch"] + 1 and probe["refused"] is True
+    assert probe["message"] == "ValueError: Cannot create a tensor proto whose content is larger than 2GB."
+
+
+def test_sweep_report_rerenders(sweep_run):
+    d, _, proc = sweep_run
+    again = run_cli("report", d / "s.json")
+    assert again.returncode == 0, again.stderr
+    assert again.stdout == proc.stdout
+    assert "exactly 32x32x1 values x 8 bytes (float64)" in again.stdout
+    assert "TensorFlow refused before copying anything" in again.stdout
+
+
+def test_sweep_plot_is_png(sweep_run):
+    pytest.importorskip("matplotlib")
+    assert (sweep_run[0] / "s.png").read_bytes()[:8] == PNG_SIGNATURE
+
+
+def test_compare_plot_is_png(tmp_path):
+    pytest.importorskip("matplotlib")
+    proc = run_cli("compare", "--batch", 10, "--runs", 3, "--variants", "placeholder", "--plot", tmp_path / "c.png",
+                   "--quiet")
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "c.png").read_bytes()[:8] == PNG_SIGNATURE
+
+
+@pytest.mark.parametrize("command", [["sweep", "--batches", "10,20"], ["compare", "--batch", "10"]])
+def test_plot_without_matplotlib_exits_2_before_any_worker(command, tmp_path):
+    # A None entry in sys.modules makes `import matplotlib` fail, as if it were not installed.
+    code = ("import sys; sys.modules['matplotlib'] = None; from tfgraphs.cli import main; "
+            f"sys.exit(main({command + ['--plot', str(tmp_path / 'p.png')]!r}))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.strip().splitlines() == [
+        "tfgraphs: --plot needs matplotlib, which is not installed; install it with: pip install 'tfgraphs[viz]'"]
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--batches", "10"], "fewer than two different batches"),
+    (["--batches", "10,10"], "fewer than two different batches"),
+    (["--batches", "10,ten"], "'ten' is not a whole number"),
+    (["--batches", "0,10"], "'0' must be at least 1"),
+    (["--variants", "constant,bogus"], "unknown variant bogus"),
+])
+def test_bad_input_exits_2(args, message):
+    proc = run_cli("sweep", *args)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert message in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in proc.stderr
+
+
+def test_batches_past_the_limit_are_refused():
+    proc = run_cli("sweep", "--batches", "300000,400000", "--variants", "constant")
+    assert proc.returncode == 2 and proc.stdout == ""
+    lines = proc.stderr.strip().splitlines()
+    assert [line.split(":")[1].strip() for line in lines] == ["refusing batch 300,000", "refusing batch 400,000"]
+    assert all("past the 2 GiB GraphDef limit" in line for line in lines)

@@ -1,0 +1,118 @@
+"""Render a shapes report: per-mode costs, the backend switch, per-length times, and why (no TensorFlow here)."""
+
+from tabulate import tabulate
+
+from tfgraphs import shapes_why
+from tfgraphs.render import time_unit
+from tfgraphs.shapes_why import NOISE, cost, short_device, split
+
+
+def _align(headers):
+    """Names left, numbers right."""
+    return ("left",) + ("right",) * (len(headers) - 1)
+
+
+def header(report):
+    """One line naming what ran and where."""
+    c, m = report.config, report.machine
+    last = c["start"] + c["count"] - 1
+    return (f"shapes: lengths {c['start']:,}-{last:,} ({c['count']}), batch {c['batch']}, {c['channels']} channels -> "
+            f"{c['filters']} filters, kernel {c['kernel']}, {c['dtype']}, block {c['block']:,}, {c['passes']} "
+            f"pass{'es' if c['passes'] != 1 else ''}, seed {c['seed']} | TensorFlow {report.tf_version}, "
+            f"Python {report.python}, {m.get('cpu_count')} CPUs, {m.get('platform', '?')}")
+
+
+def _f(value, spec):
+    """value formatted, or None (shown as '-')."""
+    return None if value is None else format(value, spec)
+
+
+def _later(report):
+    return "pass 2" if report.config["passes"] == 2 else "later"
+
+
+def _unit(runs):
+    return time_unit([s for r in runs for p in r.times_s for s in p])
+
+
+def mode_table(report, fmt):
+    """Per mode: device, traces, first call, median pass-1 and later call, throughput, and their ratio."""
+    main, _ = split(report)
+    ok = [r for r in main if r.ok]
+    u, scale = _unit(ok)
+    later = _later(report)
+    headers = ["mode", "device", "traces", f"first call {u}", f"pass 1 {u}", f"{later} {u}", "pass 1 kHz",
+               f"{later} kHz", f"pass 1 / {later}"]
+    body = []
+    for r in ok:
+        c = cost(r)
+        body.append([r.mode, short_device(r.device), r.traces, _f(c.first_s / scale, ".1f"),
+                     _f(c.new_s / scale, ".1f"), _f(c.seen_s and c.seen_s / scale, ".1f"), _f(c.new_khz, ",.0f"),
+                     _f(c.seen_khz, ",.0f"), _f(c.ratio, ".2f")])
+    table = tabulate(body, headers, tablefmt=fmt, missingval="-", disable_numparse=True, colalign=_align(headers))
+    legend = (f"Times in {u}, one call timed alone per length and pass, each mode in a fresh worker; pass 1 and "
+              f"{later} are medians over lengths; kHz = batch x length / 1000 / s; pass 1 / {later} = median over "
+              f"lengths of the ratio for the same length (under {NOISE:.1f}x is taken as noise). first call = the "
+              f"worker's very first call, start-up included. traces = tf.function traces (graph: graphs built). "
+              f"Every call takes and returns a NumPy array, so copies in and out count alike.")
+    return table, legend
+
+
+def switch_table(report, fmt):
+    """The switch modes with the device's per-shape switch on and off."""
+    switch = report.extra.get("switch")
+    main, off = split(report)
+    pairs = [(on, o) for o in off if o.ok for on in main if on.ok and on.mode == o.mode]
+    if not pairs:
+        return None
+    u, scale = _unit([r for pair in pairs for r in pair])
+    later = _later(report)
+    headers = ["mode", switch, f"pass 1 {u}", f"{later} {u}", "pass 1 kHz", f"{later} kHz", f"pass 1 / {later}"]
+    body = []
+    for pair in pairs:
+        for r in pair:
+            c = cost(r)
+            body.append([r.mode, r.env.get(switch), _f(c.new_s / scale, ".1f"),
+                         _f(c.seen_s and c.seen_s / scale, ".1f"), _f(c.new_khz, ",.0f"), _f(c.seen_khz, ",.0f"),
+                         _f(c.ratio, ".2f")])
+    table = tabulate(body, headers, tablefmt=fmt, missingval="-", disable_numparse=True, colalign=_align(headers))
+    name = shapes_why.SWITCH_NAMES[switch]
+    legend = (f"Each row a fresh worker with {switch} set before TensorFlow was imported: 1 = {name} on, 0 = off. "
+              f"The other modes ran with it on.")
+    return table, legend
+
+
+def length_table(report, fmt):
+    """Every call's time: one row per length, one column per mode, passes separated by '/'."""
+    main, _ = split(report)
+    ok = [r for r in main if r.ok]
+    u, scale = _unit(ok)
+    c = report.config
+    body = [[length] + ["/".join(f"{p[i] / scale:.1f}" for p in r.times_s) for r in ok]
+            for i, length in enumerate(range(c["start"], c["start"] + c["count"]))]
+    headers = ["length", *(r.mode for r in ok)]
+    table = tabulate(body, headers, tablefmt=fmt, disable_numparse=True, colalign=("right",) * len(headers))
+    passes = "/".join(f"pass {i + 1}" for i in range(min(c["passes"], 2))) + ("/..." if c["passes"] > 2 else "")
+    legend = f"Per call in {u}: {passes}, in the order they ran."
+    return table, legend
+
+
+def failures(report):
+    """Lines naming each failed worker and why."""
+    switch = report.extra.get("switch")
+    return [f"FAILED {r.mode}" + (f" [{switch}=0]" if switch and r.env.get(switch) == "0" else "") + f": {r.error}"
+            for r in report.rows if not r.ok]
+
+
+def render_shapes(report, fmt="simple"):
+    """The whole shapes report as text."""
+    parts = [header(report), ""]
+    if any(r.ok for r in report.rows):
+        sections = [("Per mode", mode_table(report, fmt)), ("Backend switch", switch_table(report, fmt)),
+                    ("Per length", length_table(report, fmt))]
+        for title, section in sections:
+            if section is not None:
+                parts += [title, *section, ""]
+        parts += ["What this run shows:"] + [f"- {s}" for s in shapes_why.sentences(report)] + [""]
+    parts += failures(report)
+    return "\n".join(parts).rstrip() + "\n"
