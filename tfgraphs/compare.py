@@ -32,14 +32,16 @@ class Job:
 
 
 def refusals(config):
-    """{variant: reason} for embedded variants whose X would not fit under the 2 GiB GraphDef limit."""
-    if limits.embedded_fits(config.batch, config.dtype):
-        return {}
+    """{variant: reason} for embedded variants whose copies of X would not fit under the 2 GiB GraphDef limit."""
     size = network.data_bytes(config.batch, config.dtype)
-    fits = limits.max_embedded_batch(config.dtype)
-    return {v: f"{v}: X would be {size:,} bytes, past the 2 GiB GraphDef limit; "
-               f"the largest {config.dtype} batch that fits is {fits:,}"
-            for v in config.variants if VARIANTS[v].embeds_data}
+    out = {}
+    for v in config.variants:
+        copies = VARIANTS[v].copies_in_graph
+        if copies and not limits.embedded_fits(config.batch, config.dtype, copies):
+            held = f"X would be {size:,} bytes" + (f", held {copies} times," if copies > 1 else "")
+            out[v] = (f"{v}: {held} past the 2 GiB GraphDef limit; the largest {config.dtype} batch that fits "
+                      f"is {limits.max_embedded_batch(config.dtype, copies):,}")
+    return out
 
 
 def worker_argv(config, job, trace_dir=None, tensorboard_dir=None):

@@ -8,10 +8,7 @@ GRAPHDEF_LIMIT = 1 << 31
 # Room left for the graph's own structure; the seed network's nodes serialize to well under 1 KiB.
 GRAPH_OVERHEAD_MARGIN = 4096
 
-# Rough copies of X a worker holds at its peak, besides the activations: the NumPy array, and for an
-# embedded variant the TensorProto, the serialized GraphDef, the runtime's graph and the optimizers' copies.
-# Only a pre-flight guard; the measured peak is reported after every run.
-COPIES_AT_PEAK = {True: 9, False: 3}
+# TensorFlow's own resident memory once imported; the copies of X at the peak come from each Variant.
 TF_BASELINE_BYTES = 700 * 2**20
 
 
@@ -19,19 +16,20 @@ class UsageError(Exception):
     """Bad input from the user: one line on stderr, exit status 2."""
 
 
-def max_embedded_batch(dtype):
-    """Largest batch whose embedded X still fits under the 2 GiB GraphDef limit."""
-    return (GRAPHDEF_LIMIT - 1 - GRAPH_OVERHEAD_MARGIN) // network.example_bytes(dtype)
+def max_embedded_batch(dtype, copies=1):
+    """Largest batch whose X, embedded `copies` times, still fits under the 2 GiB GraphDef limit."""
+    return (GRAPHDEF_LIMIT - 1 - GRAPH_OVERHEAD_MARGIN) // (copies * network.example_bytes(dtype))
 
 
-def embedded_fits(batch, dtype):
-    """True when X at this batch can be embedded in a GraphDef."""
-    return batch <= max_embedded_batch(dtype)
+def embedded_fits(batch, dtype, copies=1):
+    """True when X at this batch can be embedded `copies` times in a GraphDef."""
+    return batch <= max_embedded_batch(dtype, copies)
 
 
 def estimate_peak_bytes(variant, batch, dtype):
     """A rough upper estimate of one worker's peak memory, for refusing runs the machine cannot hold."""
-    copies = COPIES_AT_PEAK[VARIANTS[variant].embeds_data]
+    # Only a pre-flight guard against runs the machine cannot hold; every run reports its measured peak.
+    copies = VARIANTS[variant].peak_copies
     return TF_BASELINE_BYTES + copies * network.data_bytes(batch, dtype) + network.activation_bytes(batch, dtype)
 
 

@@ -25,13 +25,19 @@ def _x(value, digits=2):
     return None if value is None else round(value, digits)
 
 
+def machine_line(report):
+    """Where it ran: TensorFlow, Python, CPUs and platform, as every report's header ends."""
+    m = report.machine
+    return (f"TensorFlow {report.tf_version}, Python {report.python}, {m.get('cpu_count')} x "
+            f"{m.get('cpu_model', '?')}, {m.get('platform', '?')}")
+
+
 def header(report):
     """One line naming what ran and where."""
-    c, m = report.config, report.machine
+    c = report.config
     trials = c.get("trials", 1)
     return (f"{report.command}: batch {c['batch']:,}, {c['dtype']}, {c['runs']} later runs x {trials} "
-            f"trial{'s' if trials != 1 else ''}, seed {c.get('seed', 0)} | TensorFlow {report.tf_version}, "
-            f"Python {report.python}, {m.get('cpu_count')} x {m.get('cpu_model', '?')}, {m.get('platform', '?')}")
+            f"trial{'s' if trials != 1 else ''}, seed {c.get('seed', 0)} | {machine_line(report)}")
 
 
 def failures(rows):

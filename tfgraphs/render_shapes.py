@@ -3,7 +3,7 @@
 from tabulate import tabulate
 
 from tfgraphs import shapes_why
-from tfgraphs.render import time_unit
+from tfgraphs.render import machine_line, time_unit
 from tfgraphs.shapes_why import NOISE, cost, short_device, split
 
 
@@ -14,12 +14,11 @@ def _align(headers):
 
 def header(report):
     """One line naming what ran and where."""
-    c, m = report.config, report.machine
+    c = report.config
     last = c["start"] + c["count"] - 1
     return (f"shapes: lengths {c['start']:,}-{last:,} ({c['count']}), batch {c['batch']}, {c['channels']} channels -> "
             f"{c['filters']} filters, kernel {c['kernel']}, {c['dtype']}, block {c['block']:,}, {c['passes']} "
-            f"pass{'es' if c['passes'] != 1 else ''}, seed {c['seed']} | TensorFlow {report.tf_version}, "
-            f"Python {report.python}, {m.get('cpu_count')} CPUs, {m.get('platform', '?')}")
+            f"pass{'es' if c['passes'] != 1 else ''}, seed {c['seed']} | {machine_line(report)}")
 
 
 def _f(value, spec):

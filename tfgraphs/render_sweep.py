@@ -3,18 +3,17 @@
 from tabulate import tabulate
 
 from tfgraphs import growth, network
-from tfgraphs.render import failures, time_unit
+from tfgraphs.render import failures, machine_line, time_unit
 from tfgraphs.stats import median_or_none, ratio
 from tfgraphs.why import fmt_bytes
 
 
 def header(report):
     """One line naming what ran and where."""
-    c, m = report.config, report.machine
+    c = report.config
     batches, trials = c["batches"], c.get("trials", 1)
     return (f"sweep: batches {', '.join(f'{b:,}' for b in batches)}, {c['dtype']}, {c['runs']} later runs x {trials} "
-            f"trial{'s' if trials != 1 else ''}, seed {c.get('seed', 0)} | TensorFlow {report.tf_version}, "
-            f"Python {report.python}, {m.get('cpu_count')} CPUs, {m.get('platform', '?')}")
+            f"trial{'s' if trials != 1 else ''}, seed {c.get('seed', 0)} | {machine_line(report)}")
 
 
 def points_table(report, fmt):
@@ -44,7 +43,7 @@ def fit_table(report, fmt):
     for f in growth.fits(report):
         copies = growth.peak_copies(report, f.variant)
         body.append([f.variant, f.bytes_per_example, example, f.overhead_bytes, f.max_residual_bytes,
-                     "no limit" if f.max_batch is None else f.max_batch, f.points,
+                     "no limit" if f.max_batch is None else f"{f.max_batch:,}", f.points,
                      None if copies is None else round(copies, 1)])
     headers = ["variant", "a: bytes / example", "H*W*C*itemsize", "b: other bytes", "largest residual",
                "max batch < 2 GiB", "points", "peak RSS / example"]

@@ -43,12 +43,18 @@ def max_batch(row, report):
     """Largest batch under 2 GiB for this row's graph (X's bytes plus the measured rest); None if X is not in it."""
     if not holds_data(row, report):
         return None
-    return (limits.GRAPHDEF_LIMIT - 1 - overhead_bytes(row, report)) // network.example_bytes(report.config["dtype"])
+    per_example = copies_in_graph(row, report) * network.example_bytes(report.config["dtype"])
+    return (limits.GRAPHDEF_LIMIT - 1 - overhead_bytes(row, report)) // per_example
+
+
+def copies_in_graph(row, report):
+    """How many whole copies of X the row's Const tensors hold (measured, not assumed)."""
+    return max(1, int(row.const_bytes // data_bytes(report)))
 
 
 def overhead_bytes(row, report):
-    """GraphDef bytes besides X itself: the network's nodes, W and protobuf framing."""
-    return row.graph_bytes - data_bytes(report)
+    """GraphDef bytes besides the copies of X: the network's nodes, W and protobuf framing."""
+    return row.graph_bytes - copies_in_graph(row, report) * data_bytes(report)
 
 
 def why_rows(report):
@@ -127,13 +133,18 @@ def sentences(report):
     said.append("Time to the first result (build + session + init + first run): "
                 + ", ".join(f"{v} {fmt_s(t)}" for v, t in ready) + ".")
 
-    if embedded:
-        r = embedded[0]
+    seen = set()
+    for r in embedded:
+        copies = copies_in_graph(r, report)
+        if copies in seen:
+            continue
+        seen.add(copies)
         limit = max_batch(r, report)
-        said.append(f"In {report.config['dtype']} each example adds {network.example_bytes(report.config['dtype']):,} "
-                    f"bytes to an embedded graph and {r.variant}'s other nodes take {overhead_bytes(r, report):,}, "
-                    f"so it fits under the 2 GiB GraphDef limit up to batch {limit:,}, "
-                    f"{limit / report.config['batch']:.1f}x this run's batch.")
+        held = f", held {copies} times" if copies > 1 else ""
+        said.append(f"In {report.config['dtype']} each example adds "
+                    f"{copies * network.example_bytes(report.config['dtype']):,} bytes to {r.variant}'s graph{held}, "
+                    f"and its other nodes take {overhead_bytes(r, report):,}, so it fits under the 2 GiB GraphDef "
+                    f"limit up to batch {limit:,}, {limit / report.config['batch']:.1f}x this run's batch.")
     return said
 
 
