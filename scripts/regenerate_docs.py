@@ -5,7 +5,8 @@
     python scripts/regenerate_docs.py --list          # the commands, without running them
 
 A block to regenerate is a ```console fence whose first line is `$ tfgraphs ...`; everything after that line is
-replaced by what the command printed on stdout (and on stderr when it exits non-zero).
+replaced by what the command printed on stdout (and on stderr when it exits non-zero). A page's ```python blocks run
+first, in order, in the same scratch folder as its commands, so a command can read a file a block wrote.
 """
 
 import argparse
@@ -13,9 +14,11 @@ import re
 import shlex
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 BLOCK = re.compile(r"^```console\n\$ (tfgraphs [^\n]*)\n.*?^```$", re.M | re.S)
+PYTHON = re.compile(r"^```python\n(.*?)^```$", re.M | re.S)
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -24,11 +27,12 @@ def commands(text):
     return [m.group(1) for m in BLOCK.finditer(text)]
 
 
-def run(command):
-    """Run one `tfgraphs ...` command quietly; return what to paste under it."""
+def run(command, cwd):
+    """Run one `tfgraphs ...` command quietly in cwd; return what to paste under it."""
     argv = shlex.split(command)
-    proc = subprocess.run([sys.executable, "-m", "tfgraphs", *argv[1:], "--quiet"] if _takes_quiet(argv)
-                          else [sys.executable, "-m", "tfgraphs", *argv[1:]], capture_output=True, text=True)
+    extra = ["--quiet"] if _takes_quiet(argv) else []
+    proc = subprocess.run([sys.executable, "-m", "tfgraphs", *argv[1:], *extra], capture_output=True, text=True,
+                          cwd=cwd)
     out = proc.stdout
     if proc.returncode != 0:
         out += proc.stderr + f"(exit status {proc.returncode})\n"
@@ -42,12 +46,15 @@ def _takes_quiet(argv):
 def regenerate(path, echo=print):
     """Rewrite one page in place with fresh output for every console block."""
     text = path.read_text()
+    with tempfile.TemporaryDirectory() as scratch:
+        for code in PYTHON.findall(text):
+            subprocess.run([sys.executable, "-c", code], cwd=scratch, check=True, capture_output=True)
 
-    def fresh(match):
-        echo(f"{path.name}: $ {match.group(1)}")
-        return f"```console\n$ {match.group(1)}\n{run(match.group(1))}```"
+        def fresh(match):
+            echo(f"{path.name}: $ {match.group(1)}")
+            return f"```console\n$ {match.group(1)}\n{run(match.group(1), scratch)}```"
 
-    new = BLOCK.sub(fresh, text)
+        new = BLOCK.sub(fresh, text)
     tmp = path.with_suffix(".md.tmp")
     tmp.write_text(new)
     tmp.replace(path)
