@@ -1,7 +1,7 @@
 """Split the first run's excess over the later runs into Grappler, classic constant folding and the rest."""
 
 from tfgraphs.stats import median_or_none
-from tfgraphs.why import fmt_s
+from tfgraphs.units import fmt_s
 
 PARTS = ("grappler_s", "folding_s", "rest_s", "interaction_s")
 LABELS = {"grappler_s": "Grappler", "folding_s": "constant folding", "rest_s": "the rest",

@@ -2,39 +2,14 @@
 
 import argparse
 import dataclasses
+import json
 import os
 import sys
 
-from tfgraphs import limits, network, presets, render, results, runner
+from tfgraphs import ablation, limits, network, presets, render, results, runner, shapes_cli, sweep
+from tfgraphs.cliargs import Parser, add_output_flags, check_outputs, finish, positive_int
 from tfgraphs.limits import UsageError
 from tfgraphs.variants import DEFAULT_VARIANTS, VARIANTS
-
-
-class Parser(argparse.ArgumentParser):
-    """argparse, but a usage error is one line on stderr and exit status 2."""
-
-    def error(self, message):
-        self.exit(2, f"{self.prog}: {message} (see --help)\n")
-
-
-def positive_int(text):
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
-    return value
-
-
-def positive_float(text):
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"{text!r} must be greater than 0")
-    return value
 
 
 def batch_list(text):
@@ -45,22 +20,29 @@ def batch_list(text):
     return tuple(batches)
 
 
-def _common(p, batch=True):
-    """Flags every measuring command shares (sweep has --batches instead of --batch)."""
+def _variants_flag(p, default):
+    p.add_argument("--variants", default=",".join(default),
+                   help=f"comma-separated, from {', '.join(VARIANTS)} (default {','.join(default)})")
+
+
+def _plot_flag(p, what):
+    p.add_argument("--plot", metavar="PATH.png",
+                   help=f"also plot {what} to PATH.png (needs matplotlib: pip install 'tfgraphs[viz]')")
+
+
+def _measure_flags(p, runs=10, batch=True):
+    """Flags of the commands that measure the seed network (sweep has --batches instead of --batch)."""
     if batch:
         p.add_argument("--batch", type=positive_int, default=6000,
                        help="examples in X [N,32,32,1] (default 6000, about 50 MB in float64; the seed used 60000, "
                             "where the constant variant needs about 8-9 GB of RAM)")
     p.add_argument("--dtype", default="float64", choices=network.DTYPES, help="data type of X and W (default float64)")
-    p.add_argument("--runs", type=positive_int, default=10, help="timed runs after the first (default 10)")
+    p.add_argument("--runs", type=positive_int, default=runs, help=f"timed runs after the first (default {runs})")
     p.add_argument("--trials", type=positive_int, default=1,
                    help="fresh workers per variant, in rotating order; the report shows the median (default 1)")
     p.add_argument("--seed", type=int, default=0, help="seed of the data generator (default 0)")
-    p.add_argument("--format", default="simple", metavar="FMT", help="any tabulate table format (default simple)")
-    p.add_argument("--json", metavar="PATH", help="also write every result to PATH as JSON (atomically)")
-    p.add_argument("--timeout", type=positive_float, metavar="S", help="kill a worker after S seconds (a failed row)")
     p.add_argument("--force", action="store_true", help="run even when the memory estimate exceeds what is available")
-    p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    add_output_flags(p)
 
 
 def build_parser(prog="tfgraphs"):
@@ -71,20 +53,17 @@ def build_parser(prog="tfgraphs"):
     c = sub.add_parser("compare", help="the seed network fed four ways, each phase measured in a fresh worker",
                        description="Build conv2d -> avg_pool -> relu from the same data in several ways and measure "
                                    "graph size, build, session, init, first run and later runs for each.")
-    _common(c)
-    c.add_argument("--variants", default=",".join(DEFAULT_VARIANTS),
-                   help=f"comma-separated, from {', '.join(VARIANTS)} (default {','.join(DEFAULT_VARIANTS)})")
-    c.add_argument("--plot", metavar="PATH.png", help="also plot every run's time per variant to PATH.png (needs "
-                                                      "matplotlib: pip install 'tfgraphs[viz]')")
+    _measure_flags(c)
+    _variants_flag(c, DEFAULT_VARIANTS)
+    _plot_flag(c, "every run's time per variant")
     c.set_defaults(func=cmd_compare)
 
     e = sub.add_parser("explain", help="what the first sess.run pays for: optimizer ablation, per-op traces",
                        description="Run each variant under session presets that switch graph optimizers off, "
                                    "trace the first and a later run of each, and split the first run's extra time "
                                    "into Grappler, classic constant folding and the rest.")
-    _common(e)
-    e.add_argument("--variants", default="constant,placeholder,variable",
-                   help=f"comma-separated, from {', '.join(VARIANTS)} (default constant,placeholder,variable)")
+    _measure_flags(e)
+    _variants_flag(e, ablation.DEFAULT_VARIANTS)
     e.add_argument("--presets", default=",".join(presets.PRESETS),
                    help="comma-separated session presets: " + "; ".join(f"{k} = {v}" for k, v in presets.PRESETS.items())
                         + " (default: all)")
@@ -97,13 +76,12 @@ def build_parser(prog="tfgraphs"):
                        description="Measure each variant at each batch in a fresh worker, fit graph bytes = "
                                    "a*batch + b, predict the largest batch under 2 GiB, and ask TensorFlow to embed "
                                    "the next one (from an array that costs no memory).")
-    _common(s, batch=False)
-    s.add_argument("--batches", type=batch_list, default=(500, 1000, 2000, 4000), metavar="N,N,...",
-                   help="comma-separated batches, at least two (default 500,1000,2000,4000)")
-    s.add_argument("--variants", default="constant,placeholder",
-                   help=f"comma-separated, from {', '.join(VARIANTS)} (default constant,placeholder)")
-    s.add_argument("--plot", metavar="PATH.png", help="also plot graph bytes and first-run time against batch to "
-                                                      "PATH.png (needs matplotlib: pip install 'tfgraphs[viz]')")
+    d = sweep.Config()
+    _measure_flags(s, runs=d.runs, batch=False)
+    s.add_argument("--batches", type=batch_list, default=d.batches, metavar="N,N,...",
+                   help=f"comma-separated batches, at least two (default {','.join(map(str, d.batches))})")
+    _variants_flag(s, d.variants)
+    _plot_flag(s, "graph bytes and first-run time against batch")
     s.set_defaults(func=cmd_sweep)
 
     i = sub.add_parser("inspect", help="what is inside a GraphDef or SavedModel file (nothing is run)",
@@ -111,13 +89,11 @@ def build_parser(prog="tfgraphs"):
                                    "headroom to 2 GiB. The graph is only parsed: never imported or executed.")
     i.add_argument("path", help="a GraphDef (.pb binary, .pbtxt text), a SavedModel directory or its saved_model.pb")
     i.add_argument("--top", type=positive_int, default=10, help="largest Const nodes to list (default 10)")
-    i.add_argument("--format", default="simple", metavar="FMT", help="any tabulate table format (default simple)")
-    i.add_argument("--json", metavar="PATH", help="also write the numbers to PATH as JSON (atomically)")
+    add_output_flags(i, timeout=False)
     i.add_argument("--strip-constants", metavar="OUT.pbtxt",
                    help="write a text copy of the graph with every tensor's contents removed (dtype and shape kept)")
     i.set_defaults(func=cmd_inspect)
 
-    from tfgraphs import shapes_cli   # its flags live beside the job; imported here, once cli itself is loaded
     shapes_cli.add_parser(sub)
 
     lab = sub.add_parser("lab", help="course labs: list them, or check a solution",
@@ -133,21 +109,15 @@ def build_parser(prog="tfgraphs"):
     r = sub.add_parser("report", help="re-render a saved JSON report (no TensorFlow needed)")
     r.add_argument("path", help="a JSON file written with --json")
     r.add_argument("--format", default="simple", metavar="FMT", help="any tabulate table format (default simple)")
+    r.set_defaults(json=None)
     r.set_defaults(func=cmd_report)
     return p
-
-
-def _check_format(fmt):
-    from tabulate import tabulate_formats
-    if fmt not in tabulate_formats:
-        raise UsageError(f"unknown table format {fmt!r}; choose from {', '.join(tabulate_formats)}")
 
 
 def cmd_compare(args):
     from tfgraphs import compare
 
-    _check_format(args.format)
-    _check_plot(args)
+    check_outputs(args)
     names = limits.choose(args.variants, list(VARIANTS), "variant")
     config = compare.Config(batch=args.batch, dtype=args.dtype, runs=args.runs, trials=args.trials,
                             seed=args.seed, variants=tuple(names))
@@ -155,13 +125,11 @@ def cmd_compare(args):
     if progress is None:
         return 2
     report = compare.run(config, progress, timeout=args.timeout)
-    return _finish(report, args, refused=bool(refused))
+    return finish(report, args, refused=bool(refused))
 
 
 def cmd_explain(args):
-    from tfgraphs import ablation
-
-    _check_format(args.format)
+    check_outputs(args, *(d for d in (args.trace, args.tensorboard) if d and not os.path.isdir(d)))
     names = limits.choose(args.variants, list(VARIANTS), "variant")
     chosen = limits.choose(args.presets, list(presets.PRESETS), "preset")
     config = ablation.Config(batch=args.batch, dtype=args.dtype, runs=args.runs, trials=args.trials,
@@ -173,7 +141,7 @@ def cmd_explain(args):
     config = dataclasses.replace(config, variants=tuple(v for v in names if v not in refused))
     report = ablation.run(config, progress, timeout=args.timeout, trace_dir=args.trace,
                           tensorboard_dir=args.tensorboard)
-    return _finish(report, args, refused=bool(refused))
+    return finish(report, args, refused=bool(refused))
 
 
 def _plan(args, config, workers_per_variant):
@@ -190,31 +158,8 @@ def _plan(args, config, workers_per_variant):
     return refused, runner.Progress(total=len(runnable) * workers_per_variant, quiet=args.quiet)
 
 
-def _finish(report, args, refused=False):
-    """Save, print, and choose the exit status: 2 if input was refused, 1 if a worker failed."""
-    if args.json:
-        results.write_json(report, args.json)
-    if getattr(args, "plot", None):
-        from tfgraphs import plots
-        (plots.sweep_plot if report.command == "sweep" else plots.compare_plot)(report, args.plot)
-    sys.stdout.write(render.render(report, args.format))
-    if refused:
-        return 2
-    return 1 if any(not r.ok for r in report.rows) else 0
-
-
-def _check_plot(args):
-    """Refuse --plot before any worker starts when matplotlib is missing."""
-    if getattr(args, "plot", None):
-        from tfgraphs import plots
-        plots.require()
-
-
 def cmd_sweep(args):
-    from tfgraphs import sweep
-
-    _check_format(args.format)
-    _check_plot(args)
+    check_outputs(args)
     names = limits.choose(args.variants, list(VARIANTS), "variant")
     config = sweep.Config(batches=args.batches, dtype=args.dtype, runs=args.runs, trials=args.trials,
                           seed=args.seed, variants=tuple(names))
@@ -226,13 +171,13 @@ def cmd_sweep(args):
     for b in config.batches:
         limits.check_memory([v for v in names if (b, v) not in refused], b, args.dtype, args.force)
     report = sweep.run(config, runner.Progress(total=sweep.workers(config), quiet=args.quiet), timeout=args.timeout)
-    return _finish(report, args, refused=bool(refused))
+    return finish(report, args, refused=bool(refused))
 
 
 def cmd_inspect(args):
     from tfgraphs import graphfile, inspect_graph
 
-    _check_format(args.format)
+    check_outputs(args, args.strip_constants)
     if args.strip_constants and os.path.exists(args.strip_constants) and os.path.exists(args.path) and \
             os.path.samefile(args.strip_constants, args.path):
         raise UsageError(f"--strip-constants {args.strip_constants} would overwrite the graph it reads")
@@ -259,14 +204,27 @@ def cmd_lab_check(args):
 
 
 def cmd_report(args):
-    _check_format(args.format)
+    check_outputs(args)
     try:
-        report = results.read_json(args.path)
+        with open(args.path) as f:
+            doc = json.load(f)
     except OSError as exc:
         raise UsageError(f"cannot read {args.path}: {exc.strerror}") from None
-    except (ValueError, KeyError, TypeError) as exc:
+    except ValueError as exc:
+        raise UsageError(f"{args.path} is not JSON ({exc})") from None
+    try:
+        if isinstance(doc, dict) and doc.get("tool") == results.TOOL and doc.get("command") == "inspect":
+            from tfgraphs import inspect_graph
+            text = inspect_graph.render(inspect_graph.Inspection.from_dict(doc), args.format)
+        else:
+            text = render.render(results.Report.from_dict(doc), args.format)
+    except ValueError as exc:
+        raise UsageError(f"{args.path}: {exc}") from None
+    except KeyError as exc:
+        raise UsageError(f"{args.path} is not a complete tfgraphs results file (no {exc} in it)") from None
+    except (TypeError, AttributeError) as exc:
         raise UsageError(f"{args.path} is not a tfgraphs results file ({exc})") from None
-    sys.stdout.write(render.render(report, args.format))
+    sys.stdout.write(text)
     return 0
 
 

@@ -6,9 +6,8 @@ import numpy as np
 
 from tfgraphs import limits, network
 from tfgraphs.stats import median_or_none
-from tfgraphs.why import fmt_bytes, fmt_s
+from tfgraphs.units import fmt_bytes, fmt_s
 
-LIMIT = limits.GRAPHDEF_LIMIT
 # Peak RSS of identical workers differs by a few MB, so a memory slope over less data than this says nothing.
 PEAK_SPAN_BYTES = 8 * 2**20
 
@@ -44,7 +43,7 @@ def fit_line(batches, sizes):
 
 def largest_batch(a, b):
     """Largest N with a * N + b below 2 GiB, or None when the graph does not grow with N."""
-    return (LIMIT - 1 - b) // a if a > 0 else None
+    return limits.largest_batch(a, b) if a > 0 else None
 
 
 def fit_all(rows, variants):

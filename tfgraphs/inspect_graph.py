@@ -2,13 +2,13 @@
 
 import hashlib
 from collections import Counter, defaultdict
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 
 from tabulate import tabulate
 
 from tfgraphs import results
 from tfgraphs.limits import GRAPHDEF_LIMIT
-from tfgraphs.why import fmt_bytes
+from tfgraphs.units import fmt_bytes
 
 SHOWN_OP_TYPES = 20
 REPEAT_MIN_BYTES = 1024   # smaller tensors repeat legitimately (shapes, axes, scalars)
@@ -39,6 +39,15 @@ class Inspection:
         d["op_types"], d["largest_consts"], d["repeats"] = map(list, (self.op_types, self.largest_consts,
                                                                       self.repeats))
         return {"schema": results.SCHEMA, "tool": results.TOOL, "command": "inspect", **d}
+
+    @classmethod
+    def from_dict(cls, d):
+        """Rebuild from a saved --json document (no TensorFlow needed)."""
+        names = {f.name for f in fields(cls)}
+        d = {k: v for k, v in d.items() if k in names}
+        for key in ("op_types", "largest_consts", "repeats"):
+            d[key] = tuple(d.get(key) or ())
+        return cls(**d)
 
 
 def _all_nodes(graph_def):

@@ -5,8 +5,6 @@ from tfgraphs.variants import VARIANTS
 
 # TensorFlow refuses a tensor, a NodeDef or a GraphDef of 2**31 bytes or more (tensor_util.py, ops.py).
 GRAPHDEF_LIMIT = 1 << 31
-# Room left for the graph's own structure; the seed network's nodes serialize to well under 1 KiB.
-GRAPH_OVERHEAD_MARGIN = 4096
 
 # TensorFlow's own resident memory once imported; the copies of X at the peak come from each Variant.
 TF_BASELINE_BYTES = 700 * 2**20
@@ -16,9 +14,18 @@ class UsageError(Exception):
     """Bad input from the user: one line on stderr, exit status 2."""
 
 
+def largest_batch(bytes_per_example, overhead_bytes=0):
+    """Largest N with N * bytes_per_example + overhead_bytes under the 2 GiB limit."""
+    return (GRAPHDEF_LIMIT - 1 - overhead_bytes) // bytes_per_example
+
+
 def max_embedded_batch(dtype, copies=1):
-    """Largest batch whose X, embedded `copies` times, still fits under the 2 GiB GraphDef limit."""
-    return (GRAPHDEF_LIMIT - 1 - GRAPH_OVERHEAD_MARGIN) // (copies * network.example_bytes(dtype))
+    """Largest batch TensorFlow lets you embed: its tensor check alone, before the graph's other nodes count.
+
+    For the seed network the other nodes take under 4 KiB, less than one example in every dtype, so the GraphDef
+    limit falls on the same batch (why.max_batch computes it from the measured bytes).
+    """
+    return largest_batch(copies * network.example_bytes(dtype))
 
 
 def embedded_fits(batch, dtype, copies=1):

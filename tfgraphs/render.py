@@ -4,6 +4,7 @@ from tabulate import tabulate
 
 from tfgraphs import why
 from tfgraphs.stats import Summary
+from tfgraphs.units import fmt_bytes
 
 _UNITS = (("s", 1.0), ("ms", 1e-3), ("us", 1e-6))
 
@@ -40,10 +41,14 @@ def header(report):
             f"trial{'s' if trials != 1 else ''}, seed {c.get('seed', 0)} | {machine_line(report)}")
 
 
-def failures(rows):
+def row_label(row):
+    """A compare/explain row's name: the variant, with its preset when not the default."""
+    return row.variant + (f" [{row.preset}]" if row.preset != "default" else "")
+
+
+def failures(rows, label=row_label):
     """Lines naming each failed row and why."""
-    return [f"FAILED {r.variant}" + (f" [{r.preset}]" if r.preset != "default" else "") + f": {r.error}"
-            for r in rows if not r.ok]
+    return [f"FAILED {label(r)}: {r.error}" for r in rows if not r.ok]
 
 
 def phase_table(report, fmt):
@@ -59,7 +64,7 @@ def phase_table(report, fmt):
         s = Summary.of(r.runs_s)
         body.append([r.variant, r.graph_bytes, r.nodes, r.const_bytes, _t(r.build_s, unit), _t(r.session_s, unit),
                      _t(r.init_s, unit), _t(r.first_run_s, unit), _t(s.min, unit), _t(s.median, unit),
-                     _t(s.max, unit), s.n, why.fmt_bytes(r.peak_rss_bytes), f"{r.max_abs_err:.1e}"])
+                     _t(s.max, unit), s.n, fmt_bytes(r.peak_rss_bytes), f"{r.max_abs_err:.1e}"])
     table = tabulate(body, headers, tablefmt=fmt, intfmt=",", floatfmt=".3f", missingval="-",
                      disable_numparse=[len(headers) - 1])
     legend = (f"Times in {u}, each phase timed alone with perf_counter in a fresh worker per variant; later = the "

@@ -5,7 +5,7 @@ from tabulate import tabulate
 from tfgraphs import growth, network
 from tfgraphs.render import failures, machine_line, time_unit
 from tfgraphs.stats import median_or_none, ratio
-from tfgraphs.why import fmt_bytes
+from tfgraphs.units import fmt_bytes
 
 
 def header(report):

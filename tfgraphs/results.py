@@ -118,7 +118,7 @@ class Report:
 
     @classmethod
     def from_dict(cls, d):
-        if d.get("tool") != TOOL or not isinstance(d.get("schema"), int):
+        if not isinstance(d, dict) or d.get("tool") != TOOL or not isinstance(d.get("schema"), int):
             raise ValueError("not a tfgraphs results file")
         if d["schema"] > SCHEMA:
             raise ValueError(f"results schema {d['schema']} is newer than this tfgraphs understands ({SCHEMA})")
@@ -165,6 +165,10 @@ def write_atomic(path, write, mode="w"):
     try:
         with os.fdopen(fd, mode) as f:
             write(f)
+        # mkstemp makes the file private (0600); give it the mode any other new file would get.
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
         os.replace(tmp, path)
     except BaseException:
         os.unlink(tmp)

@@ -1,6 +1,7 @@
 """The `tfgraphs shapes` subcommand: its flags, and the command that checks them and runs the job."""
 
-from tfgraphs import cli, limits, runner, shapes
+from tfgraphs import limits, runner, shapes
+from tfgraphs.cliargs import add_output_flags, check_outputs, finish, positive_int
 from tfgraphs.shapes import MODES
 
 DESCRIPTION = (
@@ -9,7 +10,7 @@ DESCRIPTION = (
     "retracing, per-shape kernel selection, and the fixed-block remedy. With no GPU, cuDNN autotuning does "
     "not apply; oneDNN's per-shape cost is measured instead by also running --switch-modes with "
     "TF_ENABLE_ONEDNN_OPTS=0. With a GPU they run with TF_CUDNN_USE_AUTOTUNE=0 instead (that path is untested). "
-    "The seed's defaults take about two minutes on 2 CPU cores, about 10-15 s per mode.")
+    "Every mode runs in its own worker, one after another; progress lines on stderr name each one.")
 
 
 def add_parser(sub):
@@ -20,29 +21,25 @@ def add_parser(sub):
     for name, what in (("start", "shortest input length"), ("count", "how many lengths: start, start+1, ..."),
                        ("batch", "signals per call"), ("channels", "input channels"),
                        ("filters", "output channels"), ("kernel", "kernel length, at most --start")):
-        s.add_argument(f"--{name}", type=cli.positive_int, default=getattr(d, name),
+        s.add_argument(f"--{name}", type=positive_int, default=getattr(d, name),
                        help=f"{what} (default {getattr(d, name)})")
-    s.add_argument("--block", type=cli.positive_int, default=d.block,
+    s.add_argument("--block", type=positive_int, default=d.block,
                    help=f"blocked mode's output block length (default {d.block}: blocks of one fixed shape, "
                         f"8 per call, waste little padding on the seed's ~10,000-sample signals)")
-    s.add_argument("--passes", type=cli.positive_int, default=d.passes,
+    s.add_argument("--passes", type=positive_int, default=d.passes,
                    help=f"passes over every length; pass 1 meets each length for the first time (default {d.passes})")
     s.add_argument("--modes", default=",".join(MODES), help=f"comma-separated, from {', '.join(MODES)} (default all)")
     s.add_argument("--switch-modes", default=",".join(d.switch_modes),
                    help=f"modes also run with the device's per-shape switch off, TF_ENABLE_ONEDNN_OPTS=0 on CPU or "
                         f"TF_CUDNN_USE_AUTOTUNE=0 on a GPU; 'none' for none (default {','.join(d.switch_modes)})")
     s.add_argument("--seed", type=int, default=0, help="seed of the data generator (default 0)")
-    s.add_argument("--format", default="simple", metavar="FMT", help="any tabulate table format (default simple)")
-    s.add_argument("--json", metavar="PATH", help="also write every result to PATH as JSON (atomically)")
-    s.add_argument("--timeout", type=cli.positive_float, metavar="S",
-                   help="kill a worker after S seconds (a failed row)")
-    s.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    add_output_flags(s)
     s.set_defaults(func=cmd_shapes)
     return s
 
 
 def cmd_shapes(args):
-    cli._check_format(args.format)
+    check_outputs(args)
     switch_modes = () if args.switch_modes.strip() == "none" else limits.choose(args.switch_modes, MODES, "mode")
     config = shapes.Config(start=args.start, count=args.count, batch=args.batch, channels=args.channels,
                            filters=args.filters, kernel=args.kernel, block=args.block, passes=args.passes,
@@ -50,4 +47,4 @@ def cmd_shapes(args):
                            switch_modes=tuple(switch_modes))
     config.check()
     progress = runner.Progress(total=len(config.modes) + len(config.switch_modes), quiet=args.quiet)
-    return cli._finish(shapes.run(config, progress, timeout=args.timeout), args)
+    return finish(shapes.run(config, progress, timeout=args.timeout), args)

@@ -4,7 +4,7 @@ from dataclasses import dataclass
 
 from tfgraphs.shapes import AUTOTUNE, ONEDNN
 from tfgraphs.stats import median_or_none
-from tfgraphs.why import fmt_s
+from tfgraphs.units import fmt_s, join
 
 # Pass 1 / later passes below this is treated as noise: a new length cost nothing measurable.
 NOISE = 1.2
@@ -60,11 +60,6 @@ def _signed(seconds):
     return ("-" if seconds < 0 else "+") + fmt_s(abs(seconds))
 
 
-def _names(items):
-    items = list(items)
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
-
-
 def _later(report):
     return "pass 2" if report.config.get("passes", 2) == 2 else "the later passes"
 
@@ -92,7 +87,7 @@ def sentences(report):
 
 def _devices(report, ok):
     devices = sorted({short_device(r.device) or "?" for r in ok})
-    where = f"every mode ran on {devices[0]}" if len(devices) == 1 else f"the modes ran on {_names(devices)}"
+    where = f"every mode ran on {devices[0]}" if len(devices) == 1 else f"the modes ran on {join(devices)}"
     if report.extra.get("switch") == AUTOTUNE:
         return f"A GPU was visible and {where}; cuDNN autotuning applies to the convolutions placed on it."
     return f"No GPU was visible and {where}, so cuDNN autotuning does not apply here."
@@ -108,7 +103,7 @@ def _penalties(report, costs):
     if flat:
         low, high = min(c.ratio for c in flat), max(c.ratio for c in flat)
         span = f"{low:.2f}x" if len(flat) == 1 else f"{low:.2f}x to {high:.2f}x"
-        said.append(f"In {_names(c.mode for c in flat)} pass 1 / {later} was {span}, under the {NOISE:.1f}x "
+        said.append(f"In {join(c.mode for c in flat)} pass 1 / {later} was {span}, under the {NOISE:.1f}x "
                     f"taken as noise: a new length cost nothing measurable.")
     return said
 
@@ -118,7 +113,7 @@ def _tracing(report, ok, costs):
     traced = [r for r in ok if r.traces is not None and r.mode != "graph"]
     if traced:
         parts = [f"{r.mode} {r.traces} time{'s' if r.traces != 1 else ''}" for r in traced]
-        said.append(f"For {n} distinct lengths, tf.function traced " + _names(parts) + ".")
+        said.append(f"For {n} distinct lengths, tf.function traced " + join(parts) + ".")
     graph = next((r for r in ok if r.mode == "graph"), None)
     if graph is not None:
         said.append(f"graph built {graph.traces} graph with a [None, None, {report.config['channels']}] placeholder "

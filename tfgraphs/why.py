@@ -1,29 +1,11 @@
 """Explain a compare report from its own numbers: the "why" table, memory copies, and sentences."""
 
 from tfgraphs import limits, network
+from tfgraphs.units import fmt_bytes, fmt_s, join
 from tfgraphs.stats import median_or_none, ratio
 
 PHASES = ("data", "build", "session", "init", "first_run", "later_runs")
 EMBEDDED_SHARE = 0.9   # a graph holding at least this share of X's bytes in Const tensors holds X
-
-
-def fmt_s(seconds):
-    """A duration with a unit that suits it."""
-    if seconds is None:
-        return "-"
-    if seconds >= 1:
-        return f"{seconds:.2f} s"
-    return f"{seconds * 1e3:.1f} ms"
-
-
-def fmt_bytes(n):
-    """Bytes in decimal units (kB, MB, GB)."""
-    if n is None:
-        return "-"
-    for unit, size in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
-        if abs(n) >= size:
-            return f"{n / size:.1f} {unit}"
-    return f"{n} B"
 
 
 def data_bytes(report):
@@ -44,7 +26,7 @@ def max_batch(row, report):
     if not holds_data(row, report):
         return None
     per_example = copies_in_graph(row, report) * network.example_bytes(report.config["dtype"])
-    return (limits.GRAPHDEF_LIMIT - 1 - overhead_bytes(row, report)) // per_example
+    return limits.largest_batch(per_example, overhead_bytes(row, report))
 
 
 def copies_in_graph(row, report):
@@ -94,11 +76,6 @@ def copies_rows(report):
     return out
 
 
-def _names(rows):
-    names = [r.variant for r in rows]
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
-
-
 def sentences(report):
     """Sentences that hold for this report's numbers; each one disappears or changes when they do not."""
     ok = [r for r in report.rows if r.ok]
@@ -112,11 +89,11 @@ def sentences(report):
 
     if embedded:
         biggest = max(r.graph_bytes for r in embedded)
-        said.append(f"The {_names(embedded)} GraphDef{'s are' if len(embedded) > 1 else ' is'} up to "
+        said.append(f"The {join(r.variant for r in embedded)} GraphDef{'s are' if len(embedded) > 1 else ' is'} up to "
                     f"{fmt_bytes(biggest)}, {biggest / size:.2f}x the {fmt_bytes(size)} of X: the data is stored in the graph.")
     if fed:
         small = max(r.graph_bytes for r in fed)
-        said.append(f"The {_names(fed)} GraphDef{'s are' if len(fed) > 1 else ' is'} at most {small:,} bytes: X is not in "
+        said.append(f"The {join(r.variant for r in fed)} GraphDef{'s are' if len(fed) > 1 else ' is'} at most {small:,} bytes: X is not in "
                     f"{'them' if len(fed) > 1 else 'it'}, so the graph does not grow with the batch.")
 
     slowest_session = max(ok, key=lambda r: r.session_s or 0.0)
@@ -155,8 +132,7 @@ def build_copies(row, size):
 
 def _each(rows, fn):
     """'x (a) and y (b)': one value per variant, for sentences that cover several variants at once."""
-    parts = [f"{fn(r)} ({r.variant})" for r in rows]
-    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    return join(f"{fn(r)} ({r.variant})" for r in rows)
 
 
 def _against_base(embedded, base, size):

@@ -1,0 +1,26 @@
+"""How numbers and lists read in sentences: durations, byte counts, 'a, b and c'."""
+
+
+def fmt_s(seconds):
+    """A duration with a unit that suits it."""
+    if seconds is None:
+        return "-"
+    if abs(seconds) >= 1:
+        return f"{seconds:.2f} s"
+    return f"{seconds * 1e3:.1f} ms"
+
+
+def fmt_bytes(n):
+    """Bytes in decimal units (kB, MB, GB)."""
+    if n is None:
+        return "-"
+    for unit, size in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if abs(n) >= size:
+            return f"{n / size:.1f} {unit}"
+    return f"{n} B"
+
+
+def join(items):
+    """'a', 'a and b', 'a, b and c'."""
+    items = [str(i) for i in items]
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
