@@ -1,13 +1,12 @@
 """compare end to end: real workers, JSON, report, exit codes."""
 
 import json
-import signal
-import sys
+import os
 
 import pytest
 
 from conftest import run_cli
-from tfgraphs import limits, network, results, runner
+from tfgraphs import cli, limits, network, results, runner
 
 DATA = network.data_bytes(20, "float64")
 
@@ -96,26 +95,53 @@ def test_bad_input_exits_2(args, message):
     assert "Traceback" not in proc.stderr and proc.stdout == ""
 
 
-def test_refused_variant_keeps_others(tmp_path):
+def fake_worker(fail):
+    """A stand-in for runner.run_worker: a failed document for the variants in `fail`, a tiny result otherwise."""
+    def run_worker(argv, label, progress, timeout=None, env=None):
+        progress.done += 1
+        variant = argv[argv.index("--variant") + 1]
+        if variant in fail:
+            return {"status": "failed", "error": "worker killed by signal SIGKILL"}
+        return {"status": "ok", "error": None, "tf_version": "x", "devices": [], "graph_bytes": 400,
+                "const_bytes": 0, "nodes": 5, "build_s": 0.001, "serialize_s": 0.001, "session_s": 0.001,
+                "init_s": None, "first_run_s": 0.2, "runs_s": [0.1, 0.1], "peak_rss_bytes": 10**9,
+                "rss_bytes": {"start": 1, "data": 2}, "max_abs_err": 0.0}
+    return run_worker
+
+
+def test_refused_variant_keeps_others(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(runner, "run_worker", fake_worker(fail=()))
     batch = limits.max_embedded_batch("float64") + 1
     path = tmp_path / "r.json"
-    # --runs 1 and --timeout keep this cheap: placeholder is killed during import, which is also a failed row.
-    proc = run_cli("compare", "--batch", batch, "--variants", "constant,placeholder", "--timeout", "0.5",
-                   "--json", path, "--force")
-    assert proc.returncode == 2
-    assert f"largest float64 batch that fits is {batch - 1:,}" in proc.stderr
+    code = cli.main(["compare", "--batch", str(batch), "--variants", "constant,placeholder", "--json", str(path),
+                     "--force", "--quiet"])
+    assert code == 2
+    assert f"largest float64 batch that fits is {batch - 1:,}" in capsys.readouterr().err
     r = rows(json.loads(path.read_text()))
     assert r["constant"]["status"] == "failed" and "2 GiB" in r["constant"]["error"]
-    assert r["placeholder"]["status"] == "failed" and "timeout" in r["placeholder"]["error"]
+    assert r["placeholder"]["status"] == "ok"
 
 
-def test_killed_worker_becomes_failed_row(tmp_path):
+def test_failed_worker_becomes_failed_row(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(runner, "run_worker", fake_worker(fail=("variable",)))
     path = tmp_path / "k.json"
-    proc = run_cli("compare", "--batch", 10, "--variants", "placeholder", "--timeout", "0.5", "--json", path)
+    code = cli.main(["compare", "--batch", "10", "--variants", "placeholder,variable", "--json", str(path), "--quiet"])
+    assert code == 1
+    r = rows(json.loads(path.read_text()))
+    assert r["variable"] == {**r["variable"], "status": "failed", "error": "worker killed by signal SIGKILL"}
+    assert r["placeholder"]["status"] == "ok"
+    out = capsys.readouterr().out
+    assert "FAILED variable: worker killed by signal SIGKILL" in out and "placeholder" in out
+
+
+def test_real_worker_timeout_becomes_failed_row(tmp_path):
+    path = tmp_path / "t.json"
+    # No worker imports TensorFlow in a millisecond, so this one is always killed.
+    proc = run_cli("compare", "--batch", 10, "--variants", "placeholder", "--timeout", "0.001", "--json", path)
     assert proc.returncode == 1
     r = rows(json.loads(path.read_text()))["placeholder"]
-    assert r["status"] == "failed" and r["error"] == "worker killed after the 0.5 s timeout"
-    assert "FAILED placeholder: worker killed after the 0.5 s timeout" in proc.stdout
+    assert r["status"] == "failed" and r["error"] == "worker killed after the 0.001 s timeout"
+    assert "FAILED placeholder: worker killed after the 0.001 s timeout" in proc.stdout
 
 
 def test_runner_reports_signal():
@@ -125,7 +151,9 @@ def test_runner_reports_signal():
     doc = runner.run_worker(["-c", "import sys; print('boom', file=sys.stderr); sys.exit(3)"], "x", progress)
     assert doc == {"status": "failed", "error": "worker exited with status 3: boom"}
     doc = runner.run_worker(["-c", "print('not json')"], "x", progress)
-    assert doc == {"status": "failed", "error": "worker exited with status 0"}
+    assert doc == {"status": "failed", "error": "worker printed no JSON result"}
+    doc = runner.run_worker(["-c", "import time; time.sleep(60)"], "x", progress, timeout=0.2)
+    assert doc == {"status": "failed", "error": "worker killed after the 0.2 s timeout"}
 
 
 def test_report_bad_files(tmp_path):
@@ -134,8 +162,34 @@ def test_report_bad_files(tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
     proc = run_cli("report", bad)
-    assert proc.returncode == 2 and "not a tfgraphs results file" in proc.stderr
-    other = tmp_path / "other.json"
-    other.write_text('{"schema": 1}')
-    proc = run_cli("report", other)
-    assert proc.returncode == 2 and len(proc.stderr.splitlines()) == 1
+    assert proc.returncode == 2 and "is not JSON" in proc.stderr
+    for name, text, message in (
+            ("other.json", '{"schema": 1}', "not a tfgraphs results file"),
+            ("list.json", "[1, 2]", "not a tfgraphs results file"),
+            ("partial.json", '{"tool": "tfgraphs", "schema": 1, "command": "compare", "config": {}, '
+                             '"variants": [{"name": "x"}]}', "no 'batch' in it"),
+            ("future.json", '{"tool": "tfgraphs", "schema": 99, "config": {}, "variants": []}', "newer")):
+        (tmp_path / name).write_text(text)
+        proc = run_cli("report", tmp_path / name)
+        assert proc.returncode == 2 and message in proc.stderr, name
+        assert len(proc.stderr.splitlines()) == 1 and "Traceback" not in proc.stderr
+
+
+def test_unwritable_outputs_refused_before_running(tmp_path):
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    os.chmod(locked, 0o500)
+    for args, message in ((["--json", tmp_path], "is a directory"),
+                          (["--json", locked / "out.json"], "is not a writable folder")):
+        proc = run_cli("compare", "--batch", 10, *args)
+        if os.access(locked, os.W_OK) and "writable" in message:
+            continue   # root ignores the folder's mode
+        assert proc.returncode == 2 and message in proc.stderr
+        assert len(proc.stderr.splitlines()) == 1 and proc.stdout == ""
+
+
+def test_json_file_mode_follows_umask(compare_json):
+    path = compare_json[0]
+    umask = os.umask(0)
+    os.umask(umask)
+    assert os.stat(path).st_mode & 0o777 == 0o666 & ~umask

@@ -66,14 +66,22 @@ def sentences(report):
         total = a["excess_s"]
         if total is None:
             continue
+        if total <= noise:
+            said.append(f"{a['variant']}: the first run paid {fmt_s(total)} over the later runs under the default "
+                        f"config, within the spread of the later runs ({fmt_s(noise)}): nothing to attribute.")
+            continue
         if a["grappler_s"] is None:
             said.append(f"{a['variant']}: the first run paid {fmt_s(total)} over the later runs under the default "
                         f"config; attributing it needs all of the presets {', '.join(NEEDED)}.")
             continue
         parts = sorted(((a[k], k) for k in PARTS if k != "interaction_s"), reverse=True)
         named = ", ".join(f"{LABELS[k]} {fmt_s(v)} ({share(v, total):.0f}%)" for v, k in parts)
-        line = (f"{a['variant']}: of the {fmt_s(total)} the first run paid over the later runs (default config), "
-                f"{named}; the biggest measured contributor is {LABELS[parts[0][1]]}.")
+        line = f"{a['variant']}: of the {fmt_s(total)} the first run paid over the later runs (default config), {named}"
+        top, key = parts[0]
+        if top > noise:
+            line += f"; the biggest measured contributor is {LABELS[key]}."
+        else:
+            line += f"; no part is larger than the spread of the later runs ({fmt_s(noise)})."
         if abs(a["interaction_s"]) > noise:
             line += (f" The parts do not add up: the interaction term is {fmt_s(a['interaction_s'])} "
                      f"({share(a['interaction_s'], total):.0f}%), since the two presets overlap.")
@@ -113,7 +121,7 @@ def _bare_against_fed(rows):
         verdict = "close to" if 1 / 1.5 <= times <= 1.5 else f"{times:.1f}x"
         said.append(f"With both optimizers off, {variant}'s first-run excess ({fmt_s(excess(r))}) is {verdict} "
                     f"placeholder's ({fmt_s(excess(fed))})"
-                    + (": what remains is the first-run cost any graph pays." if verdict == "close to" else "."))
+                    + (": what remains is about what the fed graph's first run pays too." if verdict == "close to" else "."))
     return said
 
 
@@ -124,15 +132,22 @@ def ran_in_later(row, op_type):
     return any(op["type"] == op_type and op["later_ms"] is not None for op in row.top_ops)
 
 
+def folded_into(row):
+    """Names of constant-folded nodes (`..._cf__...`, from Grappler or the classic folder) in the later traced run."""
+    return [op["op"] for op in row.top_ops if "__cf__" in op["op"] and op["later_ms"] is not None]
+
+
 def _trace_facts(rows):
     """Whether the convolution was still computed in the later runs, per variant and preset."""
     said = []
-    folded = [r for r in rows if ran_in_later(r, "Conv2D") is False]
     kept = [r for r in rows if ran_in_later(r, "Conv2D")]
     if kept:
         said.append("Conv2D ran in the traced later run of " + ", ".join(f"{r.variant} [{r.preset}]" for r in kept)
                     + ": nothing there was folded away.")
-    if folded:
-        said.append("Conv2D did not run in the traced later run of " + ", ".join(f"{r.variant} [{r.preset}]"
-                    for r in folded) + ": the optimizers replaced the network's output with a precomputed constant.")
+    for r in rows:
+        if ran_in_later(r, "Conv2D") is False:
+            cf = folded_into(r)
+            why = (f": the network was folded into a constant ({cf[0]} ran instead)" if cf else
+                   ": its output was computed before that run")
+            said.append(f"Conv2D did not run in the traced later run of {r.variant} [{r.preset}]{why}.")
     return said

@@ -4,7 +4,7 @@ from dataclasses import asdict, dataclass
 
 from tfgraphs import limits, network, runner
 from tfgraphs.results import Measurement, Report, Row, machine_info
-from tfgraphs.variants import VARIANTS
+from tfgraphs.variants import DEFAULT_VARIANTS, VARIANTS
 
 
 @dataclass(frozen=True)
@@ -16,7 +16,7 @@ class Config:
     runs: int = 10
     trials: int = 1
     seed: int = 0
-    variants: tuple = ("numpy", "constant", "placeholder", "variable")
+    variants: tuple = DEFAULT_VARIANTS
 
     def to_dict(self):
         return {**asdict(self), "variants": list(self.variants)}

@@ -4,8 +4,6 @@ from dataclasses import dataclass, field
 
 import tensorflow as tf
 
-from tfgraphs import network
-
 v1 = tf.compat.v1
 
 

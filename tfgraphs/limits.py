@@ -52,17 +52,6 @@ def check_memory(variants, batch, dtype, force=False):
             f"but {have / 1e9:.1f} GB is available; use a smaller --batch, or --force to run anyway")
 
 
-def positive_int(text):
-    """argparse type: an integer >= 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise UsageError(f"{text!r} is not an integer") from None
-    if value < 1:
-        raise UsageError(f"{text!r} must be at least 1")
-    return value
-
-
 def choose(text, known, what):
     """Parse a comma-separated list of names, each one of `known`, keeping order and dropping repeats."""
     names = [n.strip() for n in text.split(",") if n.strip()]

@@ -54,21 +54,24 @@ def failures(rows, label=row_label):
 def phase_table(report, fmt):
     """Phase timings, sizes and memory per variant, in one time unit."""
     ok = [r for r in report.rows if r.ok]
-    times = [v for r in ok for v in (r.build_s, r.session_s, r.init_s, r.first_run_s, *r.runs_s)]
+    times = [v for r in ok for v in (r.build_s, r.serialize_s, r.session_s, r.init_s, r.first_run_s, *r.runs_s)]
     unit = time_unit(times)
     u = unit[0]
-    headers = ["variant", "graph bytes", "nodes", "const bytes", f"build {u}", f"session {u}", f"init {u}",
+    headers = ["variant", "graph bytes", "nodes", "const bytes", f"build {u}", f"serialize {u}", f"session {u}",
+               f"init {u}",
                f"first run {u}", f"later min {u}", f"later median {u}", f"later max {u}", "n", "peak RSS", "max abs err"]
     body = []
     for r in ok:
         s = Summary.of(r.runs_s)
-        body.append([r.variant, r.graph_bytes, r.nodes, r.const_bytes, _t(r.build_s, unit), _t(r.session_s, unit),
+        body.append([r.variant, r.graph_bytes, r.nodes, r.const_bytes, _t(r.build_s, unit),
+                     _t(r.serialize_s, unit), _t(r.session_s, unit),
                      _t(r.init_s, unit), _t(r.first_run_s, unit), _t(s.min, unit), _t(s.median, unit),
                      _t(s.max, unit), s.n, fmt_bytes(r.peak_rss_bytes), f"{r.max_abs_err:.1e}"])
     table = tabulate(body, headers, tablefmt=fmt, intfmt=",", floatfmt=".3f", missingval="-",
                      disable_numparse=[len(headers) - 1])
-    legend = (f"Times in {u}, each phase timed alone with perf_counter in a fresh worker per variant; later = the "
-              f"runs after the first (min/median/max over n). graph bytes = serialized GraphDef; const bytes = bytes "
+    legend = (f"Times in {u}, each phase timed alone with perf_counter in a fresh worker per variant; serialize = "
+              f"GraphDef to bytes, timed after the runs; later = the runs after the first (min/median/max over n). "
+              f"graph bytes = serialized GraphDef; const bytes = bytes "
               f"held in Const tensors; peak RSS = the worker's peak resident memory; max abs err = largest "
               f"difference from the NumPy reference.")
     return table, legend

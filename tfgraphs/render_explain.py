@@ -3,6 +3,7 @@
 from tabulate import tabulate
 
 from tfgraphs import attribution
+from tfgraphs.presets import PRESETS
 from tfgraphs.render import failures, header, time_unit
 from tfgraphs.stats import median_or_none
 
@@ -21,13 +22,8 @@ def ablation_table(report, fmt):
                      r.graph_bytes])
     headers = ["variant", "preset", f"first run {u}", f"later median {u}", f"excess {u}", "graph bytes"]
     legend = (f"Times in {u}, from timed workers only (traces are taken in separate workers). excess = first run - "
-              f"median later run. Presets: " + "; ".join(f"{k} = {v}" for k, v in _presets().items()) + ".")
+              f"median later run. Presets: " + "; ".join(f"{k} = {v}" for k, v in PRESETS.items()) + ".")
     return tabulate(body, headers, tablefmt=fmt, floatfmt=".3f", intfmt=","), legend
-
-
-def _presets():
-    from tfgraphs.presets import PRESETS
-    return PRESETS
 
 
 def attribution_table(report, fmt):
@@ -38,7 +34,7 @@ def attribution_table(report, fmt):
         row = [a["variant"], None if total is None else f"{total:.3f}"]
         for k in attribution.PARTS:
             pct = attribution.share(a[k], total)
-            row.append(None if a[k] is None else f"{a[k]:.3f} ({pct:.0f}%)")
+            row.append(None if a[k] is None else f"{a[k]:.3f}" + ("" if pct is None else f" ({pct:.0f}%)"))
         body.append(row)
     headers = ["variant", "excess s", *(f"{attribution.LABELS[k]} s" for k in attribution.PARTS)]
     legend = ("Grappler = excess(default) - excess(no-grappler); constant folding = excess(default) - "

@@ -75,6 +75,8 @@ def run_worker(argv, label, progress, timeout=None, env=None):
         return doc
     if isinstance(doc, dict) and doc.get("error"):
         return {**doc, "status": "failed"}
+    if code == 0 and not timed_out:
+        return {"status": "failed", "error": "worker printed no JSON result"}
     reason = _describe_exit(code, timed_out, timeout)
     if tail and not timed_out and code > 0:
         reason += f": {tail[-1][:300]}"

@@ -8,8 +8,6 @@ from dataclasses import dataclass
 class Summary:
     """min / median / max of n samples."""
 
-    FIELDS = ("n", "min", "median", "max")
-
     n: int
     min: float
     median: float

@@ -3,6 +3,8 @@
 import os
 import re
 
+from tfgraphs import results
+
 _LABEL = re.compile(r"^\s*([^=]+?)\s*=\s*([A-Za-z0-9_]+)")
 
 
@@ -40,13 +42,9 @@ def write_chrome_trace(step_stats, directory, stem):
     """Write one run's step stats as Chrome trace JSON (opens in Perfetto or chrome://tracing)."""
     from tensorflow.python.client import timeline
 
-    os.makedirs(directory, exist_ok=True)
     path = os.path.join(directory, stem + ".trace.json")
     text = timeline.Timeline(step_stats).generate_chrome_trace_format(show_memory=True)
-    tmp = path + ".tmp"
-    with open(tmp, "w") as f:
-        f.write(text)
-    os.replace(tmp, path)
+    results.write_atomic(path, lambda f: f.write(text))
     return path
 
 

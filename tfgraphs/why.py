@@ -94,7 +94,7 @@ def sentences(report):
     if fed:
         small = max(r.graph_bytes for r in fed)
         said.append(f"The {join(r.variant for r in fed)} GraphDef{'s are' if len(fed) > 1 else ' is'} at most {small:,} bytes: X is not in "
-                    f"{'them' if len(fed) > 1 else 'it'}, so the graph does not grow with the batch.")
+                    f"{'them' if len(fed) > 1 else 'it'} (`tfgraphs sweep` measures size against batch).")
 
     slowest_session = max(ok, key=lambda r: r.session_s or 0.0)
     fastest_first = min(r.first_run_s for r in ok)
@@ -140,10 +140,12 @@ def _against_base(embedded, base, size):
     said = []
     slow = [r for r in embedded if r.build_s and base.build_s and r.build_s > 3 * base.build_s]
     if slow:
-        copies = (f", and added {_each(slow, lambda r: f'{build_copies(r, size):.1f}')} copies of X to memory"
-                  if min(build_copies(r, size) for r in slow) >= 0.5 else "")
+        copied = min(build_copies(r, size) for r in slow) >= 0.5
+        # Both halves measured: X's bytes are in the graph's Const tensors, and memory grew by a copy of X.
+        copies = (f", and added {_each(slow, lambda r: f'{build_copies(r, size):.1f}')} copies of X to memory: "
+                  f"the array was copied into a TensorProto inside the graph" if copied else "")
         said.append(f"Building took {_each(slow, lambda r: fmt_s(r.build_s))} against {fmt_s(base.build_s)} for "
-                    f"{base.variant}{copies}: the array is converted into a TensorProto inside the graph.")
+                    f"{base.variant}{copies}.")
     b_later = later_median(base)
     b_excess, b_ratio = base.first_run_s - b_later, base.first_run_s / b_later
     stands_out = [r for r in embedded if r.first_run_s / later_median(r) >= 2
