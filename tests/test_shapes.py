@@ -10,7 +10,8 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from conftest import run_cli
-from tfgraphs import limits, results, shapes, shapes_why
+from tfgraphs import limits, results, runner, shapes, shapes_why
+from tfgraphs.cli import main
 from tfgraphs.shapes import ModeRun
 
 TINY = dict(start=40, count=5, batch=2, channels=3, filters=2, kernel=4, block=8, passes=2)
@@ -122,8 +123,21 @@ def test_trace_counts(shapes_json):
     assert m["function-relaxed"]["traces"] == 2
     assert m["function-signature"]["traces"] == 1
     assert m["blocked"]["traces"] == 1
-    assert m["graph"]["traces"] == 1                      # one graph, finalized, fed every length
+    assert m["graph"]["traces"] == 1                      # graphs built: one, fed every length
     assert m["eager"]["traces"] is None and m["keras"]["traces"] is None
+
+
+def test_graph_built_in_the_first_call_and_counted(tf):
+    from tfgraphs import shapes_worker
+
+    args = shapes_worker.parse_args([*map(str, _flags(seed=0)), "--mode", "graph"])
+    x, w = shapes_worker.make_data(args)
+    call, traces, device = shapes_worker.build(tf, "graph", w, args)
+    assert traces() == 0 and device() is None
+    for length in (40, 41, 44):
+        y = call(np.ascontiguousarray(x[:, :length]))
+        assert np.max(np.abs(y - tf.nn.conv1d(x[:, :length], w, stride=1, padding="VALID").numpy())) <= 1e-5
+    assert traces() == 1 and device().endswith("CPU:0")
 
 
 def test_switch_measured(shapes_json):
@@ -150,10 +164,31 @@ def test_report_rerenders_without_tensorflow(shapes_json):
     assert "cuDNN autotuning does not apply" in again.stdout
 
 
-def test_timeout_is_a_failed_mode():
-    proc = run_cli("shapes", *_flags(), "--modes", "eager", "--timeout", "0.2", "--quiet")
-    assert proc.returncode == 1
-    assert "FAILED eager: worker killed after the 0.2 s timeout" in proc.stdout
+def test_worker_timeout_is_a_failed_document():
+    doc = runner.run_worker(["-c", "import time; time.sleep(60)"], "x", runner.Progress(1, quiet=True), timeout=0.2)
+    assert doc == {"status": "failed", "error": "worker killed after the 0.2 s timeout"}
+
+
+def test_failed_mode_is_a_failed_row(tmp_path, monkeypatch, capsys):
+    """A worker that fails (here function, and eager with the switch off) leaves a FAILED line and a failed row."""
+    error = "worker killed by signal SIGKILL (out of memory? try a smaller --batch)"
+
+    def fake_worker(argv, label, progress, timeout=None, env=None):
+        if argv[argv.index("--mode") + 1] == "function" or env[shapes.ONEDNN] == "0":
+            return {"status": "failed", "error": error}
+        return {"status": "ok", "tf_version": "0", "devices": ["/physical_device:CPU:0"], "device": "/device:CPU:0",
+                "traces": None, "times_s": [[0.02] * 5, [0.01] * 5], "max_rel_err": 1e-7, "env": env}
+
+    monkeypatch.setattr(runner, "run_worker", fake_worker)
+    path = tmp_path / "out.json"
+    assert main(["shapes", *map(str, _flags()), "--modes", "eager,function", "--json", str(path), "--quiet"]) == 1
+    out = capsys.readouterr().out
+    assert out.endswith(f"FAILED function: {error}\nFAILED eager [TF_ENABLE_ONEDNN_OPTS=0]: {error}\n")
+    assert "Every mode that finished matched" in out
+    doc = json.loads(path.read_text())
+    assert [(m["mode"], m["status"], m["error"]) for m in doc["modes"]] == [
+        ("eager", "ok", None), ("function", "failed", error), ("eager", "failed", error)]
+    assert doc["modes"][1]["times_s"] == [] and results.Report.from_dict(doc).to_dict() == doc
 
 
 # bad input
@@ -183,11 +218,12 @@ def test_config_check():
 
 # sentences follow the numbers
 
-def _report(times):
-    """A shapes report from {mode: (pass 1 s, pass 2 s)}, every length alike."""
+def _report(times, traces=None):
+    """A shapes report from {mode: (pass 1 s, pass 2 s)}, every length alike, and {mode: traces}."""
     config = shapes.Config(**TINY).to_dict()
     rows = [ModeRun.from_worker(m, {"status": "ok", "device": "/device:CPU:0", "times_s": [[a] * 5, [b] * 5],
-                                    "max_rel_err": 1e-7, "env": dict(shapes.SWITCHES_ON)}, shapes.Config(**TINY))
+                                    "traces": (traces or {}).get(m), "max_rel_err": 1e-7,
+                                    "env": dict(shapes.SWITCHES_ON)}, shapes.Config(**TINY))
             for m, (a, b) in times.items()]
     return results.Report("shapes", config, tuple(rows), extra={"switch": shapes.ONEDNN})
 
@@ -199,3 +235,16 @@ def test_sentences_follow_the_numbers():
     assert "its throughput on lengths already seen was 17% lower (pass 2: 7 kHz in blocked, 8 in function)" in said
     said = " ".join(shapes_why.sentences(_report({"function": (0.01, 0.01), "blocked": (0.012, 0.012)})))
     assert "slower than" not in said and "No mode paid measurably for new lengths" in said
+
+
+def test_retracing_sentence_follows_the_trace_counts():
+    times = {"function": (0.03, 0.01), "function-signature": (0.01, 0.01), "graph": (0.01, 0.01)}
+    said = " ".join(shapes_why.sentences(_report(times, {"function": 5, "function-signature": 1, "graph": 1})))
+    assert "For 5 distinct lengths, tf.function traced function 5 times and function-signature 1 time." in said
+    assert "graph built 1 graph with a [None, None, 3] placeholder and ran all 5 lengths in it." in said
+    assert "which traced 1 time to function's 5: retracing explains all of function's new-length cost" in said
+    for traces in ({"function": 5, "function-signature": 2, "graph": 5}, {"function": 5}):
+        said = " ".join(shapes_why.sentences(_report(times, traces)))
+        assert "retracing" not in said and "traced 1 time to" not in said
+    assert "graph built 5 graphs for 5 distinct lengths." in " ".join(
+        shapes_why.sentences(_report(times, {"graph": 5})))

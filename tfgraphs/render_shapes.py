@@ -3,7 +3,7 @@
 from tabulate import tabulate
 
 from tfgraphs import shapes_why
-from tfgraphs.render import machine_line, time_unit
+from tfgraphs.render import failures, machine_line, time_unit
 from tfgraphs.shapes_why import NOISE, cost, short_device, split
 
 
@@ -96,11 +96,10 @@ def length_table(report, fmt):
     return table, legend
 
 
-def failures(report):
-    """Lines naming each failed worker and why."""
+def mode_label(report):
+    """A function naming a row: its mode, with the device's switch when this row ran with it off."""
     switch = report.extra.get("switch")
-    return [f"FAILED {r.mode}" + (f" [{switch}=0]" if switch and r.env.get(switch) == "0" else "") + f": {r.error}"
-            for r in report.rows if not r.ok]
+    return lambda r: r.mode + (f" [{switch}=0]" if switch and r.env.get(switch) == "0" else "")
 
 
 def render_shapes(report, fmt="simple"):
@@ -113,5 +112,5 @@ def render_shapes(report, fmt="simple"):
             if section is not None:
                 parts += [title, *section, ""]
         parts += ["What this run shows:"] + [f"- {s}" for s in shapes_why.sentences(report)] + [""]
-    parts += failures(report)
+    parts += failures(report.rows, label=mode_label(report))
     return "\n".join(parts).rstrip() + "\n"

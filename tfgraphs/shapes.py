@@ -5,8 +5,12 @@ from dataclasses import asdict, dataclass, field, fields
 from tfgraphs import limits, runner
 from tfgraphs.compare import envelope
 from tfgraphs.results import Report
-from tfgraphs.shapes_worker import AUTOTUNE, MODES, ONEDNN   # the worker module imports TensorFlow only when run
 from tfgraphs.stats import median_or_none
+
+MODES = ("eager", "keras", "function", "function-relaxed", "function-signature", "graph", "blocked")
+# The per-shape switches: oneDNN on a CPU, cuDNN autotuning on a GPU. Each worker reports what it saw set.
+ONEDNN, AUTOTUNE = "TF_ENABLE_ONEDNN_OPTS", "TF_CUDNN_USE_AUTOTUNE"
+SWITCHES = (ONEDNN, AUTOTUNE)
 
 # Every worker gets both switches on, stated rather than left to the platform's default; the switch the device
 # has (cuDNN autotuning on a GPU, oneDNN on a CPU) is then also turned off for the switch modes.

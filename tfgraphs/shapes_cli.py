@@ -6,9 +6,9 @@ from tfgraphs.shapes import MODES
 
 DESCRIPTION = (
     "Run Conv1D(filters, kernel) on (batch, L, channels) float32 for L = start ... start+count-1, in passes over "
-    "every length, each mode in a fresh worker, and measure what a length seen for the first time costs: "
-    "retracing, per-shape kernel selection, and the fixed-block remedy. With no GPU, cuDNN autotuning does "
-    "not apply; oneDNN's per-shape cost is measured instead by also running --switch-modes with "
+    "every length, each mode in a fresh worker, and measure what a length seen for the first time costs each mode, "
+    "counting tf.function traces and graphs built, with a fixed-block mode for comparison. With no GPU, cuDNN "
+    "autotuning does not apply; oneDNN's part in the cost is measured instead by also running --switch-modes with "
     "TF_ENABLE_ONEDNN_OPTS=0. With a GPU they run with TF_CUDNN_USE_AUTOTUNE=0 instead (that path is untested). "
     "Every mode runs in its own worker, one after another; progress lines on stderr name each one.")
 
@@ -24,15 +24,15 @@ def add_parser(sub):
         s.add_argument(f"--{name}", type=positive_int, default=getattr(d, name),
                        help=f"{what} (default {getattr(d, name)})")
     s.add_argument("--block", type=positive_int, default=d.block,
-                   help=f"blocked mode's output block length (default {d.block}: blocks of one fixed shape, "
-                        f"8 per call, waste little padding on the seed's ~10,000-sample signals)")
+                   help=f"blocked mode's output block length; every inner convolution then sees one fixed shape "
+                        f"(default {d.block})")
     s.add_argument("--passes", type=positive_int, default=d.passes,
                    help=f"passes over every length; pass 1 meets each length for the first time (default {d.passes})")
     s.add_argument("--modes", default=",".join(MODES), help=f"comma-separated, from {', '.join(MODES)} (default all)")
     s.add_argument("--switch-modes", default=",".join(d.switch_modes),
                    help=f"modes also run with the device's per-shape switch off, TF_ENABLE_ONEDNN_OPTS=0 on CPU or "
                         f"TF_CUDNN_USE_AUTOTUNE=0 on a GPU; 'none' for none (default {','.join(d.switch_modes)})")
-    s.add_argument("--seed", type=int, default=0, help="seed of the data generator (default 0)")
+    s.add_argument("--seed", type=int, default=d.seed, help=f"seed of the data generator (default {d.seed})")
     add_output_flags(s)
     s.set_defaults(func=cmd_shapes)
     return s

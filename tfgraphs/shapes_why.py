@@ -81,7 +81,8 @@ def sentences(report):
     said += _switch(report, ok, [r for r in off if r.ok])
     said += _first_call(costs, report.config["count"])
     worst = max(r.max_rel_err for r in ok + [r for r in off if r.ok])
-    said.append(f"Every mode matched a float64 NumPy reference to {worst:.1e} relative error or better.")
+    every = "Every mode" if all(r.ok for r in report.rows) else "Every mode that finished"
+    said.append(f"{every} matched a float64 NumPy reference to {worst:.1e} relative error or better.")
     return said
 
 
@@ -114,21 +115,31 @@ def _tracing(report, ok, costs):
     if traced:
         parts = [f"{r.mode} {r.traces} time{'s' if r.traces != 1 else ''}" for r in traced]
         said.append(f"For {n} distinct lengths, tf.function traced " + join(parts) + ".")
-    graph = next((r for r in ok if r.mode == "graph"), None)
-    if graph is not None:
+    graph = next((r for r in ok if r.mode == "graph" and r.traces is not None), None)
+    if graph is not None and graph.traces == 1:
         said.append(f"graph built {graph.traces} graph with a [None, None, {report.config['channels']}] placeholder "
-                    f"and ran every length in it.")
-    f, s = costs.get("function"), costs.get("function-signature")
-    if f and s and f.penalized and f.extra_s > 0:
-        share = (f.new_s - s.new_s) / f.extra_s
-        if f.new_s / s.new_s >= NOISE:
-            said.append(f"function's pass-1 call took {fmt_s(f.new_s)} against {fmt_s(s.new_s)} for "
-                        f"function-signature, which traced once: retracing explains "
-                        f"{'all' if share >= 1 else format(share, '.0%')} of function's new-length cost.")
-        else:
-            said.append(f"function-signature traced once yet its pass-1 call took {fmt_s(s.new_s)} against "
-                        f"{fmt_s(f.new_s)} for function: the new-length cost is not retracing.")
+                    f"and ran all {n} lengths in it.")
+    elif graph is not None:
+        said.append(f"graph built {graph.traces} graphs for {n} distinct lengths.")
+    said += _retracing(ok, costs)
     return said
+
+
+def _retracing(ok, costs):
+    """How much of function's new-length cost retracing explains, when function-signature traced just once."""
+    f, s = costs.get("function"), costs.get("function-signature")
+    traces = {r.mode: r.traces for r in ok}
+    once, many = traces.get("function-signature"), traces.get("function")
+    # The two differ by retracing alone only if function-signature traced once and function more than that.
+    if not (f and s and f.penalized and f.extra_s > 0 and once == 1 and many is not None and many > once):
+        return []
+    if f.new_s / s.new_s >= NOISE:
+        share = (f.new_s - s.new_s) / f.extra_s
+        return [f"function's pass-1 call took {fmt_s(f.new_s)} against {fmt_s(s.new_s)} for function-signature, "
+                f"which traced {once} time to function's {many}: retracing explains "
+                f"{'all' if share >= 1 else format(share, '.0%')} of function's new-length cost."]
+    return [f"function-signature traced {once} time to function's {many}, yet its pass-1 call took "
+            f"{fmt_s(s.new_s)} against {fmt_s(f.new_s)} for function: the new-length cost is not retracing."]
 
 
 def _remedy(report, costs):

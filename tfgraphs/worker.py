@@ -10,6 +10,7 @@ import sys
 import time
 
 from tfgraphs import memory, network, protocol
+from tfgraphs.tfimport import import_tensorflow
 
 _phase = protocol.phase
 
@@ -97,7 +98,8 @@ def _traced(args, tf, built, x, w, rss):
             out["trace_files"].append(traces.write_chrome_trace(meta.step_stats, args.trace_dir, f"{tag}.{label}-run"))
     if args.tensorboard_dir:
         _phase("tensorboard")
-        out["tensorboard_dir"] = traces.write_tensorboard_graph(built.graph, os.path.join(args.tensorboard_dir, args.variant))
+        board = os.path.join(args.tensorboard_dir, args.variant)
+        out["tensorboard_dir"] = traces.write_tensorboard_graph(built.graph, board)
     return out
 
 
@@ -111,18 +113,20 @@ def _limit(args, tf):
     assert size >= limits.GRAPHDEF_LIMIT, f"limit mode needs X of at least 2 GiB, not {size:,} bytes"
     x = np.broadcast_to(np.zeros((), args.dtype), (args.batch, network.HEIGHT, network.WIDTH, network.CHANNELS))
     _phase("embed past the limit")
+    out = {"data_bytes": size, "refused": False, "message": None, "rss_before_bytes": memory.rss_bytes()}
     with tf.Graph().as_default():
         try:
             tf.constant(x, name="X")
         except ValueError as exc:
-            return {"data_bytes": size, "refused": True, "message": f"{type(exc).__name__}: {exc}"}
-    return {"data_bytes": size, "refused": False, "message": None}
+            out.update(refused=True, message=f"{type(exc).__name__}: {exc}")
+    out["rss_after_bytes"] = memory.rss_bytes()
+    return out
 
 
 def measure(args):
     """Make the data, build the graph, and run the chosen measurement."""
     _phase("import tensorflow")
-    import tensorflow as tf
+    tf = import_tensorflow()
     from tfgraphs import graphs
 
     if args.mode == "limit":
