@@ -1,7 +1,10 @@
 """inspect: sizes read from GraphDefs the tests build, a frozen Keras model, stripped copies, and every bad file."""
 
 import json
+import os
 import random
+import subprocess
+import sys
 
 import pytest
 
@@ -195,3 +198,16 @@ def test_bad_file_in_a_fresh_process(files):
     proc = run_cli("inspect", bad_files(files[0])["random"])
     assert proc.returncode == 2 and proc.stdout == ""
     assert len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
+
+
+def test_tensorflow_import_failure_shows_what_it_printed(files, tmp_path):
+    # A stand-in tensorflow that prints as a broken native library would, then fails to import.
+    fake = tmp_path / "fake" / "tensorflow"
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text('import os\nos.write(2, b"loader: libtensorflow_cc.so.2: not found\\n")\n'
+                                      'raise ImportError("libtensorflow_cc.so.2")\n')
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path / "fake"), os.getcwd()])}
+    proc = subprocess.run([sys.executable, "-m", "tfgraphs", "inspect", str(files[0] / "constant.pb")],
+                          capture_output=True, text=True, timeout=60, env=env)
+    assert proc.returncode == 1 and proc.stdout == ""
+    assert "loader: libtensorflow_cc.so.2: not found" in proc.stderr and "ImportError" in proc.stderr

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from conftest import run_cli
-from tfgraphs import growth, network, results
+from tfgraphs import growth, network, results, runner, sweep
+from tfgraphs.render_sweep import render_sweep
 from tfgraphs.limits import GRAPHDEF_LIMIT
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -110,7 +111,58 @@ def test_sweep_report_rerenders(sweep_run):
     assert again.returncode == 0, again.stderr
     assert again.stdout == proc.stdout
     assert "exactly 32x32x1 values x 8 bytes (float64)" in again.stdout
-    assert "TensorFlow refused before copying anything" in again.stdout
+    (said,) = [line for line in again.stdout.splitlines() if "TensorFlow refused" in line]
+    assert f"a {GRAPHDEF_LIMIT:,}-byte tensor for X" in said
+    # Memory is spoken of only when the worker measured it.
+    assert ("resident memory" in said) == ("rss_before_bytes" in json.loads((d / "s.json").read_text())["tf_error"])
+
+
+def test_sweep_progress_counts_every_worker(sweep_run):
+    # Two batches of constant and the limit probe: the last line is the third worker of three.
+    steps = [line.split("]")[0] for line in sweep_run[2].stderr.splitlines() if line.startswith("[")]
+    assert steps[-1].split()[0] == "[3/3"
+
+
+def probe(**fields):
+    return {"variant": "constant", "batch": 262144, "data_bytes": GRAPHDEF_LIMIT, "predicted_max_batch": 262143,
+            "refused": True, "message": "ValueError: Cannot create a tensor proto whose content is larger than 2GB.",
+            "failure": None, **fields}
+
+
+def test_limit_sentence_speaks_of_memory_only_when_measured():
+    assert "memory" not in growth._limit_sentence(probe())
+    said = growth._limit_sentence(probe(rss_before_bytes=800_000_000, rss_after_bytes=801_000_000))
+    assert "was 800.0 MB before the call and 801.0 MB after it (+1.0 MB, 0.047% of the tensor's bytes)" in said
+    accepted = growth._limit_sentence(probe(refused=False, message=None))
+    assert accepted.startswith(f"TensorFlow accepted a {GRAPHDEF_LIMIT:,}-byte tensor for X") and "wrong" not in accepted
+
+
+@pytest.mark.parametrize("batches, variants, probed", [
+    ((10, 20), ("constant", "placeholder"), True),
+    ((10, 20), ("placeholder",), False),
+    ((10, 300000), ("constant",), False),          # one batch past the limit leaves one point: no line, no probe
+])
+def test_workers_counts_the_probe_only_when_it_can_run(batches, variants, probed):
+    config = sweep.Config(batches=batches, variants=variants, runs=1)
+    points = sum((b, v) not in sweep.refusals(config) for b in batches for v in variants)
+    assert sweep.workers(config) == points + probed
+
+
+def test_skipped_probe_leaves_the_total_at_the_workers_started():
+    config = sweep.Config(batches=(10, 20), variants=("constant",), runs=1)
+    progress = runner.Progress(total=sweep.workers(config), quiet=True)
+    progress.done = 2                                # both points ran, but constant failed, so there is no fit
+    assert sweep.probe_limit(config, [], progress) is None
+    assert progress.done == progress.total == 2
+
+
+def test_failed_points_name_their_batch():
+    rows = (results.Row(variant="constant", batch=10, graph_bytes=90000, first_run_s=0.1, runs_s=(0.01,)),
+            results.Row(status="failed", error="worker killed by signal SIGKILL", variant="constant", batch=20))
+    report = results.Report("sweep", sweep.Config(batches=(10, 20), variants=("constant",)).to_dict(), rows,
+                            extra={"fit": [], "tf_error": None})
+    assert render_sweep(report).rstrip().splitlines()[-1] == \
+        "FAILED batch 20 constant: worker killed by signal SIGKILL"
 
 
 def test_sweep_plot_is_png(sweep_run):

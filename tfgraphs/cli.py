@@ -75,7 +75,7 @@ def build_parser(prog="tfgraphs"):
     s = sub.add_parser("sweep", help="graph size, time and memory against batch, fitted up to the 2 GiB limit",
                        description="Measure each variant at each batch in a fresh worker, fit graph bytes = "
                                    "a*batch + b, predict the largest batch under 2 GiB, and ask TensorFlow to embed "
-                                   "the next one (from an array that costs no memory).")
+                                   "the next one (from a zero-stride array view).")
     d = sweep.Config()
     _measure_flags(s, runs=d.runs, batch=False)
     s.add_argument("--batches", type=batch_list, default=d.batches, metavar="N,N,...",

@@ -1,7 +1,6 @@
 """Load a GraphDef from a .pb, a .pbtxt or a SavedModel, refusing anything else in one line before reading much."""
 
 import codecs
-import contextlib
 import os
 import re
 
@@ -14,27 +13,15 @@ NODE_NAME = re.compile(r"[A-Za-z0-9.][A-Za-z0-9_.\-/>]*")
 OP_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_>]*")
 
 
-@contextlib.contextmanager
-def _quiet_stderr():
-    """Send fd 2 to /dev/null: TensorFlow's C++ runtime logs there as it loads, whatever TF_CPP_MIN_LOG_LEVEL says."""
-    saved = os.dup(2)
-    try:
-        with open(os.devnull, "w") as null:
-            os.dup2(null.fileno(), 2)
-        yield
-    finally:
-        os.dup2(saved, 2)
-        os.close(saved)
-
-
 def protos():
     """The protobuf modules this needs; loading them loads TensorFlow, which is all that runs of it."""
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-    with _quiet_stderr():
-        from google.protobuf import message, text_format
-        from tensorflow.core.framework import graph_pb2
-        from tensorflow.core.protobuf import saved_model_pb2
-        import tfgraphs.graphdefs  # noqa: F401  (imports tensorflow itself)
+    from tfgraphs.tfimport import import_tensorflow
+
+    # Its start-up chatter is held back, and replayed on stderr if the import fails.
+    import_tensorflow()
+    from google.protobuf import message, text_format
+    from tensorflow.core.framework import graph_pb2
+    from tensorflow.core.protobuf import saved_model_pb2
     return graph_pb2, saved_model_pb2, text_format, message
 
 

@@ -77,6 +77,11 @@ def peak_copies(report, variant):
     return slope / example
 
 
+def _times(q):
+    """A ratio as '1.5x', '4x' or '655x': three significant figures, whole numbers from 100 up."""
+    return f"{q:,.0f}x" if q >= 100 else f"{q:.3g}x"
+
+
 def _slope_sentence(fit, dtype, largest):
     example, item = network.example_bytes(dtype), np.dtype(dtype).itemsize
     v, a, b = fit.variant, fit.bytes_per_example, fit.overhead_bytes
@@ -84,7 +89,7 @@ def _slope_sentence(fit, dtype, largest):
     wobble = f" (largest residual {r} byte{'s' if r != 1 else ''})" if r else " (no residual)"
     if a == 0:
         return (f"{v}'s GraphDef stays at about {b:,} bytes at every batch{wobble}: X is not in it, "
-                f"so it has no batch limit.")
+                f"so the 2 GiB GraphDef limit sets no largest batch for it.")
     if a == example:
         what = (f"exactly {network.HEIGHT}x{network.WIDTH}x{network.CHANNELS} values x {item} bytes ({dtype}), "
                 f"the example itself stored in the graph")
@@ -95,23 +100,35 @@ def _slope_sentence(fit, dtype, largest):
         what = f"{a / example:.3f}x the {example:,} bytes of one {dtype} example"
     said = f"{v}: each example adds {a:,} bytes to the GraphDef, {what}; the rest takes {b:,} bytes{wobble}."
     if fit.max_batch is not None:
-        said += (f" So its GraphDef stays under 2 GiB up to batch {fit.max_batch:,}, "
-                 f"{fit.max_batch / largest:,.0f}x the largest batch measured.")
+        said += (f" Extended past the measured batches, the line stays under 2 GiB up to batch {fit.max_batch:,}, "
+                 f"{_times(fit.max_batch / largest)} the largest batch measured.")
     return said
 
 
-def _limit_sentence(probe, dtype):
+def _memory_clause(probe):
+    """What the worker's resident memory did across the call, when the worker measured it."""
+    before, after = probe.get("rss_before_bytes"), probe.get("rss_after_bytes")
+    if before is None or after is None:
+        return ""
+    change = after - before
+    return (f" The worker's resident memory was {fmt_bytes(before)} before the call and {fmt_bytes(after)} after it "
+            f"({'+' if change >= 0 else '-'}{fmt_bytes(abs(change))}, {change / probe['data_bytes'] * 100:.2g}% of "
+            f"the tensor's bytes).")
+
+
+def _limit_sentence(probe):
     if probe is None:
         return None
-    batch = probe["batch"]
+    batch, fitted = probe["batch"], probe["predicted_max_batch"]
     if probe.get("failure"):
         return f"The limit was not put to TensorFlow at batch {batch:,}: {probe['failure']}."
+    what = (f"a {probe['data_bytes']:,}-byte tensor for X ({probe['variant']} at batch {batch:,}; the fitted limit "
+            f"is batch {fitted:,})")
     if probe.get("refused"):
-        return (f"Asked for {probe['variant']} at batch {batch:,} (X alone {probe['data_bytes']:,} bytes, one example "
-                f"past the fitted limit), TensorFlow refused before copying anything: \"{probe['message']}\" "
-                f"The {dtype} array it was given was a zero-stride view, so asking cost no memory.")
-    return (f"TensorFlow accepted {probe['variant']} at batch {batch:,} ({probe['data_bytes']:,} bytes of X), "
-            f"past the fitted limit of {probe['predicted_max_batch']:,}: the fit is wrong for this version.")
+        return (f"TensorFlow refused {what}: \"{probe['message']}\" So {probe['variant']} cannot be built at batch "
+                f"{batch:,}, as the fit predicts; batch {fitted:,} itself was not tried." + _memory_clause(probe))
+    return (f"TensorFlow accepted {what}: its check on a single tensor let X through, so the fitted limit at this "
+            f"batch rests on serializing the whole GraphDef, which this probe did not try." + _memory_clause(probe))
 
 
 def _against_fed(report):
@@ -142,7 +159,7 @@ def sentences(report):
     if not measured:
         return ["No batch produced a result, so there is nothing to explain."]
     said = [_slope_sentence(f, dtype, max(measured)) for f in fits(report)]
-    said.append(_limit_sentence(report.extra.get("tf_error"), dtype))
+    said.append(_limit_sentence(report.extra.get("tf_error")))
     said.extend(_against_fed(report))
     for v in report.config["variants"]:
         rows = series(report, v)
@@ -150,10 +167,10 @@ def sentences(report):
             continue
         lo, hi = rows[0], rows[-1]
         lo_later, hi_later = median_or_none(lo.runs_s), median_or_none(hi.runs_s)
-        said.append(f"From batch {lo.batch:,} to {hi.batch:,} ({hi.batch / lo.batch:.0f}x the data) {v}'s first run "
-                    f"went from {fmt_s(lo.first_run_s)} to {fmt_s(hi.first_run_s)} "
-                    f"({hi.first_run_s / lo.first_run_s:.1f}x) and its median later run from {fmt_s(lo_later)} "
-                    f"to {fmt_s(hi_later)} ({hi_later / lo_later:.1f}x).")
+        said.append(f"From batch {lo.batch:,} to {hi.batch:,} ({_times(hi.batch / lo.batch)} the data) {v}'s first "
+                    f"run went from {fmt_s(lo.first_run_s)} to {fmt_s(hi.first_run_s)} "
+                    f"({_times(hi.first_run_s / lo.first_run_s)}) and its median later run from {fmt_s(lo_later)} "
+                    f"to {fmt_s(hi_later)} ({_times(hi_later / lo_later)}).")
         copies = peak_copies(report, v)
         if copies is not None:
             said.append(f"{v}'s peak memory grew by {copies:.1f} copies of each added example "

@@ -150,10 +150,10 @@ def sentences(s):
     plural = "s" if s.const_nodes != 1 else ""
     said.append(f"{s.const_nodes:,} Const node{plural} take {fmt_bytes(s.const_node_bytes)}, "
                 f"{share:.1%} of the {fmt_bytes(s.graph_bytes)} GraphDef"
-                + (": the graph is mostly its data." if share >= 0.5 else "."))
+                + (": most of the graph is constants." if share >= 0.5 else "."))
     if s.const_bytes > s.const_node_bytes:
-        said.append(f"Expanded, the constants hold {s.const_bytes:,} bytes, more than they take in the file: some "
-                    f"are stored as a single repeated value.")
+        said.append(f"Expanded, the constants hold {s.const_bytes:,} bytes, more than their nodes take in the file: at "
+                    f"least one lists fewer values than its shape holds, and TensorFlow repeats the last one listed.")
     if s.largest_consts:
         big = s.largest_consts[0]
         said.append(f"The largest, {big['name']} ({big['dtype']} {_shape(big['shape'])}), is {big['bytes']:,} bytes, "

@@ -1,7 +1,7 @@
 """PNG plots of sweep and compare reports (matplotlib, the optional viz extra; no TensorFlow here)."""
 
 from tfgraphs import growth, results
-from tfgraphs.limits import UsageError
+from tfgraphs.limits import GRAPHDEF_LIMIT, UsageError
 from tfgraphs.stats import median_or_none
 
 INSTALL = "pip install 'tfgraphs[viz]'"
@@ -50,11 +50,11 @@ def sweep_plot(report, path):
         time_ax.plot(batches, [r.first_run_s for r in rows], "o-", color=color, label=f"{v} first run")
         time_ax.plot(batches, [median_or_none(r.runs_s) for r in rows], "s:", color=color, lw=1, ms=4,
                      label=f"{v} median later run")
-    size_ax.axhline(growth.LIMIT, color="red", lw=1, label="2 GiB GraphDef limit")
+    size_ax.axhline(GRAPHDEF_LIMIT, color="red", lw=1, label="2 GiB GraphDef limit")
     if probe.get("refused"):
         f = fits[probe["variant"]]
         size_ax.plot([probe["batch"]], [f.bytes_per_example * probe["batch"] + f.overhead_bytes], "x", color="red",
-                     ms=10, mew=2, label=f"TensorFlow refused batch {probe['batch']:,}")
+                     ms=10, mew=2, label=f"TensorFlow refused X's tensor at batch {probe['batch']:,}")
     size_ax.set(xscale="log", yscale="log", xlabel="batch (examples)", ylabel="serialized GraphDef (bytes)",
                 title="Graph size against batch")
     time_ax.set(xscale="log", yscale="log", xlabel="batch (examples)", ylabel="seconds",

@@ -2,8 +2,8 @@
 
 from tabulate import tabulate
 
-from tfgraphs import growth, network
-from tfgraphs.render import failures, machine_line, time_unit
+from tfgraphs import growth, limits, network
+from tfgraphs.render import failures, machine_line, row_label, time_unit
 from tfgraphs.stats import median_or_none, ratio
 from tfgraphs.units import fmt_bytes
 
@@ -50,8 +50,9 @@ def fit_table(report, fmt):
     table = tabulate(body, headers, tablefmt=fmt, intfmt=",", missingval="-", disable_numparse=[5])
     legend = ("Least squares over the measured batches, a rounded to whole bytes and b refitted for it; residual = "
               "the largest distance in bytes of a measured graph from the line. max batch = the largest N with "
-              "a*N + b < 2 GiB (2,147,483,648 bytes). peak RSS / example = slope of peak memory against batch, in "
-              "copies of one example (shown when the batches span at least 8 MiB of data).")
+              f"a*N + b < 2 GiB ({limits.GRAPHDEF_LIMIT:,} bytes). peak RSS / example = slope of peak memory against "
+              "batch, in copies of one example (shown when the batches span at least "
+              f"{fmt_bytes(growth.PEAK_SPAN_BYTES)} of data).")
     return table, legend
 
 
@@ -63,6 +64,5 @@ def render_sweep(report, fmt="simple"):
         if growth.fits(report):
             parts += ["Graph bytes = a * batch + b", *fit_table(report, fmt), ""]
         parts += ["What this sweep shows:"] + [f"- {s}" for s in growth.sentences(report)] + [""]
-    parts += [line.replace("FAILED ", f"FAILED batch {r.batch:,} ", 1)
-              for r in report.rows if not r.ok for line in failures([r])]
+    parts += failures(report.rows, label=lambda r: f"batch {r.batch:,} {row_label(r)}")
     return "\n".join(parts).rstrip() + "\n"

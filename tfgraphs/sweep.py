@@ -2,7 +2,7 @@
 
 from dataclasses import asdict, dataclass, replace
 
-from tfgraphs import compare, growth, network, runner
+from tfgraphs import compare, growth, limits, network, runner
 from tfgraphs.compare import Job
 from tfgraphs.results import Report
 
@@ -15,7 +15,7 @@ class Config:
 
     batches: tuple = (500, 1000, 2000, 4000)
     dtype: str = "float64"
-    runs: int = 5
+    runs: int = 5               # a median per point is enough here: a sweep is about growth, not run-to-run noise
     trials: int = 1
     seed: int = 0
     variants: tuple = ("constant", "placeholder")
@@ -34,31 +34,45 @@ def refusals(config):
     return {(b, v): reason for b in config.batches for v, reason in compare.refusals(config.at(b)).items()}
 
 
+def may_probe(config):
+    """True when the limit probe can happen: its variant is swept at two or more batches that are not refused."""
+    refused = refusals(config)
+    return LIMIT_VARIANT in config.variants and sum((b, LIMIT_VARIANT) not in refused for b in config.batches) >= 2
+
+
 def workers(config):
-    """How many workers the sweep starts: the points that are not refused, times trials, and the limit probe."""
+    """How many workers the sweep may start: the points not refused, times trials, and the limit probe if it can."""
     points = len(config.batches) * len(config.variants) - len(refusals(config))
-    return points * config.trials + (LIMIT_VARIANT in config.variants)
+    return points * config.trials + may_probe(config)
 
 
 def probe_limit(config, fits, progress, timeout=None):
-    """Ask TensorFlow to embed X at the first batch past the predicted limit; what it said, or why it was not asked."""
+    """Ask TensorFlow to embed X at the first batch past the predicted limit; what it said, or why it was not asked.
+
+    workers() counted the probe when it could run; when it does not start a worker it takes itself off the total.
+    """
+    if not may_probe(config):
+        return None
     fit = next((f for f in fits if f.variant == LIMIT_VARIANT), None)
     if fit is None or fit.max_batch is None:
+        progress.total -= 1
         return None
     batch = fit.max_batch + 1
     out = {"variant": LIMIT_VARIANT, "batch": batch, "data_bytes": network.data_bytes(batch, config.dtype),
            "predicted_max_batch": fit.max_batch, "refused": None, "message": None, "failure": None}
-    if out["data_bytes"] < growth.LIMIT:
-        # Only X's own tensor can be refused without copying it; a graph pushed over by its other nodes cannot.
-        out["failure"] = (f"not tried: X alone would be {out['data_bytes']:,} bytes, under 2 GiB, so TensorFlow "
-                          f"would copy all of it before refusing the graph")
-        progress.done += 1
+    if out["data_bytes"] < limits.GRAPHDEF_LIMIT:
+        # The worker asks only TensorFlow's check on a single tensor, which lets anything under 2 GiB through.
+        out["failure"] = (f"X alone would be {out['data_bytes']:,} bytes, under 2 GiB, and the probe tests "
+                          f"only TensorFlow's check on a single tensor, which refuses 2 GiB or more")
+        progress.total -= 1
         return out
     argv = compare.worker_argv(config.at(batch), Job(LIMIT_VARIANT, mode="limit"))
     doc = runner.run_worker(argv, f"{LIMIT_VARIANT} at batch {batch:,} (limit)", progress, timeout)
     if doc.get("status") != "ok":
         return {**out, "failure": doc.get("error")}
-    return {**out, "refused": doc["refused"], "message": doc["message"]}
+    # Resident memory around the call is recorded by workers that measure it; older ones leave it out.
+    measured = {k: doc[k] for k in ("rss_before_bytes", "rss_after_bytes") if doc.get(k) is not None}
+    return {**out, "refused": doc["refused"], "message": doc["message"], **measured}
 
 
 def run(config, progress, timeout=None):

@@ -104,12 +104,12 @@ def _traced(args, tf, built, x, w, rss):
 
 
 def _limit(args, tf):
-    """Embed an X of this batch that costs no memory (a zero-stride view) and record TensorFlow's refusal."""
+    """Embed X as a zero-stride view and record TensorFlow's answer and the resident memory around the call."""
     import numpy as np
     from tfgraphs import limits
 
     size = network.data_bytes(args.batch, args.dtype)
-    # Below the limit TensorFlow would copy the view into a TensorProto, allocating every byte of it.
+    # Below the limit TensorFlow accepts the view and copies it into a TensorProto, which is not what this probes.
     assert size >= limits.GRAPHDEF_LIMIT, f"limit mode needs X of at least 2 GiB, not {size:,} bytes"
     x = np.broadcast_to(np.zeros((), args.dtype), (args.batch, network.HEIGHT, network.WIDTH, network.CHANNELS))
     _phase("embed past the limit")
