@@ -72,13 +72,13 @@ def test_relative_links_resolve(page):
 
 def test_regenerate_replaces_output(tmp_path):
     page = tmp_path / "page.md"
-    page.write_text("Intro.\n\n```console\n$ tfgraphs compare --batch 10 --runs 2 --variants placeholder\nold\n```\n")
+    page.write_text("Intro.\n\n```console\n$ tfgraphs compare --batch 10 --runs 2 --variants placeholder\nSTALE OUTPUT\n```\n")
     proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "regenerate_docs.py"), str(page)],
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     text = page.read_text()
     assert text.startswith("Intro.\n\n```console\n$ tfgraphs compare --batch 10 --runs 2 --variants placeholder\n")
-    assert "old" not in text and "Phases" in text and "What this run shows:" in text
+    assert "STALE OUTPUT" not in text and "Phases" in text and "What this run shows:" in text
     assert text.endswith("```\n")
 
 
