@@ -13,6 +13,12 @@ def phase(name):
     print(PHASE_PREFIX + name, file=sys.stderr, flush=True)
 
 
+def main(parse_args, measure):
+    """A worker's entry point: its whole job as flags, one JSON document out, the exit status back."""
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    return serve(measure, parse_args())
+
+
 def serve(measure, args):
     """Print {"status": "ok", ...measure(args)} or a failed document on stdout; return the exit status."""
     # Keep stdout for the JSON document alone: anything else written to fd 1 lands on stderr.

@@ -147,10 +147,5 @@ def parse_args(argv=None):
     return p.parse_args(argv)
 
 
-def main(argv=None):
-    return protocol.serve(measure, parse_args(argv))
-
-
 if __name__ == "__main__":
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-    sys.exit(main())
+    sys.exit(protocol.main(parse_args, measure))
