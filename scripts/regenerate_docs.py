@@ -1,6 +1,6 @@
 """Re-run every command shown in the docs and paste its real output under it.
 
-    python scripts/regenerate_docs.py                 # every page under docs/ (a long run: the seed-size benchmarks)
+    python scripts/regenerate_docs.py                 # README.md and every page under docs/ (a long run: the seed-size benchmarks)
     python scripts/regenerate_docs.py docs/compare.md # one page
     python scripts/regenerate_docs.py --list          # the commands, without running them
 
@@ -62,10 +62,10 @@ def regenerate(path, echo=print):
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("pages", nargs="*", type=Path, help="pages to regenerate (default: every docs/*.md)")
+    p.add_argument("pages", nargs="*", type=Path, help="pages to regenerate (default: README.md and every docs/*.md)")
     p.add_argument("--list", action="store_true", help="print the commands without running them")
     args = p.parse_args(argv)
-    pages = args.pages or sorted((ROOT / "docs").glob("*.md"))
+    pages = args.pages or [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
     for page in pages:
         if args.list:
             for command in commands(page.read_text()):

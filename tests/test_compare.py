@@ -84,6 +84,7 @@ def test_trials_rotate_and_aggregate(tmp_path):
     (["--dtype", "int8"], "invalid choice: 'int8'"),
     (["--variants", "constant,bogus"], "unknown variant bogus"),
     (["--format", "nope"], "unknown table format 'nope'"),
+    (["--seed", "-1"], "'-1' must be 0 or more"),
     (["--batch", "400000", "--variants", "constant"], "past the 2 GiB GraphDef limit"),
     (["--batch", "100000000", "--variants", "placeholder"], "is estimated to need"),
 ])
@@ -173,6 +174,12 @@ def test_report_bad_files(tmp_path):
         proc = run_cli("report", tmp_path / name)
         assert proc.returncode == 2 and message in proc.stderr, name
         assert len(proc.stderr.splitlines()) == 1 and "Traceback" not in proc.stderr
+
+
+def test_debug_after_the_subcommand(monkeypatch, capsys):
+    monkeypatch.setattr(runner, "run_worker", fake_worker(fail=()))
+    assert cli.main(["compare", "--batch", "10", "--variants", "placeholder", "--quiet", "--debug"]) == 0
+    assert "placeholder" in capsys.readouterr().out
 
 
 def test_unwritable_outputs_refused_before_running(tmp_path):

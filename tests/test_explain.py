@@ -137,6 +137,7 @@ def test_attribution_needs_every_preset():
 
 
 @pytest.mark.parametrize("args, message", [
+    (["--trace", __file__], "exists and is not a folder"),
     (["--presets", "default,turbo"], "unknown preset turbo"),
     (["--presets", ""], "no preset given"),
     (["--variants", "nope"], "unknown variant nope"),

@@ -49,6 +49,10 @@ def test_bad_lab_inputs(tmp_path):
     proc = run_cli("lab", "check", 1, broken)
     assert proc.returncode == 2 and "fails to import: SyntaxError" in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1
+    exits = tmp_path / "exits.py"
+    exits.write_text("import sys\nsys.exit(3)\n")
+    proc = run_cli("lab", "check", 1, exits)
+    assert proc.returncode == 2 and "calls sys.exit(3) when imported" in proc.stderr
 
 
 def test_lab_list():

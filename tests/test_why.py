@@ -26,7 +26,8 @@ def test_embedded_first_run_stands_out():
     assert "The placeholder GraphDef is at most 450 bytes" in text
     assert "First run over median later run: 30.0x (constant), against 1.5x for placeholder" in text
     assert "The extra 2.85 s (constant) is paid once" in text
-    assert "Building took 300.0 ms (constant) against 1.0 ms for placeholder, and added 1.0 (constant) copies" in text
+    assert ("Building took 300.0 ms (constant) against 1.0 ms for placeholder, and added 1.0 (constant) copies of X "
+            "to memory: the array was copied into the graph's Const tensors") in text
     assert "Creating the session took at most 1.0 ms in every variant" in text
     assert "a difference of +10.0 (constant) copies of X" in text
     assert "up to batch 262,143" in text
@@ -35,7 +36,8 @@ def test_embedded_first_run_stands_out():
 def test_sentences_change_with_the_numbers():
     text = said(row("constant", graph=DATA + 900, first=0.18, later=0.1, session=0.5),
                 row("placeholder", graph=450, first=0.15, later=0.1, session=0.5))
-    assert "did not make the first run stand out: first over later run 1.8x (constant), against 1.5x" in text
+    assert ("did not make the first run stand out: the first run took 80.0 ms (constant) more than the median later "
+            "run, against 50.0 ms for placeholder") in text
     assert "stands out" not in text and "is paid once" not in text
     assert "Creating the session" not in text        # 0.5 s is not negligible against a 0.15 s first run
     assert "Building took" not in text               # build times are equal
@@ -47,6 +49,15 @@ def test_later_runs_and_remedy():
                 row("variable", graph=1300, first=0.1, later=0.08, init=0.02))
     assert "Later runs take 0.10x (constant) the time of placeholder's (100.0 ms median)" in text
     assert "variable paid 20.0 ms once to load X" in text and "20% less than placeholder's 100.0 ms" in text
+
+
+def test_small_differences_are_called_the_same():
+    text = said(row("constant", graph=DATA + 900, first=3.0, later=0.104, peak=int(10.3 * DATA)),
+                row("placeholder", graph=450, first=0.15, later=0.1),
+                row("variable", graph=1300, first=0.1, later=0.095, init=0.02))
+    assert "later runs take about as long as placeholder's" in text
+    assert "within half a copy of X of each other" in text and "a difference of" not in text
+    assert "about the same as placeholder's 100.0 ms" in text
 
 
 def test_no_baseline_no_comparison():

@@ -1,6 +1,5 @@
 """Split the first run's excess over the later runs into Grappler, classic constant folding and the rest."""
 
-from tfgraphs.stats import median_or_none
 from tfgraphs.units import fmt_s
 
 PARTS = ("grappler_s", "folding_s", "rest_s", "interaction_s")
@@ -11,7 +10,7 @@ NEEDED = ("default", "no-grappler", "no-folding", "bare")
 
 def excess(row):
     """First run minus the median later run: what only the first run pays."""
-    later = median_or_none(row.runs_s)
+    later = row.later_median_s
     if not row.ok or row.first_run_s is None or later is None:
         return None
     return row.first_run_s - later
@@ -52,9 +51,12 @@ def share(part, total):
 
 
 def noise_s(rows):
-    """A difference smaller than this is not a difference: the largest spread of later runs seen in the run."""
-    spreads = [max(r.runs_s) - min(r.runs_s) for r in rows if r.ok and len(r.runs_s) > 1]
-    return max(spreads, default=0.0)
+    """A difference smaller than this is not a difference: the largest spread of later runs, or of first runs
+    across trials when there are several."""
+    later = [max(r.runs_s) - min(r.runs_s) for r in rows if r.ok and len(r.runs_s) > 1]
+    firsts = [[t.first_run_s for t in r.trials if t.status == "ok"] for r in rows if r.ok]
+    first = [max(f) - min(f) for f in firsts if len(f) > 1]
+    return max(later + first, default=0.0)
 
 
 def sentences(report):
@@ -84,7 +86,9 @@ def sentences(report):
             line += f"; no part is larger than the spread of the later runs ({fmt_s(noise)})."
         if abs(a["interaction_s"]) > noise:
             line += (f" The parts do not add up: the interaction term is {fmt_s(a['interaction_s'])} "
-                     f"({share(a['interaction_s'], total):.0f}%), since the two presets overlap.")
+                     f"({share(a['interaction_s'], total):.0f}%), from overlap between the presets or noise.")
+        if report.config.get("trials", 1) == 1:
+            line += " Each part rests on one first run per preset; --trials 3 shows their spread."
         said.append(line)
     said.extend(_bare_against_fed(rows))
     said.extend(_no_difference(rows, noise))
@@ -140,14 +144,13 @@ def folded_into(row):
 def _trace_facts(rows):
     """Whether the convolution was still computed in the later runs, per variant and preset."""
     said = []
-    kept = [r for r in rows if ran_in_later(r, "Conv2D")]
+    kept = [r for r in rows if ran_in_later(r, "Conv2D") and not folded_into(r)]
     if kept:
         said.append("Conv2D ran in the traced later run of " + ", ".join(f"{r.variant} [{r.preset}]" for r in kept)
-                    + ": nothing there was folded away.")
+                    + ", with no folded constant in its place.")
     for r in rows:
         if ran_in_later(r, "Conv2D") is False:
             cf = folded_into(r)
-            why = (f": the network was folded into a constant ({cf[0]} ran instead)" if cf else
-                   ": its output was computed before that run")
-            said.append(f"Conv2D did not run in the traced later run of {r.variant} [{r.preset}]{why}.")
+            what = f": a folded constant ({cf[0]}) ran in its place" if cf else ""
+            said.append(f"Conv2D did not run in the traced later run of {r.variant} [{r.preset}]{what}.")
     return said

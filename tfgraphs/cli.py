@@ -7,7 +7,7 @@ import os
 import sys
 
 from tfgraphs import ablation, limits, network, presets, render, results, runner, shapes_cli, sweep
-from tfgraphs.cliargs import Parser, add_output_flags, check_outputs, finish, positive_int
+from tfgraphs.cliargs import Parser, add_output_flags, check_output_dir, check_outputs, finish, positive_int, seed
 from tfgraphs.limits import UsageError
 from tfgraphs.variants import DEFAULT_VARIANTS, VARIANTS
 
@@ -27,7 +27,7 @@ def _variants_flag(p, default):
 
 def _plot_flag(p, what):
     p.add_argument("--plot", metavar="PATH.png",
-                   help=f"also plot {what} to PATH.png (needs matplotlib: pip install 'tfgraphs[viz]')")
+                   help=f"also plot {what} to PATH.png (needs matplotlib: pip install -e '.[viz]')")
 
 
 def _measure_flags(p, runs=10, batch=True):
@@ -40,14 +40,13 @@ def _measure_flags(p, runs=10, batch=True):
     p.add_argument("--runs", type=positive_int, default=runs, help=f"timed runs after the first (default {runs})")
     p.add_argument("--trials", type=positive_int, default=1,
                    help="fresh workers per variant, in rotating order; the report shows the median (default 1)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the data generator (default 0)")
+    p.add_argument("--seed", type=seed, default=0, help="seed of the data generator (default 0)")
     p.add_argument("--force", action="store_true", help="run even when the memory estimate exceeds what is available")
     add_output_flags(p)
 
 
 def build_parser(prog="tfgraphs"):
     p = Parser(prog=prog, description="Measure how TensorFlow 1.x graph mode spends its time and memory.")
-    p.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
     sub = p.add_subparsers(dest="command", required=True, parser_class=Parser)
 
     c = sub.add_parser("compare", help="the seed network fed four ways, each phase measured in a fresh worker",
@@ -106,7 +105,9 @@ def build_parser(prog="tfgraphs"):
     lab_check.add_argument("path", help="your solution, e.g. labs/1-feed/starter.py")
     lab_check.set_defaults(func=cmd_lab_check)
 
-    r = sub.add_parser("report", help="re-render a saved JSON report (no TensorFlow needed)")
+    r = sub.add_parser("report", help="re-render a saved JSON report (no TensorFlow needed)",
+                       description="Print the tables and explanations of a file written with --json by compare, "
+                                   "explain, sweep, shapes or inspect, without running anything.")
     r.add_argument("path", help="a JSON file written with --json")
     r.add_argument("--format", default="simple", metavar="FMT", help="any tabulate table format (default simple)")
     r.set_defaults(json=None)
@@ -129,7 +130,9 @@ def cmd_compare(args):
 
 
 def cmd_explain(args):
-    check_outputs(args, *(d for d in (args.trace, args.tensorboard) if d and not os.path.isdir(d)))
+    check_outputs(args)
+    check_output_dir(args.trace)
+    check_output_dir(args.tensorboard)
     names = limits.choose(args.variants, list(VARIANTS), "variant")
     chosen = limits.choose(args.presets, list(presets.PRESETS), "preset")
     config = ablation.Config(batch=args.batch, dtype=args.dtype, runs=args.runs, trials=args.trials,
@@ -178,9 +181,10 @@ def cmd_inspect(args):
     from tfgraphs import graphfile, inspect_graph
 
     check_outputs(args, args.strip_constants)
-    if args.strip_constants and os.path.exists(args.strip_constants) and os.path.exists(args.path) and \
-            os.path.samefile(args.strip_constants, args.path):
-        raise UsageError(f"--strip-constants {args.strip_constants} would overwrite the graph it reads")
+    for flag, out in (("--json", args.json), ("--strip-constants", args.strip_constants)):
+        if out and os.path.exists(out) and os.path.exists(args.path) and os.path.samefile(out, args.path):
+            raise UsageError(f"{flag} {out} would overwrite the graph it reads")
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")   # nothing runs here, so TensorFlow has nothing to report
     graph_def, source = graphfile.load(args.path)
     found = inspect_graph.summarize(graph_def, source, top=args.top)
     if args.json:
@@ -200,6 +204,8 @@ def cmd_lab_list(args):
 
 def cmd_lab_check(args):
     from tfgraphs.labs.checking import check_lab
+
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")   # the checks report what matters; TensorFlow's logs do not
     return check_lab(args.number, args.path)
 
 
@@ -215,15 +221,14 @@ def cmd_report(args):
     try:
         if isinstance(doc, dict) and doc.get("tool") == results.TOOL and doc.get("command") == "inspect":
             from tfgraphs import inspect_graph
-            text = inspect_graph.render(inspect_graph.Inspection.from_dict(doc), args.format)
+            found = inspect_graph.Inspection.from_dict(doc)
+            text = inspect_graph.render(found, args.format)
         else:
             text = render.render(results.Report.from_dict(doc), args.format)
     except ValueError as exc:
         raise UsageError(f"{args.path}: {exc}") from None
     except KeyError as exc:
         raise UsageError(f"{args.path} is not a complete tfgraphs results file (no {exc} in it)") from None
-    except (TypeError, AttributeError) as exc:
-        raise UsageError(f"{args.path} is not a tfgraphs results file ({exc})") from None
     sys.stdout.write(text)
     return 0
 
@@ -231,8 +236,7 @@ def cmd_report(args):
 def main(argv=None, prog="tfgraphs"):
     args = build_parser(prog).parse_args(argv)
     args.prog = prog
-    # Quiet TensorFlow's C++ start-up logging in commands that import it in-process (inspect, lab).
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    args.debug = getattr(args, "debug", False)
     try:
         return args.func(args)
     except UsageError as exc:

@@ -3,13 +3,20 @@
 import argparse
 import os
 import sys
+import tempfile
 
 from tfgraphs import render, results
 from tfgraphs.limits import UsageError
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse, but a usage error is one line on stderr and exit status 2."""
+    """argparse, but a usage error is one line on stderr and exit status 2, and --debug works anywhere."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # SUPPRESS: a subcommand's unset flag must not overwrite the one given before the subcommand.
+        self.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                          help="show tracebacks of internal errors")
 
     def error(self, message):
         self.exit(2, f"{self.prog}: {message} (see --help)\n")
@@ -23,6 +30,17 @@ def positive_int(text):
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
+    return value
+
+
+def seed(text):
+    """argparse type: a whole number >= 0 (NumPy's generators take no negative seed)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be 0 or more")
     return value
 
 
@@ -62,14 +80,26 @@ def check_outputs(args, *paths):
 
 
 def _check_writable(path):
-    """A path can be written when it is not a directory and its nearest existing folder is writable."""
+    """A path can be written when it is not a directory and a file can be created in its nearest existing folder."""
     if os.path.isdir(path):
         raise UsageError(f"{path} is a directory; give a file name")
     folder = os.path.dirname(os.path.abspath(path))
     while not os.path.exists(folder):
         folder = os.path.dirname(folder)
-    if not os.path.isdir(folder) or not os.access(folder, os.W_OK):
-        raise UsageError(f"cannot write {path}: {folder} is not a writable folder")
+    # Trying is the only sure test: permission bits do not bind root, and some file systems refuse anyway.
+    try:
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as exc:
+        raise UsageError(f"cannot write {path}: {folder}: {exc.strerror}") from None
+
+
+def check_output_dir(path):
+    """Refuse an output folder that exists as something other than a folder."""
+    if path and os.path.exists(path) and not os.path.isdir(path):
+        raise UsageError(f"{path} exists and is not a folder")
+    if path and not os.path.exists(path):
+        _check_writable(os.path.join(path, "probe"))
 
 
 def finish(report, args, refused=False):

@@ -5,7 +5,6 @@ from tabulate import tabulate
 from tfgraphs import attribution
 from tfgraphs.presets import PRESETS
 from tfgraphs.render import failures, header, time_unit
-from tfgraphs.stats import median_or_none
 
 TOP_OPS = 5
 
@@ -18,7 +17,7 @@ def ablation_table(report, fmt):
     body = []
     for r in ok:
         e = attribution.excess(r)
-        body.append([r.variant, r.preset, r.first_run_s / scale, median_or_none(r.runs_s) / scale, e / scale,
+        body.append([r.variant, r.preset, r.first_run_s / scale, r.later_median_s / scale, e / scale,
                      r.graph_bytes])
     headers = ["variant", "preset", f"first run {u}", f"later median {u}", f"excess {u}", "graph bytes"]
     legend = (f"Times in {u}, from timed workers only (traces are taken in separate workers). excess = first run - "

@@ -84,6 +84,11 @@ class Row(Measurement):
     def ok(self):
         return self.status == "ok"
 
+    @property
+    def later_median_s(self):
+        """Median of the runs after the first, or None without any."""
+        return median_or_none(self.runs_s)
+
     def to_dict(self):
         d = asdict(self)
         d = {"name": self.variant, **d}
@@ -109,7 +114,7 @@ class Report:
     machine: dict = field(default_factory=dict)
     extra: dict = field(default_factory=dict)   # computed sections, e.g. "attribution"
 
-    ROWS_KEY = {"compare": "variants", "explain": "runs", "shapes": "modes"}
+    ROWS_KEY = {"compare": "variants", "explain": "runs", "sweep": "rows", "shapes": "modes"}
 
     def to_dict(self):
         return {"schema": SCHEMA, "tool": TOOL, "command": self.command, "tf_version": self.tf_version,
@@ -123,7 +128,9 @@ class Report:
         if d["schema"] > SCHEMA:
             raise ValueError(f"results schema {d['schema']} is newer than this tfgraphs understands ({SCHEMA})")
         command = d.get("command", "compare")
-        key = cls.ROWS_KEY.get(command, "rows")
+        if command not in cls.ROWS_KEY:
+            raise ValueError(f"unknown command {command!r} in a results file")
+        key = cls.ROWS_KEY[command]
         rows = tuple(_row_type(command).from_dict(r) for r in d[key])
         known = {"schema", "tool", "command", "tf_version", "python", "machine", "config", key}
         return cls(command=command, config=d["config"], rows=rows, tf_version=d.get("tf_version"),

@@ -2,7 +2,7 @@
 
 from tfgraphs import limits, network
 from tfgraphs.units import fmt_bytes, fmt_s, join
-from tfgraphs.stats import median_or_none, ratio
+from tfgraphs.stats import ratio
 
 PHASES = ("data", "build", "session", "init", "first_run", "later_runs")
 EMBEDDED_SHARE = 0.9   # a graph holding at least this share of X's bytes in Const tensors holds X
@@ -10,10 +10,6 @@ EMBEDDED_SHARE = 0.9   # a graph holding at least this share of X's bytes in Con
 
 def data_bytes(report):
     return network.data_bytes(report.config["batch"], report.config["dtype"])
-
-
-def later_median(row):
-    return median_or_none(row.runs_s)
 
 
 def holds_data(row, report):
@@ -25,18 +21,18 @@ def max_batch(row, report):
     """Largest batch under 2 GiB for this row's graph (X's bytes plus the measured rest); None if X is not in it."""
     if not holds_data(row, report):
         return None
-    per_example = copies_in_graph(row, report) * network.example_bytes(report.config["dtype"])
+    per_example = copies_in_graph(row, data_bytes(report)) * network.example_bytes(report.config["dtype"])
     return limits.largest_batch(per_example, overhead_bytes(row, report))
 
 
-def copies_in_graph(row, report):
-    """How many whole copies of X the row's Const tensors hold (measured, not assumed)."""
-    return max(1, int(row.const_bytes // data_bytes(report)))
+def copies_in_graph(row, size):
+    """How many whole copies of X (of `size` bytes) the row's Const tensors hold (measured, not assumed)."""
+    return max(1, int(row.const_bytes // size))
 
 
 def overhead_bytes(row, report):
     """GraphDef bytes besides the copies of X: the network's nodes, W and protobuf framing."""
-    return row.graph_bytes - copies_in_graph(row, report) * data_bytes(report)
+    return row.graph_bytes - copies_in_graph(row, data_bytes(report)) * data_bytes(report)
 
 
 def why_rows(report):
@@ -52,7 +48,7 @@ def why_rows(report):
             "embedded_bytes": r.const_bytes,
             "graph_over_data": ratio(r.graph_bytes, size),
             "max_batch": limit,
-            "first_over_later": ratio(r.first_run_s, later_median(r)),
+            "first_over_later": ratio(r.first_run_s, r.later_median_s),
             "peak_over_data": ratio(r.peak_rss_bytes, size),
         })
     return out
@@ -112,7 +108,7 @@ def sentences(report):
 
     seen = set()
     for r in embedded:
-        copies = copies_in_graph(r, report)
+        copies = copies_in_graph(r, size)
         if copies in seen:
             continue
         seen.add(copies)
@@ -135,44 +131,62 @@ def _each(rows, fn):
     return join(f"{fn(r)} ({r.variant})" for r in rows)
 
 
+def spread_s(*rows):
+    """The largest max - min of later runs among rows: differences smaller than this are not differences."""
+    return max((max(r.runs_s) - min(r.runs_s) for r in rows if len(r.runs_s) > 1), default=0.0)
+
+
+def same_time(a, b, noise):
+    """True when two medians differ by no more than the noise or 10%."""
+    return abs(a - b) <= max(noise, 0.1 * b)
+
+
 def _against_base(embedded, base, size):
     """How the embedded variants compare with the fed baseline, one sentence per phase."""
     said = []
     slow = [r for r in embedded if r.build_s and base.build_s and r.build_s > 3 * base.build_s]
     if slow:
-        copied = min(build_copies(r, size) for r in slow) >= 0.5
-        # Both halves measured: X's bytes are in the graph's Const tensors, and memory grew by a copy of X.
-        copies = (f", and added {_each(slow, lambda r: f'{build_copies(r, size):.1f}')} copies of X to memory: "
-                  f"the array was copied into a TensorProto inside the graph" if copied else "")
+        grown = f", and added {_each(slow, lambda r: f'{build_copies(r, size):.1f}')} copies of X to memory"
+        # Name the TensorProto copy only when memory grew by the copies the graph's Const tensors hold.
+        matched = all(abs(build_copies(r, size) - copies_in_graph(r, size)) < 0.5 for r in slow)
+        cause = (": the array was copied into the graph's Const tensors" if matched else
+                 f", while the graph's Const tensors hold {_each(slow, lambda r: copies_in_graph(r, size))}")
         said.append(f"Building took {_each(slow, lambda r: fmt_s(r.build_s))} against {fmt_s(base.build_s)} for "
-                    f"{base.variant}{copies}.")
-    b_later = later_median(base)
-    b_excess, b_ratio = base.first_run_s - b_later, base.first_run_s / b_later
-    stands_out = [r for r in embedded if r.first_run_s / later_median(r) >= 2
-                  and r.first_run_s - later_median(r) > 2 * max(b_excess, 0.0)]
+                    f"{base.variant}{grown}{cause}.")
+    b_later = base.later_median_s
+    b_excess = base.first_run_s - b_later
+
+    def excess(r):
+        return r.first_run_s - r.later_median_s
+
+    stands_out = [r for r in embedded if r.first_run_s / r.later_median_s >= 2 and excess(r) > 2 * max(b_excess, 0.0)]
     if stands_out:
-        said.append(f"First run over median later run: {_each(stands_out, lambda r: f'{r.first_run_s / later_median(r):.1f}x')}"
-                    f", against {b_ratio:.1f}x for {base.variant}. The extra "
-                    f"{_each(stands_out, lambda r: fmt_s(r.first_run_s - later_median(r) - max(b_excess, 0.0)))} is "
-                    f"paid once, before the first result (`tfgraphs explain` shows what it is spent on).")
+        said.append(f"First run over median later run: {_each(stands_out, lambda r: f'{r.first_run_s / r.later_median_s:.1f}x')}"
+                    f", against {base.first_run_s / b_later:.1f}x for {base.variant}. The extra "
+                    f"{_each(stands_out, lambda r: fmt_s(excess(r) - max(b_excess, 0.0)))} is paid once, before the "
+                    f"first result (`tfgraphs explain` shows what it is spent on).")
     quiet = [r for r in embedded if r not in stands_out]
     if quiet:
-        said.append(f"In this run embedding X did not make the first run stand out: first over later run "
-                    f"{_each(quiet, lambda r: f'{r.first_run_s / later_median(r):.1f}x')}, against {b_ratio:.1f}x "
-                    f"for {base.variant}.")
-    same = [r for r in embedded if abs(later_median(r) / b_later - 1) < 0.1]
+        said.append(f"In this run embedding X did not make the first run stand out: the first run took "
+                    f"{_each(quiet, lambda r: fmt_s(excess(r)))} more than the median later run, against "
+                    f"{fmt_s(b_excess)} for {base.variant}.")
+    noise = spread_s(base, *embedded)
+    same = [r for r in embedded if same_time(r.later_median_s, b_later, noise)]
     if same:
         said.append(f"Once the first run is paid, later runs take about as long as {base.variant}'s "
-                    f"({fmt_s(b_later)} median): {_each(same, lambda r: fmt_s(later_median(r)))}.")
+                    f"({fmt_s(b_later)} median): {_each(same, lambda r: fmt_s(r.later_median_s))}.")
     other = [r for r in embedded if r not in same]
     if other:
-        said.append(f"Later runs take {_each(other, lambda r: f'{later_median(r) / b_later:.2f}x')} the time of "
+        said.append(f"Later runs take {_each(other, lambda r: f'{r.later_median_s / b_later:.2f}x')} the time of "
                     f"{base.variant}'s ({fmt_s(b_later)} median); `tfgraphs explain` traces which ops still run.")
     peaks = [r for r in embedded if r.peak_rss_bytes and base.peak_rss_bytes]
     if peaks:
-        said.append(f"Peak memory: {_each(peaks, lambda r: f'{fmt_bytes(r.peak_rss_bytes)}')} against "
-                    f"{fmt_bytes(base.peak_rss_bytes)} for {base.variant}, a difference of "
-                    f"{_each(peaks, lambda r: f'{(r.peak_rss_bytes - base.peak_rss_bytes) / size:+.1f}')} copies of X.")
+        # Below half a copy of X the difference is within what the allocator keeps or returns between runs.
+        apart = [r for r in peaks if abs(r.peak_rss_bytes - base.peak_rss_bytes) >= 0.5 * size]
+        said.append(f"Peak memory: {_each(peaks, lambda r: fmt_bytes(r.peak_rss_bytes))} against "
+                    f"{fmt_bytes(base.peak_rss_bytes)} for {base.variant}"
+                    + (f", a difference of {_each(apart, lambda r: f'{(r.peak_rss_bytes - base.peak_rss_bytes) / size:+.1f}')}"
+                       f" copies of X." if apart else ": within half a copy of X of each other."))
     return said
 
 
@@ -181,9 +195,9 @@ def _remedy(ok, base):
     var = next((r for r in ok if r.variant == "variable"), None)
     if var is None or base is None or base.variant != "placeholder" or var.init_s is None:
         return []
-    v_later, p_later = later_median(var), later_median(base)
+    v_later, p_later = var.later_median_s, base.later_median_s
     change = (v_later - p_later) / p_later * 100
-    if abs(change) < 1:
+    if same_time(v_later, p_later, spread_s(var, base)):
         trend = "about the same as"
     else:
         trend = f"{-change:.0f}% less than" if change < 0 else f"{change:.0f}% more than"

@@ -31,6 +31,8 @@ def load(path):
         spec.loader.exec_module(module)
     except FileNotFoundError:
         raise UsageError(f"{path} does not exist") from None
+    except SystemExit as exc:
+        raise UsageError(f"{path} calls sys.exit({exc.code}) when imported; keep that under if __name__ == '__main__'") from None
     except Exception as exc:
         raise UsageError(f"{path} fails to import: {type(exc).__name__}: {exc}") from None
     return module
