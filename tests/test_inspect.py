@@ -155,6 +155,59 @@ def test_strip_constants_refuses_to_overwrite_its_input(files, capsys):
     assert "would overwrite the graph it reads" in capsys.readouterr().err
 
 
+REPEATED_CONST = """node {
+  name: "Fill"
+  op: "Const"
+  attr { key: "dtype" value { type: DT_FLOAT } }
+  attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 1000 } } float_val: 1.5 } } }
+}
+"""
+
+
+def test_sentences_count_consts_that_list_fewer_values(tmp_path):
+    # One value stored for 1,000 elements: 4,000 bytes expanded from a node of a few dozen bytes.
+    from tfgraphs import graphfile, inspect_graph
+
+    path = tmp_path / "fill.pbtxt"
+    path.write_text(REPEATED_CONST)
+    graph_def, _ = graphfile.load(str(path))
+    node_bytes, graph_bytes = graph_def.node[0].ByteSize(), graph_def.ByteSize()
+    doc = inspect_json(path, tmp_path)
+    assert doc["elided_consts"] == 1 and doc["const_bytes"] == 4000 and doc["const_node_bytes"] == node_bytes
+    said = inspect_graph.sentences(inspect_graph.Inspection.from_dict(doc))
+    share = f"{node_bytes / graph_bytes:.1%}"
+    assert said[0] == f"1 Const node takes {node_bytes} B, {share} of the {graph_bytes} B GraphDef: most of the " \
+                      f"graph is constants."
+    assert said[1].startswith("It lists fewer values than its shape holds")
+    assert f"against the {node_bytes} its node takes" in said[1]
+    assert said[2] == (f"The largest, Fill (float32 1000), holds 4,000 bytes once expanded; its node takes "
+                       f"{node_bytes} B, {share} of the graph.")
+
+
+def test_full_consts_are_not_counted_as_elided(files, tmp_path):
+    from tfgraphs import inspect_graph
+
+    doc = inspect_json(files[0] / "constant.pb", tmp_path)
+    said = inspect_graph.sentences(inspect_graph.Inspection.from_dict(doc))
+    assert doc["elided_consts"] == 0 and said[0].startswith("2 Const nodes take ")
+    assert not [s for s in said if "fewer values" in s]
+
+
+@pytest.mark.parametrize("value, message", [
+    ("", "Const node 'Bad' has no tensor value"),
+    ('attr { key: "value" value { tensor { tensor_shape { dim { size: 3 } } float_val: 1 } } }',
+     "Const node 'Bad' has a tensor value with no known dtype (0)"),
+    ('attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: -1 } } float_val: 1 } } }',
+     "Const node 'Bad' has a negative dimension (-1)"),
+])
+def test_const_that_cannot_be_sized_exits_2(tmp_path, value, message, capfd):
+    path = tmp_path / "bad_const.pbtxt"
+    path.write_text(f'node {{ name: "Bad" op: "Const" attr {{ key: "dtype" value {{ type: DT_FLOAT }} }} {value} }}\n')
+    assert cli.main(["inspect", str(path)]) == 2
+    out, err = capfd.readouterr()
+    assert out == "" and err.startswith("tfgraphs: ") and message in err and len(err.strip().splitlines()) == 1
+
+
 def bad_files(d):
     """{kind: path} for every kind of file inspect must refuse."""
     good = (d / "constant.pb").read_bytes()

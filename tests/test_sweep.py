@@ -80,6 +80,18 @@ def test_fit_line_absorbs_length_prefixes():
     assert a == 8192 and residual <= 4 and 900 <= b <= 905
 
 
+@pytest.mark.parametrize("points, residual, says", [
+    (2, 0, "(a line through 2 batches fits them by construction, so this does not check that growth is linear)"),
+    (2, 3, "(a line through 2 batches fits them by construction; its largest residual, 3 bytes, comes from"),
+    (3, 0, "(no residual: all 3 batches lie on the line)"),
+    (3, 1, "(largest residual 1 byte)"),
+])
+def test_slope_sentence_claims_no_residual_only_from_three_points(points, residual, says):
+    fit = growth.Fit("constant", 8192, 900, 262143, residual, points)
+    said = growth._slope_sentence(fit, "float64", 40)
+    assert says in said and ("no residual" in said) == (points >= 3 and residual == 0)
+
+
 @pytest.fixture(scope="module")
 def sweep_run(tmp_path_factory):
     """One tiny real sweep: two batches of constant (two workers) and the limit probe (a third)."""
@@ -186,7 +198,8 @@ def test_plot_without_matplotlib_exits_2_before_any_worker(command, tmp_path):
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr.strip().splitlines() == [
-        "tfgraphs: --plot needs matplotlib, which is not installed; install it with: pip install 'tfgraphs[viz]'"]
+        "tfgraphs: --plot needs matplotlib, which is not installed; install it from the repository folder with: "
+        "pip install -e '.[viz]'"]
 
 
 @pytest.mark.parametrize("args, message", [

@@ -181,8 +181,9 @@ def cmd_inspect(args):
     from tfgraphs import graphfile, inspect_graph
 
     check_outputs(args, args.strip_constants)
+    read = graphfile.locate(args.path)[0]   # the file actually read: a SavedModel directory's saved_model.pb
     for flag, out in (("--json", args.json), ("--strip-constants", args.strip_constants)):
-        if out and os.path.exists(out) and os.path.exists(args.path) and os.path.samefile(out, args.path):
+        if out and os.path.exists(out) and os.path.samefile(out, read):
             raise UsageError(f"{flag} {out} would overwrite the graph it reads")
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")   # nothing runs here, so TensorFlow has nothing to report
     graph_def, source = graphfile.load(args.path)

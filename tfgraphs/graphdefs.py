@@ -5,6 +5,15 @@ import math
 import tensorflow as tf
 
 
+def located_nodes(graph_def):
+    """(function name, or None for the graph itself, node) for every node, function bodies included."""
+    for n in graph_def.node:
+        yield None, n
+    for fn in graph_def.library.function:
+        for n in fn.node_def:
+            yield fn.signature.name, n
+
+
 def tensor_bytes(tensor_proto):
     """Bytes a TensorProto holds once expanded: elements x itemsize."""
     dims = [d.size for d in tensor_proto.tensor_shape.dim]
@@ -14,12 +23,23 @@ def tensor_bytes(tensor_proto):
     return math.prod(dims) * dtype.size
 
 
+def stored_values(tensor_proto):
+    """How many values a TensorProto lists: from tensor_content when it has it, else the longest *_val field."""
+    if tensor_proto.tensor_content:
+        return len(tensor_proto.tensor_content) // tf.dtypes.as_dtype(tensor_proto.dtype).size
+    # half and bfloat16 share half_val, complex types list two numbers per value.
+    pair = 2 if tensor_proto.dtype in (tf.complex64.as_datatype_enum, tf.complex128.as_datatype_enum) else 1
+    return max((len(v) for f, v in tensor_proto.ListFields() if f.name.endswith("_val")), default=0) // pair
+
+
+def is_elided(tensor_proto):
+    """True when a tensor lists fewer values than its shape holds, so TensorFlow repeats the last one."""
+    return stored_values(tensor_proto) < math.prod(d.size for d in tensor_proto.tensor_shape.dim)
+
+
 def const_nodes(graph_def):
     """(node, bytes) for every Const node, including those inside function definitions."""
-    nodes = list(graph_def.node)
-    for fn in graph_def.library.function:
-        nodes.extend(fn.node_def)
-    return [(n, tensor_bytes(n.attr["value"].tensor)) for n in nodes if n.op == "Const"]
+    return [(n, tensor_bytes(n.attr["value"].tensor)) for _, n in located_nodes(graph_def) if n.op == "Const"]
 
 
 def const_bytes(graph_def):

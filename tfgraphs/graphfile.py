@@ -74,6 +74,35 @@ def _check(graph_def):
     return None
 
 
+def _const_problem(graph_def):
+    """Why a Const node's tensor cannot be sized, or None: TensorFlow needs a value with a dtype and no negative dim."""
+    from tensorflow.core.framework import types_pb2
+    from tfgraphs.graphdefs import located_nodes
+
+    for function, n in located_nodes(graph_def):
+        if n.op != "Const":
+            continue
+        where = f"Const node {n.name[:40]!r}" + (f" in function {function[:40]!r}" if function else "")
+        # `in` first: reading n.attr["value"] would add an empty one.
+        if "value" not in n.attr or not n.attr["value"].HasField("tensor"):
+            return f"{where} has no tensor value"
+        t = n.attr["value"].tensor
+        if t.dtype == types_pb2.DT_INVALID or t.dtype not in types_pb2.DataType.values():
+            return f"{where} has a tensor value with no known dtype ({t.dtype})"
+        negative = [d.size for d in t.tensor_shape.dim if d.size < 0]
+        if negative:
+            return f"{where} has a negative dimension ({negative[0]}) in its tensor's shape"
+    return None
+
+
+def _accept(graph_def, path):
+    """graph_def, once every Const in it can be sized; a one-line UsageError otherwise."""
+    problem = _const_problem(graph_def)
+    if problem:
+        raise UsageError(f"{path}: {problem}, which TensorFlow cannot import; fix or regenerate the graph")
+    return graph_def
+
+
 def load(path):
     """(graph_def, source) from a GraphDef file or a SavedModel; UsageError when it is not one."""
     path, size = locate(path)
@@ -95,7 +124,7 @@ def load(path):
             raise UsageError(f"{path} holds no usable graph: its first meta graph's GraphDef {problem}")
         source["format"] = "SavedModel" + (" (text)" if text else " (binary)")
         source["meta_graph"] = {"index": 0, "of": len(model.meta_graphs), "tags": list(meta.meta_info_def.tags)}
-        return meta.graph_def, source
+        return _accept(meta.graph_def, path), source
     # A text GraphDef may carry any suffix, so a file that is not binary protobuf is tried as text when it decodes.
     reason = None
     for as_text in [True] if text else [False] + ([True] if _looks_like_text(data) else []):
@@ -104,7 +133,7 @@ def load(path):
         reason = reason or (problem and f"it parses as {'text' if as_text else 'binary'} protobuf but {problem}")
         if reason is None:
             source["format"] = "GraphDef (text)" if as_text else "GraphDef (binary)"
-            return graph_def, source
+            return _accept(graph_def, path), source
     raise UsageError(f"{path} is not a GraphDef: {reason}")
 
 

@@ -5,7 +5,6 @@ from dataclasses import asdict, dataclass, fields
 import numpy as np
 
 from tfgraphs import limits, network
-from tfgraphs.stats import median_or_none
 from tfgraphs.units import fmt_bytes, fmt_s
 
 # Peak RSS of identical workers differs by a few MB, so a memory slope over less data than this says nothing.
@@ -86,7 +85,16 @@ def _slope_sentence(fit, dtype, largest):
     example, item = network.example_bytes(dtype), np.dtype(dtype).itemsize
     v, a, b = fit.variant, fit.bytes_per_example, fit.overhead_bytes
     r = fit.max_residual_bytes
-    wobble = f" (largest residual {r} byte{'s' if r != 1 else ''})" if r else " (no residual)"
+    residual = f"{r} byte{'s' if r != 1 else ''}"
+    if fit.points is not None and fit.points < 3:
+        # Through two points a line always fits; only rounding a to whole bytes can leave a residual.
+        wobble = (f" (a line through {fit.points} batches fits them by construction"
+                  + (f"; its largest residual, {residual}, comes from rounding a to whole bytes" if r else "")
+                  + ", so this does not check that growth is linear)")
+    elif r:
+        wobble = f" (largest residual {residual})"
+    else:
+        wobble = f" (no residual: all {fit.points} batches lie on the line)" if fit.points else " (no residual)"
     if a == 0:
         return (f"{v}'s GraphDef stays at about {b:,} bytes at every batch{wobble}: X is not in it, "
                 f"so the 2 GiB GraphDef limit sets no largest batch for it.")
@@ -137,12 +145,12 @@ def _against_fed(report):
     base = next((f.variant for f in found if f.bytes_per_example == 0), None)
     if base is None:
         return []
-    fed = {r.batch: median_or_none(r.runs_s) for r in series(report, base)}
+    fed = {r.batch: r.later_median_s for r in series(report, base)}
     said = []
     for f in found:
         if f.bytes_per_example == 0:
             continue
-        pairs = [(r.batch, median_or_none(r.runs_s) / fed[r.batch]) for r in series(report, f.variant)
+        pairs = [(r.batch, r.later_median_s / fed[r.batch]) for r in series(report, f.variant)
                  if fed.get(r.batch)]
         if pairs:
             said.append(f"{f.variant}'s median later run over {base}'s: "
@@ -166,7 +174,7 @@ def sentences(report):
         if len(rows) < 2:
             continue
         lo, hi = rows[0], rows[-1]
-        lo_later, hi_later = median_or_none(lo.runs_s), median_or_none(hi.runs_s)
+        lo_later, hi_later = lo.later_median_s, hi.later_median_s
         said.append(f"From batch {lo.batch:,} to {hi.batch:,} ({_times(hi.batch / lo.batch)} the data) {v}'s first "
                     f"run went from {fmt_s(lo.first_run_s)} to {fmt_s(hi.first_run_s)} "
                     f"({_times(hi.first_run_s / lo.first_run_s)}) and its median later run from {fmt_s(lo_later)} "

@@ -2,7 +2,7 @@
 
 import hashlib
 from collections import Counter, defaultdict
-from dataclasses import asdict, dataclass, fields
+from dataclasses import MISSING, asdict, dataclass, fields
 
 from tabulate import tabulate
 
@@ -31,6 +31,7 @@ class Inspection:
     op_types: tuple             # ({"op", "nodes", "bytes"}, ...), most nodes first
     largest_consts: tuple       # ({"name", "function", "dtype", "shape", "bytes", "node_bytes", "graph_share"}, ...)
     repeats: tuple = ()         # ({"bytes", "copies", "nodes", "in_functions"}, ...): identical tensors >= 1 KiB
+    elided_consts: int | None = None   # Const nodes listing fewer values than their shape holds (None: not counted)
     meta_graph: dict | None = None
     tf_version: str | None = None
 
@@ -44,20 +45,13 @@ class Inspection:
     def from_dict(cls, d):
         """Rebuild from a saved --json document (no TensorFlow needed)."""
         names = {f.name for f in fields(cls)}
+        missing = [f.name for f in fields(cls) if f.name not in d and f.default is MISSING]
+        if missing:
+            raise ValueError(f"not a complete inspect result (no {', '.join(missing)})")
         d = {k: v for k, v in d.items() if k in names}
         for key in ("op_types", "largest_consts", "repeats"):
             d[key] = tuple(d.get(key) or ())
         return cls(**d)
-
-
-def _all_nodes(graph_def):
-    return [n for _, n in _located(graph_def)]
-
-
-def _located(graph_def):
-    """(function name or None for the graph itself, node) for every node, function bodies included."""
-    return ([(None, n) for n in graph_def.node]
-            + [(fn.signature.name, n) for fn in graph_def.library.function for n in fn.node_def])
 
 
 def _where(function, name):
@@ -90,13 +84,14 @@ def summarize(graph_def, source, top=10):
     from tfgraphs import graphdefs
 
     graph_bytes = graph_def.ByteSize()
-    nodes = _all_nodes(graph_def)
+    located = list(graphdefs.located_nodes(graph_def))
+    nodes = [n for _, n in located]
     counts, sizes = Counter(), Counter()
     for n in nodes:
         counts[n.op] += 1
         sizes[n.op] += n.ByteSize()
     consts = [(function, n, graphdefs.tensor_bytes(n.attr["value"].tensor))
-              for function, n in _located(graph_def) if n.op == "Const"]
+              for function, n in located if n.op == "Const"]
     consts.sort(key=lambda c: (-c[2], c[0] is not None, c[1].name))
     largest = []
     for function, node, size in consts[:top]:
@@ -111,18 +106,22 @@ def summarize(graph_def, source, top=10):
         headroom_bytes=GRAPHDEF_LIMIT - 1 - graph_bytes,
         op_types=tuple({"op": op, "nodes": c, "bytes": sizes[op]}
                        for op, c in sorted(counts.items(), key=lambda kv: (-kv[1], -sizes[kv[0]], kv[0]))),
-        largest_consts=tuple(largest), repeats=_repeats(consts), meta_graph=source.get("meta_graph"),
+        largest_consts=tuple(largest), repeats=_repeats(consts),
+        elided_consts=sum(graphdefs.is_elided(n.attr["value"].tensor) for _, n, _ in consts),
+        meta_graph=source.get("meta_graph"),
         tf_version=tf.__version__)
 
 
 def strip_constants(graph_def):
     """Replace every tensor's contents with nothing, in place, keeping its dtype and shape."""
+    from tfgraphs import graphdefs
+
     def strip(t):
         for fd in t.DESCRIPTOR.fields:
             if fd.name == "tensor_content" or fd.name.endswith("_val"):
                 t.ClearField(fd.name)
 
-    for n in _all_nodes(graph_def):
+    for _, n in graphdefs.located_nodes(graph_def):
         for attr in n.attr.values():
             if attr.HasField("tensor"):
                 strip(attr.tensor)
@@ -147,17 +146,24 @@ def sentences(s):
     """What the numbers say about this graph; each sentence depends on them."""
     said = []
     share = s.const_node_bytes / s.graph_bytes
-    plural = "s" if s.const_nodes != 1 else ""
-    said.append(f"{s.const_nodes:,} Const node{plural} take {fmt_bytes(s.const_node_bytes)}, "
-                f"{share:.1%} of the {fmt_bytes(s.graph_bytes)} GraphDef"
+    one = s.const_nodes == 1
+    said.append(f"{s.const_nodes:,} Const node{'' if one else 's'} take{'s' if one else ''} "
+                f"{fmt_bytes(s.const_node_bytes)}, {share:.1%} of the {fmt_bytes(s.graph_bytes)} GraphDef"
                 + (": most of the graph is constants." if share >= 0.5 else "."))
-    if s.const_bytes > s.const_node_bytes:
-        said.append(f"Expanded, the constants hold {s.const_bytes:,} bytes, more than their nodes take in the file: at "
-                    f"least one lists fewer values than its shape holds, and TensorFlow repeats the last one listed.")
+    k = s.elided_consts
+    if k:
+        who = ("It" if one else "Both" if k == s.const_nodes == 2 else f"All {k:,}" if k == s.const_nodes
+               else f"{k:,} of them")
+        said.append(f"{who} list{'s' if k == 1 else ''} fewer values than "
+                    f"{'its shape holds' if k == 1 else 'their shapes hold'}, and TensorFlow fills the rest with the "
+                    f"last value listed (zeros when none is): expanded, the constants hold {s.const_bytes:,} bytes, "
+                    f"against the {s.const_node_bytes:,} {'its node takes' if one else 'their nodes take'} in the "
+                    f"GraphDef.")
     if s.largest_consts:
         big = s.largest_consts[0]
-        said.append(f"The largest, {big['name']} ({big['dtype']} {_shape(big['shape'])}), is {big['bytes']:,} bytes, "
-                    f"{big['graph_share']:.1%} of the graph.")
+        said.append(f"The largest, {big['name']} ({big['dtype']} {_shape(big['shape'])}), holds {big['bytes']:,} "
+                    f"bytes once expanded; its node takes {fmt_bytes(big['node_bytes'])}, {big['graph_share']:.1%} "
+                    f"of the graph.")
     for g in s.repeats[:3]:
         k = g["in_functions"]
         inside = f", {k} of them inside {'a function body' if k == 1 else 'function bodies'}." if k else "."

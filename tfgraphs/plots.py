@@ -2,9 +2,8 @@
 
 from tfgraphs import growth, results
 from tfgraphs.limits import GRAPHDEF_LIMIT, UsageError
-from tfgraphs.stats import median_or_none
 
-INSTALL = "pip install 'tfgraphs[viz]'"
+INSTALL = "pip install -e '.[viz]'"   # tfgraphs is installed from a checkout, so the extra comes from there
 
 
 def require():
@@ -12,7 +11,8 @@ def require():
     try:
         import matplotlib  # noqa: F401
     except ImportError:
-        raise UsageError(f"--plot needs matplotlib, which is not installed; install it with: {INSTALL}") from None
+        raise UsageError("--plot needs matplotlib, which is not installed; install it from the repository folder "
+                         f"with: {INSTALL}") from None
 
 
 def _pyplot():
@@ -48,7 +48,7 @@ def sweep_plot(report, path):
             size_ax.plot(xs, [f.bytes_per_example * x + f.overhead_bytes for x in xs], "--", color=color, lw=1,
                          label=f"{v} fit, extrapolated: {f.bytes_per_example:,} B/example + {f.overhead_bytes:,} B")
         time_ax.plot(batches, [r.first_run_s for r in rows], "o-", color=color, label=f"{v} first run")
-        time_ax.plot(batches, [median_or_none(r.runs_s) for r in rows], "s:", color=color, lw=1, ms=4,
+        time_ax.plot(batches, [r.later_median_s for r in rows], "s:", color=color, lw=1, ms=4,
                      label=f"{v} median later run")
     size_ax.axhline(GRAPHDEF_LIMIT, color="red", lw=1, label="2 GiB GraphDef limit")
     if probe.get("refused"):

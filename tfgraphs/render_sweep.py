@@ -4,7 +4,7 @@ from tabulate import tabulate
 
 from tfgraphs import growth, limits, network
 from tfgraphs.render import failures, machine_line, row_label, time_unit
-from tfgraphs.stats import median_or_none, ratio
+from tfgraphs.stats import ratio
 from tfgraphs.units import fmt_bytes
 
 
@@ -23,7 +23,7 @@ def points_table(report, fmt):
     u, scale = time_unit([t for r in ok for t in (r.first_run_s, *r.runs_s)])
     body = []
     for r in ok:
-        later = median_or_none(r.runs_s)
+        later = r.later_median_s
         body.append([r.variant, r.batch, network.data_bytes(r.batch, report.config["dtype"]), r.graph_bytes,
                      r.first_run_s / scale, later / scale, ratio(r.first_run_s, later), fmt_bytes(r.peak_rss_bytes)])
     headers = ["variant", "batch", "data bytes", "graph bytes", f"first run {u}", f"later median {u}",
