@@ -1,6 +1,7 @@
 """shapes: blocked_conv1d against tf.nn.conv1d, trace counts from real workers, JSON, report, bad input."""
 
 import json
+import re
 import subprocess
 import sys
 
@@ -111,7 +112,8 @@ def test_every_mode_timed_per_pass_and_length(shapes_json):
     for m in doc["modes"]:
         assert m["status"] == "ok" and m["error"] is None and m["device"].endswith("device:CPU:0")
         assert len(m["times_s"]) == 2 and all(len(p) == 5 and min(p) > 0 for p in m["times_s"])
-        want = [float(np.median([2 * n / 1000 / s for n, s in zip(lengths, p)])) for p in m["times_s"]]
+        # The first length is left out: its first call is the worker's start-up.
+        want = [float(np.median([2 * n / 1000 / s for n, s in zip(lengths[1:], p[1:])])) for p in m["times_s"]]
         assert m["khz"] == pytest.approx(want)
         assert m["max_rel_err"] <= 1e-4
 
@@ -201,6 +203,9 @@ def test_failed_mode_is_a_failed_row(tmp_path, monkeypatch, capsys):
     (["--kernel", "41"], "--kernel 41"),
     (["--modes", "eager,turbo"], "turbo"),
     (["--switch-modes", "nope"], "nope"),
+    (["--modes", "eager", "--switch-modes", "function"], "--switch-modes function not in --modes"),
+    (["--count", "2"], "--count 2 is too few"),
+    (["--seed", "-1"], "'-1' must be 0 or more"),
     (["--format", "nope"], "nope"),
 ])
 def test_bad_input_exits_2(flags, named):
@@ -211,30 +216,95 @@ def test_bad_input_exits_2(flags, named):
 
 def test_config_check():
     shapes.Config(**TINY).check()
-    for bad in (dict(kernel=41), dict(block=0), dict(passes=0), dict(modes=("eager", "turbo"))):
-        with pytest.raises(limits.UsageError):
+    shapes.Config(**{**TINY, "count": 3}).check()
+    for bad, said in ((dict(kernel=41), "--kernel 41 is longer than the shortest length (--start 40)"),
+                      (dict(count=2), "--count 2 is too few"),
+                      (dict(modes=("eager",), switch_modes=("function",)), "--switch-modes function not in --modes")):
+        with pytest.raises(limits.UsageError, match="^" + re.escape(said)):
             shapes.Config(**{**TINY, **bad}).check()
+
+
+def test_default_switch_mode_only_when_it_runs(monkeypatch, capsys):
+    """--modes without eager runs no switch worker by default, rather than refusing the default."""
+    ran = []
+
+    def fake_worker(argv, label, progress, timeout=None, env=None):
+        ran.append(label)
+        return {"status": "ok", "tf_version": "0", "devices": ["/physical_device:CPU:0"], "device": "/device:CPU:0",
+                "traces": 5, "times_s": [[0.02] * 5, [0.01] * 5], "max_rel_err": 1e-7, "env": env}
+
+    monkeypatch.setattr(runner, "run_worker", fake_worker)
+    assert main(["shapes", *map(str, _flags()), "--modes", "function", "--quiet"]) == 0
+    assert ran == ["function"] and "oneDNN was not switched off in this run" in capsys.readouterr().out
 
 
 # sentences follow the numbers
 
 def _report(times, traces=None):
-    """A shapes report from {mode: (pass 1 s, pass 2 s)}, every length alike, and {mode: traces}."""
-    config = shapes.Config(**TINY).to_dict()
-    rows = [ModeRun.from_worker(m, {"status": "ok", "device": "/device:CPU:0", "times_s": [[a] * 5, [b] * 5],
-                                    "traces": (traces or {}).get(m), "max_rel_err": 1e-7,
-                                    "env": dict(shapes.SWITCHES_ON)}, shapes.Config(**TINY))
+    """A shapes report from {mode: (pass 1, pass 2)}, each a time for every length or a list, and {mode: traces}."""
+    count = next((len(a) for a, _ in times.values() if isinstance(a, list)), TINY["count"])
+    config = shapes.Config(**{**TINY, "count": count})
+    rows = [ModeRun.from_worker(m, {"status": "ok", "device": "/device:CPU:0", "max_rel_err": 1e-7,
+                                    "times_s": [p if isinstance(p, list) else [p] * count for p in (a, b)],
+                                    "traces": (traces or {}).get(m), "env": dict(shapes.SWITCHES_ON)}, config)
             for m, (a, b) in times.items()]
-    return results.Report("shapes", config, tuple(rows), extra={"switch": shapes.ONEDNN})
+    return results.Report("shapes", config.to_dict(), tuple(rows), extra={"switch": shapes.ONEDNN})
+
+
+def _cycle(base, shift, count=31):
+    """base - 1 ms, base, base + 1 ms, repeating: every length differs, by a known spread."""
+    return [base + 0.001 * ((i + shift) % 3 - 1) for i in range(count)]
 
 
 def test_sentences_follow_the_numbers():
     said = " ".join(shapes_why.sentences(_report({"function": (0.03, 0.01), "blocked": (0.012, 0.012)})))
-    assert "Pass 1 was 3.00x slower than pass 2 in function" in said
-    assert "blocked (blocks of 8) removed 100% of that penalty (20.0 ms -> 0.0 ms per new length)" in said
+    assert ("Pass 1 was 3.00x slower than pass 2 in function (median over 4 lengths) and slower on 4 of them: each "
+            "new length added 20.0 ms to a 10.0 ms call, beyond the 0.0 ms IQR of pass 2 itself.") in said
+    assert ("blocked (blocks of 8) removed that penalty: a new length changed its call by +0.0 ms, nothing "
+            "measurable by the same rule, against 20.0 ms in function") in said
     assert "its throughput on lengths already seen was 17% lower (pass 2: 7 kHz in blocked, 8 in function)" in said
+    assert "On lengths seen for the first time, blocked ran at 7 kHz against 3 kHz for function (2.50x)." in said
     said = " ".join(shapes_why.sentences(_report({"function": (0.01, 0.01), "blocked": (0.012, 0.012)})))
     assert "slower than" not in said and "No mode paid measurably for new lengths" in said
+
+
+@pytest.mark.parametrize("a, b, clear", [
+    ([1.1] * 10, [1.0] * 10, True),                                  # steady, no spread
+    ([x + 0.5 for x in range(1, 9)], list(range(1, 9)), False),     # always slower, but inside an IQR of 3.5
+    ([6.0] * 7 + [0.0] * 3, [1.0] * 10, False),                      # 7 of 10 slower: under 80%
+    ([6.0] * 8 + [0.0] * 2, [1.0] * 10, True),                       # 8 of 10: the boundary counts
+])
+def test_penalized_rule(a, b, clear):
+    assert shapes_why.excess(a, b).clear is clear
+
+
+def test_steady_small_penalty_is_measured():
+    """The seed-size case: pass 1 119 +- 1 ms against pass 2 106 +- 1 ms on every length is a penalty, not noise."""
+    function = _cycle(0.119, 0)
+    function[0] = 2.0                                     # the worker's start-up, left out
+    # The same five times, 104 to 108 ms, in two orders: pass 1 as often faster as slower, no steady difference.
+    flat = tuple([0.106 + 0.001 * ((i * k) % 5 - 2) for i in range(31)] for k in (3, 7))
+    report = _report({"function": (function, _cycle(0.106, 1)), "function-signature": flat,
+                      "blocked": tuple([t + 0.002 for t in p] for p in flat)},
+                     {"function": 31, "function-signature": 1, "blocked": 1})
+    c = shapes_why.cost(report.rows[0])
+    assert c.first_s == 2.0 and len(c.new) == len(c.seen) == 30 and c.new_s == pytest.approx(0.119)
+    assert (c.excess.above, c.excess.n) == (30, 30) and c.penalized
+    assert c.excess.median_s == pytest.approx(0.012) and c.excess.spread_s == pytest.approx(0.002)
+    assert not shapes_why.cost(report.rows[1]).penalized and not shapes_why.cost(report.rows[2]).penalized
+    said = " ".join(shapes_why.sentences(report))
+    assert ("Pass 1 was 1.11x slower than pass 2 in function (median over 30 lengths) and slower on 30 of them: each "
+            "new length added 12.0 ms to a 106.0 ms call, beyond the 2.0 ms IQR of pass 2 itself.") in said
+    assert ("A new length cost nothing measurable by the rule in the legend in function-signature (+0.0 ms against "
+            "an IQR of 2.0 ms, slower on 12 of 30 lengths) and blocked (+0.0 ms against an IQR of 2.0 ms, slower on "
+            "12 of 30 lengths).") in said
+    assert ("function's pass-1 call took 119.0 ms against 106.0 ms for function-signature, which traced 1 time to "
+            "function's 31: retracing explains all of function's new-length cost.") in said
+    assert ("Pass 1 was 1.11x slower than pass 2 in function; blocked (blocks of 8) removed that penalty: a new "
+            "length changed its call by +0.0 ms, nothing measurable by the same rule, against 12.0 ms in "
+            "function") in said
+    assert ("The very first call in each worker took 104.0 ms to 2.00 s, up to 16.8x a median pass-1 call "
+            "(function): a one-time start-up cost, not a per-length one, so the first length is left out") in said
 
 
 def test_retracing_sentence_follows_the_trace_counts():

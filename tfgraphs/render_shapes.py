@@ -4,7 +4,7 @@ from tabulate import tabulate
 
 from tfgraphs import shapes_why
 from tfgraphs.render import failures, machine_line, time_unit
-from tfgraphs.shapes_why import NOISE, cost, short_device, split
+from tfgraphs.shapes_why import SLOWER_SHARE, cost, later_label, short_device, split
 
 
 def _align(headers):
@@ -26,8 +26,17 @@ def _f(value, spec):
     return None if value is None else format(value, spec)
 
 
-def _later(report):
-    return "pass 2" if report.config["passes"] == 2 else "later"
+def _decision(c, scale):
+    """The cells behind the penalized rule: median paired difference, later IQR, lengths slower, the verdict."""
+    e = c.excess
+    if e is None:
+        return [None] * 4
+    return [_f(e.median_s / scale, "+.1f"), _f(e.spread_s / scale, ".1f"), f"{e.above}/{e.n}",
+            "yes" if e.clear else "no"]
+
+
+def _decision_headers(later, u):
+    return [f"pass 1 - {later} {u}", f"{later} IQR {u}", "slower on", "penalized"]
 
 
 def _unit(runs):
@@ -39,21 +48,25 @@ def mode_table(report, fmt):
     main, _ = split(report)
     ok = [r for r in main if r.ok]
     u, scale = _unit(ok)
-    later = _later(report)
+    later = later_label(report)
     headers = ["mode", "device", "traces", f"first call {u}", f"pass 1 {u}", f"{later} {u}", "pass 1 kHz",
-               f"{later} kHz", f"pass 1 / {later}"]
+               f"{later} kHz", f"pass 1 / {later}", *_decision_headers(later, u)]
     body = []
     for r in ok:
         c = cost(r)
         body.append([r.mode, short_device(r.device), r.traces, _f(c.first_s / scale, ".1f"),
                      _f(c.new_s / scale, ".1f"), _f(c.seen_s and c.seen_s / scale, ".1f"), _f(c.new_khz, ",.0f"),
-                     _f(c.seen_khz, ",.0f"), _f(c.ratio, ".2f")])
+                     _f(c.seen_khz, ",.0f"), _f(c.ratio, ".2f"), *_decision(c, scale)])
     table = tabulate(body, headers, tablefmt=fmt, missingval="-", disable_numparse=True, colalign=_align(headers))
-    legend = (f"Times in {u}, one call timed alone per length and pass, each mode in a fresh worker; pass 1 and "
-              f"{later} are medians over lengths; kHz = batch x length / 1000 / s; pass 1 / {later} = median over "
-              f"lengths of the ratio for the same length (under {NOISE:.1f}x is taken as noise). first call = the "
-              f"worker's very first call, start-up included. traces = tf.function traces (graph: graphs built). "
-              f"Every call takes and returns a NumPy array, so copies in and out count alike.")
+    legend = (f"Times in {u}, one call timed alone per length and pass, each mode in a fresh worker. first call = the "
+              f"worker's very first call, start-up included: it is the first length's pass-1 call, so the first "
+              f"length is left out of every other column, in every pass. pass 1 and {later} are medians over the "
+              f"other lengths; kHz = batch x length / 1000 / s; pass 1 / {later} and pass 1 - {later} = medians over "
+              f"lengths of the ratio and the difference for the same length; {later} IQR = the interquartile range "
+              f"of {later}'s times; slower on = lengths whose pass 1 was the slower. penalized = yes when pass 1 - "
+              f"{later} exceeds {later} IQR and pass 1 was the slower on at least {SLOWER_SHARE:.0%} of lengths. "
+              f"traces = tf.function traces (graph: graphs built). Every call takes and returns a NumPy array, so "
+              f"copies in and out count alike.")
     return table, legend
 
 
@@ -65,19 +78,20 @@ def switch_table(report, fmt):
     if not pairs:
         return None
     u, scale = _unit([r for pair in pairs for r in pair])
-    later = _later(report)
-    headers = ["mode", switch, f"pass 1 {u}", f"{later} {u}", "pass 1 kHz", f"{later} kHz", f"pass 1 / {later}"]
+    later = later_label(report)
+    headers = ["mode", switch, f"pass 1 {u}", f"{later} {u}", "pass 1 kHz", f"{later} kHz", f"pass 1 / {later}",
+               *_decision_headers(later, u)]
     body = []
     for pair in pairs:
         for r in pair:
             c = cost(r)
             body.append([r.mode, r.env.get(switch), _f(c.new_s / scale, ".1f"),
                          _f(c.seen_s and c.seen_s / scale, ".1f"), _f(c.new_khz, ",.0f"), _f(c.seen_khz, ",.0f"),
-                         _f(c.ratio, ".2f")])
+                         _f(c.ratio, ".2f"), *_decision(c, scale)])
     table = tabulate(body, headers, tablefmt=fmt, missingval="-", disable_numparse=True, colalign=_align(headers))
     name = shapes_why.SWITCH_NAMES[switch]
     legend = (f"Each row a fresh worker with {switch} set before TensorFlow was imported: 1 = {name} on, 0 = off. "
-              f"The other modes ran with it on.")
+              f"The other modes ran with it on. Columns as in Per mode, the first length left out likewise.")
     return table, legend
 
 

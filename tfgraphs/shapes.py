@@ -38,16 +38,17 @@ class Config:
         return {**asdict(self), "modes": list(self.modes), "switch_modes": list(self.switch_modes)}
 
     def check(self):
-        """Raise UsageError for settings no worker could run."""
-        for name in ("start", "count", "batch", "channels", "filters", "kernel", "block", "passes"):
-            if getattr(self, name) < 1:
-                raise limits.UsageError(f"--{name} must be at least 1, not {getattr(self, name)}")
+        """Raise UsageError for settings argparse cannot judge alone: they depend on each other."""
+        if self.count < 3:
+            raise limits.UsageError(f"--count {self.count} is too few: the first length is left out as the worker's "
+                                    f"start-up, and a spread needs 2 lengths more; use --count 3 or more")
         if self.kernel > self.start:
             raise limits.UsageError(f"--kernel {self.kernel} is longer than the shortest length (--start "
                                     f"{self.start}); a VALID convolution needs length >= kernel")
-        for mode in (*self.modes, *self.switch_modes):
-            if mode not in MODES:
-                raise limits.UsageError(f"unknown mode {mode}; choose from {', '.join(MODES)}")
+        missing = [m for m in self.switch_modes if m not in self.modes]
+        if missing:
+            raise limits.UsageError(f"--switch-modes {','.join(missing)} not in --modes; a switch mode is compared "
+                                    f"with its run in --modes, so add it there or drop it")
 
     @property
     def lengths(self):
@@ -64,7 +65,7 @@ class ModeRun:
     device: str | None = None
     traces: int | None = None
     times_s: tuple = ()     # one tuple per pass, one time per length
-    khz: tuple = ()         # per pass: median over lengths of batch * length / 1000 / s
+    khz: tuple = ()         # per pass: median over lengths after the first of batch * length / 1000 / s
     env: dict = field(default_factory=dict)
     max_rel_err: float | None = None
 
@@ -76,7 +77,9 @@ class ModeRun:
     def from_worker(cls, mode, doc, config):
         """A record from a worker's document, with the throughput computed here."""
         times = tuple(tuple(p) for p in doc.get("times_s") or ())
-        khz = tuple(median_or_none(config.batch * n / 1000 / s for n, s in zip(config.lengths, p)) for p in times)
+        # The first length is left out: its first call is the worker's start-up, and pass 2 drops it to stay paired.
+        khz = tuple(median_or_none(config.batch * n / 1000 / s for n, s in zip(config.lengths[1:], p[1:]))
+                    for p in times)
         return cls.from_dict({**doc, "mode": mode, "times_s": times, "khz": khz})
 
     def to_dict(self):

@@ -1,7 +1,7 @@
 """The `tfgraphs shapes` subcommand: its flags, and the command that checks them and runs the job."""
 
 from tfgraphs import limits, runner, shapes
-from tfgraphs.cliargs import add_output_flags, check_outputs, finish, positive_int
+from tfgraphs.cliargs import add_output_flags, check_outputs, finish, positive_int, seed
 from tfgraphs.shapes import MODES
 
 DESCRIPTION = (
@@ -29,10 +29,12 @@ def add_parser(sub):
     s.add_argument("--passes", type=positive_int, default=d.passes,
                    help=f"passes over every length; pass 1 meets each length for the first time (default {d.passes})")
     s.add_argument("--modes", default=",".join(MODES), help=f"comma-separated, from {', '.join(MODES)} (default all)")
-    s.add_argument("--switch-modes", default=",".join(d.switch_modes),
-                   help=f"modes also run with the device's per-shape switch off, TF_ENABLE_ONEDNN_OPTS=0 on CPU or "
-                        f"TF_CUDNN_USE_AUTOTUNE=0 on a GPU; 'none' for none (default {','.join(d.switch_modes)})")
-    s.add_argument("--seed", type=int, default=d.seed, help=f"seed of the data generator (default {d.seed})")
+    s.add_argument("--switch-modes",
+                   help=f"modes of --modes also run with the device's per-shape switch off, TF_ENABLE_ONEDNN_OPTS=0 "
+                        f"on CPU or TF_CUDNN_USE_AUTOTUNE=0 on a GPU; 'none' for none (default "
+                        f"{','.join(d.switch_modes)}, those of them in --modes)")
+    s.add_argument("--seed", type=seed, default=d.seed,
+                   help=f"seed of the data generator, 0 or more (default {d.seed})")
     add_output_flags(s)
     s.set_defaults(func=cmd_shapes)
     return s
@@ -40,11 +42,17 @@ def add_parser(sub):
 
 def cmd_shapes(args):
     check_outputs(args)
-    switch_modes = () if args.switch_modes.strip() == "none" else limits.choose(args.switch_modes, MODES, "mode")
+    modes = tuple(limits.choose(args.modes, MODES, "mode"))
+    if args.switch_modes is None:
+        # The default only names modes that ran; a switch mode the user names must be in --modes (Config.check).
+        switch_modes = tuple(m for m in shapes.Config.switch_modes if m in modes)
+    elif args.switch_modes.strip() == "none":
+        switch_modes = ()
+    else:
+        switch_modes = tuple(limits.choose(args.switch_modes, MODES, "mode"))
     config = shapes.Config(start=args.start, count=args.count, batch=args.batch, channels=args.channels,
                            filters=args.filters, kernel=args.kernel, block=args.block, passes=args.passes,
-                           seed=args.seed, modes=tuple(limits.choose(args.modes, MODES, "mode")),
-                           switch_modes=tuple(switch_modes))
+                           seed=args.seed, modes=modes, switch_modes=switch_modes)
     config.check()
     progress = runner.Progress(total=len(config.modes) + len(config.switch_modes), quiet=args.quiet)
     return finish(shapes.run(config, progress, timeout=args.timeout), args)

@@ -1,46 +1,97 @@
 """Explain a shapes report from its own numbers: what a new input length cost each mode, and why."""
 
+import statistics
 from dataclasses import dataclass
 
 from tfgraphs.shapes import AUTOTUNE, ONEDNN
 from tfgraphs.stats import median_or_none
 from tfgraphs.units import fmt_s, join
 
-# Pass 1 / later passes below this is treated as noise: a new length cost nothing measurable.
-NOISE = 1.2
+# A mode is penalized by new lengths when pass 1 minus the later passes, paired by length, has a median beyond the
+# later passes' own IQR and pass 1 was the slower on at least this share of lengths: a steady difference, not noise.
+SLOWER_SHARE = 0.8
 SWITCH_NAMES = {ONEDNN: "oneDNN", AUTOTUNE: "cuDNN autotuning"}
+
+
+def iqr(values):
+    """Interquartile range of the values (inclusive quartiles); 0.0 for fewer than two."""
+    values = list(values)
+    if len(values) < 2:
+        return 0.0
+    q1, _, q3 = statistics.quantiles(values, n=4, method="inclusive")
+    return q3 - q1
+
+
+@dataclass(frozen=True)
+class Excess:
+    """How far times a exceeded times b of the same lengths: median difference, b's IQR, lengths where a > b."""
+
+    median_s: float
+    spread_s: float
+    above: int
+    n: int
+
+    @property
+    def clear(self):
+        """The rule in the table legend: the median difference exceeds b's IQR, on SLOWER_SHARE of lengths."""
+        return self.median_s > self.spread_s and self.above >= SLOWER_SHARE * self.n
+
+
+def excess(a, b):
+    """The Excess of a over b, paired element by element."""
+    diffs = [x - y for x, y in zip(a, b)]
+    return Excess(statistics.median(diffs), iqr(b), sum(d > 0 for d in diffs), len(diffs))
 
 
 @dataclass(frozen=True)
 class Cost:
-    """What a new length cost one run: medians over lengths of pass 1 and of the later passes."""
+    """What a new length cost one run, over every length but the first (its first call is the worker's start-up)."""
 
     mode: str
     first_s: float            # the very first call in the worker, start-up included
-    new_s: float              # median pass-1 call
-    seen_s: float | None      # median call in later passes (None with one pass)
-    ratio: float | None       # median over lengths of pass 1 / later passes of the same length
+    new: tuple                # pass-1 call of each length after the first
+    seen: tuple | None        # median later-pass call of each length after the first (None with one pass)
     new_khz: float
     seen_khz: float | None
 
     @property
+    def new_s(self):
+        return statistics.median(self.new)
+
+    @property
+    def seen_s(self):
+        return None if self.seen is None else statistics.median(self.seen)
+
+    @property
+    def ratio(self):
+        """Median over lengths of pass 1 / later passes of the same length."""
+        return None if self.seen is None else statistics.median(a / b for a, b in zip(self.new, self.seen))
+
+    @property
+    def paired(self):
+        """Pass 1 minus the later passes, length by length."""
+        return None if self.seen is None else tuple(a - b for a, b in zip(self.new, self.seen))
+
+    @property
+    def excess(self):
+        return None if self.seen is None else excess(self.new, self.seen)
+
+    @property
     def extra_s(self):
-        """Time a new length added to one call."""
-        return None if self.seen_s is None else self.new_s - self.seen_s
+        """Time a new length added to one call: the median paired difference."""
+        return None if self.seen is None else self.excess.median_s
 
     @property
     def penalized(self):
-        return self.ratio is not None and self.ratio >= NOISE
+        return self.seen is not None and self.excess.clear
 
 
 def cost(run):
     """The Cost of one ok ModeRun."""
     first, later = run.times_s[0], run.times_s[1:]
-    seen = [median_or_none(p[i] for p in later) for i in range(len(first))] if later else None
-    return Cost(run.mode, first[0], median_or_none(first),
-                median_or_none(s for p in later for s in p) if later else None,
-                median_or_none(a / b for a, b in zip(first, seen)) if later else None,
-                run.khz[0], median_or_none(run.khz[1:]) if later else None)
+    seen = tuple(statistics.median(p[i] for p in later) for i in range(1, len(first))) if later else None
+    return Cost(run.mode, first[0], tuple(first[1:]), seen, run.khz[0],
+                median_or_none(run.khz[1:]) if later else None)
 
 
 def split(report):
@@ -60,8 +111,9 @@ def _signed(seconds):
     return ("-" if seconds < 0 else "+") + fmt_s(abs(seconds))
 
 
-def _later(report):
-    return "pass 2" if report.config.get("passes", 2) == 2 else "the later passes"
+def later_label(report):
+    """What the passes after the first are called in tables and sentences."""
+    return "pass 2" if report.config["passes"] == 2 else "later passes"
 
 
 def sentences(report):
@@ -79,7 +131,7 @@ def sentences(report):
     said += _tracing(report, ok, costs)
     said += _remedy(report, costs)
     said += _switch(report, ok, [r for r in off if r.ok])
-    said += _first_call(costs, report.config["count"])
+    said += _first_call(costs)
     worst = max(r.max_rel_err for r in ok + [r for r in off if r.ok])
     every = "Every mode" if all(r.ok for r in report.rows) else "Every mode that finished"
     said.append(f"{every} matched a float64 NumPy reference to {worst:.1e} relative error or better.")
@@ -95,17 +147,17 @@ def _devices(report, ok):
 
 
 def _penalties(report, costs):
-    later, n = _later(report), report.config["count"]
-    said = []
+    later, said = later_label(report), []
     for c in sorted((c for c in costs.values() if c.penalized), key=lambda c: -c.ratio):
-        said.append(f"Pass 1 was {c.ratio:.2f}x slower than {later} in {c.mode} (median over {n} lengths): "
-                    f"each new length added {fmt_s(c.extra_s)} to a {fmt_s(c.seen_s)} call.")
-    flat = [c for c in costs.values() if c.ratio is not None and not c.penalized]
+        e = c.excess
+        said.append(f"Pass 1 was {c.ratio:.2f}x slower than {later} in {c.mode} (median over {e.n} lengths) and "
+                    f"slower on {e.above} of them: each new length added {fmt_s(e.median_s)} to a {fmt_s(c.seen_s)} "
+                    f"call, beyond the {fmt_s(e.spread_s)} IQR of {later} itself.")
+    flat = [c for c in costs.values() if c.excess is not None and not c.penalized]
     if flat:
-        low, high = min(c.ratio for c in flat), max(c.ratio for c in flat)
-        span = f"{low:.2f}x" if len(flat) == 1 else f"{low:.2f}x to {high:.2f}x"
-        said.append(f"In {join(c.mode for c in flat)} pass 1 / {later} was {span}, under the {NOISE:.1f}x "
-                    f"taken as noise: a new length cost nothing measurable.")
+        said.append("A new length cost nothing measurable by the rule in the legend in " + join(
+            f"{c.mode} ({_signed(c.extra_s)} against an IQR of {fmt_s(c.excess.spread_s)}, slower on "
+            f"{c.excess.above} of {c.excess.n} lengths)" for c in flat) + ".")
     return said
 
 
@@ -133,39 +185,45 @@ def _retracing(ok, costs):
     # The two differ by retracing alone only if function-signature traced once and function more than that.
     if not (f and s and f.penalized and f.extra_s > 0 and once == 1 and many is not None and many > once):
         return []
-    if f.new_s / s.new_s >= NOISE:
+    if excess(f.new, s.new).clear:
         share = (f.new_s - s.new_s) / f.extra_s
         return [f"function's pass-1 call took {fmt_s(f.new_s)} against {fmt_s(s.new_s)} for function-signature, "
                 f"which traced {once} time to function's {many}: retracing explains "
                 f"{'all' if share >= 1 else format(share, '.0%')} of function's new-length cost."]
     return [f"function-signature traced {once} time to function's {many}, yet its pass-1 call took "
-            f"{fmt_s(s.new_s)} against {fmt_s(f.new_s)} for function: the new-length cost is not retracing."]
+            f"{fmt_s(s.new_s)} against {fmt_s(f.new_s)} for function, no clear difference by the rule in the legend: "
+            f"the new-length cost is not retracing."]
 
 
 def _remedy(report, costs):
     b = costs.get("blocked")
-    others = [c for c in costs.values() if c.mode != "blocked" and c.ratio is not None]
-    if b is None or b.ratio is None or not others:
+    others = [c for c in costs.values() if c.mode != "blocked" and c.excess is not None]
+    if b is None or b.excess is None or not others:
         return []
-    ref = max(others, key=lambda c: c.ratio)
-    later, block = _later(report), report.config["block"]
+    paid = [c for c in others if c.penalized]
+    ref = max(paid or others, key=lambda c: c.ratio)
+    later, block = later_label(report), report.config["block"]
     change = b.seen_khz / ref.seen_khz - 1
     price = (f"its throughput on lengths already seen was {abs(change):.0%} {'lower' if change < 0 else 'higher'} "
              f"({later}: {b.seen_khz:,.0f} kHz in blocked, {ref.seen_khz:,.0f} in {ref.mode})")
-    if not ref.penalized:
+    most = f", the most of the {len(paid)} modes that paid for new lengths" if len(paid) > 1 else ""
+    head = f"Pass 1 was {ref.ratio:.2f}x slower than {later} in {ref.mode}{most}"
+    if not paid:
         said = [f"No mode paid measurably for new lengths, so blocked (blocks of {block}) had no penalty to "
                 f"remove; {price}."]
+    elif not b.penalized:
+        said = [f"{head}; blocked (blocks of {block}) removed that penalty: a new length changed its call by "
+                f"{_signed(b.extra_s)}, nothing measurable by the same rule, against {fmt_s(ref.extra_s)} in "
+                f"{ref.mode}, and {price}."]
     elif b.extra_s >= ref.extra_s:
-        said = [f"Pass 1 was {ref.ratio:.2f}x slower than {later} in {ref.mode}, and blocked (blocks of {block}) "
-                f"did not remove that penalty: a new length added {fmt_s(b.extra_s)} to it against "
-                f"{fmt_s(ref.extra_s)}; {price}."]
+        said = [f"{head}, and blocked (blocks of {block}) did not remove that penalty: a new length added "
+                f"{fmt_s(b.extra_s)} to it against {fmt_s(ref.extra_s)}; {price}."]
     else:
-        removed = 1 - max(b.extra_s, 0.0) / ref.extra_s
-        said = [f"Pass 1 was {ref.ratio:.2f}x slower than {later} in {ref.mode}; blocked (blocks of {block}) "
-                f"removed {removed:.0%} of that penalty ({fmt_s(ref.extra_s)} -> {fmt_s(max(b.extra_s, 0.0))} "
-                f"per new length), and {price}."]
-    said.append(f"On lengths seen for the first time, as when serving audio of arbitrary length, blocked ran at "
-                f"{b.new_khz:,.0f} kHz against {ref.new_khz:,.0f} kHz for {ref.mode} ({b.new_khz / ref.new_khz:.2f}x).")
+        said = [f"{head}; blocked (blocks of {block}) removed {1 - b.extra_s / ref.extra_s:.0%} of that penalty "
+                f"({fmt_s(ref.extra_s)} -> {fmt_s(b.extra_s)} per new length) but still paid measurably, and "
+                f"{price}."]
+    said.append(f"On lengths seen for the first time, blocked ran at {b.new_khz:,.0f} kHz against "
+                f"{ref.new_khz:,.0f} kHz for {ref.mode} ({b.new_khz / ref.new_khz:.2f}x).")
     return said
 
 
@@ -176,7 +234,7 @@ def _switch(report, ok, off):
     name = SWITCH_NAMES[switch]
     if not report.config.get("switch_modes"):
         return [f"{name} was not switched off in this run (no --switch-modes)."]
-    later, said = _later(report), []
+    later, said = later_label(report), []
     untested = " (this GPU path is untested)" if switch == AUTOTUNE else ""
     for r_off in off:
         r_on = next((r for r in ok if r.mode == r_off.mode), None)
@@ -186,25 +244,25 @@ def _switch(report, ok, off):
         said.append(f"{name} in {r_on.mode}{untested}: pass 1 / {later} was {on.ratio:.2f}x with {switch}=1 and "
                     f"{of.ratio:.2f}x with {switch}=0; a new length changed a call by {_signed(on.extra_s)} with it "
                     f"on and {_signed(of.extra_s)} with it off.")
-        if on.penalized and on.extra_s > of.extra_s and on.ratio / max(of.ratio, 1e-9) >= NOISE:
+        if on.penalized and excess(on.paired, of.paired).clear:
             said.append(f"So {name} accounts for about {fmt_s(on.extra_s - max(of.extra_s, 0.0))} of each new "
                         f"length's cost in {r_on.mode}.")
         elif not on.penalized and not of.penalized:
             said.append(f"Neither setting paid measurably for new lengths in {r_on.mode}: {name}'s per-shape "
-                        f"cost is within noise here.")
+                        f"cost is within noise by the rule in the legend.")
         speed = on.seen_khz / of.seen_khz
         said.append(f"On lengths already seen, {r_on.mode} ran at {on.seen_khz:,.0f} kHz with {name} on and "
                     f"{of.seen_khz:,.0f} kHz with it off ({speed:.2f}x).")
     return said
 
 
-def _first_call(costs, count):
+def _first_call(costs):
     firsts = sorted(costs.values(), key=lambda c: c.first_s / c.new_s)
     worst = firsts[-1]
-    if worst.first_s / worst.new_s < NOISE:
+    if worst.first_s - worst.new_s <= iqr(worst.new):
         return []
     low, high = min(c.first_s for c in firsts), max(c.first_s for c in firsts)
     took = fmt_s(high) if len(firsts) == 1 else f"{fmt_s(low)} to {fmt_s(high)}"
     return [f"The very first call in {'the' if len(firsts) == 1 else 'each'} worker took {took}, up to "
             f"{worst.first_s / worst.new_s:.1f}x a median pass-1 call ({worst.mode}): a one-time start-up cost, "
-            f"not a per-length one, and 1 of the {count} pass-1 calls each median is taken over."]
+            f"not a per-length one, so the first length is left out of the per-length statistics."]

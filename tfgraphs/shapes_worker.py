@@ -13,6 +13,8 @@ import numpy as np
 
 from tfgraphs import protocol
 from tfgraphs.shapes import MODES, SWITCHES   # the job's definition, shared with the parent
+from tfgraphs.tfimport import import_tensorflow
+
 CHECK_POSITIONS = 257   # output positions checked against NumPy, first and last included
 TOLERANCE = 1e-4        # largest |TF - NumPy| / max |NumPy| accepted in float32
 
@@ -111,7 +113,7 @@ def max_rel_error(x, w, y):
 def measure(args):
     """Run every length once per pass, timing each call alone."""
     protocol.phase("import tensorflow")
-    import tensorflow as tf
+    tf = import_tensorflow()   # its start-up lines would otherwise be the last stderr line a failure quotes
 
     protocol.phase("data")
     x, w = make_data(args)
