@@ -131,6 +131,18 @@ def test_no_excess_nothing_to_attribute(tmp_path):
     assert "0.000" in proc.stdout
 
 
+def test_each_variant_judged_by_its_own_spread():
+    noisy = [Row(variant="constant", preset=p, first_run_s=30.0, runs_s=(1.0, 1.5, 2.5), graph_bytes=100)
+             for p in ("default", "bare")]
+    fed = [make_row("placeholder", "default", 0.1, later=2.4), make_row("placeholder", "bare", 1.2, later=2.4)]
+    report = Report("explain", {"batch": 10, "dtype": "float64", "runs": 3, "trials": 1, "seed": 0},
+                    tuple(noisy + fed), extra={"attribution": []})
+    text = "\n".join(attribution.sentences(report))
+    assert "placeholder: the first run took 3.60 s with bare, against 2.50 s by default" in text
+    assert "placeholder: bare made no measurable difference" not in text
+    assert "constant: bare made no measurable difference to the first run (30.00 s against 30.00 s by default)" in text
+
+
 def test_attribution_needs_every_preset():
     assert attribution.attribute({"default": 3.0, "bare": 1.0}) == {
         "excess_s": 3.0, "grappler_s": None, "folding_s": None, "rest_s": None, "interaction_s": None}
