@@ -140,7 +140,8 @@ def test_each_variant_judged_by_its_own_spread():
     text = "\n".join(attribution.sentences(report))
     assert "placeholder: the first run took 3.60 s with bare, against 2.50 s by default" in text
     assert "placeholder: bare made no measurable difference" not in text
-    assert "constant: bare made no measurable difference to the first run (30.00 s against 30.00 s by default)" in text
+    assert ("constant: bare made no measurable difference to the first run (30.00 s against 30.00 s by default, "
+            "within that variant's spread of 3.00 s)") in text
 
 
 def test_attribution_needs_every_preset():

@@ -108,7 +108,7 @@ def _no_difference(rows):
         if same:
             said.append(f"{variant}: {', '.join(r.preset for r in same)} made no measurable difference to the first "
                         f"run ({', '.join(fmt_s(r.first_run_s) for r in same)} against {fmt_s(base.first_run_s)} "
-                        f"by default).")
+                        f"by default, within that variant's spread of {fmt_s(max(noise, 0.1 * base.first_run_s))}).")
         moved = [r for r in rows if r.variant == variant and r.preset != "default" and r.ok and r not in same]
         if moved:
             said.append(f"{variant}: the first run took " + ", ".join(
