@@ -22,37 +22,30 @@ class Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: {message} (see --help)\n")
 
 
+def _number(text, parse, what, ok, need):
+    """Parse text with parse(); refuse it, in argparse's way, unless ok(value)."""
+    try:
+        value = parse(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
+    if not ok(value):
+        raise argparse.ArgumentTypeError(f"{text!r} must be {need}")
+    return value
+
+
 def positive_int(text):
     """argparse type: a whole number >= 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
-    return value
+    return _number(text, int, "a whole number", lambda v: v >= 1, "at least 1")
 
 
 def seed(text):
     """argparse type: a whole number >= 0 (NumPy's generators take no negative seed)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{text!r} must be 0 or more")
-    return value
+    return _number(text, int, "a whole number", lambda v: v >= 0, "0 or more")
 
 
 def positive_float(text):
-    """argparse type: a number > 0."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"{text!r} must be greater than 0")
-    return value
+    """argparse type: a number > 0 (NaN is refused too)."""
+    return _number(text, float, "a number", lambda v: v > 0, "greater than 0")
 
 
 def add_output_flags(p, timeout=True):
