@@ -1,4 +1,4 @@
-"""How numbers and lists read in sentences: durations, byte counts, 'a, b and c'."""
+"""How numbers and lists read in sentences: durations, byte counts, shapes, 'a, b and c'."""
 
 
 def fmt_s(seconds):
@@ -24,3 +24,8 @@ def join(items):
     """'a', 'a and b', 'a, b and c'."""
     items = [str(i) for i in items]
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def shape_text(dims):
+    """A tensor shape as 3x4x5, or scalar."""
+    return "scalar" if not dims else "x".join(str(d) for d in dims)

@@ -1,8 +1,8 @@
 """Course labs: each has a sheet and a starter under labs/, and a checker here (`tfgraphs lab check N PATH`)."""
 
 LABS = {
-    1: ("feed", "Feed, don't embed: a placeholder graph and a variable graph"),
-    2: ("first_run", "What the first run pays for: session presets and traced ops"),
-    3: ("bloat", "Graph bloat: Const bytes, the 2 GiB limit, stripping constants"),
-    4: ("shapes", "One shape only: blocked 1-D convolution"),
+    1: "Feed, don't embed: a placeholder graph and a variable graph",
+    2: "What the first run pays for: session presets and traced ops",
+    3: "Graph bloat: Const bytes, the 2 GiB limit, stripping constants",
+    4: "One shape only: blocked 1-D convolution",
 }

@@ -3,7 +3,7 @@
 import numpy as np
 import tensorflow as tf
 
-from tfgraphs import network
+from tfgraphs.spec import network
 from tfgraphs.labs.checking import hint
 
 BATCH = 50

@@ -4,7 +4,9 @@ import statistics
 
 import tensorflow as tf
 
-from tfgraphs import graphs, network, presets, traces
+from tfgraphs.spec import network
+from tfgraphs.worker import graphs, stepstats
+from tfgraphs.worker.sessions import session_config
 from tfgraphs.labs.checking import hint
 
 COMBOS = {(True, True): "default", (False, True): "no-grappler", (True, False): "no-folding", (False, False): "bare"}
@@ -17,7 +19,7 @@ def configs_match(mod):
     wrong = []
     for (grappler, folding), preset in COMBOS.items():
         got = mod.session_config(grappler=grappler, constant_folding=folding)
-        if got.SerializeToString(deterministic=True) != presets.session_config(preset).SerializeToString(
+        if got.SerializeToString(deterministic=True) != session_config(preset).SerializeToString(
                 deterministic=True):
             wrong.append(f"grappler={grappler}, constant_folding={folding}")
     return not wrong, "wrong for " + "; ".join(wrong) if wrong else "all four combinations", (
@@ -27,7 +29,7 @@ def configs_match(mod):
 def _traced_metadata():
     x, w = network.make_data(20, "float64", 0)
     built = graphs.build("constant", x, w)
-    with tf.compat.v1.Session(graph=built.graph, config=presets.session_config("bare")) as sess:
+    with tf.compat.v1.Session(graph=built.graph, config=session_config("bare")) as sess:
         meta = tf.compat.v1.RunMetadata()
         sess.run(built.output, options=tf.compat.v1.RunOptions(trace_level=tf.compat.v1.RunOptions.FULL_TRACE),
                  run_metadata=meta)
@@ -39,7 +41,7 @@ def _traced_metadata():
 def op_types_match(mod):
     """op_types_that_ran(run_metadata) finds every op type in the trace"""
     meta = _traced_metadata()
-    want = {t for t, _ in traces.op_times(meta.step_stats).values() if t}
+    want = {t for t, _ in stepstats.op_times(meta.step_stats).values() if t}
     got = set(mod.op_types_that_ran(meta))
     # The executor's _SOURCE node is a NoOp: counting it or not are both right.
     ok = want <= got <= want | {"NoOp"}

@@ -3,7 +3,8 @@
 import numpy as np
 import tensorflow as tf
 
-from tfgraphs import graphdefs, network
+from tfgraphs.graphdef import consts
+from tfgraphs.spec import network
 from tfgraphs.labs.checking import hint
 
 
@@ -22,7 +23,7 @@ def _sample_graph_def():
 def const_bytes_match(mod):
     """const_bytes(graph_def) counts every Const's expanded bytes"""
     gd = _sample_graph_def()
-    want = graphdefs.const_bytes(gd)
+    want = consts.const_bytes(gd)
     got = mod.const_bytes(gd)
     return got == want, f"got {got:,}, expected {want:,}" if got != want else f"{got:,} bytes", ""
 
@@ -59,7 +60,7 @@ def strip_keeps_shapes(mod):
     stripped = mod.strip_constants(gd)
     if gd.SerializeToString() != before:
         return False, "the input GraphDef was modified", "Work on a copy."
-    left = [n.name for n, _ in graphdefs.const_nodes(stripped)
+    left = [n.name for n, _ in consts.const_nodes(stripped)
             if {f.name for f, _ in n.attr["value"].tensor.ListFields()} - KEPT_FIELDS]
     kept = all(a.attr["value"].tensor.tensor_shape == b.attr["value"].tensor.tensor_shape
                and a.attr["value"].tensor.dtype == b.attr["value"].tensor.dtype

@@ -6,7 +6,7 @@ import sys
 import traceback
 from dataclasses import dataclass
 
-from tfgraphs.limits import UsageError
+from tfgraphs.errors import UsageError
 from tfgraphs.labs import LABS
 from tfgraphs.tfimport import import_tensorflow
 

@@ -1,0 +1,39 @@
+"""The one stand-in for worker processes: tests stub workers with it, and it advances progress as the runner does."""
+
+from tfgraphs.jobs import runner
+
+
+def seed_document(**changes):
+    """A tiny ok document of a seed-network worker, with changes applied."""
+    return {"status": "ok", "error": None, "tf_version": "x", "devices": [], "graph_bytes": 400,
+            "const_bytes": 0, "nodes": 5, "build_s": 0.001, "serialize_s": 0.001, "session_s": 0.001,
+            "init_s": None, "first_run_s": 0.2, "runs_s": [0.1, 0.1], "peak_rss_bytes": 10**9,
+            "rss_bytes": {"start": 1, "data": 2}, "max_abs_err": 0.0, **changes}
+
+
+def failed_document(error="worker killed by signal SIGKILL"):
+    return {"status": "failed", "error": error}
+
+
+class FakeWorkers:
+    """Answers each task with answer(task, env) instead of starting a process; keeps (task, label, env) of each."""
+
+    def __init__(self, answer):
+        self.answer, self.calls = answer, []
+
+    def __call__(self, task, label, progress, timeout=None, env=None):
+        with progress.step(label) as say:
+            say("answered by a fake worker")
+            self.calls.append((task, label, env or {}))
+            return self.answer(task, env or {})
+
+    @property
+    def tasks(self):
+        return [task for task, _, _ in self.calls]
+
+
+def install(monkeypatch, answer):
+    """Stub every worker with answer(task, env) for the rest of the test; return the FakeWorkers."""
+    fake = FakeWorkers(answer)
+    monkeypatch.setattr(runner, "run_worker", fake)
+    return fake

@@ -1,0 +1,31 @@
+"""`tfgraphs lab`: list the course labs, or check a solution."""
+
+import os
+
+from tfgraphs.cli.common import Parser, positive_int
+
+
+def add_parser(sub):
+    lab = sub.add_parser("lab", help="course labs: list them, or check a solution",
+                         description="Check a lab solution: prints each check as ok or WRONG with a hint, and "
+                                     "exits 0 only when every check passes. The sheets and starters are in labs/.")
+    lab_sub = lab.add_subparsers(dest="lab_command", required=True, parser_class=Parser)
+    lab_sub.add_parser("list", help="the labs and what each one is about").set_defaults(func=run_list)
+    check = lab_sub.add_parser("check", help="run lab N's checks on your file")
+    check.add_argument("number", type=positive_int, help="the lab's number")
+    check.add_argument("path", help="your solution, e.g. labs/1-feed/starter.py")
+    check.set_defaults(func=run_check)
+
+
+def run_list(args):
+    from tfgraphs.labs import LABS
+    for number, title in LABS.items():
+        print(f"{number}. {title}")
+    return 0
+
+
+def run_check(args):
+    from tfgraphs.labs.checking import check_lab
+
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")   # the checks report what matters; TensorFlow's logs do not
+    return check_lab(args.number, args.path)

@@ -1,0 +1,1 @@
+"""Sentences computed from a report's numbers, one module per command (no TensorFlow)."""

@@ -1,0 +1,200 @@
+"""Explain a compare report from its own numbers: the "why" table, memory copies, and sentences."""
+
+from tfgraphs.records.stats import between, judge, ratio
+from tfgraphs.spec import limits, network
+from tfgraphs.spec.variants import VARIANTS
+from tfgraphs.units import fmt_bytes, fmt_s, join
+
+PHASES = ("data", "build", "session", "init", "first_run", "later_runs")
+EMBEDDED_SHARE = 0.9   # a graph holding at least this share of X's bytes in Const tensors holds X
+
+
+def data_bytes(report):
+    return network.data_bytes(report.config["batch"], report.config["dtype"])
+
+
+def holds_data(row, report):
+    """True when the row's Const tensors hold (nearly) all of X."""
+    return row.const_bytes is not None and row.const_bytes >= EMBEDDED_SHARE * data_bytes(report)
+
+
+def max_batch(row, report):
+    """Largest batch under 2 GiB for this row's graph (X's bytes plus the measured rest); None if X is not in it."""
+    if not holds_data(row, report):
+        return None
+    per_example = copies_in_graph(row, data_bytes(report)) * network.example_bytes(report.config["dtype"])
+    return limits.largest_batch(per_example, overhead_bytes(row, report))
+
+
+def copies_in_graph(row, size):
+    """How many whole copies of X (of `size` bytes) the row's Const tensors hold (measured, not assumed)."""
+    return max(1, int(row.const_bytes // size))
+
+
+def overhead_bytes(row, report):
+    """GraphDef bytes besides the copies of X: the network's nodes, W and protobuf framing."""
+    return row.graph_bytes - copies_in_graph(row, data_bytes(report)) * data_bytes(report)
+
+
+def why_rows(report):
+    """Per variant: embedded bytes, graph/data, batch limit, first/later, peak/data."""
+    size = data_bytes(report)
+    out = []
+    for r in report.rows:
+        if not r.ok:
+            continue
+        limit = max_batch(r, report)
+        out.append({
+            "variant": r.variant,
+            "embedded_bytes": r.const_bytes,
+            "graph_over_data": ratio(r.graph_bytes, size),
+            "max_batch": limit,
+            "first_over_later": ratio(r.first_run_s, r.later_median_s),
+            "peak_over_data": ratio(r.peak_rss_bytes, size),
+        })
+    return out
+
+
+def copies_rows(report):
+    """Per variant: memory each phase added, in copies of X (growth of resident memory / data bytes)."""
+    size = data_bytes(report)
+    out = []
+    for r in report.rows:
+        if not r.ok or not r.rss_bytes:
+            continue
+        row = {"variant": r.variant}
+        previous = r.rss_bytes.get("start")
+        for phase in PHASES:
+            now = r.rss_bytes.get(phase)
+            row[phase] = None if now is None or previous is None else (now - previous) / size
+            previous = now if now is not None else previous
+        row["peak"] = ratio(r.peak_rss_bytes, size)
+        out.append(row)
+    return out
+
+
+def sentences(report):
+    """Sentences that hold for this report's numbers; each one disappears or changes when they do not."""
+    ok = [r for r in report.rows if r.ok]
+    if not ok:
+        return ["No variant produced a result, so there is nothing to explain."]
+    size = data_bytes(report)
+    embedded = [r for r in ok if holds_data(r, report)]
+    fed = [r for r in ok if not holds_data(r, report)]
+    base = next((r for r in fed if VARIANTS[r.variant].fed_per_run), fed[0] if fed else None)
+    said = []
+
+    if embedded:
+        biggest = max(r.graph_bytes for r in embedded)
+        said.append(f"The {join(r.variant for r in embedded)} GraphDef{'s are' if len(embedded) > 1 else ' is'} up to "
+                    f"{fmt_bytes(biggest)}, {biggest / size:.2f}x the {fmt_bytes(size)} of X: the data is stored in the graph.")
+    if fed:
+        small = max(r.graph_bytes for r in fed)
+        said.append(f"The {join(r.variant for r in fed)} GraphDef{'s are' if len(fed) > 1 else ' is'} at most {small:,} bytes: X is not in "
+                    f"{'them' if len(fed) > 1 else 'it'} (`tfgraphs sweep` measures size against batch).")
+
+    slowest_session = max(ok, key=lambda r: r.session_s or 0.0)
+    fastest_first = min(r.first_run_s for r in ok)
+    if slowest_session.session_s is not None and slowest_session.session_s < 0.05 * fastest_first:
+        said.append(f"Creating the session took at most {fmt_s(slowest_session.session_s)} in every variant, "
+                    f"under 5% of the fastest first run ({fmt_s(fastest_first)}): the time is not spent there.")
+
+    if base is not None and embedded:
+        said.extend(_against_base(embedded, base, size))
+    said.extend(_remedy(ok, base))
+
+    ready = [(r.variant, (r.build_s or 0) + (r.session_s or 0) + (r.init_s or 0) + r.first_run_s) for r in ok]
+    said.append("Time to the first result (build + session + init + first run): "
+                + ", ".join(f"{v} {fmt_s(t)}" for v, t in ready) + ".")
+
+    seen = set()
+    for r in embedded:
+        copies = copies_in_graph(r, size)
+        if copies in seen:
+            continue
+        seen.add(copies)
+        limit = max_batch(r, report)
+        held = f", held {copies} times" if copies > 1 else ""
+        said.append(f"In {report.config['dtype']} each example adds "
+                    f"{copies * network.example_bytes(report.config['dtype']):,} bytes to {r.variant}'s graph{held}, "
+                    f"and its other nodes take {overhead_bytes(r, report):,}, so it fits under the 2 GiB GraphDef "
+                    f"limit up to batch {limit:,}, {limit / report.config['batch']:.1f}x this run's batch.")
+    return said
+
+
+def build_copies(row, size):
+    """Copies of X the build phase added to resident memory."""
+    return (row.rss_bytes.get("build", 0) - row.rss_bytes.get("data", 0)) / size
+
+
+def _each(rows, fn):
+    """'x (a) and y (b)': one value per variant, for sentences that cover several variants at once."""
+    return join(f"{fn(r)} ({r.variant})" for r in rows)
+
+
+def _against_base(embedded, base, size):
+    """How the embedded variants compare with the fed baseline, one sentence per phase."""
+    said = []
+    slow = [r for r in embedded if r.build_s and base.build_s and r.build_s > 3 * base.build_s]
+    if slow:
+        grown = f", and added {_each(slow, lambda r: f'{build_copies(r, size):.1f}')} copies of X to memory"
+        # Name the TensorProto copy only when memory grew by the copies the graph's Const tensors hold.
+        matched = all(abs(build_copies(r, size) - copies_in_graph(r, size)) < 0.5 for r in slow)
+        cause = (": the array was copied into the graph's Const tensors" if matched else
+                 f", while the graph's Const tensors hold {_each(slow, lambda r: copies_in_graph(r, size))}")
+        said.append(f"Building took {_each(slow, lambda r: fmt_s(r.build_s))} against {fmt_s(base.build_s)} for "
+                    f"{base.variant}{grown}{cause}.")
+    b_later = base.later_median_s
+    b_excess = base.first_run_excess_s
+
+    def extra(r):
+        """How much more r's first run paid than the base's, against the spread of both."""
+        return judge(r.first_run_excess_s - b_excess, r.spread_s, base.spread_s)
+
+    stands_out = [r for r in embedded if extra(r).larger]
+    if stands_out:
+        said.append(f"First run over median later run: {_each(stands_out, lambda r: f'{r.first_run_s / r.later_median_s:.1f}x')}"
+                    f", against {base.first_run_s / b_later:.1f}x for {base.variant}. The extra "
+                    f"{_each(stands_out, lambda r: fmt_s(extra(r).delta))} is paid once, before the "
+                    f"first result (`tfgraphs explain` shows what it is spent on).")
+    quiet = [r for r in embedded if r not in stands_out]
+    if quiet:
+        said.append(f"In this run embedding X did not make the first run stand out: the first run took "
+                    f"{_each(quiet, lambda r: fmt_s(r.first_run_excess_s))} more than the median later run, against "
+                    f"{fmt_s(b_excess)} for {base.variant}, judged against a spread of "
+                    f"{_each(quiet, lambda r: fmt_s(extra(r).spread))}.")
+    same = [r for r in embedded if not between(r.runs_s, base.runs_s).real]
+    if same:
+        said.append(f"Once the first run is paid, later runs take about as long as {base.variant}'s "
+                    f"({fmt_s(b_later)} median): {_each(same, lambda r: fmt_s(r.later_median_s))}, no measurable "
+                    f"difference against a spread of {_each(same, lambda r: fmt_s(between(r.runs_s, base.runs_s).spread))}.")
+    other = [r for r in embedded if r not in same]
+    if other:
+        said.append(f"Later runs take {_each(other, lambda r: f'{r.later_median_s / b_later:.2f}x')} the time of "
+                    f"{base.variant}'s ({fmt_s(b_later)} median); `tfgraphs explain` traces which ops still run.")
+    peaks = [r for r in embedded if r.peak_rss_bytes and base.peak_rss_bytes]
+    if peaks:
+        # Below half a copy of X the difference is within what the allocator keeps or returns between runs.
+        apart = [r for r in peaks if abs(r.peak_rss_bytes - base.peak_rss_bytes) >= 0.5 * size]
+        said.append(f"Peak memory: {_each(peaks, lambda r: fmt_bytes(r.peak_rss_bytes))} against "
+                    f"{fmt_bytes(base.peak_rss_bytes)} for {base.variant}"
+                    + (f", a difference of {_each(apart, lambda r: f'{(r.peak_rss_bytes - base.peak_rss_bytes) / size:+.1f}')}"
+                       f" copies of X." if apart else ": within half a copy of X of each other."))
+    return said
+
+
+def _remedy(ok, base):
+    """What loading X once bought against feeding it on every run."""
+    loaded = next((r for r in ok if VARIANTS[r.variant].loaded_once and r.init_s is not None), None)
+    if loaded is None or base is None or not VARIANTS[base.variant].fed_per_run:
+        return []
+    v_later, p_later = loaded.later_median_s, base.later_median_s
+    change = (v_later - p_later) / p_later * 100
+    d = between(loaded.runs_s, base.runs_s)
+    if not d.real:
+        trend = f"against {base.variant}'s {fmt_s(p_later)}, no measurable difference (spread {fmt_s(d.spread)})"
+    else:
+        trend = f"{abs(change):.0f}% {'less' if change < 0 else 'more'} than {base.variant}'s {fmt_s(p_later)}"
+    return [f"{loaded.variant} paid {fmt_s(loaded.init_s)} once to load X; its later runs need no feed and took "
+            f"{fmt_s(v_later)} median, {trend}, with a GraphDef of "
+            f"{loaded.graph_bytes:,} bytes."]

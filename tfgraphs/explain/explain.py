@@ -1,0 +1,115 @@
+"""Explain an explain report from its own numbers: where the first run's excess goes, and what the traces show."""
+
+from tfgraphs.records.attribution import LABELS, NEEDED, PARTS, share
+from tfgraphs.records.stats import judge
+from tfgraphs.spec.variants import VARIANTS
+from tfgraphs.units import fmt_s
+
+
+def noise_s(rows):
+    """The spread a variant's differences are judged against: the largest spread of its ok rows."""
+    return max((r.spread_s for r in rows if r.ok), default=0.0)
+
+
+def sentences(report):
+    """What the ablation and the traces show, from this report's numbers only."""
+    said = []
+    rows = report.rows
+    for a in report.extra.get("attribution", []):
+        # Each variant against its own spread: a large graph's noisy runs say nothing about a small one's.
+        noise = noise_s([r for r in rows if r.variant == a["variant"]])
+        total = a["excess_s"]
+        if total is None:
+            continue
+        if not judge(total, noise).larger:
+            said.append(f"{a['variant']}: the first run paid {fmt_s(total)} over the later runs under the default "
+                        f"config, within the spread of the later runs ({fmt_s(noise)}): nothing to attribute.")
+            continue
+        if a["grappler_s"] is None:
+            said.append(f"{a['variant']}: the first run paid {fmt_s(total)} over the later runs under the default "
+                        f"config; attributing it needs all of the presets {', '.join(NEEDED)}.")
+            continue
+        parts = sorted(((a[k], k) for k in PARTS if k != "interaction_s"), reverse=True)
+        named = ", ".join(f"{LABELS[k]} {fmt_s(v)} ({share(v, total):.0f}%)" for v, k in parts)
+        line = f"{a['variant']}: of the {fmt_s(total)} the first run paid over the later runs (default config), {named}"
+        top, key = parts[0]
+        if judge(top, noise).real:
+            line += f"; the biggest measured contributor is {LABELS[key]}."
+        else:
+            line += f"; no part is larger than the spread of the later runs ({fmt_s(noise)})."
+        if judge(a["interaction_s"], noise).real:
+            line += (f" The parts do not add up: the interaction term is {fmt_s(a['interaction_s'])} "
+                     f"({share(a['interaction_s'], total):.0f}%), from overlap between the presets or noise.")
+        if report.config.get("trials", 1) == 1:
+            line += " Each part rests on one first run per preset; --trials 3 shows their spread."
+        said.append(line)
+    said.extend(_bare_against_fed(rows))
+    said.extend(_no_difference(rows))
+    said.extend(_trace_facts(rows))
+    return said
+
+
+def _no_difference(rows):
+    """Name the presets that changed a variant's first run by no more than that variant's spread."""
+    said = []
+    defaults = {r.variant: r for r in rows if r.preset == "default" and r.ok}
+    for variant, base in defaults.items():
+        noise = noise_s([r for r in rows if r.variant == variant])
+        same = [r for r in rows if r.variant == variant and r.preset != "default" and r.ok
+                and not judge(r.first_run_s - base.first_run_s, noise).real]
+        if same:
+            said.append(f"{variant}: {', '.join(r.preset for r in same)} made no measurable difference to the first "
+                        f"run ({', '.join(fmt_s(r.first_run_s) for r in same)} against {fmt_s(base.first_run_s)} "
+                        f"by default, within that variant's spread of {fmt_s(noise)}).")
+        moved = [r for r in rows if r.variant == variant and r.preset != "default" and r.ok and r not in same]
+        if moved:
+            said.append(f"{variant}: the first run took " + ", ".join(
+                f"{fmt_s(r.first_run_s)} with {r.preset}" for r in moved) + f", against {fmt_s(base.first_run_s)} "
+                f"by default (beyond that variant's spread of {fmt_s(noise)}).")
+    return said
+
+
+def _bare_against_fed(rows):
+    """With every optimizer off, is an embedded variant's excess still above a fed variant's?"""
+    bare = [r for r in rows if r.preset == "bare" and r.ok]
+    fed = next((r for r in bare if VARIANTS[r.variant].fed_per_run), None)
+    if fed is None or not fed.first_run_excess_s or fed.first_run_excess_s <= 0:
+        return []
+    said = []
+    for r in bare:
+        if not VARIANTS[r.variant].embeds_data:
+            continue
+        e, f = r.first_run_excess_s, fed.first_run_excess_s
+        d = judge(e - f, r.spread_s, fed.spread_s)
+        verdict = "not measurably different from" if not d.real else f"{e / f:.1f}x"
+        said.append(f"With both optimizers off, {r.variant}'s first-run excess ({fmt_s(e)}) is {verdict} "
+                    f"{fed.variant}'s ({fmt_s(f)}, judged against a spread of {fmt_s(d.spread)})"
+                    + (": what remains is about what the fed graph's first run pays too." if not d.real else "."))
+    return said
+
+
+def ran_in_later(row, op_type):
+    """True/False whether an op of this type ran in the second traced run; None without a trace."""
+    if not row.top_ops:
+        return None
+    return any(op["type"] == op_type and op["later_ms"] is not None for op in row.top_ops)
+
+
+def folded_into(row):
+    """Names of constant-folded nodes (`..._cf__...`, from Grappler or the classic folder) in the later traced run."""
+    return [op["op"] for op in row.top_ops if "__cf__" in op["op"] and op["later_ms"] is not None]
+
+
+def _trace_facts(rows):
+    """Whether the convolution was still computed in the later runs, per variant and preset."""
+    said = []
+    kept = [r for r in rows if ran_in_later(r, "Conv2D") and not folded_into(r)]
+    if kept:
+        said.append("Conv2D ran in the traced later run of " + ", ".join(f"{r.variant} [{r.preset}]" for r in kept)
+                    + ", with no folded constant in its place.")
+    for r in rows:
+        if ran_in_later(r, "Conv2D") is False:
+            cf = folded_into(r)
+            what = f": a folded constant ({cf[0]}) ran in its place" if cf else ""
+            said.append(f"Conv2D did not run in the traced later run of {r.variant} [{r.preset}]{what}.")
+    return said

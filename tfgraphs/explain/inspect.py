@@ -1,0 +1,41 @@
+"""Explain an inspection from its own numbers: what the constants take, what repeats, the headroom to 2 GiB."""
+
+from tfgraphs.spec.limits import GRAPHDEF_LIMIT
+from tfgraphs.units import fmt_bytes, shape_text
+
+
+def sentences(s):
+    """What the numbers say about this graph; each sentence depends on them."""
+    said = []
+    share = s.const_node_bytes / s.graph_bytes
+    one = s.const_nodes == 1
+    said.append(f"{s.const_nodes:,} Const node{'' if one else 's'} take{'s' if one else ''} "
+                f"{fmt_bytes(s.const_node_bytes)}, {share:.1%} of the {fmt_bytes(s.graph_bytes)} GraphDef"
+                + (": most of the graph is constants." if share >= 0.5 else "."))
+    k = s.elided_consts
+    if k:
+        who = ("It" if one else "Both" if k == s.const_nodes == 2 else f"All {k:,}" if k == s.const_nodes
+               else f"{k:,} of them")
+        said.append(f"{who} list{'s' if k == 1 else ''} fewer values than "
+                    f"{'its shape holds' if k == 1 else 'their shapes hold'}, and TensorFlow fills the rest with the "
+                    f"last value listed (zeros when none is): expanded, the constants hold {s.const_bytes:,} bytes, "
+                    f"against the {s.const_node_bytes:,} {'its node takes' if one else 'their nodes take'} in the "
+                    f"GraphDef.")
+    if s.largest_consts:
+        big = s.largest_consts[0]
+        said.append(f"The largest, {big['name']} ({big['dtype']} {shape_text(big['shape'])}), holds {big['bytes']:,} "
+                    f"bytes once expanded; its node takes {fmt_bytes(big['node_bytes'])}, {big['graph_share']:.1%} "
+                    f"of the graph.")
+    for g in s.repeats[:3]:
+        k = g["in_functions"]
+        inside = f", {k} of them inside {'a function body' if k == 1 else 'function bodies'}." if k else "."
+        said.append(f"{g['copies']} Const nodes hold the same {g['bytes']:,}-byte tensor ({', '.join(g['nodes'])}): "
+                    f"{g['bytes'] * (g['copies'] - 1):,} bytes of the graph are repeats{inside}")
+    if s.headroom_bytes < 0:
+        said.append(f"At {s.graph_bytes:,} bytes the graph is past the 2 GiB limit: TensorFlow cannot serialize it.")
+    else:
+        used = s.graph_bytes / GRAPHDEF_LIMIT
+        room = f", {s.headroom_bytes / s.graph_bytes:,.0f}x its size." if used < 0.5 else "."
+        said.append(f"It uses {used * 100:.3g}% of the 2 GiB GraphDef limit; it could grow by {s.headroom_bytes:,} "
+                    f"more bytes{room}")
+    return said

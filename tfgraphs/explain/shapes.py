@@ -1,0 +1,234 @@
+"""Explain a shapes report from its own numbers: what a new input length cost each mode, and why."""
+
+import statistics
+from dataclasses import dataclass
+
+from tfgraphs.records.stats import iqr, judge, median_or_none, paired
+from tfgraphs.spec.modes import AUTOTUNE, SWITCH_NAMES
+from tfgraphs.units import fmt_s, join
+
+
+@dataclass(frozen=True)
+class Cost:
+    """What a new length cost one run, over every length but the first (its first call is the worker's start-up)."""
+
+    mode: str
+    first_s: float            # the very first call in the worker, start-up included
+    new: tuple                # pass-1 call of each length after the first
+    seen: tuple | None        # median later-pass call of each length after the first (None with one pass)
+    new_khz: float
+    seen_khz: float | None
+
+    @property
+    def new_s(self):
+        return statistics.median(self.new)
+
+    @property
+    def seen_s(self):
+        return None if self.seen is None else statistics.median(self.seen)
+
+    @property
+    def ratio(self):
+        """Median over lengths of pass 1 / later passes of the same length."""
+        return None if self.seen is None else statistics.median(a / b for a, b in zip(self.new, self.seen))
+
+    @property
+    def differences(self):
+        """Pass 1 minus the later passes, length by length."""
+        return None if self.seen is None else tuple(a - b for a, b in zip(self.new, self.seen))
+
+    @property
+    def penalty(self):
+        """Pass 1 against the later passes, length by length, by the rule for paired samples."""
+        return None if self.seen is None else paired(self.new, self.seen)
+
+    @property
+    def extra_s(self):
+        """Time a new length added to one call: the median paired difference."""
+        return None if self.seen is None else self.penalty.delta
+
+    @property
+    def penalized(self):
+        return self.seen is not None and self.penalty.larger
+
+
+def cost(run):
+    """The Cost of one ok ModeRun."""
+    first, later = run.times_s[0], run.times_s[1:]
+    seen = tuple(statistics.median(p[i] for p in later) for i in range(1, len(first))) if later else None
+    return Cost(run.mode, first[0], tuple(first[1:]), seen, run.khz[0],
+                median_or_none(run.khz[1:]) if later else None)
+
+
+def split(report):
+    """(main runs, runs with the device's switch off)."""
+    switch = report.extra.get("switch")
+    off = [r for r in report.rows if switch and r.env.get(switch) == "0"]
+    return [r for r in report.rows if r not in off], off
+
+
+def short_device(name):
+    """"/job:localhost/replica:0/task:0/device:CPU:0" -> "CPU:0"."""
+    return None if not name else name.rsplit("device:", 1)[-1]
+
+
+def _signed(seconds):
+    """A duration with its sign: "+1.2 ms", "-0.4 ms"."""
+    return ("-" if seconds < 0 else "+") + fmt_s(abs(seconds))
+
+
+def later_label(report):
+    """What the passes after the first are called in tables and sentences."""
+    return "pass 2" if report.config["passes"] == 2 else "later passes"
+
+
+def sentences(report):
+    """Sentences that hold for this report's numbers; each one disappears or changes when they do not."""
+    main, off = split(report)
+    ok = [r for r in main if r.ok]
+    if not ok:
+        return ["No mode produced a result, so there is nothing to explain."]
+    costs = {r.mode: cost(r) for r in ok}
+    said = [_devices(report, ok)]
+    if all(c.ratio is None for c in costs.values()):
+        return said + ["With one pass no length was seen twice, so the per-new-length cost cannot be measured; "
+                       "run with --passes 2 or more."]
+    said += _penalties(report, costs)
+    said += _tracing(report, ok, costs)
+    said += _remedy(report, costs)
+    said += _switch(report, ok, [r for r in off if r.ok])
+    said += _first_call(costs)
+    worst = max(r.max_rel_err for r in ok + [r for r in off if r.ok])
+    every = "Every mode" if all(r.ok for r in report.rows) else "Every mode that finished"
+    said.append(f"{every} matched a float64 NumPy reference to {worst:.1e} relative error or better.")
+    return said
+
+
+def _devices(report, ok):
+    devices = sorted({short_device(r.device) or "?" for r in ok})
+    where = f"every mode ran on {devices[0]}" if len(devices) == 1 else f"the modes ran on {join(devices)}"
+    if report.extra.get("switch") == AUTOTUNE:
+        return f"A GPU was visible and {where}; cuDNN autotuning applies to the convolutions placed on it."
+    return f"No GPU was visible and {where}, so cuDNN autotuning does not apply here."
+
+
+def _penalties(report, costs):
+    later, said = later_label(report), []
+    for c in sorted((c for c in costs.values() if c.penalized), key=lambda c: -c.ratio):
+        e = c.penalty
+        said.append(f"Pass 1 was {c.ratio:.2f}x slower than {later} in {c.mode} (median over {e.n} lengths) and "
+                    f"slower on {e.above} of them: each new length added {fmt_s(e.delta)} to a {fmt_s(c.seen_s)} "
+                    f"call, beyond the {fmt_s(e.spread)} IQR of {later} itself.")
+    flat = [c for c in costs.values() if c.penalty is not None and not c.penalized]
+    if flat:
+        said.append("A new length cost nothing measurable by the rule in the legend in " + join(
+            f"{c.mode} ({_signed(c.extra_s)} against an IQR of {fmt_s(c.penalty.spread)}, slower on "
+            f"{c.penalty.above} of {c.penalty.n} lengths)" for c in flat) + ".")
+    return said
+
+
+def _tracing(report, ok, costs):
+    n, said = report.config["count"], []
+    traced = [r for r in ok if r.traces is not None and r.mode != "graph"]
+    if traced:
+        parts = [f"{r.mode} {r.traces} time{'s' if r.traces != 1 else ''}" for r in traced]
+        said.append(f"For {n} distinct lengths, tf.function traced " + join(parts) + ".")
+    graph = next((r for r in ok if r.mode == "graph" and r.traces is not None), None)
+    if graph is not None and graph.traces == 1:
+        said.append(f"graph built {graph.traces} graph with a [None, None, {report.config['channels']}] placeholder "
+                    f"and ran all {n} lengths in it.")
+    elif graph is not None:
+        said.append(f"graph built {graph.traces} graphs for {n} distinct lengths.")
+    said += _retracing(ok, costs)
+    return said
+
+
+def _retracing(ok, costs):
+    """How much of function's new-length cost retracing explains, when function-signature traced just once."""
+    f, s = costs.get("function"), costs.get("function-signature")
+    traces = {r.mode: r.traces for r in ok}
+    once, many = traces.get("function-signature"), traces.get("function")
+    # The two differ by retracing alone only if function-signature traced once and function more than that.
+    if not (f and s and f.penalized and f.extra_s > 0 and once == 1 and many is not None and many > once):
+        return []
+    if paired(f.new, s.new).larger:
+        share = (f.new_s - s.new_s) / f.extra_s
+        return [f"function's pass-1 call took {fmt_s(f.new_s)} against {fmt_s(s.new_s)} for function-signature, "
+                f"which traced {once} time to function's {many}: retracing explains "
+                f"{'all' if share >= 1 else format(share, '.0%')} of function's new-length cost."]
+    return [f"function-signature traced {once} time to function's {many}, yet its pass-1 call took "
+            f"{fmt_s(s.new_s)} against {fmt_s(f.new_s)} for function, no clear difference by the rule in the legend: "
+            f"the new-length cost is not retracing."]
+
+
+def _remedy(report, costs):
+    b = costs.get("blocked")
+    others = [c for c in costs.values() if c.mode != "blocked" and c.penalty is not None]
+    if b is None or b.penalty is None or not others:
+        return []
+    paid = [c for c in others if c.penalized]
+    ref = max(paid or others, key=lambda c: c.ratio)
+    later, block = later_label(report), report.config["block"]
+    change = b.seen_khz / ref.seen_khz - 1
+    price = (f"its throughput on lengths already seen was {abs(change):.0%} {'lower' if change < 0 else 'higher'} "
+             f"({later}: {b.seen_khz:,.0f} kHz in blocked, {ref.seen_khz:,.0f} in {ref.mode})")
+    most = f", the most of the {len(paid)} modes that paid for new lengths" if len(paid) > 1 else ""
+    head = f"Pass 1 was {ref.ratio:.2f}x slower than {later} in {ref.mode}{most}"
+    if not paid:
+        said = [f"No mode paid measurably for new lengths, so blocked (blocks of {block}) had no penalty to "
+                f"remove; {price}."]
+    elif not b.penalized:
+        said = [f"{head}; blocked (blocks of {block}) removed that penalty: a new length changed its call by "
+                f"{_signed(b.extra_s)}, nothing measurable by the same rule, against {fmt_s(ref.extra_s)} in "
+                f"{ref.mode}, and {price}."]
+    elif b.extra_s >= ref.extra_s:
+        said = [f"{head}, and blocked (blocks of {block}) did not remove that penalty: a new length added "
+                f"{fmt_s(b.extra_s)} to it against {fmt_s(ref.extra_s)}; {price}."]
+    else:
+        said = [f"{head}; blocked (blocks of {block}) removed {1 - b.extra_s / ref.extra_s:.0%} of that penalty "
+                f"({fmt_s(ref.extra_s)} -> {fmt_s(b.extra_s)} per new length) but still paid measurably, and "
+                f"{price}."]
+    said.append(f"On lengths seen for the first time, blocked ran at {b.new_khz:,.0f} kHz against "
+                f"{ref.new_khz:,.0f} kHz for {ref.mode} ({b.new_khz / ref.new_khz:.2f}x).")
+    return said
+
+
+def _switch(report, ok, off):
+    switch = report.extra.get("switch")
+    if switch is None:
+        return []
+    name = SWITCH_NAMES[switch]
+    if not report.config.get("switch_modes"):
+        return [f"{name} was not switched off in this run (no --switch-modes)."]
+    later, said = later_label(report), []
+    untested = " (this GPU path is untested)" if switch == AUTOTUNE else ""
+    for r_off in off:
+        r_on = next((r for r in ok if r.mode == r_off.mode), None)
+        if r_on is None:
+            continue
+        on, of = cost(r_on), cost(r_off)
+        said.append(f"{name} in {r_on.mode}{untested}: pass 1 / {later} was {on.ratio:.2f}x with {switch}=1 and "
+                    f"{of.ratio:.2f}x with {switch}=0; a new length changed a call by {_signed(on.extra_s)} with it "
+                    f"on and {_signed(of.extra_s)} with it off.")
+        if on.penalized and paired(on.differences, of.differences).larger:
+            said.append(f"So {name} accounts for about {fmt_s(on.extra_s - max(of.extra_s, 0.0))} of each new "
+                        f"length's cost in {r_on.mode}.")
+        elif not on.penalized and not of.penalized:
+            said.append(f"Neither setting paid measurably for new lengths in {r_on.mode}: {name}'s per-shape "
+                        f"cost is within noise by the rule in the legend.")
+        speed = on.seen_khz / of.seen_khz
+        said.append(f"On lengths already seen, {r_on.mode} ran at {on.seen_khz:,.0f} kHz with {name} on and "
+                    f"{of.seen_khz:,.0f} kHz with it off ({speed:.2f}x).")
+    return said
+
+
+def _first_call(costs):
+    firsts = sorted(costs.values(), key=lambda c: c.first_s / c.new_s)
+    worst = firsts[-1]
+    if not judge(worst.first_s - worst.new_s, iqr(worst.new)).larger:
+        return []
+    low, high = min(c.first_s for c in firsts), max(c.first_s for c in firsts)
+    took = fmt_s(high) if len(firsts) == 1 else f"{fmt_s(low)} to {fmt_s(high)}"
+    return [f"The very first call in {'the' if len(firsts) == 1 else 'each'} worker took {took}, up to "
+            f"{worst.first_s / worst.new_s:.1f}x a median pass-1 call ({worst.mode}): a one-time start-up cost, "
+            f"not a per-length one, so the first length is left out of the per-length statistics."]

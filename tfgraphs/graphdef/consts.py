@@ -1,0 +1,65 @@
+"""The tensors a GraphDef embeds: every node located, Const bytes counted, contents stripped."""
+
+import math
+
+from tfgraphs.tfimport import import_tensorflow
+
+
+def located_nodes(graph_def):
+    """(function name, or None for the graph itself, node) for every node, function bodies included."""
+    for n in graph_def.node:
+        yield None, n
+    for fn in graph_def.library.function:
+        for n in fn.node_def:
+            yield fn.signature.name, n
+
+
+def tensor_bytes(tensor_proto):
+    """Bytes a TensorProto holds once expanded: elements x itemsize."""
+    tf = import_tensorflow()
+    dims = [d.size for d in tensor_proto.tensor_shape.dim]
+    dtype = tf.dtypes.as_dtype(tensor_proto.dtype)
+    if dtype == tf.string:
+        return sum(len(s) for s in tensor_proto.string_val)
+    return math.prod(dims) * dtype.size
+
+
+def stored_values(tensor_proto):
+    """How many values a TensorProto lists: from tensor_content when it has it, else the longest *_val field."""
+    tf = import_tensorflow()
+    if tensor_proto.tensor_content:
+        return len(tensor_proto.tensor_content) // tf.dtypes.as_dtype(tensor_proto.dtype).size
+    # half and bfloat16 share half_val, complex types list two numbers per value.
+    pair = 2 if tensor_proto.dtype in (tf.complex64.as_datatype_enum, tf.complex128.as_datatype_enum) else 1
+    return max((len(v) for f, v in tensor_proto.ListFields() if f.name.endswith("_val")), default=0) // pair
+
+
+def is_elided(tensor_proto):
+    """True when a tensor lists fewer values than its shape holds, so TensorFlow repeats the last one."""
+    return stored_values(tensor_proto) < math.prod(d.size for d in tensor_proto.tensor_shape.dim)
+
+
+def const_nodes(graph_def):
+    """(node, bytes) for every Const node, including those inside function definitions."""
+    return [(n, tensor_bytes(n.attr["value"].tensor)) for _, n in located_nodes(graph_def) if n.op == "Const"]
+
+
+def const_bytes(graph_def):
+    """Total bytes held in Const tensors."""
+    return sum(size for _, size in const_nodes(graph_def))
+
+
+def strip_constants(graph_def):
+    """Replace every tensor's contents with nothing, in place, keeping its dtype and shape."""
+    def strip(t):
+        for fd in t.DESCRIPTOR.fields:
+            if fd.name == "tensor_content" or fd.name.endswith("_val"):
+                t.ClearField(fd.name)
+
+    for _, n in located_nodes(graph_def):
+        for attr in n.attr.values():
+            if attr.HasField("tensor"):
+                strip(attr.tensor)
+            for t in attr.list.tensor:
+                strip(t)
+    return graph_def

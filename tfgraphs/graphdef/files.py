@@ -1,0 +1,146 @@
+"""Load a GraphDef from a .pb, a .pbtxt or a SavedModel, refusing anything else in one line before reading much."""
+
+import codecs
+import os
+import re
+
+from tfgraphs.errors import UsageError
+from tfgraphs.spec.limits import GRAPHDEF_LIMIT
+from tfgraphs.tfimport import import_tensorflow
+
+TEXT_SUFFIXES = (".pbtxt", ".pbtext", ".prototxt", ".txt")
+SAVED_MODEL_NAMES = ("saved_model.pb", "saved_model.pbtxt")
+# TensorFlow's own rules for node names and op names (graph_constructor.cc, op_def_builder.cc).
+NODE_NAME = re.compile(r"[A-Za-z0-9.][A-Za-z0-9_.\-/>]*")
+OP_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_>]*")
+
+
+def protos():
+    """The protobuf modules this needs; loading them loads TensorFlow, which is all that runs of it."""
+    # Its start-up chatter is held back, and replayed on stderr if the import fails.
+    import_tensorflow()
+    from google.protobuf import message, text_format
+    from tensorflow.core.framework import graph_pb2
+    from tensorflow.core.protobuf import saved_model_pb2
+    return graph_pb2, saved_model_pb2, text_format, message
+
+
+def locate(path):
+    """The file to read for path, and its size, refusing what cannot hold a graph; reads nothing yet."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise UsageError(f"{path}: no such file or directory") from None
+    except OSError as exc:
+        raise UsageError(f"cannot read {path}: {exc.strerror}") from None
+    if os.path.isdir(path):
+        found = [os.path.join(path, n) for n in SAVED_MODEL_NAMES if os.path.isfile(os.path.join(path, n))]
+        if not found:
+            raise UsageError(f"{path} is a directory without a graph: expected {' or '.join(SAVED_MODEL_NAMES)} "
+                             f"in it, or pass a .pb or .pbtxt file")
+        path = found[0]
+        st = os.stat(path)
+    if st.st_size == 0:
+        raise UsageError(f"{path} is empty: a GraphDef file holds at least one node")
+    if st.st_size >= GRAPHDEF_LIMIT:
+        raise UsageError(f"{path} is {st.st_size:,} bytes, over 2 GiB: protobuf cannot parse a GraphDef that large, "
+                         f"so it was not read")
+    return path, st.st_size
+
+
+def _parse(data, cls, text, text_format, message):
+    """A parsed message, or the reason it is not one."""
+    proto = cls()
+    try:
+        if text:
+            text_format.Parse(data.decode("utf-8"), proto)
+        else:
+            proto.ParseFromString(data)
+    except (message.DecodeError, text_format.ParseError, UnicodeDecodeError, ValueError) as exc:
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        return None, ("not valid text protobuf" if text else "not valid binary protobuf") + f" ({reason[:150]})"
+    return proto, None
+
+
+def _check(graph_def):
+    """Why this parsed message is not a GraphDef, or None: random bytes can parse into nameless garbage."""
+    if not graph_def.node:
+        return "has no nodes"
+    for n in graph_def.node:
+        if not NODE_NAME.fullmatch(n.name):
+            return f"has a node named {n.name[:40]!r}, which TensorFlow does not allow"
+        if not OP_NAME.fullmatch(n.op):
+            return f"has node {n.name[:40]!r} with op {n.op[:40]!r}, which is not an op name"
+    return None
+
+
+def _const_problem(graph_def):
+    """Why a Const node's tensor cannot be sized, or None: TensorFlow needs a value with a dtype and no negative dim."""
+    from tensorflow.core.framework import types_pb2
+    from tfgraphs.graphdef.consts import located_nodes
+
+    for function, n in located_nodes(graph_def):
+        if n.op != "Const":
+            continue
+        where = f"Const node {n.name[:40]!r}" + (f" in function {function[:40]!r}" if function else "")
+        # `in` first: reading n.attr["value"] would add an empty one.
+        if "value" not in n.attr or not n.attr["value"].HasField("tensor"):
+            return f"{where} has no tensor value"
+        t = n.attr["value"].tensor
+        if t.dtype == types_pb2.DT_INVALID or t.dtype not in types_pb2.DataType.values():
+            return f"{where} has a tensor value with no known dtype ({t.dtype})"
+        negative = [d.size for d in t.tensor_shape.dim if d.size < 0]
+        if negative:
+            return f"{where} has a negative dimension ({negative[0]}) in its tensor's shape"
+    return None
+
+
+def _accept(graph_def, path):
+    """graph_def, once every Const in it can be sized; a one-line UsageError otherwise."""
+    problem = _const_problem(graph_def)
+    if problem:
+        raise UsageError(f"{path}: {problem}, which TensorFlow cannot import; fix or regenerate the graph")
+    return graph_def
+
+
+def load(path):
+    """(graph_def, source) from a GraphDef file or a SavedModel; UsageError when it is not one."""
+    path, size = locate(path)
+    graph_pb2, saved_model_pb2, text_format, message = protos()
+    with open(path, "rb") as f:
+        data = f.read()
+    name = os.path.basename(path)
+    text = name.endswith(TEXT_SUFFIXES)
+    source = {"path": path, "file_bytes": size}
+    if name in SAVED_MODEL_NAMES:
+        model, reason = _parse(data, saved_model_pb2.SavedModel, text, text_format, message)
+        if model is None:
+            raise UsageError(f"{path} is not a SavedModel: {reason}")
+        if not model.meta_graphs:
+            raise UsageError(f"{path} is a SavedModel without a meta graph, so it holds no graph")
+        meta = model.meta_graphs[0]
+        problem = _check(meta.graph_def)
+        if problem:
+            raise UsageError(f"{path} holds no usable graph: its first meta graph's GraphDef {problem}")
+        source["format"] = "SavedModel" + (" (text)" if text else " (binary)")
+        source["meta_graph"] = {"index": 0, "of": len(model.meta_graphs), "tags": list(meta.meta_info_def.tags)}
+        return _accept(meta.graph_def, path), source
+    # A text GraphDef may carry any suffix, so a file that is not binary protobuf is tried as text when it decodes.
+    reason = None
+    for as_text in [True] if text else [False] + ([True] if _looks_like_text(data) else []):
+        graph_def, reason = _parse(data, graph_pb2.GraphDef, as_text, text_format, message)
+        problem = None if reason else _check(graph_def)
+        reason = reason or (problem and f"it parses as {'text' if as_text else 'binary'} protobuf but {problem}")
+        if reason is None:
+            source["format"] = "GraphDef (text)" if as_text else "GraphDef (binary)"
+            return _accept(graph_def, path), source
+    raise UsageError(f"{path} is not a GraphDef: {reason}")
+
+
+def _looks_like_text(data):
+    """True when the file starts with printable UTF-8 text (binary protobuf is full of control bytes)."""
+    try:
+        sample = codecs.getincrementaldecoder("utf-8")().decode(data[:4096], final=False)
+    except UnicodeDecodeError:
+        return False
+    return all(c.isprintable() or c in "\t\n\r" for c in sample)

@@ -1,0 +1,63 @@
+"""The explain job: variants x session presets, timed in fresh workers, and traced in separate ones."""
+
+from dataclasses import asdict, dataclass, replace
+
+from tfgraphs.jobs import compare, runner
+from tfgraphs.jobs.plan import Plan
+from tfgraphs.jobs.trials import run_trials
+from tfgraphs.records.attribution import attributions
+from tfgraphs.records.report import Report
+from tfgraphs.records.rows import Measurement, Row
+from tfgraphs.spec.presets import PRESETS
+
+EXPLAINED = ("constant", "placeholder", "variable")
+
+
+@dataclass(frozen=True)
+class Config(compare.Config):
+    """compare's config plus the presets to try."""
+
+    variants: tuple = EXPLAINED
+    presets: tuple = tuple(PRESETS)
+
+    def to_dict(self):
+        return {**asdict(self), "variants": list(self.variants), "presets": list(self.presets)}
+
+
+def plan(config):
+    """Refused variants are left out: the ablation of a graph that cannot be built says nothing."""
+    refused = compare.refusals(config)
+    ok = compare.runnable(config, refused)
+    return Plan(refused, tuple(refused.values()), workers=len(ok) * len(config.presets) * (config.trials + 1),
+                needs=tuple((v, config.batch, config.dtype) for v in ok))
+
+
+def run(config, plan, progress, timeout=None, trace_dir=None, tensorboard_dir=None):
+    """Timed workers for every variant x preset, then one traced worker each, kept apart from the timing."""
+    variants = compare.runnable(config, plan.refused)
+    timed = [config.task(v, preset=p) for v in variants for p in config.presets]
+    docs, ran = run_trials(timed, config.trials, compare.label, progress, timeout)
+    traced = {}
+    for v in variants:
+        for p in config.presets:
+            # The graph is the same under every preset, so TensorBoard gets it once per variant.
+            board = tensorboard_dir if p == config.presets[0] else None
+            task = config.task(v, preset=p, mode="traced", trace_dir=trace_dir, tensorboard_dir=board)
+            doc = runner.run_worker(task, compare.label(task), progress, timeout)
+            traced[(v, p)] = Measurement.from_dict(doc)
+            ran.append(doc)
+    rows = [_row(t, docs[t], traced[(t.variant, t.preset)]) for t in timed]
+    tf_version, machine = runner.envelope(ran)
+    config = replace(config, variants=tuple(variants))
+    return Report("explain", config.to_dict(), tuple(rows), tf_version=tf_version, machine=machine,
+                  extra={"attribution": attributions(rows)})
+
+
+def _row(task, docs, trace):
+    """A timed row with its traced run's ops; failed when the traced run failed."""
+    row = Row.from_trials(task.variant, [Measurement.from_dict(d) for d in docs], preset=task.preset)
+    if trace.status == "ok":
+        return replace(row, top_ops=trace.top_ops)
+    if row.ok:
+        return replace(row, status="failed", error=f"traced run: {trace.error}")
+    return row

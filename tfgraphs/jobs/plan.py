@@ -1,0 +1,33 @@
+"""What a job will do, worked out once before any worker starts: refusals, the worker count, the memory it needs."""
+
+from dataclasses import dataclass
+
+from tfgraphs import machine
+from tfgraphs.errors import UsageError
+from tfgraphs.spec.limits import estimate_peak_bytes
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A job's plan: the rows it refuses and why, the most workers it may start, and each worker's size."""
+
+    refused: dict      # {row key: reason}: rows that become failed rows without a worker
+    notices: tuple     # one line per refusal, for stderr
+    workers: int       # the progress total; a worker counted that does not start is skipped in progress
+    needs: tuple = ()  # ((variant, batch, dtype), ...) of the workers that measure the seed network
+
+    @property
+    def runnable(self):
+        return self.workers > 0
+
+
+def check_memory(plan, force=False):
+    """Raise UsageError if the hungriest worker's estimate exceeds the memory available now."""
+    if force or not plan.needs:
+        return
+    need, (name, batch, dtype) = max((estimate_peak_bytes(*n), n) for n in plan.needs)
+    have = machine.available_bytes()
+    if need > have:
+        raise UsageError(
+            f"variant {name} at batch {batch} ({dtype}) is estimated to need {need / 1e9:.1f} GB "
+            f"but {have / 1e9:.1f} GB is available; use a smaller --batch, or --force to run anyway")

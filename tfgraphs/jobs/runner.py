@@ -1,0 +1,122 @@
+"""Run each measurement in a fresh worker process and turn anything but a clean JSON result into a failed one."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections import deque
+from contextlib import contextmanager
+
+from tfgraphs.machine import machine_info
+from tfgraphs.spec.tasks import PHASE_PREFIX, to_argv
+
+
+class Progress:
+    """One line per worker phase on stderr, silent when quiet; it advances once per worker started or skipped."""
+
+    def __init__(self, total, quiet=False, stream=sys.stderr):
+        self.total, self.quiet, self.stream = total, quiet, stream
+        self.done = 0
+        self.started = time.monotonic()
+
+    def say(self, label, phase):
+        if not self.quiet:
+            elapsed = time.monotonic() - self.started
+            print(f"[{self.done + 1}/{self.total} {elapsed:5.0f}s] {label}: {phase}", file=self.stream, flush=True)
+
+    @contextmanager
+    def step(self, label):
+        """One worker's lifetime: yields a function that reports its phases, and counts it done at the end."""
+        try:
+            yield lambda phase: self.say(label, phase)
+        finally:
+            self.done += 1
+
+    def skip(self, label, why):
+        """A worker the plan counted that will not start, and why."""
+        self.say(label, f"skipped: {why}")
+        self.done += 1
+
+
+def _describe_exit(code, timed_out, timeout):
+    if timed_out:
+        return f"worker killed after the {timeout:g} s timeout"
+    if code < 0:
+        name = signal.Signals(-code).name if -code in signal.Signals._value2member_map_ else str(-code)
+        hint = " (out of memory? try a smaller --batch)" if -code == signal.SIGKILL else ""
+        return f"worker killed by signal {name}{hint}"
+    return f"worker exited with status {code}"
+
+
+def run_worker(task, label, progress, timeout=None, env=None):
+    """Run the task's worker in a fresh process; return its JSON document, or a failed one saying why."""
+    return run_process(to_argv(task), label, progress, timeout, env)
+
+
+def run_process(argv, label, progress, timeout=None, env=None):
+    """Run `python <argv>` in a fresh process; return its JSON document, or a failed one saying why."""
+    worker_env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": os.environ.get("TF_CPP_MIN_LOG_LEVEL", "2"), **(env or {})}
+    with progress.step(label) as say, tempfile.TemporaryFile() as out:
+        proc = subprocess.Popen([sys.executable, *argv], stdout=out, stderr=subprocess.PIPE,
+                                stdin=subprocess.DEVNULL, env=worker_env, text=True, errors="replace")
+        tail = deque(maxlen=20)
+        reader = threading.Thread(target=_read_stderr, args=(proc.stderr, say, tail), daemon=True)
+        reader.start()
+        timed_out = False
+        try:
+            code = proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            proc.kill()
+            code = proc.wait()
+        reader.join()
+        out.seek(0)
+        text = out.read().decode("utf-8", "replace")
+    return _document(text, code, timed_out, timeout, tail)
+
+
+def _read_stderr(stream, say, tail):
+    """Pass the worker's phase lines to progress; keep its last other lines for the failure message."""
+    for line in stream:
+        if line.startswith(PHASE_PREFIX):
+            say(line[len(PHASE_PREFIX):].strip())
+        elif line.strip():
+            tail.append(line.rstrip())
+
+
+def _document(text, code, timed_out, timeout, tail):
+    """The worker's document when it exited cleanly with one; otherwise a failed document saying why."""
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        doc = None
+    if code == 0 and isinstance(doc, dict) and doc.get("status") == "ok":
+        return doc
+    if isinstance(doc, dict) and doc.get("error"):
+        return {**doc, "status": "failed"}
+    if code == 0 and not timed_out:
+        return {"status": "failed", "error": "worker printed no JSON result"}
+    reason = _describe_exit(code, timed_out, timeout)
+    if tail and not timed_out and code > 0:
+        reason += f": {tail[-1][:300]}"
+    return {"status": "failed", "error": reason}
+
+
+def envelope(docs):
+    """tf_version and the machine, with the devices the workers reported (the parent never imports TensorFlow)."""
+    ok = [d for d in docs if d.get("status") == "ok"]
+    tf_version = ok[0].get("tf_version") if ok else _installed_tf_version()
+    devices = ok[0].get("devices", []) if ok else []
+    return tf_version, machine_info(devices)
+
+
+def _installed_tf_version():
+    from importlib import metadata
+    try:
+        return metadata.version("tensorflow")
+    except metadata.PackageNotFoundError:
+        return None

@@ -1,0 +1,81 @@
+"""The shapes job: each mode over many input lengths, twice, in a fresh worker, plus the backend switch turned off."""
+
+from dataclasses import asdict, dataclass
+
+from tfgraphs.errors import UsageError
+from tfgraphs.jobs import runner
+from tfgraphs.jobs.plan import Plan
+from tfgraphs.records.report import Report
+from tfgraphs.records.rows import ModeRun
+from tfgraphs.spec.modes import DTYPE, MODES, SWITCHES_ON, switch_for
+from tfgraphs.spec.tasks import ShapesTask
+
+
+@dataclass(frozen=True)
+class Config:
+    """What the user asked to measure."""
+
+    start: int = 10000
+    count: int = 30
+    batch: int = 10
+    channels: int = 200
+    filters: int = 100
+    kernel: int = 10
+    block: int = 1024
+    passes: int = 2
+    seed: int = 0
+    modes: tuple = MODES
+    switch_modes: tuple = ("eager",)
+
+    def to_dict(self):
+        # The dtype is not a setting: every worker runs in spec.modes.DTYPE, and the document says which.
+        return {**asdict(self), "modes": list(self.modes), "switch_modes": list(self.switch_modes), "dtype": DTYPE}
+
+    @property
+    def lengths(self):
+        return range(self.start, self.start + self.count)
+
+    def task(self, mode):
+        return ShapesTask(mode=mode, start=self.start, count=self.count, batch=self.batch, channels=self.channels,
+                          filters=self.filters, kernel=self.kernel, block=self.block, passes=self.passes,
+                          seed=self.seed)
+
+
+def plan(config):
+    """Refuse settings that depend on each other; one worker per mode, and one per switch mode."""
+    if config.count < 3:
+        raise UsageError(f"--count {config.count} is too few: the first length is left out as the worker's "
+                         f"start-up, and a spread needs 2 lengths more; use --count 3 or more")
+    if config.kernel > config.start:
+        raise UsageError(f"--kernel {config.kernel} is longer than the shortest length (--start "
+                         f"{config.start}); a VALID convolution needs length >= kernel")
+    missing = [m for m in config.switch_modes if m not in config.modes]
+    if missing:
+        raise UsageError(f"--switch-modes {','.join(missing)} not in --modes; a switch mode is compared "
+                         f"with its run in --modes, so add it there or drop it")
+    return Plan({}, (), workers=len(config.modes) + len(config.switch_modes))
+
+
+def run(config, plan, progress, timeout=None):
+    """Every mode with both switches on; then the switch modes with the device's switch off."""
+    runs, docs = [], []
+
+    def one(mode, env):
+        label = mode + "".join(f" [{k}={v}]" for k, v in env.items() if v != SWITCHES_ON[k])
+        doc = runner.run_worker(config.task(mode), label, progress, timeout, env=env)
+        docs.append(doc)
+        runs.append(ModeRun.from_worker(mode, {"env": env, **doc}, config.batch, config.lengths))
+
+    for mode in config.modes:
+        one(mode, SWITCHES_ON)
+    # The first worker that ran says which devices exist; the parent cannot ask TensorFlow itself.
+    devices = next((d.get("devices", []) for d in docs if d.get("status") == "ok"), None)
+    switch = None if devices is None else switch_for(devices)
+    for mode in config.switch_modes:
+        if switch:
+            one(mode, {**SWITCHES_ON, switch: "0"})
+        else:
+            progress.skip(f"{mode} [switch off]", "no worker reported its devices")
+    tf_version, machine = runner.envelope(docs)
+    return Report("shapes", config.to_dict(), tuple(runs), tf_version=tf_version, machine=machine,
+                  extra={"switch": switch})

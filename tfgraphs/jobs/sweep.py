@@ -1,0 +1,85 @@
+"""The sweep job: every variant at every batch in fresh workers, a line fitted to graph sizes, and the limit tried."""
+
+from dataclasses import asdict, dataclass, replace
+
+from tfgraphs.jobs import compare, runner
+from tfgraphs.jobs.plan import Plan
+from tfgraphs.records.fits import fit_all
+from tfgraphs.records.report import Report
+from tfgraphs.spec import limits, network
+
+LIMIT_VARIANT = "constant"   # the variant whose predicted limit is put to TensorFlow
+
+
+@dataclass(frozen=True)
+class Config:
+    """What the user asked to sweep."""
+
+    batches: tuple = (500, 1000, 2000, 4000)
+    dtype: str = "float64"
+    runs: int = 5               # a median per point is enough here: a sweep is about growth, not run-to-run noise
+    trials: int = 1
+    seed: int = 0
+    variants: tuple = ("constant", "placeholder")
+
+    def to_dict(self):
+        return {**asdict(self), "batches": list(self.batches), "variants": list(self.variants)}
+
+    def at(self, batch):
+        """compare's config for one batch of the sweep."""
+        return compare.Config(batch=batch, dtype=self.dtype, runs=self.runs, trials=self.trials, seed=self.seed,
+                              variants=self.variants)
+
+
+def may_probe(config, refused):
+    """True when the limit probe can happen: its variant is swept at two or more batches that are not refused."""
+    return LIMIT_VARIANT in config.variants and sum((b, LIMIT_VARIANT) not in refused for b in config.batches) >= 2
+
+
+def plan(config):
+    """Refused points; one worker per trial of every other point, and one for the limit probe when it may run."""
+    parts = {b: compare.plan(config.at(b)) for b in config.batches}
+    refused = {(b, v): reason for b, p in parts.items() for v, reason in p.refused.items()}
+    points = sum(p.workers for p in parts.values())
+    return Plan(refused, tuple(f"batch {b:,}: {reason}" for (b, _), reason in refused.items()),
+                workers=points + may_probe(config, refused) if points else 0,
+                needs=tuple(n for p in parts.values() for n in p.needs))
+
+
+def probe_limit(config, fits, progress, timeout=None):
+    """Ask TensorFlow to embed X at the first batch past the predicted limit; what it said, or why it was not asked."""
+    fit = next((f for f in fits if f.variant == LIMIT_VARIANT), None)
+    label = f"{LIMIT_VARIANT} (limit)"
+    if fit is None or fit.max_batch is None:
+        progress.skip(label, f"no fitted limit for {LIMIT_VARIANT}")
+        return None
+    batch = fit.max_batch + 1
+    out = {"variant": LIMIT_VARIANT, "batch": batch, "data_bytes": network.data_bytes(batch, config.dtype),
+           "predicted_max_batch": fit.max_batch, "refused": None, "message": None, "failure": None}
+    if out["data_bytes"] < limits.GRAPHDEF_LIMIT:
+        # The worker asks only TensorFlow's check on a single tensor, which lets anything under 2 GiB through.
+        out["failure"] = (f"X alone would be {out['data_bytes']:,} bytes, under 2 GiB, and the probe tests "
+                          f"only TensorFlow's check on a single tensor, which refuses 2 GiB or more")
+        progress.skip(label, "X would be under 2 GiB")
+        return out
+    task = config.at(batch).task(LIMIT_VARIANT, mode="limit")
+    doc = runner.run_worker(task, f"{LIMIT_VARIANT} at batch {batch:,} (limit)", progress, timeout)
+    if doc.get("status") != "ok":
+        return {**out, "failure": doc.get("error")}
+    return {**out, "refused": doc["refused"], "message": doc["message"], "rss_before_bytes": doc["rss_before_bytes"],
+            "rss_after_bytes": doc["rss_after_bytes"]}
+
+
+def run(config, plan, progress, timeout=None):
+    """Measure every batch x variant the plan did not refuse, fit, then probe the limit if the plan counted it."""
+    rows, ran = [], []
+    for batch in config.batches:
+        refused = {v: reason for (b, v), reason in plan.refused.items() if b == batch}
+        part, docs = compare.measure(config.at(batch), refused, progress, timeout, prefix=f"batch {batch:,} ")
+        rows += [replace(r, batch=batch) for r in part]
+        ran += docs
+    fits = fit_all(rows, config.variants)
+    probe = probe_limit(config, fits, progress, timeout) if may_probe(config, plan.refused) else None
+    tf_version, machine = runner.envelope(ran)
+    return Report("sweep", config.to_dict(), tuple(rows), tf_version=tf_version, machine=machine,
+                  extra={"fit": [f.to_dict() for f in fits], "tf_error": probe})

@@ -1,0 +1,45 @@
+"""What inspect found in one GraphDef, as numbers (nothing was run)."""
+
+from dataclasses import MISSING, asdict, dataclass, fields
+
+from tfgraphs.records.rows import known
+from tfgraphs.records.schema import envelope
+
+
+@dataclass(frozen=True)
+class Inspection:
+    """The sizes and contents of one GraphDef, as numbers."""
+
+    path: str
+    format: str
+    file_bytes: int
+    graph_bytes: int            # the binary GraphDef's size, the one the 2 GiB limit applies to
+    nodes: int
+    function_nodes: int         # nodes inside the function library
+    const_nodes: int
+    const_bytes: int            # bytes of all Const tensors once expanded (elements x itemsize)
+    const_node_bytes: int       # what those Const nodes take in the serialized graph
+    headroom_bytes: int         # bytes the graph could still grow before TensorFlow refuses it
+    op_types: tuple             # ({"op", "nodes", "bytes"}, ...), most nodes first
+    largest_consts: tuple       # ({"name", "function", "dtype", "shape", "bytes", "node_bytes", "graph_share"}, ...)
+    repeats: tuple = ()         # ({"bytes", "copies", "nodes", "in_functions"}, ...): identical tensors >= 1 KiB
+    elided_consts: int | None = None   # Const nodes listing fewer values than their shape holds (None: not counted)
+    meta_graph: dict | None = None
+    tf_version: str | None = None
+
+    command = "inspect"
+
+    def to_dict(self):
+        d = asdict(self)
+        d["op_types"], d["largest_consts"], d["repeats"] = map(list, (self.op_types, self.largest_consts,
+                                                                      self.repeats))
+        return {**envelope("inspect"), **d}
+
+    @classmethod
+    def from_dict(cls, d):
+        """Rebuild from a saved --json document (no TensorFlow needed)."""
+        missing = [f.name for f in fields(cls) if f.name not in d and f.default is MISSING]
+        if missing:
+            raise ValueError(f"not a complete inspect result (no {', '.join(missing)})")
+        return cls(**known(cls, d, op_types=tuple, largest_consts=tuple, repeats=tuple))
+

@@ -1,0 +1,53 @@
+"""A whole run as one immutable Report, and the versioned JSON document it reads from and writes to."""
+
+import platform
+from dataclasses import dataclass, field
+
+from tfgraphs.records.inspection import Inspection
+from tfgraphs.records.rows import ModeRun, Row
+from tfgraphs.records.schema import SCHEMA, TOOL, envelope
+
+# Per command: the key its rows are saved under, and their record type.
+ROWS = {"compare": ("variants", Row), "explain": ("runs", Row), "sweep": ("rows", Row), "shapes": ("modes", ModeRun)}
+
+
+@dataclass(frozen=True)
+class Report:
+    """A whole run: what command, on what machine, with what config, and its rows."""
+
+    command: str
+    config: dict
+    rows: tuple
+    tf_version: str | None = None
+    python: str = platform.python_version()
+    machine: dict = field(default_factory=dict)
+    extra: dict = field(default_factory=dict)   # computed sections, e.g. "attribution"
+
+    def to_dict(self):
+        return {**envelope(self.command), "tf_version": self.tf_version,
+                "python": self.python, "machine": self.machine, "config": self.config,
+                ROWS[self.command][0]: [r.to_dict() for r in self.rows], **self.extra}
+
+    @classmethod
+    def from_dict(cls, d):
+        command = d.get("command", "compare")
+        if command not in ROWS:
+            raise ValueError(f"unknown command {command!r} in a results file")
+        key, row_type = ROWS[command]
+        rows = tuple(row_type.from_dict(r) for r in d[key])
+        known = {"schema", "tool", "command", "tf_version", "python", "machine", "config", key}
+        return cls(command=command, config=d["config"], rows=rows, tf_version=d.get("tf_version"),
+                   python=d.get("python", ""), machine=d.get("machine", {}),
+                   extra={k: v for k, v in d.items() if k not in known})
+
+
+def load(doc):
+    """The Report or Inspection a saved document holds; ValueError or KeyError when it holds neither."""
+    if not isinstance(doc, dict) or doc.get("tool") != TOOL or not isinstance(doc.get("schema"), int):
+        raise ValueError("not a tfgraphs results file")
+    if doc["schema"] > SCHEMA:
+        raise ValueError(f"results schema {doc['schema']} is newer than this tfgraphs understands ({SCHEMA})")
+    if doc.get("command") == "inspect":
+        return Inspection.from_dict(doc)
+    return Report.from_dict(doc)
+

@@ -1,0 +1,155 @@
+"""The rows of every command as frozen records: what one worker measured, and a row over its trials."""
+
+from dataclasses import asdict, dataclass, field, fields, replace
+
+from tfgraphs.records.stats import median_or_none, spread
+
+
+def known(cls, d, **tuples):
+    """The keys of d that are fields of cls (unknown keys are ignored), with the named ones made tuples by tuples[k]."""
+    names = {f.name for f in fields(cls)}
+    out = {k: v for k, v in d.items() if k in names}
+    for key, make in tuples.items():
+        out[key] = make(out.get(key) or ())
+    return out
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """What one worker measured; a Row holds the median of its trials in the same fields."""
+
+    status: str = "ok"
+    error: str | None = None
+    graph_bytes: int | None = None
+    const_bytes: int | None = None
+    nodes: int | None = None
+    build_s: float | None = None
+    serialize_s: float | None = None
+    session_s: float | None = None
+    init_s: float | None = None
+    first_run_s: float | None = None
+    runs_s: tuple = ()
+    peak_rss_bytes: int | None = None
+    rss_bytes: dict = field(default_factory=dict)
+    max_abs_err: float | None = None
+    top_ops: tuple = ()
+
+    @classmethod
+    def from_dict(cls, d):
+        """Build from a worker's or a file's dict, ignoring keys this version does not know."""
+        return cls(**known(cls, d, runs_s=tuple, top_ops=tuple))
+
+
+# Fields aggregated across trials by their median.
+_MEDIAN_FIELDS = ("graph_bytes", "const_bytes", "nodes", "build_s", "serialize_s", "session_s",
+                  "init_s", "first_run_s", "peak_rss_bytes", "max_abs_err")
+
+
+@dataclass(frozen=True)
+class Row(Measurement):
+    """One variant (under one preset): the median over its trials, with every trial kept."""
+
+    variant: str = ""
+    preset: str = "default"
+    trials: tuple = ()
+    batch: int | None = None   # set when one report spans several batches (sweep)
+
+    @classmethod
+    def from_trials(cls, variant, trials, preset="default"):
+        """Aggregate trials: medians over the ok ones, later runs pooled; failed if any trial failed."""
+        ok = [t for t in trials if t.status == "ok"]
+        failed = [(i, t) for i, t in enumerate(trials, 1) if t.status != "ok"]
+        agg = {name: median_or_none(getattr(t, name) for t in ok) for name in _MEDIAN_FIELDS}
+        for name in ("graph_bytes", "const_bytes", "nodes", "peak_rss_bytes"):
+            agg[name] = None if agg[name] is None else int(agg[name])
+        rss = {}
+        for phase in dict.fromkeys(p for t in ok for p in t.rss_bytes):
+            rss[phase] = int(median_or_none(t.rss_bytes.get(phase) for t in ok))
+        error = None
+        if failed:
+            i, t = failed[0]
+            error = t.error if len(trials) == 1 else f"trial {i}/{len(trials)}: {t.error}"
+        return cls(status="failed" if failed else "ok", error=error,
+                   runs_s=tuple(s for t in ok for s in t.runs_s), rss_bytes=rss,
+                   top_ops=ok[0].top_ops if ok else (), variant=variant, preset=preset,
+                   trials=tuple(trials), **agg)
+
+    @classmethod
+    def refused(cls, variant, reason, batch=None):
+        """A failed row for a variant that was never run, saying why."""
+        return cls(status="failed", error=reason, variant=variant, batch=batch)
+
+    @property
+    def ok(self):
+        return self.status == "ok"
+
+    @property
+    def later_median_s(self):
+        """Median of the runs after the first, or None without any."""
+        return median_or_none(self.runs_s)
+
+    @property
+    def first_run_excess_s(self):
+        """First run minus the median later run: what only the first run pays; None without both."""
+        later = self.later_median_s
+        if not self.ok or self.first_run_s is None or later is None:
+            return None
+        return self.first_run_s - later
+
+    @property
+    def spread_s(self):
+        """How much this row's timings vary: the range of its later runs, or of its first runs across trials."""
+        return max(spread(self.runs_s), spread(t.first_run_s for t in self.trials if t.status == "ok"))
+
+    @property
+    def label(self):
+        """The variant, with its preset when not the default."""
+        return self.variant + (f" [{self.preset}]" if self.preset != "default" else "")
+
+    def to_dict(self):
+        d = asdict(self)
+        d = {"name": self.variant, **d}
+        d["trials"] = [asdict(t) for t in self.trials]
+        return d
+
+    @classmethod
+    def from_dict(cls, d):
+        trials = tuple(Measurement.from_dict(t) for t in d.get("trials", ()))
+        base = super().from_dict({**d, "variant": d.get("variant") or d.get("name", ""), "trials": ()})
+        return replace(base, trials=trials)
+
+
+@dataclass(frozen=True)
+class ModeRun:
+    """One shapes mode in one worker: every call's time, per pass and per length, and what it traced."""
+
+    mode: str
+    status: str = "ok"
+    error: str | None = None
+    device: str | None = None
+    traces: int | None = None   # tf.function traces; for graph mode, the graphs built
+    times_s: tuple = ()         # one tuple per pass, one time per length
+    khz: tuple = ()             # per pass: median over lengths after the first of batch * length / 1000 / s
+    env: dict = field(default_factory=dict)
+    max_rel_err: float | None = None
+
+    @property
+    def ok(self):
+        return self.status == "ok"
+
+    @classmethod
+    def from_worker(cls, mode, doc, batch, lengths):
+        """A record from a worker's document, with the throughput computed here."""
+        times = tuple(tuple(p) for p in doc.get("times_s") or ())
+        # The first length is left out: its first call is the worker's start-up, and pass 2 drops it to stay paired.
+        khz = tuple(median_or_none(batch * n / 1000 / s for n, s in zip(lengths[1:], p[1:])) for p in times)
+        return cls.from_dict({**doc, "mode": mode, "times_s": times, "khz": khz})
+
+    def to_dict(self):
+        d = asdict(self)
+        return {**d, "times_s": [list(p) for p in self.times_s], "khz": list(self.khz)}
+
+    @classmethod
+    def from_dict(cls, d):
+        """Build from a worker's or a file's dict, ignoring keys this version does not know."""
+        return cls(**known(cls, d, times_s=lambda ts: tuple(tuple(p) for p in ts), khz=tuple))

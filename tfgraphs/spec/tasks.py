@@ -1,0 +1,76 @@
+"""A worker's whole job as one frozen record: the parent turns it into flags, the worker parses them back.
+
+The worker answers with one JSON document on stdout and tells the parent its progress in PHASE_PREFIX lines on stderr.
+"""
+
+import argparse
+from dataclasses import MISSING, dataclass, field, fields
+from typing import ClassVar
+
+from tfgraphs.spec.modes import MODES
+from tfgraphs.spec.network import DTYPES
+from tfgraphs.spec.presets import PRESETS
+from tfgraphs.spec.variants import VARIANTS
+
+PHASE_PREFIX = "@phase "
+
+
+def _choice(names):
+    return field(metadata={"choices": tuple(names)})
+
+
+@dataclass(frozen=True)
+class SeedTask:
+    """One measurement of the seed network: `timed` phases, `traced` runs, or the 2 GiB `limit` probe."""
+
+    MODULE: ClassVar[str] = "tfgraphs.worker.seed"
+    variant: str = _choice(VARIANTS)
+    batch: int = field()
+    dtype: str = field(default="float64", metadata={"choices": DTYPES})
+    runs: int = 10
+    seed: int = 0
+    preset: str = field(default="default", metadata={"choices": tuple(PRESETS)})
+    mode: str = field(default="timed", metadata={"choices": ("timed", "traced", "limit")})
+    trace_dir: str | None = None
+    tensorboard_dir: str | None = None
+
+
+@dataclass(frozen=True)
+class ShapesTask:
+    """One shape-churn mode over every length, once per pass."""
+
+    MODULE: ClassVar[str] = "tfgraphs.worker.shapes"
+    mode: str = _choice(MODES)
+    start: int = field()
+    count: int = field()
+    batch: int = field()
+    channels: int = field()
+    filters: int = field()
+    kernel: int = field()
+    block: int = field()
+    passes: int = field()
+    seed: int = field()
+
+
+def _flag(f):
+    return "--" + f.name.replace("_", "-")
+
+
+def to_argv(task):
+    """`python` arguments that run the task's worker: -m MODULE, then one flag per field that is set."""
+    argv = ["-m", task.MODULE]
+    for f in fields(task):
+        value = getattr(task, f.name)
+        if value is not None:
+            argv += [_flag(f), str(value)]
+    return argv
+
+
+def from_argv(cls, argv=None):
+    """The task a worker was started with, parsed from the flags to_argv wrote."""
+    p = argparse.ArgumentParser(prog=f"python -m {cls.MODULE}", description=cls.__doc__)
+    for f in fields(cls):
+        required = f.default is MISSING
+        p.add_argument(_flag(f), dest=f.name, type=int if f.type is int else str, required=required,
+                       default=None if required else f.default, choices=f.metadata.get("choices"))
+    return cls(**vars(p.parse_args(argv)))

@@ -1,0 +1,1 @@
+"""The code that runs in a worker process and imports TensorFlow to measure; one JSON document out."""

@@ -1,0 +1,162 @@
+"""The seed network measured in a fresh process: `python -m tfgraphs.worker.seed --variant V ...` prints one JSON document.
+
+Progress goes to stderr as `@phase NAME` lines; anything else TensorFlow prints goes to stderr too,
+because stdout is reserved for the result.
+"""
+
+import os
+import sys
+import time
+
+from tfgraphs import machine
+from tfgraphs.spec import limits, network
+from tfgraphs.spec.tasks import SeedTask
+from tfgraphs.tfimport import import_tensorflow
+from tfgraphs.worker import protocol
+
+_phase = protocol.phase
+
+
+def _timed(task, tf, built, x, w, rss):
+    """Time session, init, first run and later runs; then size the graph once the peak is recorded."""
+    from tfgraphs.worker.sessions import session_config
+
+    out = {"rss_bytes": rss}
+    config = session_config(task.preset)
+
+    _phase("session")
+    t0 = time.perf_counter()
+    sess = tf.compat.v1.Session(graph=built.graph, config=config)
+    out["session_s"] = time.perf_counter() - t0
+    rss["session"] = machine.rss_bytes()
+
+    out["init_s"] = None
+    if built.init is not None:
+        _phase("init")
+        t0 = time.perf_counter()
+        sess.run(built.init, feed_dict=built.init_feed)
+        out["init_s"] = time.perf_counter() - t0
+        rss["init"] = machine.rss_bytes()
+
+    _phase("first run")
+    t0 = time.perf_counter()
+    first = sess.run(built.output, feed_dict=built.feed)
+    out["first_run_s"] = time.perf_counter() - t0
+    rss["first_run"] = machine.rss_bytes()
+
+    _phase("later runs")
+    runs, last = [], None
+    for _ in range(task.runs):
+        t0 = time.perf_counter()
+        last = sess.run(built.output, feed_dict=built.feed)
+        runs.append(time.perf_counter() - t0)
+    out["runs_s"] = runs
+    rss["later_runs"] = machine.rss_bytes()
+    out["peak_rss_bytes"] = max(machine.peak_rss_bytes(), max(rss.values()))
+    sess.close()
+
+    # Serializing makes one more copy of any embedded data, so it happens after the peak is read.
+    out.update(_sizes(built.graph))
+
+    _phase("check")
+    out["max_abs_err"] = max(network.max_abs_error(x, w, first), network.max_abs_error(x, w, last))
+    return out
+
+
+def _sizes(graph):
+    """Serialize the graph, timed; its bytes, nodes and Const bytes."""
+    from tfgraphs.graphdef import consts
+
+    _phase("serialize")
+    t0 = time.perf_counter()
+    graph_def = graph.as_graph_def()
+    graph_bytes = len(graph_def.SerializeToString())
+    serialize_s = time.perf_counter() - t0
+    return {"graph_bytes": graph_bytes, "serialize_s": serialize_s, "nodes": len(graph_def.node),
+            "const_bytes": consts.const_bytes(graph_def)}
+
+
+def _traced(task, tf, built, x, w, rss):
+    """Trace the first and second run with FULL_TRACE; optionally write Chrome traces and a TensorBoard graph."""
+    from tfgraphs.worker import stepstats, tensorboard
+    from tfgraphs.worker.sessions import session_config
+
+    sess = tf.compat.v1.Session(graph=built.graph, config=session_config(task.preset))
+    if built.init is not None:
+        sess.run(built.init, feed_dict=built.init_feed)
+    options = tf.compat.v1.RunOptions(trace_level=tf.compat.v1.RunOptions.FULL_TRACE)
+    metas, walls = [], []
+    for label in ("first", "second"):
+        _phase(f"traced {label} run")
+        meta = tf.compat.v1.RunMetadata()
+        t0 = time.perf_counter()
+        y = sess.run(built.output, feed_dict=built.feed, options=options, run_metadata=meta)
+        walls.append(time.perf_counter() - t0)
+        metas.append(meta)
+    sess.close()
+    out = {
+        "first_run_s": walls[0],
+        "runs_s": walls[1:],
+        "top_ops": stepstats.op_table(metas[0].step_stats, metas[1].step_stats),
+        "max_abs_err": network.max_abs_error(x, w, y),
+        "trace_files": [],
+    }
+    tag = f"{task.variant}.{task.preset}"
+    if task.trace_dir:
+        for label, meta in zip(("first", "second"), metas):
+            out["trace_files"].append(stepstats.write_chrome_trace(meta.step_stats, task.trace_dir, f"{tag}.{label}-run"))
+    if task.tensorboard_dir:
+        _phase("tensorboard")
+        board = os.path.join(task.tensorboard_dir, task.variant)
+        out["tensorboard_dir"] = tensorboard.write_graph(built.graph, board)
+    return out
+
+
+def _limit(task, tf):
+    """Embed X as a zero-stride view and record TensorFlow's answer and the resident memory around the call."""
+    import numpy as np
+
+    size = network.data_bytes(task.batch, task.dtype)
+    # Below the limit TensorFlow accepts the view and copies it into a TensorProto, which is not what this probes.
+    assert size >= limits.GRAPHDEF_LIMIT, f"limit mode needs X of at least 2 GiB, not {size:,} bytes"
+    x = np.broadcast_to(np.zeros((), task.dtype), (task.batch, network.HEIGHT, network.WIDTH, network.CHANNELS))
+    _phase("embed past the limit")
+    out = {"data_bytes": size, "refused": False, "message": None, "rss_before_bytes": machine.rss_bytes()}
+    with tf.Graph().as_default():
+        try:
+            tf.constant(x, name="X")
+        except ValueError as exc:
+            out.update(refused=True, message=f"{type(exc).__name__}: {exc}")
+    out["rss_after_bytes"] = machine.rss_bytes()
+    return out
+
+
+def measure(task):
+    """Make the data, build the graph, and run the chosen measurement."""
+    _phase("import tensorflow")
+    tf = import_tensorflow()
+    from tfgraphs.worker import graphs
+
+    if task.mode == "limit":
+        return {"tf_version": tf.__version__, **_limit(task, tf)}
+    rss = {"start": machine.rss_bytes()}
+    _phase("data")
+    x, w = network.make_data(task.batch, task.dtype, task.seed)
+    rss["data"] = machine.rss_bytes()
+    _phase("build")
+    t0 = time.perf_counter()
+    built = graphs.build(task.variant, x, w)
+    build_s = time.perf_counter() - t0
+    rss["build"] = machine.rss_bytes()
+    result = {"tf_version": tf.__version__,
+              "devices": [d.name for d in tf.config.list_physical_devices()],
+              "build_s": build_s}
+    result.update((_traced if task.mode == "traced" else _timed)(task, tf, built, x, w, rss))
+    tol = network.TOLERANCE[task.dtype]
+    if not result["max_abs_err"] <= tol:
+        raise ValueError(f"output differs from the NumPy reference by {result['max_abs_err']:.3g} (tolerance {tol:g})")
+    return result
+
+
+if __name__ == "__main__":
+    sys.exit(protocol.main(SeedTask, measure))

@@ -1,0 +1,144 @@
+"""One shape-churn mode in a fresh process: `python -m tfgraphs.worker.shapes --mode M ...` prints one JSON document.
+
+Every length from --start to --start + --count - 1 is run once per pass, in order, and each call is timed alone.
+Progress goes to stderr as `@phase NAME` lines; stdout is reserved for the result.
+"""
+
+import os
+import sys
+import time
+
+import numpy as np
+
+from tfgraphs.spec.modes import DTYPE, SWITCHES
+from tfgraphs.spec.tasks import ShapesTask
+from tfgraphs.tfimport import import_tensorflow
+from tfgraphs.worker import protocol
+
+CHECK_POSITIONS = 257   # output positions checked against NumPy, first and last included
+TOLERANCE = 1e-4        # largest |TF - NumPy| / max |NumPy| accepted in DTYPE
+
+
+def make_data(task):
+    """X [batch, longest length, channels] (each length is a prefix of it) and W [kernel, channels, filters]."""
+    rng = np.random.default_rng(task.seed)
+    longest = task.start + task.count - 1
+    x = rng.standard_normal((task.batch, longest, task.channels), dtype=DTYPE)
+    w = rng.standard_normal((task.kernel, task.channels, task.filters), dtype=DTYPE)
+    return x, w / np.dtype(DTYPE).type(np.sqrt(task.kernel * task.channels))
+
+
+def _tf_function(tf, body, mode, channels):
+    """A tf.function of body, traced the way the mode says."""
+    if mode == "function":
+        return tf.function(body)
+    if mode == "function-relaxed":
+        return tf.function(body, reduce_retracing=True)
+    return tf.function(body, input_signature=[tf.TensorSpec([None, None, channels], tf.float32)])
+
+
+def _graph(tf, w, channels):
+    """A tf.compat.v1 graph with a [None, None, C] placeholder, built in the first call, rebuilt only for misfits."""
+    built = []   # (session, x, y, conv name) for each graph built; len(built) is the mode's trace count
+
+    def graph_for(shape):
+        if built and built[-1][1].shape.is_compatible_with(shape):
+            return built[-1]
+        graph = tf.Graph()
+        with graph.as_default():
+            x = tf.compat.v1.placeholder(tf.float32, [None, None, channels], name="x")
+            y = tf.nn.conv1d(x, tf.constant(w), stride=1, padding="VALID")
+        graph.finalize()   # a call that tried to add an op would raise instead of growing the graph
+        conv = next(op.name for op in graph.get_operations() if op.type == "Conv2D")
+        built.append((tf.compat.v1.Session(graph=graph), x, y, conv))
+        return built[-1]
+
+    def call(a):
+        sess, x, y, _ = graph_for(a.shape)
+        return sess.run(y, feed_dict={x: a})
+
+    def device():
+        """Where the convolution ran in the last graph built, from one traced run at a tiny shape."""
+        if not built:
+            return None
+        sess, x, y, conv = built[-1]
+        options = tf.compat.v1.RunOptions(trace_level=tf.compat.v1.RunOptions.FULL_TRACE)
+        meta = tf.compat.v1.RunMetadata()
+        sess.run(y, feed_dict={x: np.zeros((1, w.shape[0], channels), np.float32)}, options=options, run_metadata=meta)
+        return next((d.device for d in meta.step_stats.dev_stats if any(n.node_name == conv for n in d.node_stats)),
+                    None)
+
+    return call, lambda: len(built), device
+
+
+def build(tf, mode, w, task):
+    """(call(x) -> ndarray, traces() -> int or None, device() -> str or None) for the mode."""
+    # tf.function traces and graph mode's graphs are built inside the calls that need them: traces() counts what the
+    # calls actually built, and the building lands in the timed call that paid for it, as it would in use.
+    if mode == "graph":
+        return _graph(tf, w, task.channels)
+    out = {}
+
+    def run(f):
+        def call(a):
+            y = f(a)
+            out["device"] = y.device
+            return y.numpy()
+        return call
+
+    if mode == "eager":
+        return run(lambda a: tf.nn.conv1d(a, w, stride=1, padding="VALID")), lambda: None, lambda: out.get("device")
+    if mode == "keras":
+        layer = tf.keras.layers.Conv1D(task.filters, task.kernel)
+        layer.build((None, None, task.channels))
+        layer.set_weights([w, np.zeros(task.filters, np.float32)])
+        return run(layer), lambda: None, lambda: out.get("device")
+    if mode == "blocked":
+        from tfgraphs.worker.blocked import blocked_conv1d
+        f = _tf_function(tf, lambda a: blocked_conv1d(a, w, task.block), "function-signature", task.channels)
+    else:
+        f = _tf_function(tf, lambda a: tf.nn.conv1d(a, w, stride=1, padding="VALID"), mode, task.channels)
+    return run(f), f.experimental_get_tracing_count, lambda: out.get("device")
+
+
+def max_rel_error(x, w, y):
+    """max |y - NumPy| / max |NumPy| over every example and CHECK_POSITIONS output positions."""
+    kernel = w.shape[0]
+    positions = np.unique(np.linspace(0, y.shape[1] - 1, CHECK_POSITIONS).astype(int))
+    windows = x[:, positions[:, None] + np.arange(kernel)].astype(np.float64)   # [N, P, kernel, C]
+    ref = np.einsum("npkc,kcf->npf", windows, w.astype(np.float64))
+    return float(np.max(np.abs(y[:, positions] - ref)) / np.max(np.abs(ref)))
+
+
+def measure(task):
+    """Run every length once per pass, timing each call alone."""
+    protocol.phase("import tensorflow")
+    tf = import_tensorflow()   # its start-up lines would otherwise be the last stderr line a failure quotes
+
+    protocol.phase("data")
+    x, w = make_data(task)
+    lengths = range(task.start, task.start + task.count)
+    protocol.phase("build")
+    call, traces, device = build(tf, task.mode, w, task)
+    times, err = [], 0.0
+    for p in range(task.passes):
+        protocol.phase(f"pass {p + 1}/{task.passes}")
+        times.append([])
+        for length in lengths:
+            a = np.ascontiguousarray(x[:, :length])   # the copy is made outside the timed call
+            t0 = time.perf_counter()
+            y = call(a)
+            times[-1].append(time.perf_counter() - t0)
+            if length in (lengths[0], lengths[-1]):
+                err = max(err, max_rel_error(a, w, y))
+    protocol.phase("check")
+    if not err <= TOLERANCE:
+        raise ValueError(f"output differs from the NumPy reference by {err:.3g} relative (tolerance {TOLERANCE:g})")
+    return {"tf_version": tf.__version__,
+            "devices": [d.name for d in tf.config.list_physical_devices()],
+            "device": device(), "traces": traces(), "times_s": times, "max_rel_err": err,
+            "env": {k: os.environ.get(k) for k in SWITCHES}}
+
+
+if __name__ == "__main__":
+    sys.exit(protocol.main(ShapesTask, measure))

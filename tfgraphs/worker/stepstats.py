@@ -1,0 +1,49 @@
+"""What actually ran, from a traced run's step stats: per-op times and Chrome trace files."""
+
+import os
+import re
+
+from tfgraphs.fileio import write_atomic
+
+_LABEL = re.compile(r"^\s*([^=]+?)\s*=\s*([A-Za-z0-9_]+)")
+
+
+def op_times(step_stats):
+    """{node name: (op type, total ms)} over every device in one run's step stats."""
+    times = {}
+    for dev in step_stats.dev_stats:
+        for node in dev.node_stats:
+            if node.node_name == "_SOURCE":
+                continue
+            match = _LABEL.match(node.timeline_label)
+            op_type = match.group(2) if match else ""
+            _, ms = times.get(node.node_name, (op_type, 0.0))
+            times[node.node_name] = (op_type, ms + node.all_end_rel_micros / 1000.0)
+    return times
+
+
+def op_table(first_stats, later_stats):
+    """Every op that ran in either run, with its time in each (None where it did not run), slowest first."""
+    first, later = op_times(first_stats), op_times(later_stats)
+    rows = []
+    for name in first.keys() | later.keys():
+        op_type = (first.get(name) or later.get(name))[0]
+        rows.append({
+            "op": name,
+            "type": op_type,
+            "first_ms": first[name][1] if name in first else None,
+            "later_ms": later[name][1] if name in later else None,
+        })
+    rows.sort(key=lambda r: (-(r["first_ms"] or 0.0), -(r["later_ms"] or 0.0), r["op"]))
+    return rows
+
+
+def write_chrome_trace(step_stats, directory, stem):
+    """Write one run's step stats as Chrome trace JSON (opens in Perfetto or chrome://tracing)."""
+    from tensorflow.python.client import timeline
+
+    path = os.path.join(directory, stem + ".trace.json")
+    text = timeline.Timeline(step_stats).generate_chrome_trace_format(show_memory=True)
+    write_atomic(path, lambda f: f.write(text))
+    return path
+
