@@ -3,7 +3,7 @@
 import json
 
 from conftest import run_cli
-from tfgraphs import network
+from tfgraphs.spec import network
 
 BATCH = 20
 

@@ -5,8 +5,13 @@ import json
 import pytest
 
 from conftest import run_cli
-from tfgraphs import attribution, network, presets, results
-from tfgraphs.results import Report, Row
+from tfgraphs.explain.explain import sentences
+from tfgraphs.fileio import write_doc
+from tfgraphs.records.attribution import attribute, attributions
+from tfgraphs.records.report import Report
+from tfgraphs.records.rows import Row
+from tfgraphs.spec import network
+from tfgraphs.worker.sessions import session_config
 
 
 def set_fields(message, prefix=""):
@@ -32,7 +37,7 @@ def set_fields(message, prefix=""):
 ])
 def test_presets_set_exactly_their_fields(preset, expected):
     # do_constant_folding=False equals proto3's default, so it never shows as a set field.
-    assert set_fields(presets.session_config(preset)) == expected
+    assert set_fields(session_config(preset)) == expected
 
 
 @pytest.fixture(scope="module")
@@ -103,28 +108,29 @@ def test_attribution_arithmetic(tmp_path):
     excesses = {"default": 10.0, "no-grappler": 6.0, "no-folding": 7.0, "bare": 2.0}
     rows = [make_row("constant", p, e) for p, e in excesses.items()]
     rows += [make_row("placeholder", p, 2.0) for p in excesses]
-    (a,) = attribution.attributions(rows, {"constant"})
+    (a,) = attributions(rows)
     assert a == {"variant": "constant", "excess_s": 10.0, "grappler_s": 4.0, "folding_s": 3.0, "rest_s": 2.0,
                  "interaction_s": 1.0}
     report = Report("explain", {"batch": 10, "dtype": "float64", "runs": 3, "trials": 1, "seed": 0},
                     tuple(rows), extra={"attribution": [a]})
     path = tmp_path / "hand.json"
-    results.write_json(report, path)
+    write_doc(report.to_dict(), path)
     proc = run_cli("report", path)
     assert proc.returncode == 0, proc.stderr
     assert "4.000 (40%)" in proc.stdout and "3.000 (30%)" in proc.stdout and "1.000 (10%)" in proc.stdout
     assert "the biggest measured contributor is Grappler" in proc.stdout
     assert "the interaction term is 1.00 s (10%)" in proc.stdout
-    assert "With both optimizers off, constant's first-run excess (2.00 s) is close to placeholder's" in proc.stdout
+    assert ("With both optimizers off, constant's first-run excess (2.00 s) is not measurably different from "
+            "placeholder's (2.00 s, judged against a spread of 0.0 ms)") in proc.stdout
     assert "placeholder: no-grappler, no-folding, bare made no measurable difference" in proc.stdout
 
 
 def test_no_excess_nothing_to_attribute(tmp_path):
     rows = [make_row("constant", p, 0.0) for p in ("default", "no-grappler", "no-folding", "bare")]
     report = Report("explain", {"batch": 10, "dtype": "float64", "runs": 3, "trials": 1, "seed": 0},
-                    tuple(rows), extra={"attribution": attribution.attributions(rows, {"constant"})})
+                    tuple(rows), extra={"attribution": attributions(rows)})
     path = tmp_path / "zero.json"
-    results.write_json(report, path)
+    write_doc(report.to_dict(), path)
     proc = run_cli("report", path)
     assert proc.returncode == 0, proc.stderr
     assert "nothing to attribute" in proc.stdout and "biggest" not in proc.stdout
@@ -137,15 +143,15 @@ def test_each_variant_judged_by_its_own_spread():
     fed = [make_row("placeholder", "default", 0.1, later=2.4), make_row("placeholder", "bare", 1.2, later=2.4)]
     report = Report("explain", {"batch": 10, "dtype": "float64", "runs": 3, "trials": 1, "seed": 0},
                     tuple(noisy + fed), extra={"attribution": []})
-    text = "\n".join(attribution.sentences(report))
+    text = "\n".join(sentences(report))
     assert "placeholder: the first run took 3.60 s with bare, against 2.50 s by default" in text
     assert "placeholder: bare made no measurable difference" not in text
     assert ("constant: bare made no measurable difference to the first run (30.00 s against 30.00 s by default, "
-            "within that variant's spread of 3.00 s)") in text
+            "within that variant's spread of 1.50 s)") in text
 
 
 def test_attribution_needs_every_preset():
-    assert attribution.attribute({"default": 3.0, "bare": 1.0}) == {
+    assert attribute({"default": 3.0, "bare": 1.0}) == {
         "excess_s": 3.0, "grappler_s": None, "folding_s": None, "rest_s": None, "interaction_s": None}
 
 

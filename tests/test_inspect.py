@@ -9,8 +9,9 @@ import sys
 import pytest
 
 from conftest import run_cli
-from tfgraphs import cli, network
-from tfgraphs.limits import GRAPHDEF_LIMIT
+from tfgraphs import cli
+from tfgraphs.spec import network
+from tfgraphs.spec.limits import GRAPHDEF_LIMIT
 
 BATCH = 30
 W_BYTES = 3 * 3 * 1 * 6 * 8
@@ -20,7 +21,7 @@ W_BYTES = 3 * 3 * 1 * 6 * 8
 def files(tmp_path_factory):
     """The constant variant's graph as .pb and .pbtxt, a frozen Keras model, and a SavedModel."""
     import tensorflow as tf
-    from tfgraphs import graphs
+    from tfgraphs.worker import graphs
 
     d = tmp_path_factory.mktemp("graphs")
     x, w = network.make_data(BATCH, "float64", seed=0)
@@ -106,7 +107,7 @@ def test_frozen_keras_consts_are_its_weights(files, tmp_path):
 
 
 def test_repeated_tensor_found_in_function_body(tmp_path):
-    from tfgraphs import graphs
+    from tfgraphs.worker import graphs
 
     x, w = network.make_data(4, "float64", seed=0)
     path = tmp_path / "ds.pb"
@@ -166,15 +167,17 @@ REPEATED_CONST = """node {
 
 def test_sentences_count_consts_that_list_fewer_values(tmp_path):
     # One value stored for 1,000 elements: 4,000 bytes expanded from a node of a few dozen bytes.
-    from tfgraphs import graphfile, inspect_graph
+    from tfgraphs.explain.inspect import sentences
+    from tfgraphs.graphdef import files
+    from tfgraphs.records.inspection import Inspection
 
     path = tmp_path / "fill.pbtxt"
     path.write_text(REPEATED_CONST)
-    graph_def, _ = graphfile.load(str(path))
+    graph_def, _ = files.load(str(path))
     node_bytes, graph_bytes = graph_def.node[0].ByteSize(), graph_def.ByteSize()
     doc = inspect_json(path, tmp_path)
     assert doc["elided_consts"] == 1 and doc["const_bytes"] == 4000 and doc["const_node_bytes"] == node_bytes
-    said = inspect_graph.sentences(inspect_graph.Inspection.from_dict(doc))
+    said = sentences(Inspection.from_dict(doc))
     share = f"{node_bytes / graph_bytes:.1%}"
     assert said[0] == f"1 Const node takes {node_bytes} B, {share} of the {graph_bytes} B GraphDef: most of the " \
                       f"graph is constants."
@@ -185,10 +188,11 @@ def test_sentences_count_consts_that_list_fewer_values(tmp_path):
 
 
 def test_full_consts_are_not_counted_as_elided(files, tmp_path):
-    from tfgraphs import inspect_graph
+    from tfgraphs.explain.inspect import sentences
+    from tfgraphs.records.inspection import Inspection
 
     doc = inspect_json(files[0] / "constant.pb", tmp_path)
-    said = inspect_graph.sentences(inspect_graph.Inspection.from_dict(doc))
+    said = sentences(Inspection.from_dict(doc))
     assert doc["elided_consts"] == 0 and said[0].startswith("2 Const nodes take ")
     assert not [s for s in said if "fewer values" in s]
 

@@ -58,4 +58,4 @@ def test_bad_lab_inputs(tmp_path):
 def test_lab_list():
     proc = run_cli("lab", "list")
     assert proc.returncode == 0
-    assert proc.stdout.splitlines() == [f"{n}. {title}" for n, (_, title) in LABS.items()]
+    assert proc.stdout.splitlines() == [f"{n}. {title}" for n, title in LABS.items()]

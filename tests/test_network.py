@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from tfgraphs import network
-from tfgraphs.variants import VARIANTS
+from tfgraphs.spec import network
+from tfgraphs.spec.variants import VARIANTS
 
 
 def loop_forward(x, w):
@@ -43,7 +43,7 @@ def test_sizes():
 @pytest.mark.parametrize("dtype", network.DTYPES)
 def test_variant_matches_reference(variant, dtype):
     import tensorflow as tf
-    from tfgraphs import graphs
+    from tfgraphs.worker import graphs
 
     x, w = network.make_data(7, dtype, seed=1)
     built = graphs.build(variant, x, w)

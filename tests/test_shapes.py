@@ -10,10 +10,17 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+import fakes
 from conftest import run_cli
-from tfgraphs import limits, results, runner, shapes, shapes_why
 from tfgraphs.cli import main
-from tfgraphs.shapes import ModeRun
+from tfgraphs.errors import UsageError
+from tfgraphs.explain import shapes as shapes_why
+from tfgraphs.jobs import runner, shapes
+from tfgraphs.records.report import Report
+from tfgraphs.records.rows import ModeRun
+from tfgraphs.records.stats import paired
+from tfgraphs.spec.modes import MODES, ONEDNN, SWITCHES_ON
+from tfgraphs.spec.tasks import ShapesTask, from_argv
 
 TINY = dict(start=40, count=5, batch=2, channels=3, filters=2, kernel=4, block=8, passes=2)
 
@@ -51,7 +58,7 @@ def modes(doc, off=False):
 @example(n=2, kernel=3, extra=30, channels=3, filters=1, block=7, per_call=2, seed=1)   # 31 outputs, blocks of 7
 @example(n=3, kernel=1, extra=15, channels=1, filters=1, block=1, per_call=1, seed=2)   # one-sample blocks
 def test_blocked_equals_conv1d(tf, n, kernel, extra, channels, filters, block, per_call, seed):
-    from tfgraphs.blocked import blocked_conv1d
+    from tfgraphs.worker.blocked import blocked_conv1d
 
     rng = np.random.default_rng(seed)
     x = rng.standard_normal((n, kernel + extra, channels), dtype=np.float32)
@@ -63,7 +70,7 @@ def test_blocked_equals_conv1d(tf, n, kernel, extra, channels, filters, block, p
 
 
 def test_blocked_convolution_sees_one_shape(tf, monkeypatch):
-    from tfgraphs.blocked import blocked_conv1d, conv_input_shape
+    from tfgraphs.worker.blocked import blocked_conv1d, conv_input_shape
 
     seen, conv1d = [], tf.nn.conv1d
 
@@ -83,14 +90,14 @@ def test_blocked_convolution_sees_one_shape(tf, monkeypatch):
 
 
 def test_blocked_rejects_bad_block(tf):
-    from tfgraphs.blocked import blocked_conv1d
+    from tfgraphs.worker.blocked import blocked_conv1d
     with pytest.raises(ValueError, match="block_len"):
         blocked_conv1d(np.ones((1, 5, 1), np.float32), np.ones((2, 1, 1), np.float32), 0)
 
 
 def test_exported_lazily():
     code = ("import sys, tfgraphs; assert 'tensorflow' not in sys.modules; f = tfgraphs.blocked_conv1d; "
-            "assert 'tensorflow' in sys.modules and f.__module__ == 'tfgraphs.blocked'")
+            "assert 'tensorflow' in sys.modules and f.__module__ == 'tfgraphs.worker.blocked'")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
 
@@ -101,13 +108,13 @@ def test_envelope_and_config(shapes_json):
     _, doc, _ = shapes_json
     assert doc["schema"] == 1 and doc["tool"] == "tfgraphs" and doc["command"] == "shapes"
     assert doc["tf_version"] and doc["python"] and doc["machine"]["cpu_count"] >= 1
-    assert doc["config"] == {**TINY, "seed": 0, "dtype": "float32", "modes": list(shapes.MODES),
+    assert doc["config"] == {**TINY, "seed": 0, "dtype": "float32", "modes": list(MODES),
                              "switch_modes": ["eager"]}
 
 
 def test_every_mode_timed_per_pass_and_length(shapes_json):
     _, doc, _ = shapes_json
-    assert [m["mode"] for m in doc["modes"]] == [*shapes.MODES, "eager"]
+    assert [m["mode"] for m in doc["modes"]] == [*MODES, "eager"]
     lengths = range(TINY["start"], TINY["start"] + TINY["count"])
     for m in doc["modes"]:
         assert m["status"] == "ok" and m["error"] is None and m["device"].endswith("device:CPU:0")
@@ -130,11 +137,11 @@ def test_trace_counts(shapes_json):
 
 
 def test_graph_built_in_the_first_call_and_counted(tf):
-    from tfgraphs import shapes_worker
+    from tfgraphs.worker import shapes as shapes_worker
 
-    args = shapes_worker.parse_args([*map(str, _flags(seed=0)), "--mode", "graph"])
-    x, w = shapes_worker.make_data(args)
-    call, traces, device = shapes_worker.build(tf, "graph", w, args)
+    task = from_argv(ShapesTask, [*map(str, _flags(seed=0)), "--mode", "graph"])
+    x, w = shapes_worker.make_data(task)
+    call, traces, device = shapes_worker.build(tf, "graph", w, task)
     assert traces() == 0 and device() is None
     for length in (40, 41, 44):
         y = call(np.ascontiguousarray(x[:, :length]))
@@ -155,7 +162,7 @@ def test_switch_measured(shapes_json):
 
 def test_report_rerenders_without_tensorflow(shapes_json):
     path, doc, proc = shapes_json
-    assert results.Report.from_dict(doc).to_dict() == doc
+    assert Report.from_dict(doc).to_dict() == doc
     code = ("import sys; sys.modules['tensorflow'] = None; from tfgraphs.cli import main; "
             f"sys.exit(main(['report', {str(path)!r}]))")
     again = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
@@ -167,7 +174,7 @@ def test_report_rerenders_without_tensorflow(shapes_json):
 
 
 def test_worker_timeout_is_a_failed_document():
-    doc = runner.run_worker(["-c", "import time; time.sleep(60)"], "x", runner.Progress(1, quiet=True), timeout=0.2)
+    doc = runner.run_process(["-c", "import time; time.sleep(60)"], "x", runner.Progress(1, quiet=True), timeout=0.2)
     assert doc == {"status": "failed", "error": "worker killed after the 0.2 s timeout"}
 
 
@@ -175,13 +182,12 @@ def test_failed_mode_is_a_failed_row(tmp_path, monkeypatch, capsys):
     """A worker that fails (here function, and eager with the switch off) leaves a FAILED line and a failed row."""
     error = "worker killed by signal SIGKILL (out of memory? try a smaller --batch)"
 
-    def fake_worker(argv, label, progress, timeout=None, env=None):
-        if argv[argv.index("--mode") + 1] == "function" or env[shapes.ONEDNN] == "0":
-            return {"status": "failed", "error": error}
-        return {"status": "ok", "tf_version": "0", "devices": ["/physical_device:CPU:0"], "device": "/device:CPU:0",
-                "traces": None, "times_s": [[0.02] * 5, [0.01] * 5], "max_rel_err": 1e-7, "env": env}
+    def answer(task, env):
+        if task.mode == "function" or env[ONEDNN] == "0":
+            return fakes.failed_document(error)
+        return shapes_document(env)
 
-    monkeypatch.setattr(runner, "run_worker", fake_worker)
+    fakes.install(monkeypatch, answer)
     path = tmp_path / "out.json"
     assert main(["shapes", *map(str, _flags()), "--modes", "eager,function", "--json", str(path), "--quiet"]) == 1
     out = capsys.readouterr().out
@@ -190,7 +196,13 @@ def test_failed_mode_is_a_failed_row(tmp_path, monkeypatch, capsys):
     doc = json.loads(path.read_text())
     assert [(m["mode"], m["status"], m["error"]) for m in doc["modes"]] == [
         ("eager", "ok", None), ("function", "failed", error), ("eager", "failed", error)]
-    assert doc["modes"][1]["times_s"] == [] and results.Report.from_dict(doc).to_dict() == doc
+    assert doc["modes"][1]["times_s"] == [] and Report.from_dict(doc).to_dict() == doc
+
+
+def shapes_document(env, traces=None):
+    """A fake shapes worker's ok document: five lengths, two passes."""
+    return {"status": "ok", "tf_version": "0", "devices": ["/physical_device:CPU:0"], "device": "/device:CPU:0",
+            "traces": traces, "times_s": [[0.02] * 5, [0.01] * 5], "max_rel_err": 1e-7, "env": env}
 
 
 # bad input
@@ -214,28 +226,21 @@ def test_bad_input_exits_2(flags, named):
     assert len(proc.stderr.splitlines()) == 1 and named in proc.stderr
 
 
-def test_config_check():
-    shapes.Config(**TINY).check()
-    shapes.Config(**{**TINY, "count": 3}).check()
+def test_plan_checks_settings_that_depend_on_each_other():
+    assert shapes.plan(shapes.Config(**TINY)).workers == len(MODES) + 1
+    assert shapes.plan(shapes.Config(**{**TINY, "count": 3})).workers == len(MODES) + 1
     for bad, said in ((dict(kernel=41), "--kernel 41 is longer than the shortest length (--start 40)"),
                       (dict(count=2), "--count 2 is too few"),
                       (dict(modes=("eager",), switch_modes=("function",)), "--switch-modes function not in --modes")):
-        with pytest.raises(limits.UsageError, match="^" + re.escape(said)):
-            shapes.Config(**{**TINY, **bad}).check()
+        with pytest.raises(UsageError, match="^" + re.escape(said)):
+            shapes.plan(shapes.Config(**{**TINY, **bad}))
 
 
 def test_default_switch_mode_only_when_it_runs(monkeypatch, capsys):
     """--modes without eager runs no switch worker by default, rather than refusing the default."""
-    ran = []
-
-    def fake_worker(argv, label, progress, timeout=None, env=None):
-        ran.append(label)
-        return {"status": "ok", "tf_version": "0", "devices": ["/physical_device:CPU:0"], "device": "/device:CPU:0",
-                "traces": 5, "times_s": [[0.02] * 5, [0.01] * 5], "max_rel_err": 1e-7, "env": env}
-
-    monkeypatch.setattr(runner, "run_worker", fake_worker)
+    fake = fakes.install(monkeypatch, lambda task, env: shapes_document(env, traces=5))
     assert main(["shapes", *map(str, _flags()), "--modes", "function", "--quiet"]) == 0
-    assert ran == ["function"] and "oneDNN was not switched off in this run" in capsys.readouterr().out
+    assert [label for _, label, _ in fake.calls] == ["function"] and "oneDNN was not switched off in this run" in capsys.readouterr().out
 
 
 # sentences follow the numbers
@@ -246,9 +251,10 @@ def _report(times, traces=None):
     config = shapes.Config(**{**TINY, "count": count})
     rows = [ModeRun.from_worker(m, {"status": "ok", "device": "/device:CPU:0", "max_rel_err": 1e-7,
                                     "times_s": [p if isinstance(p, list) else [p] * count for p in (a, b)],
-                                    "traces": (traces or {}).get(m), "env": dict(shapes.SWITCHES_ON)}, config)
+                                    "traces": (traces or {}).get(m), "env": dict(SWITCHES_ON)},
+                                config.batch, config.lengths)
             for m, (a, b) in times.items()]
-    return results.Report("shapes", config.to_dict(), tuple(rows), extra={"switch": shapes.ONEDNN})
+    return Report("shapes", config.to_dict(), tuple(rows), extra={"switch": ONEDNN})
 
 
 def _cycle(base, shift, count=31):
@@ -275,7 +281,7 @@ def test_sentences_follow_the_numbers():
     ([6.0] * 8 + [0.0] * 2, [1.0] * 10, True),                       # 8 of 10: the boundary counts
 ])
 def test_penalized_rule(a, b, clear):
-    assert shapes_why.excess(a, b).clear is clear
+    assert paired(a, b).larger is clear
 
 
 def test_steady_small_penalty_is_measured():
@@ -289,8 +295,8 @@ def test_steady_small_penalty_is_measured():
                      {"function": 31, "function-signature": 1, "blocked": 1})
     c = shapes_why.cost(report.rows[0])
     assert c.first_s == 2.0 and len(c.new) == len(c.seen) == 30 and c.new_s == pytest.approx(0.119)
-    assert (c.excess.above, c.excess.n) == (30, 30) and c.penalized
-    assert c.excess.median_s == pytest.approx(0.012) and c.excess.spread_s == pytest.approx(0.002)
+    assert (c.penalty.above, c.penalty.n) == (30, 30) and c.penalized
+    assert c.penalty.delta == pytest.approx(0.012) and c.penalty.spread == pytest.approx(0.002)
     assert not shapes_why.cost(report.rows[1]).penalized and not shapes_why.cost(report.rows[2]).penalized
     said = " ".join(shapes_why.sentences(report))
     assert ("Pass 1 was 1.11x slower than pass 2 in function (median over 30 lengths) and slower on 30 of them: each "

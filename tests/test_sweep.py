@@ -7,17 +7,24 @@ import sys
 import numpy as np
 import pytest
 
+import fakes
 from conftest import run_cli
-from tfgraphs import growth, network, results, runner, sweep
-from tfgraphs.render_sweep import render_sweep
-from tfgraphs.limits import GRAPHDEF_LIMIT
+from tfgraphs.explain import sweep as growth
+from tfgraphs.jobs import runner, sweep
+from tfgraphs.records import fits
+from tfgraphs.records.report import Report
+from tfgraphs.records.rows import Row
+from tfgraphs.records.schema import SCHEMA
+from tfgraphs.render.sweep import render as render_sweep
+from tfgraphs.spec import network
+from tfgraphs.spec.limits import GRAPHDEF_LIMIT
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
 def graph_sizes(variant, dtype, batches):
     """Serialized GraphDef bytes of real graphs built in this process (nothing runs)."""
-    from tfgraphs import graphs
+    from tfgraphs.worker import graphs
 
     sizes = []
     for n in batches:
@@ -32,9 +39,9 @@ def zero_cost_x(batch, dtype):
 
 
 def fit(variant, dtype, batches=(3, 10, 40)):
-    rows = [results.Row(variant=variant, batch=n, graph_bytes=s)
+    rows = [Row(variant=variant, batch=n, graph_bytes=s)
             for n, s in zip(batches, graph_sizes(variant, dtype, batches))]
-    (found,) = growth.fit_all(rows, [variant])
+    (found,) = fits.fit_all(rows, [variant])
     return found
 
 
@@ -53,9 +60,9 @@ def test_dataset_embedded_holds_x_twice(dtype):
 
 
 def test_fed_graph_does_not_grow():
-    rows = [results.Row(variant="placeholder", batch=n, graph_bytes=s)
+    rows = [Row(variant="placeholder", batch=n, graph_bytes=s)
             for n, s in zip([3, 40], graph_sizes("placeholder", "float64", [3, 40]))]
-    (fit,) = growth.fit_all(rows, ["placeholder"])
+    (fit,) = fits.fit_all(rows, ["placeholder"])
     assert fit.bytes_per_example == 0 and fit.max_batch is None
 
 
@@ -64,8 +71,8 @@ def test_predicted_limit_matches_tensorflows_refusal(dtype):
     import tensorflow as tf
 
     batches = [3, 10, 40]
-    a, b, _ = growth.fit_line(batches, graph_sizes("constant", dtype, batches))
-    limit = growth.largest_batch(a, b)
+    a, b, _ = fits.fit_line(batches, graph_sizes("constant", dtype, batches))
+    limit = fits.largest_batch(a, b)
     # The largest batch is inside the bound and one more is past it...
     assert a * limit + b < GRAPHDEF_LIMIT <= a * (limit + 1) + b
     # ...and TensorFlow refuses that one more, before copying the (zero-cost) array.
@@ -76,7 +83,7 @@ def test_predicted_limit_matches_tensorflows_refusal(dtype):
 
 def test_fit_line_absorbs_length_prefixes():
     # Protobuf length prefixes grow by a byte at powers of 128; the slope stays whole, the residual says so.
-    a, b, residual = growth.fit_line([250, 500, 1000], [250 * 8192 + 900, 500 * 8192 + 905, 1000 * 8192 + 905])
+    a, b, residual = fits.fit_line([250, 500, 1000], [250 * 8192 + 900, 500 * 8192 + 905, 1000 * 8192 + 905])
     assert a == 8192 and residual <= 4 and 900 <= b <= 905
 
 
@@ -87,7 +94,7 @@ def test_fit_line_absorbs_length_prefixes():
     (3, 1, "(largest residual 1 byte)"),
 ])
 def test_slope_sentence_claims_no_residual_only_from_three_points(points, residual, says):
-    fit = growth.Fit("constant", 8192, 900, 262143, residual, points)
+    fit = fits.Fit("constant", 8192, 900, 262143, residual, points)
     said = growth._slope_sentence(fit, "float64", 40)
     assert says in said and ("no residual" in said) == (points >= 3 and residual == 0)
 
@@ -104,7 +111,7 @@ def sweep_run(tmp_path_factory):
 
 def test_sweep_json(sweep_run):
     _, doc, _ = sweep_run
-    assert doc["command"] == "sweep" and doc["schema"] == results.SCHEMA and doc["tf_version"]
+    assert doc["command"] == "sweep" and doc["schema"] == SCHEMA and doc["tf_version"]
     assert doc["config"]["batches"] == [10, 20] and doc["config"]["variants"] == ["constant"]
     assert [(r["batch"], r["status"]) for r in doc["rows"]] == [(10, "ok"), (20, "ok")]
     for r in doc["rows"]:
@@ -154,24 +161,27 @@ def test_limit_sentence_speaks_of_memory_only_when_measured():
     ((10, 20), ("placeholder",), False),
     ((10, 300000), ("constant",), False),          # one batch past the limit leaves one point: no line, no probe
 ])
-def test_workers_counts_the_probe_only_when_it_can_run(batches, variants, probed):
-    config = sweep.Config(batches=batches, variants=variants, runs=1)
-    points = sum((b, v) not in sweep.refusals(config) for b in batches for v in variants)
-    assert sweep.workers(config) == points + probed
+def test_plan_counts_the_probe_only_when_it_can_run(batches, variants, probed):
+    plan = sweep.plan(sweep.Config(batches=batches, variants=variants, runs=1))
+    points = sum((b, v) not in plan.refused for b in batches for v in variants)
+    assert plan.workers == points + probed
 
 
-def test_skipped_probe_leaves_the_total_at_the_workers_started():
+def test_probe_without_a_fit_is_skipped_in_progress(monkeypatch):
+    """Both points ran but constant failed, so there is no fit: the probe counted in the plan is skipped."""
+    fake = fakes.install(monkeypatch, lambda task, env: fakes.failed_document())
     config = sweep.Config(batches=(10, 20), variants=("constant",), runs=1)
-    progress = runner.Progress(total=sweep.workers(config), quiet=True)
-    progress.done = 2                                # both points ran, but constant failed, so there is no fit
-    assert sweep.probe_limit(config, [], progress) is None
-    assert progress.done == progress.total == 2
+    plan = sweep.plan(config)
+    progress = runner.Progress(total=plan.workers, quiet=True)
+    report = sweep.run(config, plan, progress)
+    assert len(fake.tasks) == 2 and report.extra["tf_error"] is None
+    assert progress.done == progress.total == 3
 
 
 def test_failed_points_name_their_batch():
-    rows = (results.Row(variant="constant", batch=10, graph_bytes=90000, first_run_s=0.1, runs_s=(0.01,)),
-            results.Row(status="failed", error="worker killed by signal SIGKILL", variant="constant", batch=20))
-    report = results.Report("sweep", sweep.Config(batches=(10, 20), variants=("constant",)).to_dict(), rows,
+    rows = (Row(variant="constant", batch=10, graph_bytes=90000, first_run_s=0.1, runs_s=(0.01,)),
+            Row(status="failed", error="worker killed by signal SIGKILL", variant="constant", batch=20))
+    report = Report("sweep", sweep.Config(batches=(10, 20), variants=("constant",)).to_dict(), rows,
                             extra={"fit": [], "tf_error": None})
     assert render_sweep(report).rstrip().splitlines()[-1] == \
         "FAILED batch 20 constant: worker killed by signal SIGKILL"

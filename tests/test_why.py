@@ -1,16 +1,20 @@
 """The compare explanations follow the numbers: hand-made reports, no TensorFlow."""
 
-from tfgraphs import network, why
-from tfgraphs.results import Report, Row
+from tfgraphs.explain import compare as why
+from tfgraphs.records.report import Report
+from tfgraphs.records.rows import Row
+from tfgraphs.spec import network
 
 BATCH = 1000
 DATA = network.data_bytes(BATCH, "float64")
 CONFIG = {"batch": BATCH, "dtype": "float64", "runs": 3, "trials": 1, "seed": 0}
 
 
-def row(variant, *, graph, first, later, build=0.001, session=0.001, peak=10 * DATA, init=None):
+def row(variant, *, graph, first, later, build=0.001, session=0.001, peak=10 * DATA, init=None, spread=0.0):
+    """A row whose three later runs have median `later` and range `spread`."""
     return Row(variant=variant, graph_bytes=graph, const_bytes=graph - 500 if graph > 500 else 0, nodes=5,
-               build_s=build, session_s=session, init_s=init, first_run_s=first, runs_s=(later,) * 3,
+               build_s=build, session_s=session, init_s=init, first_run_s=first,
+               runs_s=(later - spread / 2, later, later + spread / 2),
                peak_rss_bytes=peak, rss_bytes={"start": 0, "data": DATA, "build": DATA * (2 if graph > DATA else 1)},
                max_abs_err=0.0)
 
@@ -34,10 +38,10 @@ def test_embedded_first_run_stands_out():
 
 
 def test_sentences_change_with_the_numbers():
-    text = said(row("constant", graph=DATA + 900, first=0.18, later=0.1, session=0.5),
-                row("placeholder", graph=450, first=0.15, later=0.1, session=0.5))
+    text = said(row("constant", graph=DATA + 900, first=0.18, later=0.1, session=0.5, spread=0.04),
+                row("placeholder", graph=450, first=0.15, later=0.1, session=0.5, spread=0.01))
     assert ("did not make the first run stand out: the first run took 80.0 ms (constant) more than the median later "
-            "run, against 50.0 ms for placeholder") in text
+            "run, against 50.0 ms for placeholder, judged against a spread of 40.0 ms (constant)") in text
     assert "stands out" not in text and "is paid once" not in text
     assert "Creating the session" not in text        # 0.5 s is not negligible against a 0.15 s first run
     assert "Building took" not in text               # build times are equal
@@ -51,13 +55,22 @@ def test_later_runs_and_remedy():
     assert "variable paid 20.0 ms once to load X" in text and "20% less than placeholder's 100.0 ms" in text
 
 
-def test_small_differences_are_called_the_same():
-    text = said(row("constant", graph=DATA + 900, first=3.0, later=0.104, peak=int(10.3 * DATA)),
-                row("placeholder", graph=450, first=0.15, later=0.1),
-                row("variable", graph=1300, first=0.1, later=0.095, init=0.02))
-    assert "later runs take about as long as placeholder's" in text
+def test_differences_within_the_spread_are_called_the_same():
+    text = said(row("constant", graph=DATA + 900, first=3.0, later=0.104, peak=int(10.3 * DATA), spread=0.01),
+                row("placeholder", graph=450, first=0.15, later=0.1, spread=0.006),
+                row("variable", graph=1300, first=0.1, later=0.095, init=0.02, spread=0.004))
+    assert ("later runs take about as long as placeholder's (100.0 ms median): 104.0 ms (constant), no measurable "
+            "difference against a spread of 10.0 ms (constant)") in text
     assert "within half a copy of X of each other" in text and "a difference of" not in text
-    assert "about the same as placeholder's 100.0 ms" in text
+    assert "against placeholder's 100.0 ms, no measurable difference (spread 6.0 ms)" in text
+
+
+def test_differences_beyond_the_spread_are_named():
+    text = said(row("constant", graph=DATA + 900, first=3.0, later=0.104, spread=0.002),
+                row("placeholder", graph=450, first=0.15, later=0.1, spread=0.002),
+                row("variable", graph=1300, first=0.1, later=0.095, init=0.02, spread=0.002))
+    assert "Later runs take 1.04x (constant) the time of placeholder's" in text
+    assert "5% less than placeholder's 100.0 ms" in text
 
 
 def test_no_baseline_no_comparison():

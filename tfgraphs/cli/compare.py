@@ -1,6 +1,7 @@
 """`tfgraphs compare`: the seed network fed several ways, each phase measured in a fresh worker."""
 
-from tfgraphs.cli.common import add_measure_flags, add_plot_flag, add_variants_flag, check_outputs, choose, finish, start
+from tfgraphs.cli.common import (add_measure_flags, add_plot_flag, add_variants_flag, check_outputs, choose, finish,
+                                 start)
 from tfgraphs.jobs import compare
 from tfgraphs.spec.variants import COMPARED, VARIANTS
 

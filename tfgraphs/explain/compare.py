@@ -167,7 +167,8 @@ def _against_base(embedded, base, size):
     if same:
         said.append(f"Once the first run is paid, later runs take about as long as {base.variant}'s "
                     f"({fmt_s(b_later)} median): {_each(same, lambda r: fmt_s(r.later_median_s))}, no measurable "
-                    f"difference against a spread of {_each(same, lambda r: fmt_s(between(r.runs_s, base.runs_s).spread))}.")
+                    f"difference against a spread of "
+                    f"{_each(same, lambda r: fmt_s(between(r.runs_s, base.runs_s).spread))}.")
     other = [r for r in embedded if r not in same]
     if other:
         said.append(f"Later runs take {_each(other, lambda r: f'{r.later_median_s / b_later:.2f}x')} the time of "

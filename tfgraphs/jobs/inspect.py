@@ -77,8 +77,7 @@ def summarize(graph_def, source, top=10):
     for n in nodes:
         counts[n.op] += 1
         sizes[n.op] += n.ByteSize()
-    held = [(function, n, consts.tensor_bytes(n.attr["value"].tensor))
-              for function, n in located if n.op == "Const"]
+    held = [(function, n, consts.tensor_bytes(n.attr["value"].tensor)) for function, n in located if n.op == "Const"]
     held.sort(key=lambda c: (-c[2], c[0] is not None, c[1].name))
     largest = []
     for function, node, size in held[:top]:

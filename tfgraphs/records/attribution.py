@@ -40,4 +40,3 @@ def attributions(rows):
 def share(part, total):
     """part as a % of total, or None."""
     return None if part is None or not total else 100.0 * part / total
-

@@ -50,8 +50,7 @@ def fit_all(rows, variants):
             continue
         a, b, residual = fit_line(list(points), list(points.values()))
         out.append(Fit(v, a, b, largest_batch(a, b), residual, len(points)))
-    return fits
-
+    return out
 
 
 def fits(report):

@@ -42,4 +42,3 @@ class Inspection:
         if missing:
             raise ValueError(f"not a complete inspect result (no {', '.join(missing)})")
         return cls(**known(cls, d, op_types=tuple, largest_consts=tuple, repeats=tuple))
-

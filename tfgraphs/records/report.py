@@ -50,4 +50,3 @@ def load(doc):
     if doc.get("command") == "inspect":
         return Inspection.from_dict(doc)
     return Report.from_dict(doc)
-

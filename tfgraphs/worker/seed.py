@@ -1,4 +1,5 @@
-"""The seed network measured in a fresh process: `python -m tfgraphs.worker.seed --variant V ...` prints one JSON document.
+"""The seed network measured in a fresh process: `python -m tfgraphs.worker.seed --variant V ...` prints one
+JSON document.
 
 Progress goes to stderr as `@phase NAME` lines; anything else TensorFlow prints goes to stderr too,
 because stdout is reserved for the result.
@@ -104,7 +105,8 @@ def _traced(task, tf, built, x, w, rss):
     tag = f"{task.variant}.{task.preset}"
     if task.trace_dir:
         for label, meta in zip(("first", "second"), metas):
-            out["trace_files"].append(stepstats.write_chrome_trace(meta.step_stats, task.trace_dir, f"{tag}.{label}-run"))
+            path = stepstats.write_chrome_trace(meta.step_stats, task.trace_dir, f"{tag}.{label}-run")
+            out["trace_files"].append(path)
     if task.tensorboard_dir:
         _phase("tensorboard")
         board = os.path.join(task.tensorboard_dir, task.variant)

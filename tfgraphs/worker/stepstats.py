@@ -46,4 +46,3 @@ def write_chrome_trace(step_stats, directory, stem):
     text = timeline.Timeline(step_stats).generate_chrome_trace_format(show_memory=True)
     write_atomic(path, lambda f: f.write(text))
     return path
-
