@@ -154,6 +154,15 @@ def start(args, plan):
     return Progress(total=plan.workers, quiet=args.quiet)
 
 
+def run_job(args, job, config, **options):
+    """Plan the job, refuse or check what the plan says, run it with progress, then finish its report."""
+    plan = job.plan(config)
+    progress = start(args, plan)
+    if progress is None:
+        return 2
+    return finish(job.run(config, plan, progress, timeout=args.timeout, **options), args, plan)
+
+
 def finish(report, args, plan):
     """Print the report, save its JSON and plot; exit status 2 if input was refused, 1 if a worker failed."""
     sys.stdout.write(render(report, args.format))

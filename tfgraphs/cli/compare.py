@@ -1,7 +1,7 @@
 """`tfgraphs compare`: the seed network fed several ways, each phase measured in a fresh worker."""
 
-from tfgraphs.cli.common import (add_measure_flags, add_plot_flag, add_variants_flag, check_outputs, choose, finish,
-                                 start)
+from tfgraphs.cli.common import (add_measure_flags, add_plot_flag, add_variants_flag, check_outputs, choose,
+                                 run_job)
 from tfgraphs.jobs import compare
 from tfgraphs.spec.variants import COMPARED, VARIANTS
 
@@ -20,8 +20,4 @@ def run(args):
     check_outputs(args)
     config = compare.Config(batch=args.batch, dtype=args.dtype, runs=args.runs, trials=args.trials, seed=args.seed,
                             variants=choose(args.variants, list(VARIANTS), "variant"))
-    plan = compare.plan(config)
-    progress = start(args, plan)
-    if progress is None:
-        return 2
-    return finish(compare.run(config, plan, progress, timeout=args.timeout), args, plan)
+    return run_job(args, compare, config)

@@ -1,7 +1,7 @@
 """`tfgraphs explain`: what the first sess.run pays for, by optimizer presets and traced runs."""
 
-from tfgraphs.cli.common import (add_measure_flags, add_variants_flag, check_output_dir, check_outputs, choose, finish,
-                                 start)
+from tfgraphs.cli.common import (add_measure_flags, add_variants_flag, check_output_dir, check_outputs, choose,
+                                 run_job)
 from tfgraphs.jobs import explain
 from tfgraphs.spec.presets import PRESETS
 from tfgraphs.spec.variants import VARIANTS
@@ -30,10 +30,4 @@ def run(args):
     config = explain.Config(batch=args.batch, dtype=args.dtype, runs=args.runs, trials=args.trials, seed=args.seed,
                             variants=choose(args.variants, list(VARIANTS), "variant"),
                             presets=choose(args.presets, list(PRESETS), "preset"))
-    plan = explain.plan(config)
-    progress = start(args, plan)
-    if progress is None:
-        return 2
-    report = explain.run(config, plan, progress, timeout=args.timeout, trace_dir=args.trace,
-                         tensorboard_dir=args.tensorboard)
-    return finish(report, args, plan)
+    return run_job(args, explain, config, trace_dir=args.trace, tensorboard_dir=args.tensorboard)

@@ -1,6 +1,6 @@
 """`tfgraphs shapes`: what each new input length costs, in every way of running a 1-D convolution."""
 
-from tfgraphs.cli.common import add_output_flags, check_outputs, choose, finish, positive_int, seed, start
+from tfgraphs.cli.common import add_output_flags, check_outputs, choose, positive_int, run_job, seed
 from tfgraphs.jobs import shapes
 from tfgraphs.spec.modes import MODES
 
@@ -52,6 +52,4 @@ def run(args):
     config = shapes.Config(start=args.start, count=args.count, batch=args.batch, channels=args.channels,
                            filters=args.filters, kernel=args.kernel, block=args.block, passes=args.passes,
                            seed=args.seed, modes=modes, switch_modes=switch_modes)
-    plan = shapes.plan(config)
-    progress = start(args, plan)
-    return finish(shapes.run(config, plan, progress, timeout=args.timeout), args, plan)
+    return run_job(args, shapes, config)

@@ -1,7 +1,7 @@
 """`tfgraphs sweep`: graph size, time and memory against batch, fitted up to the 2 GiB limit."""
 
 from tfgraphs.cli.common import (add_measure_flags, add_plot_flag, add_variants_flag, batch_list, check_outputs,
-                                 choose, finish, start)
+                                 choose, run_job)
 from tfgraphs.jobs import sweep
 from tfgraphs.spec.variants import VARIANTS
 
@@ -24,8 +24,4 @@ def run(args):
     check_outputs(args)
     config = sweep.Config(batches=args.batches, dtype=args.dtype, runs=args.runs, trials=args.trials, seed=args.seed,
                           variants=choose(args.variants, list(VARIANTS), "variant"))
-    plan = sweep.plan(config)
-    progress = start(args, plan)
-    if progress is None:
-        return 2
-    return finish(sweep.run(config, plan, progress, timeout=args.timeout), args, plan)
+    return run_job(args, sweep, config)

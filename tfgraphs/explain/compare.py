@@ -134,16 +134,7 @@ def _each(rows, fn):
 
 def _against_base(embedded, base, size):
     """How the embedded variants compare with the fed baseline, one sentence per phase."""
-    said = []
-    slow = [r for r in embedded if r.build_s and base.build_s and r.build_s > 3 * base.build_s]
-    if slow:
-        grown = f", and added {_each(slow, lambda r: f'{build_copies(r, size):.1f}')} copies of X to memory"
-        # Name the TensorProto copy only when memory grew by the copies the graph's Const tensors hold.
-        matched = all(abs(build_copies(r, size) - copies_in_graph(r, size)) < 0.5 for r in slow)
-        cause = (": the array was copied into the graph's Const tensors" if matched else
-                 f", while the graph's Const tensors hold {_each(slow, lambda r: copies_in_graph(r, size))}")
-        said.append(f"Building took {_each(slow, lambda r: fmt_s(r.build_s))} against {fmt_s(base.build_s)} for "
-                    f"{base.variant}{grown}{cause}.")
+    said = _build(embedded, base, size)
     b_later = base.later_median_s
     b_excess = base.first_run_excess_s
 
@@ -153,10 +144,11 @@ def _against_base(embedded, base, size):
 
     stands_out = [r for r in embedded if extra(r).larger]
     if stands_out:
-        said.append(f"First run over median later run: {_each(stands_out, lambda r: f'{r.first_run_s / r.later_median_s:.1f}x')}"
-                    f", against {base.first_run_s / b_later:.1f}x for {base.variant}. The extra "
-                    f"{_each(stands_out, lambda r: fmt_s(extra(r).delta))} is paid once, before the "
-                    f"first result (`tfgraphs explain` shows what it is spent on).")
+        ratios = _each(stands_out, lambda r: f"{r.first_run_s / r.later_median_s:.1f}x")
+        said.append(f"First run over median later run: {ratios}, against {base.first_run_s / b_later:.1f}x for {base.variant}. The extra "
+                    f"{_each(stands_out, lambda r: fmt_s(extra(r).delta))} is paid once, before the first result, "
+                    f"beyond a spread of {_each(stands_out, lambda r: fmt_s(extra(r).spread))} "
+                    f"(`tfgraphs explain` shows what it is spent on).")
     quiet = [r for r in embedded if r not in stands_out]
     if quiet:
         said.append(f"In this run embedding X did not make the first run stand out: the first run took "
@@ -173,15 +165,36 @@ def _against_base(embedded, base, size):
     if other:
         said.append(f"Later runs take {_each(other, lambda r: f'{r.later_median_s / b_later:.2f}x')} the time of "
                     f"{base.variant}'s ({fmt_s(b_later)} median); `tfgraphs explain` traces which ops still run.")
+    return said + _peaks(embedded, base, size)
+
+
+def _build(embedded, base, size):
+    """Whether building the embedded variants took clearly longer, and what it added to memory."""
+    slow = [r for r in embedded if r.build_s and base.build_s and r.build_s > 3 * base.build_s]
+    if not slow:
+        return []
+    grown = f", and added {_each(slow, lambda r: f'{build_copies(r, size):.1f}')} copies of X to memory"
+    # Name the TensorProto copy only when memory grew by the copies the graph's Const tensors hold.
+    matched = all(abs(build_copies(r, size) - copies_in_graph(r, size)) < 0.5 for r in slow)
+    cause = (": the array was copied into the graph's Const tensors" if matched else
+             f", while the graph's Const tensors hold {_each(slow, lambda r: copies_in_graph(r, size))}")
+    return [f"Building took {_each(slow, lambda r: fmt_s(r.build_s))} against {fmt_s(base.build_s)} for "
+            f"{base.variant}{grown}{cause}."]
+
+
+def _peaks(embedded, base, size):
+    """Peak memory of the embedded variants against the base's."""
     peaks = [r for r in embedded if r.peak_rss_bytes and base.peak_rss_bytes]
-    if peaks:
-        # Below half a copy of X the difference is within what the allocator keeps or returns between runs.
-        apart = [r for r in peaks if abs(r.peak_rss_bytes - base.peak_rss_bytes) >= 0.5 * size]
-        said.append(f"Peak memory: {_each(peaks, lambda r: fmt_bytes(r.peak_rss_bytes))} against "
-                    f"{fmt_bytes(base.peak_rss_bytes)} for {base.variant}"
-                    + (f", a difference of {_each(apart, lambda r: f'{(r.peak_rss_bytes - base.peak_rss_bytes) / size:+.1f}')}"
-                       f" copies of X." if apart else ": within half a copy of X of each other."))
-    return said
+    if not peaks:
+        return []
+    # Below half a copy of X the difference is within what the allocator keeps or returns between runs.
+    apart = [r for r in peaks if abs(r.peak_rss_bytes - base.peak_rss_bytes) >= 0.5 * size]
+    said = (f"Peak memory: {_each(peaks, lambda r: fmt_bytes(r.peak_rss_bytes))} against "
+            f"{fmt_bytes(base.peak_rss_bytes)} for {base.variant}")
+    if not apart:
+        return [said + ": within half a copy of X of each other."]
+    return [said + f", a difference of {_each(apart, lambda r: f'{(r.peak_rss_bytes - base.peak_rss_bytes) / size:+.1f}')}"
+                   f" copies of X."]
 
 
 def _remedy(ok, base):

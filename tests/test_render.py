@@ -1,0 +1,47 @@
+"""Every renderer on saved documents, without TensorFlow: the same numbers give the same page, byte for byte."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tfgraphs.records.report import load
+from tfgraphs.render import RENDERERS, render
+
+FIXTURES = Path(__file__).parent / "fixtures"
+DOCS = sorted(p.stem for p in FIXTURES.glob("*.json"))
+
+
+def test_every_command_has_a_fixture():
+    assert {json.loads((FIXTURES / f"{d}.json").read_text())["command"] for d in DOCS} == set(RENDERERS)
+
+
+@pytest.mark.parametrize("name", DOCS)
+def test_page_matches_the_saved_rendering(name):
+    doc = json.loads((FIXTURES / f"{name}.json").read_text())
+    assert render(load(doc)) == (FIXTURES / f"{name}.txt").read_text()
+
+
+@pytest.mark.parametrize("name", DOCS)
+def test_document_round_trips(name):
+    doc = json.loads((FIXTURES / f"{name}.json").read_text())
+    assert json.loads(json.dumps(load(doc).to_dict())) == doc
+
+
+def test_rendering_needs_no_tensorflow():
+    # A None entry in sys.modules makes `import tensorflow` fail, as if it were not installed.
+    code = ("import sys, json; sys.modules['tensorflow'] = None\n"
+            "from tfgraphs.records.report import load\nfrom tfgraphs.render import render\n"
+            "for path in sys.argv[1:]: print(render(load(json.load(open(path)))), end='')")
+    proc = subprocess.run([sys.executable, "-c", code, *(str(FIXTURES / f"{d}.json") for d in DOCS)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "".join((FIXTURES / f"{d}.txt").read_text() for d in DOCS)
+
+
+def test_a_changed_number_changes_the_page():
+    doc = json.loads((FIXTURES / "compare.json").read_text())
+    doc["variants"][1]["graph_bytes"] += 1
+    assert render(load(doc)) != (FIXTURES / "compare.txt").read_text()
