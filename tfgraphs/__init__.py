@@ -2,7 +2,7 @@
 
 from tfgraphs.errors import UsageError
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 __all__ = ["UsageError", "blocked_conv1d", "__version__"]
 
 

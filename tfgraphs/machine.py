@@ -2,44 +2,77 @@
 
 import os
 import platform
-import resource
+import sys
+from datetime import datetime, timezone
 
-_PAGE = os.sysconf("SC_PAGE_SIZE")
+# Environment variables that change how fast TensorFlow runs; a document records those that are set.
+TIMING_ENV = ("TF_ENABLE_ONEDNN_OPTS", "TF_NUM_INTRAOP_THREADS", "TF_NUM_INTEROP_THREADS", "OMP_NUM_THREADS",
+              "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "TF_CUDNN_USE_AUTOTUNE", "CUDA_VISIBLE_DEVICES",
+              "TF_XLA_FLAGS", "TF_GPU_ALLOCATOR")
+
+
+def _psutil():
+    # Imported when a reading is taken, so that --help needs nothing a platform may lack.
+    import psutil
+    return psutil
 
 
 def rss_bytes():
     """Current resident set size of this process."""
-    with open("/proc/self/statm") as f:
-        return int(f.read().split()[1]) * _PAGE
+    return _psutil().Process().memory_info().rss
 
 
 def peak_rss_bytes():
-    """Peak resident set size of this process so far (ru_maxrss is in KiB on Linux)."""
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    """Peak resident set size of this process so far, in bytes on every OS."""
+    if sys.platform == "win32":
+        return _psutil().Process().memory_info().peak_wset
+    try:
+        import resource
+    except ImportError:    # no getrusage: the current size is the best lower bound of the peak
+        return rss_bytes()
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    # ru_maxrss is in bytes on macOS and in KiB on Linux and the BSDs.
+    return peak if sys.platform == "darwin" else peak * 1024
 
 
 def available_bytes():
-    """MemAvailable from /proc/meminfo: what can be allocated without swapping."""
-    with open("/proc/meminfo") as f:
-        for line in f:
-            if line.startswith("MemAvailable:"):
-                return int(line.split()[1]) * 1024
-    raise OSError("MemAvailable not found in /proc/meminfo")
+    """What can be allocated without swapping (MemAvailable on Linux)."""
+    return _psutil().virtual_memory().available
 
 
 def machine_info(devices=()):
     """Facts about this machine that every row shares."""
-    return {"cpu_count": os.cpu_count(), "cpu_model": _cpu_model(), "platform": platform.platform(),
+    return {"cpu_count": os.cpu_count(), "cpu_model": cpu_model(), "platform": platform.platform(),
             "processor": platform.processor() or platform.machine(), "devices": list(devices)}
 
 
-def _cpu_model():
-    """The CPU's marketing name from /proc/cpuinfo, or the architecture where there is none."""
+def cpu_model():
+    """The CPU's marketing name where the OS tells it, or the architecture."""
+    if sys.platform.startswith("linux"):
+        try:
+            with open("/proc/cpuinfo") as f:
+                for line in f:
+                    if line.startswith("model name"):
+                        return line.split(":", 1)[1].strip()
+        except OSError:
+            pass
+    return platform.processor() or platform.machine()
+
+
+def timing_env():
+    """The timing-relevant environment variables that are set, with their values."""
+    return {k: os.environ[k] for k in TIMING_ENV if k in os.environ}
+
+
+def now_utc():
+    """The time now, ISO-8601 in UTC to the second."""
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def installed_tf_version():
+    """The version of the installed tensorflow package, read without importing it; None when there is none."""
+    from importlib import metadata
     try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.machine()
+        return metadata.version("tensorflow")
+    except metadata.PackageNotFoundError:
+        return None

@@ -1,5 +1,7 @@
 """How numbers and lists read in sentences: durations, byte counts, shapes, 'a, b and c'."""
 
+import math
+
 
 def fmt_s(seconds):
     """A duration with a unit that suits it."""
@@ -8,6 +10,22 @@ def fmt_s(seconds):
     if abs(seconds) >= 1:
         return f"{seconds:.2f} s"
     return f"{seconds * 1e3:.1f} ms"
+
+
+def sig3(value):
+    """A number with three significant digits, never in exponent form: 2480, 146, 14.6, 1.46, 0.446, 0.0446."""
+    if value is None:
+        return None
+    rounded = float(f"{value:.3g}")
+    size = abs(rounded)
+    if size >= 100 or size == 0:
+        return f"{rounded:.0f}"
+    return f"{rounded:.{2 - math.floor(math.log10(size))}f}"
+
+
+def fmt_int(n):
+    """A whole number with thousands separators, or None."""
+    return None if n is None else f"{n:,}"
 
 
 def fmt_bytes(n):

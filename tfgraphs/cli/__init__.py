@@ -1,20 +1,32 @@
 """The `tfgraphs` command line: one module per command, each adding its parser and running it."""
 
+import platform
 import sys
 
+import tfgraphs
 from tfgraphs.cli import compare, explain, inspect, lab, report, shapes, sweep
 from tfgraphs.cli.common import Parser
 from tfgraphs.errors import UsageError
+from tfgraphs.machine import installed_tf_version
 
 COMMANDS = (compare, explain, sweep, inspect, shapes, lab, report)
 
 
 def build_parser(prog="tfgraphs"):
     p = Parser(prog=prog, description="Measure how TensorFlow 1.x graph mode spends its time and memory.")
+    p.add_argument("--version", action="version", version=version_line(),
+                   help="print the version of tfgraphs and of the TensorFlow it would use, then exit")
     sub = p.add_subparsers(dest="command", required=True, parser_class=Parser)
     for command in COMMANDS:
         command.add_parser(sub)
     return p
+
+
+def version_line():
+    """tfgraphs' version, and the TensorFlow and Python it would run with (TensorFlow is not imported)."""
+    tf = installed_tf_version()
+    return (f"tfgraphs {tfgraphs.__version__} (TensorFlow {tf if tf else 'not installed'}, "
+            f"Python {platform.python_version()})")
 
 
 def main(argv=None, prog="tfgraphs"):

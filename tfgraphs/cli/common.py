@@ -10,6 +10,8 @@ from tfgraphs.fileio import write_doc
 from tfgraphs.jobs.plan import check_memory
 from tfgraphs.jobs.runner import Progress
 from tfgraphs.render import render
+from tfgraphs.render.csv import write_csv
+from tfgraphs.render.page import output_width
 from tfgraphs.spec import network
 from tfgraphs.spec.variants import VARIANTS
 
@@ -97,11 +99,26 @@ def add_measure_flags(p, runs=10, batch=True):
     add_output_flags(p)
 
 
-def add_output_flags(p, timeout=True):
-    """--format and --json (every command that reports), --timeout and --quiet (every command that runs workers)."""
+def add_format_flags(p):
+    """--format and --wide: how the text report is laid out."""
     p.add_argument("--format", default="simple", metavar="FMT", help="any tabulate table format (default simple)")
+    p.add_argument("--wide", action="store_true",
+                   help="one wide table per section and unfolded lines, for copying (default: fit 100 columns, or "
+                        "the terminal's width)")
+
+
+def text_width(args):
+    """The width the report is fitted to: None with --wide."""
+    return None if args.wide else output_width(sys.stdout)
+
+
+def add_output_flags(p, measuring=True):
+    """--format, --wide and --json (every command that reports); --csv, --timeout and --quiet (those that measure)."""
+    add_format_flags(p)
     p.add_argument("--json", metavar="PATH", help="also write every result to PATH as JSON (atomically)")
-    if timeout:
+    if measuring:
+        p.add_argument("--csv", metavar="PATH", help="also write one flat row per variant x trial (or per call for "
+                                                     "shapes) to PATH as CSV, times in s and sizes in bytes")
         p.add_argument("--timeout", type=positive_float, metavar="S",
                        help="kill a worker after S seconds (it becomes a failed row)")
         p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
@@ -116,7 +133,7 @@ def check_outputs(args, *paths):
     if getattr(args, "plot", None):
         from tfgraphs.render import plots
         plots.require()
-    for path in (getattr(args, "json", None), getattr(args, "plot", None), *paths):
+    for path in (getattr(args, "json", None), getattr(args, "csv", None), getattr(args, "plot", None), *paths):
         if path:
             _check_writable(path)
 
@@ -165,10 +182,12 @@ def run_job(args, job, config, **options):
 
 def finish(report, args, plan):
     """Print the report, save its JSON and plot; exit status 2 if input was refused, 1 if a worker failed."""
-    sys.stdout.write(render(report, args.format))
+    sys.stdout.write(render(report, args.format, text_width(args)))
     sys.stdout.flush()
     if args.json:
         write_doc(report.to_dict(), args.json)
+    if getattr(args, "csv", None):
+        write_csv(report, args.csv)
     if getattr(args, "plot", None):
         from tfgraphs.render.plots import PLOTS
         PLOTS[report.command](report, args.plot)

@@ -2,7 +2,7 @@
 
 import sys
 
-from tfgraphs.cli.common import add_output_flags, check_outputs, positive_int
+from tfgraphs.cli.common import add_output_flags, check_outputs, positive_int, text_width
 from tfgraphs.fileio import write_doc
 from tfgraphs.jobs import inspect
 from tfgraphs.render import render
@@ -14,7 +14,7 @@ def add_parser(sub):
                                    "headroom to 2 GiB. The graph is only parsed: never imported or executed.")
     i.add_argument("path", help="a GraphDef (.pb binary, .pbtxt text), a SavedModel directory or its saved_model.pb")
     i.add_argument("--top", type=positive_int, default=10, help="largest Const nodes to list (default 10)")
-    add_output_flags(i, timeout=False)
+    add_output_flags(i, measuring=False)
     i.add_argument("--strip-constants", metavar="OUT.pbtxt",
                    help="write a text copy of the graph with every tensor's contents removed (dtype and shape kept)")
     i.set_defaults(func=run)
@@ -27,5 +27,5 @@ def run(args):
     found = inspect.run(config)
     if args.json:
         write_doc(found.to_dict(), args.json)
-    sys.stdout.write(render(found, args.format))
+    sys.stdout.write(render(found, args.format, text_width(args)))
     return 0

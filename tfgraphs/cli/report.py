@@ -2,7 +2,7 @@
 
 import sys
 
-from tfgraphs.cli.common import check_outputs
+from tfgraphs.cli.common import add_format_flags, check_outputs, text_width
 from tfgraphs.errors import UsageError
 from tfgraphs.fileio import read_doc
 from tfgraphs.records.report import load
@@ -14,7 +14,7 @@ def add_parser(sub):
                        description="Print the tables and explanations of a file written with --json by compare, "
                                    "explain, sweep, shapes or inspect, without running anything.")
     r.add_argument("path", help="a JSON file written with --json")
-    r.add_argument("--format", default="simple", metavar="FMT", help="any tabulate table format (default simple)")
+    add_format_flags(r)
     r.set_defaults(json=None, func=run)
 
 
@@ -22,7 +22,7 @@ def run(args):
     check_outputs(args)
     doc = read_doc(args.path)
     try:
-        text = render(load(doc), args.format)
+        text = render(load(doc), args.format, text_width(args))
     except ValueError as exc:
         raise UsageError(f"{args.path}: {exc}") from None
     except KeyError as exc:

@@ -11,7 +11,7 @@ import time
 from collections import deque
 from contextlib import contextmanager
 
-from tfgraphs.machine import machine_info
+from tfgraphs.machine import installed_tf_version, machine_info
 from tfgraphs.spec.tasks import PHASE_PREFIX, to_argv
 
 
@@ -109,14 +109,8 @@ def _document(text, code, timed_out, timeout, tail):
 def envelope(docs):
     """tf_version and the machine, with the devices the workers reported (the parent never imports TensorFlow)."""
     ok = [d for d in docs if d.get("status") == "ok"]
-    tf_version = ok[0].get("tf_version") if ok else _installed_tf_version()
+    tf_version = ok[0].get("tf_version") if ok else installed_tf_version()
     devices = ok[0].get("devices", []) if ok else []
-    return tf_version, machine_info(devices)
+    built = next((d["tf_build"] for d in ok if d.get("tf_build")), None)
+    return tf_version, {**machine_info(devices), **({"tf_build": built} if built else {})}
 
-
-def _installed_tf_version():
-    from importlib import metadata
-    try:
-        return metadata.version("tensorflow")
-    except metadata.PackageNotFoundError:
-        return None

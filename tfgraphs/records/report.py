@@ -3,6 +3,9 @@
 import platform
 from dataclasses import dataclass, field
 
+import tfgraphs
+from tfgraphs.machine import now_utc, timing_env
+
 from tfgraphs.records.inspection import Inspection
 from tfgraphs.records.rows import ModeRun, Row
 from tfgraphs.records.schema import SCHEMA, TOOL, envelope
@@ -22,9 +25,15 @@ class Report:
     python: str = platform.python_version()
     machine: dict = field(default_factory=dict)
     extra: dict = field(default_factory=dict)   # computed sections, e.g. "attribution"
+    # When, by which tfgraphs and under which timing variables; None in documents written before they were kept.
+    tfgraphs_version: str | None = tfgraphs.__version__
+    created: str | None = field(default_factory=now_utc)
+    env: dict | None = field(default_factory=timing_env)
 
     def to_dict(self):
-        return {**envelope(self.command), "tf_version": self.tf_version,
+        made = {k: v for k, v in (("tfgraphs_version", self.tfgraphs_version), ("created", self.created),
+                                  ("env", self.env)) if v is not None}
+        return {**envelope(self.command), **made, "tf_version": self.tf_version,
                 "python": self.python, "machine": self.machine, "config": self.config,
                 ROWS[self.command][0]: [r.to_dict() for r in self.rows], **self.extra}
 
@@ -35,10 +44,12 @@ class Report:
             raise ValueError(f"unknown command {command!r} in a results file")
         key, row_type = ROWS[command]
         rows = tuple(row_type.from_dict(r) for r in d[key])
-        known = {"schema", "tool", "command", "tf_version", "python", "machine", "config", key}
+        known = {"schema", "tool", "command", "tfgraphs_version", "created", "env", "tf_version", "python", "machine",
+                 "config", key}
         return cls(command=command, config=d["config"], rows=rows, tf_version=d.get("tf_version"),
                    python=d.get("python", ""), machine=d.get("machine", {}),
-                   extra={k: v for k, v in d.items() if k not in known})
+                   extra={k: v for k, v in d.items() if k not in known},
+                   tfgraphs_version=d.get("tfgraphs_version"), created=d.get("created"), env=d.get("env"))
 
 
 def load(doc):

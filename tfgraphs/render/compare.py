@@ -1,85 +1,86 @@
-"""Render a compare report: phases, the "why" ratios, memory per phase, and what they show (no TensorFlow here)."""
-
-from tabulate import tabulate
+"""Render a compare report: sizes, phase times, the "why" ratios, memory per phase, and what they show."""
 
 from tfgraphs.explain.compare import PHASES, copies_rows, sentences, why_rows
 from tfgraphs.records.stats import Summary
-from tfgraphs.render.page import failures, machine_line, page, time_unit
-from tfgraphs.units import fmt_bytes
+from tfgraphs.render.page import WIDTH, failures, machine_line, page, time_unit
+from tfgraphs.render.table import Table
+from tfgraphs.units import fmt_bytes, fmt_int, sig3
 
-
-def _t(value, unit):
-    return None if value is None else value / unit[1]
-
-
-def _x(value, digits=2):
-    return None if value is None else round(value, digits)
+TIME_FIELDS = (("build", "build_s"), ("serialize", "serialize_s"), ("session", "session_s"), ("init", "init_s"),
+               ("first run", "first_run_s"))
+SIZES_LEGEND = ("graph bytes = serialized GraphDef; const bytes = bytes held in Const tensors; peak RSS = the "
+                "worker's peak resident memory; max abs err = largest difference from the NumPy reference.")
 
 
 def header(report):
-    """One line naming what ran and where."""
+    """What ran, then where."""
     c = report.config
     trials = c.get("trials", 1)
     return (f"{report.command}: batch {c['batch']:,}, {c['dtype']}, {c['runs']} later runs x {trials} "
-            f"trial{'s' if trials != 1 else ''}, seed {c.get('seed', 0)} | {machine_line(report)}")
+            f"trial{'s' if trials != 1 else ''}, seed {c.get('seed', 0)}\n{machine_line(report)}")
 
 
-def phase_table(report, fmt):
-    """Phase timings, sizes and memory per variant, in one time unit."""
+def _sizes(r):
+    return [fmt_int(r.graph_bytes), fmt_int(r.nodes), fmt_int(r.const_bytes), fmt_bytes(r.peak_rss_bytes),
+            f"{r.max_abs_err:.1e}"]
+
+
+def _times(r, scale):
+    s = Summary.of(r.runs_s)
+    cells = [getattr(r, name) for _, name in TIME_FIELDS] + [s.min, s.median, s.max]
+    return [sig3(None if v is None else v / scale) for v in cells] + [str(s.n)]
+
+
+def _times_legend(u):
+    return (f"Times in {u}, three significant digits, each phase timed alone with perf_counter in a fresh worker per "
+            f"variant; serialize = GraphDef to bytes, timed after the runs; later = the runs after the first "
+            f"(min/median/max over n).")
+
+
+def phase_tables(report, wide=False):
+    """Sizes and Times per variant, or one Phases table when wide: (title, Table, legend) sections."""
     ok = [r for r in report.rows if r.ok]
-    times = [v for r in ok for v in (r.build_s, r.serialize_s, r.session_s, r.init_s, r.first_run_s, *r.runs_s)]
-    unit = time_unit(times)
-    u = unit[0]
-    headers = ["variant", "graph bytes", "nodes", "const bytes", f"build {u}", f"serialize {u}", f"session {u}",
-               f"init {u}",
-               f"first run {u}", f"later min {u}", f"later median {u}", f"later max {u}", "n", "peak RSS", "max abs err"]
-    body = []
-    for r in ok:
-        s = Summary.of(r.runs_s)
-        body.append([r.variant, r.graph_bytes, r.nodes, r.const_bytes, _t(r.build_s, unit),
-                     _t(r.serialize_s, unit), _t(r.session_s, unit),
-                     _t(r.init_s, unit), _t(r.first_run_s, unit), _t(s.min, unit), _t(s.median, unit),
-                     _t(s.max, unit), s.n, fmt_bytes(r.peak_rss_bytes), f"{r.max_abs_err:.1e}"])
-    table = tabulate(body, headers, tablefmt=fmt, intfmt=",", floatfmt=".3f", missingval="-",
-                     disable_numparse=[len(headers) - 1])
-    legend = (f"Times in {u}, each phase timed alone with perf_counter in a fresh worker per variant; serialize = "
-              f"GraphDef to bytes, timed after the runs; later = the runs after the first (min/median/max over n). "
-              f"graph bytes = serialized GraphDef; const bytes = bytes "
-              f"held in Const tensors; peak RSS = the worker's peak resident memory; max abs err = largest "
-              f"difference from the NumPy reference.")
-    return table, legend
+    u, scale = time_unit([v for r in ok for v in (*(getattr(r, n) for _, n in TIME_FIELDS), *r.runs_s)])
+    sizes = ("graph bytes", "nodes", "const bytes", "peak RSS", "max abs err")
+    times = (*(t for t, _ in TIME_FIELDS), "later min", "later median", "later max", "n")
+    if wide:
+        rows = tuple((r.variant, *_sizes(r), *_times(r, scale)) for r in ok)
+        return [("Phases", Table(("variant", *sizes, *times), rows), f"{_times_legend(u)} {SIZES_LEGEND}")]
+    return [("Sizes", Table(("variant", *sizes), tuple((r.variant, *_sizes(r)) for r in ok)), SIZES_LEGEND),
+            (f"Times ({u})", Table(("variant", *times), tuple((r.variant, *_times(r, scale)) for r in ok)),
+             _times_legend(u))]
 
 
-def why_table(report, fmt):
+def why_table(report):
     """The "why" table: embedded bytes, graph/data, batch limit, first/later, peak/data."""
-    headers = ["variant", "embedded bytes", "graph / data", "max batch < 2 GiB", "first / later", "peak RSS / data"]
-    body = [[r["variant"], r["embedded_bytes"], f"{r['graph_over_data']:.4f}",
-             "no limit" if r["max_batch"] is None else f"{r['max_batch']:,}",
-             _x(r["first_over_later"], 1), _x(r["peak_over_data"], 1)] for r in why_rows(report)]
-    table = tabulate(body, headers, tablefmt=fmt, intfmt=",", floatfmt=".1f", missingval="-",
-                     disable_numparse=[2, 3], colalign=("left", "right", "right", "right", "right", "right"))
+    rows = tuple((r["variant"], fmt_int(r["embedded_bytes"]), f"{r['graph_over_data']:.4f}",
+                  "no limit" if r["max_batch"] is None else f"{r['max_batch']:,}",
+                  sig3(r["first_over_later"]), sig3(r["peak_over_data"])) for r in why_rows(report))
+    table = Table(("variant", "embedded bytes", "graph / data", "max batch < 2 GiB", "first / later",
+                   "peak RSS / data"), rows)
     legend = ("data = the bytes of X; max batch = the largest batch whose GraphDef stays under 2 GiB, from this "
               "run's bytes per example (no limit when X is not in the graph); first / later = first run over the "
               "median later run.")
     return table, legend
 
 
-def copies_table(report, fmt):
+def copies_table(report):
     """Resident memory each phase added, in copies of X."""
     rows = copies_rows(report)
     phases = [p for p in PHASES if any(r[p] is not None for r in rows)]
-    headers = ["variant", *(p.replace("_", " ") for p in phases), "peak"]
-    body = [[r["variant"], *(_x(r[p], 2) for p in phases), _x(r["peak"], 1)] for r in rows]
-    table = tabulate(body, headers, tablefmt=fmt, missingval="-")
+    body = tuple((r["variant"], *(None if r[p] is None else f"{r[p]:.2f}" for p in phases),
+                  None if r["peak"] is None else f"{r['peak']:.1f}") for r in rows)
     legend = ("Growth of the worker's resident memory during each phase divided by the bytes of X (1.00 = one more "
               "copy of the data); peak = peak resident memory / bytes of X, TensorFlow's own footprint included.")
-    return table, legend
+    return Table(("variant", *(p.replace("_", " ") for p in phases), "peak"), body), legend
 
 
-def render(report, fmt="simple"):
-    """The whole compare report as text."""
+def render(report, fmt="simple", width=WIDTH):
+    """The whole compare report as text, fitted to width (None: one wide table per section)."""
     head, ok = header(report), any(r.ok for r in report.rows)
-    sections = [("Phases", phase_table(report, fmt)), ("Why", why_table(report, fmt)),
-                ("Memory: copies of X added per phase", copies_table(report, fmt))] if ok else []
-    return page(head, sections, "What this run shows:" if ok else None,
-                sentences(report) if ok else (), failures(report.rows, lambda r: r.label))
+    sections = []
+    if ok:
+        sections = [*phase_tables(report, wide=width is None), ("Why", *why_table(report)),
+                    ("Memory: copies of X added per phase", *copies_table(report))]
+    return page(head, sections, "What this run shows:" if ok else None, sentences(report) if ok else (),
+                failures(report.rows, lambda r: r.label), fmt, width)

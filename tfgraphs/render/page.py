@@ -1,6 +1,20 @@
-"""The page every report renders to: a header line, titled tables with legends, sentences, failed rows."""
+"""The page every report renders to: a header, titled tables with legends, sentences, failed rows, fitted to a width."""
 
+import shutil
+import textwrap
+
+from tfgraphs.render.table import Table, render_table
+
+WIDTH = 100        # columns of text when the output is not a terminal
+MIN_TERMINAL = 80  # a terminal narrower than this still gets 80 columns
 _UNITS = (("s", 1.0), ("ms", 1e-3), ("us", 1e-6))
+
+
+def output_width(stream):
+    """The width to fit: the terminal's (at least MIN_TERMINAL) when stream is one, else WIDTH."""
+    if stream.isatty():
+        return max(MIN_TERMINAL, shutil.get_terminal_size((WIDTH, 24)).columns)
+    return WIDTH
 
 
 def time_unit(values):
@@ -24,13 +38,25 @@ def failures(rows, label):
     return [f"FAILED {label(r)}: {r.error}" for r in rows if not r.ok]
 
 
-def page(head, sections=(), title=None, sentences=(), failed=()):
-    """head, then each (title, table, legend) section that is not None, then the sentences under title, then failed."""
-    parts = [head, ""]
-    for name, section in sections:
-        if section is not None:
-            parts += [name, *(s for s in section if s is not None), ""]
+def _fold(text, width, indent=""):
+    """text folded to width (None: left as one line), later lines indented."""
+    if width is None:
+        return [text]
+    return textwrap.wrap(text, width, subsequent_indent=indent, break_on_hyphens=False) or [""]
+
+
+def page(head, sections=(), title=None, sentences=(), failed=(), fmt="simple", width=WIDTH):
+    """head, each (title, table, legend) section whose table is not None, the sentences under title, then failed.
+
+    A table is a Table, fitted to width, or text already rendered; width None leaves every table and line whole.
+    """
+    parts = [line for h in head.splitlines() for line in _fold(h, width, "  ")] + [""]
+    for name, table, legend in sections:
+        if table is None:
+            continue
+        body = render_table(table, fmt, width) if isinstance(table, Table) else table
+        parts += [name, body] + (_fold(legend, width) if legend else []) + [""]
     if title is not None:
-        parts += [title] + [f"- {s}" for s in sentences] + [""]
-    parts += list(failed)
+        parts += [title] + [line for s in sentences for line in _fold(f"- {s}", width, "  ")] + [""]
+    parts += [line for f in failed for line in _fold(f, width, "  ")]
     return "\n".join(parts).rstrip() + "\n"

@@ -14,6 +14,7 @@ from tfgraphs.spec import limits, network
 from tfgraphs.spec.tasks import SeedTask
 from tfgraphs.tfimport import import_tensorflow
 from tfgraphs.worker import protocol
+from tfgraphs.worker.buildinfo import build_facts
 
 _phase = protocol.phase
 
@@ -60,7 +61,7 @@ def _timed(task, tf, built, x, w, rss):
     out.update(_sizes(built.graph))
 
     _phase("check")
-    out["max_abs_err"] = max(network.max_abs_error(x, w, first), network.max_abs_error(x, w, last))
+    out["max_abs_err"] = network.max_abs_error(x, w, first, last)
     return out
 
 
@@ -150,7 +151,7 @@ def measure(task):
     built = graphs.build(task.variant, x, w)
     build_s = time.perf_counter() - t0
     rss["build"] = machine.rss_bytes()
-    result = {"tf_version": tf.__version__,
+    result = {"tf_version": tf.__version__, "tf_build": build_facts(tf),
               "devices": [d.name for d in tf.config.list_physical_devices()],
               "build_s": build_s}
     result.update((_traced if task.mode == "traced" else _timed)(task, tf, built, x, w, rss))

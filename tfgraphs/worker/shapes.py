@@ -14,6 +14,7 @@ from tfgraphs.spec.modes import DTYPE, SWITCHES
 from tfgraphs.spec.tasks import ShapesTask
 from tfgraphs.tfimport import import_tensorflow
 from tfgraphs.worker import protocol
+from tfgraphs.worker.buildinfo import build_facts
 
 CHECK_POSITIONS = 257   # output positions checked against NumPy, first and last included
 TOLERANCE = 1e-4        # largest |TF - NumPy| / max |NumPy| accepted in DTYPE
@@ -134,7 +135,7 @@ def measure(task):
     protocol.phase("check")
     if not err <= TOLERANCE:
         raise ValueError(f"output differs from the NumPy reference by {err:.3g} relative (tolerance {TOLERANCE:g})")
-    return {"tf_version": tf.__version__,
+    return {"tf_version": tf.__version__, "tf_build": build_facts(tf),
             "devices": [d.name for d in tf.config.list_physical_devices()],
             "device": device(), "traces": traces(), "times_s": times, "max_rel_err": err,
             "env": {k: os.environ.get(k) for k in SWITCHES}}

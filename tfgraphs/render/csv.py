@@ -1,0 +1,59 @@
+"""A report as one flat CSV table: a line per variant x trial (x batch), or per mode x pass x length for shapes."""
+
+import csv
+import statistics
+
+from tfgraphs.fileio import write_atomic
+from tfgraphs.records.rows import ModeRun, Row
+
+PHASES = ("build_s", "serialize_s", "session_s", "init_s", "first_run_s")
+SIZES = ("graph_bytes", "const_bytes", "nodes", "peak_rss_bytes")
+ROW_FIELDS = ("command", "batch", "variant", "preset", "trial", "status", "error", *SIZES, *PHASES,
+              "later_min_s", "later_median_s", "later_max_s", "later_n", "max_abs_err")
+MODE_FIELDS = ("command", "mode", "switch", "status", "error", "device", "traces", "pass", "length", "seconds")
+
+
+def _trial_lines(report, row):
+    """A line per trial of a Row (one line for a row that never ran)."""
+    batch = row.batch if row.batch is not None else report.config.get("batch")
+    for i, t in enumerate(row.trials or (row,), 1):
+        runs = list(t.runs_s)
+        yield {"command": report.command, "batch": batch, "variant": row.variant, "preset": row.preset,
+               "trial": i if row.trials else None, "status": t.status, "error": t.error,
+               **{k: getattr(t, k) for k in (*SIZES, *PHASES)}, "max_abs_err": t.max_abs_err,
+               "later_min_s": min(runs, default=None), "later_median_s": statistics.median(runs) if runs else None,
+               "later_max_s": max(runs, default=None), "later_n": len(runs)}
+
+
+def _mode_lines(report, run):
+    """A line per call of a shapes mode: its pass, its length and its time."""
+    switch = report.extra.get("switch")
+    base = {"command": report.command, "mode": run.mode, "switch": run.env.get(switch) if switch else None,
+            "status": run.status, "error": run.error, "device": run.device, "traces": run.traces}
+    if not run.times_s:
+        yield base
+    start = report.config.get("start", 0)
+    for p, times in enumerate(run.times_s, 1):
+        for i, seconds in enumerate(times):
+            yield {**base, "pass": p, "length": start + i, "seconds": seconds}
+
+
+def lines(report):
+    """(field names, dict per line) of the report's flat table."""
+    if all(isinstance(r, ModeRun) for r in report.rows):
+        return MODE_FIELDS, [line for r in report.rows for line in _mode_lines(report, r)]
+    if all(isinstance(r, Row) for r in report.rows):
+        return ROW_FIELDS, [line for r in report.rows for line in _trial_lines(report, r)]
+    found = [{k: v for k, v in r.to_dict().items() if not isinstance(v, (dict, list, tuple))} for r in report.rows]
+    return tuple(dict.fromkeys(k for line in found for k in line)), found
+
+
+def write_csv(report, path):
+    """Write the report's flat table to path atomically."""
+    fields, found = lines(report)
+
+    def write(f):
+        out = csv.DictWriter(f, fields, extrasaction="ignore")
+        out.writeheader()
+        out.writerows(found)
+    write_atomic(path, write)
