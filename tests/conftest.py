@@ -7,6 +7,11 @@ import sys
 import pytest
 
 
+def words(text):
+    """text with every run of whitespace made one space: sentences folded to the width read as one line."""
+    return " ".join(text.split())
+
+
 def run_cli(*args, timeout=600):
     """Run `python -m tfgraphs ARGS`; return the CompletedProcess (text)."""
     return subprocess.run([sys.executable, "-m", "tfgraphs", *map(str, args)], capture_output=True, text=True,

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import fakes
-from conftest import run_cli
+from conftest import run_cli, words
 from tfgraphs.explain import sweep as growth
 from tfgraphs.jobs import runner, sweep
 from tfgraphs.records import fits
@@ -129,8 +129,8 @@ def test_sweep_report_rerenders(sweep_run):
     again = run_cli("report", d / "s.json")
     assert again.returncode == 0, again.stderr
     assert again.stdout == proc.stdout
-    assert "exactly 32x32x1 values x 8 bytes (float64)" in again.stdout
-    (said,) = [line for line in again.stdout.splitlines() if "TensorFlow refused" in line]
+    assert "exactly 32x32x1 values x 8 bytes (float64)" in words(again.stdout)
+    (said,) = [s for s in words(again.stdout).split(" - ") if "TensorFlow refused" in s]
     assert f"a {GRAPHDEF_LIMIT:,}-byte tensor for X" in said
     # Memory is spoken of only when the worker measured it.
     assert ("resident memory" in said) == ("rss_before_bytes" in json.loads((d / "s.json").read_text())["tf_error"])

@@ -31,8 +31,8 @@ def peak_rss_bytes():
     except ImportError:    # no getrusage: the current size is the best lower bound of the peak
         return rss_bytes()
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    # ru_maxrss is in bytes on macOS and in KiB on Linux and the BSDs.
-    return peak if sys.platform == "darwin" else peak * 1024
+    # ru_maxrss is in bytes on macOS and in KiB on Linux and the BSDs; it lags the current size by a few pages.
+    return max(peak if sys.platform == "darwin" else peak * 1024, rss_bytes())
 
 
 def available_bytes():

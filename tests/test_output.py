@@ -1,0 +1,148 @@
+"""What the text, CSV and JSON outputs promise: 100 columns, --wide, CSV rows, metadata, --version, report A B."""
+
+import csv
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import fakes
+from conftest import run_cli
+from tfgraphs import __version__, cli
+from tfgraphs.records.report import load
+from tfgraphs.render import render
+from tfgraphs.render.page import output_width
+from tfgraphs.render.table import Table, render_table
+from tfgraphs.units import sig3
+
+FIXTURES = Path(__file__).parent / "fixtures"
+DOCS = sorted(p.stem for p in FIXTURES.glob("*.json"))
+
+
+def saved(name):
+    return load(json.loads((FIXTURES / f"{name}.json").read_text()))
+
+
+@pytest.mark.parametrize("name", DOCS)
+@pytest.mark.parametrize("width", [100, 80])
+def test_every_line_fits(name, width):
+    text = render(saved(name), width=width)
+    assert max(len(line) for line in text.splitlines()) <= width
+
+
+@pytest.mark.parametrize("name", DOCS)
+def test_wide_keeps_one_table_per_section(name):
+    wide, narrow = render(saved(name), width=None), render(saved(name))
+    assert max(len(line) for line in wide.splitlines()) > 100
+    # Folding moves the sentences' words to new lines but keeps every word, in order.
+    assert wide.split("shows:")[1].split() == narrow.split("shows:")[1].split()
+
+
+def test_a_table_too_wide_is_split_with_its_keys():
+    table = Table(("name", *(f"column {i}" for i in range(12))), (("a", *map(str, range(12))),))
+    text = render_table(table, "simple", 60)
+    parts = text.split("\n\n")
+    assert len(parts) > 1 and all(p.startswith("name") for p in parts)
+    assert all(len(line) <= 60 for line in text.splitlines())
+    assert [h for p in parts for h in p.splitlines()[0].split("  ") if h.strip().startswith("column")] == \
+        [f"column {i}" for i in range(12)]
+
+
+@pytest.mark.parametrize("value, text", [(2479.98, "2480"), (146.2, "146"), (14.62, "14.6"), (1.462, "1.46"),
+                                         (0.4462, "0.446"), (0.04462, "0.0446"), (9.996, "10.0"), (99.96, "100"),
+                                         (0.0, "0"), (-3.14159, "-3.14"), (None, None)])
+def test_three_significant_digits(value, text):
+    assert sig3(value) == text
+
+
+def test_width_follows_the_terminal(monkeypatch):
+    class Tty:
+        def isatty(self):
+            return True
+    monkeypatch.setattr("shutil.get_terminal_size", lambda fallback: __import__("os").terminal_size((132, 40)))
+    assert output_width(Tty()) == 132
+    monkeypatch.setattr("shutil.get_terminal_size", lambda fallback: __import__("os").terminal_size((60, 40)))
+    assert output_width(Tty()) == 80
+    assert output_width(open(__file__)) == 100
+
+
+def test_compare_writes_csv_and_metadata(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("OMP_NUM_THREADS", "2")
+    fakes.install(monkeypatch, lambda task, env: fakes.seed_document(runs_s=[0.1, 0.3, 0.2]))
+    out, table = tmp_path / "r.json", tmp_path / "r.csv"
+    code = cli.main(["compare", "--batch", "10", "--variants", "placeholder,variable", "--trials", "2",
+                     "--json", str(out), "--csv", str(table), "--quiet"])
+    assert code == 0
+    doc = json.loads(out.read_text())
+    assert doc["tfgraphs_version"] == __version__ and doc["env"] == {"OMP_NUM_THREADS": "2"}
+    assert doc["created"].endswith("+00:00") and doc["created"][:4].isdigit()
+    lines = list(csv.DictReader(table.open()))
+    assert [(r["variant"], r["trial"]) for r in lines] == [("placeholder", "1"), ("placeholder", "2"),
+                                                           ("variable", "1"), ("variable", "2")]
+    assert lines[0]["later_median_s"] == "0.2" and lines[0]["later_n"] == "3" and lines[0]["graph_bytes"] == "400"
+    assert lines[0]["first_run_s"] == "0.2" and lines[0]["batch"] == "10"
+
+
+def test_unwritable_csv_exits_2_before_any_worker(tmp_path, monkeypatch, capsys):
+    fake = fakes.install(monkeypatch, lambda task, env: fakes.seed_document())
+    assert cli.main(["compare", "--batch", "10", "--csv", str(tmp_path)]) == 2
+    assert fake.calls == [] and "is a directory" in capsys.readouterr().err
+
+
+def test_version_needs_no_tensorflow():
+    code = "import sys; sys.modules['tensorflow'] = None; from tfgraphs.cli import main; main(['--version'])"
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0
+    assert proc.stdout.startswith(f"tfgraphs {__version__} (TensorFlow ") and "Python " in proc.stdout
+
+
+def test_old_documents_still_load():
+    doc = json.loads((FIXTURES / "compare.json").read_text())
+    assert "created" not in doc and "tfgraphs_version" not in doc
+    report = load(doc)
+    assert report.created is None and report.env is None and "created" not in report.to_dict()
+
+
+def _saved_compare(tmp_path, name, first_runs):
+    """A compare document with one variant whose trials' first runs are first_runs."""
+    trials = [fakes.seed_document(first_run_s=f) for f in first_runs]
+    from tfgraphs.records.report import Report
+    from tfgraphs.records.rows import Measurement, Row
+    row = Row.from_trials("placeholder", [Measurement.from_dict(t) for t in trials])
+    path = tmp_path / name
+    path.write_text(json.dumps(Report("compare", {"batch": 10, "dtype": "float64", "runs": 2, "trials": len(trials),
+                                                  "seed": 0}, (row,)).to_dict()))
+    return path
+
+
+def test_report_a_b_judges_against_both_spreads(tmp_path):
+    a = _saved_compare(tmp_path, "a.json", [0.20, 0.21, 0.22])
+    slower = _saved_compare(tmp_path, "b.json", [0.40, 0.41, 0.42])
+    close = _saved_compare(tmp_path, "c.json", [0.205, 0.215, 0.225])
+    proc = run_cli("report", a, slower)
+    assert proc.returncode == 0, proc.stderr
+    assert "placeholder first run (1.95x)" in proc.stdout and "B is larger than A" in proc.stdout
+    proc = run_cli("report", a, close)
+    assert "B is larger" not in proc.stdout and "judged phases differ by no more than" in proc.stdout
+    one = _saved_compare(tmp_path, "one.json", [0.4])
+    proc = run_cli("report", a, one)
+    assert "no difference can be judged" in proc.stdout and "--trials 3" in proc.stdout
+
+
+@pytest.mark.parametrize("other, message", [("sweep.json", "cannot compare results of two commands (compare and sweep)"),
+                                            ("inspect.json", "two commands (compare and inspect)")])
+def test_report_a_b_refuses_what_cannot_be_compared(other, message):
+    proc = run_cli("report", FIXTURES / "compare.json", FIXTURES / other)
+    assert proc.returncode == 2 and proc.stdout == "" and message in proc.stderr
+    assert len(proc.stderr.splitlines()) == 1
+
+
+def test_report_a_b_needs_a_shared_variant(tmp_path):
+    doc = json.loads((FIXTURES / "compare.json").read_text())
+    for r in doc["variants"]:
+        r["name"] = r["variant"] = "renamed-" + r["name"]
+    (tmp_path / "x.json").write_text(json.dumps(doc))
+    proc = run_cli("report", FIXTURES / "compare.json", tmp_path / "x.json")
+    assert proc.returncode == 2 and "no variant in common" in proc.stderr
