@@ -33,6 +33,7 @@ class Measurement:
     rss_bytes: dict = field(default_factory=dict)
     max_abs_err: float | None = None
     top_ops: tuple = ()
+    import_s: float | None = None   # the worker's own start-up: importing TensorFlow, not a phase of the graph
 
     @classmethod
     def from_dict(cls, d):

@@ -137,7 +137,9 @@ def _limit(task, tf):
 def measure(task):
     """Make the data, build the graph, and run the chosen measurement."""
     _phase("import tensorflow")
+    t0 = time.perf_counter()
     tf = import_tensorflow()
+    import_s = time.perf_counter() - t0
     from tfgraphs.worker import graphs
 
     if task.mode == "limit":
@@ -151,7 +153,7 @@ def measure(task):
     built = graphs.build(task.variant, x, w)
     build_s = time.perf_counter() - t0
     rss["build"] = machine.rss_bytes()
-    result = {"tf_version": tf.__version__, "tf_build": build_facts(tf),
+    result = {"tf_version": tf.__version__, "tf_build": build_facts(tf), "import_s": import_s,
               "devices": [d.name for d in tf.config.list_physical_devices()],
               "build_s": build_s}
     result.update((_traced if task.mode == "traced" else _timed)(task, tf, built, x, w, rss))
