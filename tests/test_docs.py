@@ -78,7 +78,7 @@ def test_regenerate_replaces_output(tmp_path):
     assert proc.returncode == 0, proc.stderr
     text = page.read_text()
     assert text.startswith("Intro.\n\n```console\n$ tfgraphs compare --batch 10 --runs 2 --variants placeholder\n")
-    assert "STALE OUTPUT" not in text and "Phases" in text and "What this run shows:" in text
+    assert "STALE OUTPUT" not in text and "Sizes" in text and "What this run shows:" in text
     assert text.endswith("```\n")
 
 
