@@ -146,3 +146,27 @@ def test_report_a_b_needs_a_shared_variant(tmp_path):
     (tmp_path / "x.json").write_text(json.dumps(doc))
     proc = run_cli("report", FIXTURES / "compare.json", tmp_path / "x.json")
     assert proc.returncode == 2 and "no variant in common" in proc.stderr
+
+
+@pytest.mark.parametrize("name", ["compare", "shapes", "inspect"])
+def test_every_tabulate_format_renders(name):
+    from tabulate import tabulate_formats
+
+    for fmt in tabulate_formats:
+        assert "What this" in render(saved(name), fmt), fmt
+
+
+def test_csv_lines_of_sweep_and_shapes():
+    from tfgraphs.render.csv import lines
+
+    fields, found = lines(saved("sweep"))
+    assert [(f["batch"], f["variant"]) for f in found] == [(b, v) for b in (20, 40, 80)
+                                                           for v in ("constant", "placeholder")]
+    assert all(f["later_n"] == 3 and f["first_run_s"] > 0 for f in found)
+    fields, found = lines(saved("shapes"))
+    doc = json.loads((FIXTURES / "shapes.json").read_text())
+    calls = sum(len(p) for m in doc["modes"] for p in m["times_s"])
+    assert len(found) == calls and set(fields) >= {"mode", "switch", "pass", "length", "seconds"}
+    first = doc["modes"][0]
+    assert (found[0]["mode"], found[0]["pass"], found[0]["length"], found[0]["seconds"]) == (
+        first["mode"], 1, doc["config"]["start"], first["times_s"][0][0])
