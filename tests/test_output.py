@@ -99,10 +99,12 @@ def test_version_needs_no_tensorflow():
 
 
 def test_old_documents_still_load():
-    doc = json.loads((FIXTURES / "compare.json").read_text())
+    """A document from tfgraphs 0.1, before the metadata keys, loads and renders."""
+    doc = json.loads((FIXTURES / "0.1" / "compare.json").read_text())
     assert "created" not in doc and "tfgraphs_version" not in doc
     report = load(doc)
     assert report.created is None and report.env is None and "created" not in report.to_dict()
+    assert "What this run shows:" in render(report)
 
 
 def _saved_compare(tmp_path, name, first_runs):
