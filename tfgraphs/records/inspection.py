@@ -1,9 +1,11 @@
 """What inspect found in one GraphDef, as numbers (nothing was run)."""
 
-from dataclasses import MISSING, asdict, dataclass, fields
+from dataclasses import MISSING, asdict, dataclass, field, fields
 
+import tfgraphs
+from tfgraphs.machine import now_utc, timing_env
 from tfgraphs.records.rows import known
-from tfgraphs.records.schema import envelope
+from tfgraphs.records.schema import PROVENANCE, envelope, provenance, provenance_of
 
 
 @dataclass(frozen=True)
@@ -26,19 +28,23 @@ class Inspection:
     elided_consts: int | None = None   # Const nodes listing fewer values than their shape holds (None: not counted)
     meta_graph: dict | None = None
     tf_version: str | None = None
+    tfgraphs_version: str | None = tfgraphs.__version__
+    created: str | None = field(default_factory=now_utc)
+    env: dict | None = field(default_factory=timing_env)
 
     command = "inspect"
 
     def to_dict(self):
-        d = asdict(self)
+        d = {k: v for k, v in asdict(self).items() if k not in PROVENANCE}
         d["op_types"], d["largest_consts"], d["repeats"] = map(list, (self.op_types, self.largest_consts,
                                                                       self.repeats))
-        return {**envelope("inspect"), **d}
+        return {**envelope("inspect"), **provenance(self), **d}
 
     @classmethod
     def from_dict(cls, d):
         """Rebuild from a saved --json document (no TensorFlow needed)."""
-        missing = [f.name for f in fields(cls) if f.name not in d and f.default is MISSING]
+        missing = [f.name for f in fields(cls) if f.name not in d and f.default is MISSING
+                   and f.default_factory is MISSING]
         if missing:
             raise ValueError(f"not a complete inspect result (no {', '.join(missing)})")
-        return cls(**known(cls, d, op_types=tuple, largest_consts=tuple, repeats=tuple))
+        return cls(**{**known(cls, d, op_types=tuple, largest_consts=tuple, repeats=tuple), **provenance_of(d)})

@@ -5,10 +5,9 @@ from dataclasses import dataclass, field
 
 import tfgraphs
 from tfgraphs.machine import now_utc, timing_env
-
 from tfgraphs.records.inspection import Inspection
 from tfgraphs.records.rows import ModeRun, Row
-from tfgraphs.records.schema import SCHEMA, TOOL, envelope
+from tfgraphs.records.schema import SCHEMA, TOOL, envelope, provenance, provenance_of
 
 # Per command: the key its rows are saved under, and their record type.
 ROWS = {"compare": ("variants", Row), "explain": ("runs", Row), "sweep": ("rows", Row), "shapes": ("modes", ModeRun)}
@@ -31,9 +30,7 @@ class Report:
     env: dict | None = field(default_factory=timing_env)
 
     def to_dict(self):
-        made = {k: v for k, v in (("tfgraphs_version", self.tfgraphs_version), ("created", self.created),
-                                  ("env", self.env)) if v is not None}
-        return {**envelope(self.command), **made, "tf_version": self.tf_version,
+        return {**envelope(self.command), **provenance(self), "tf_version": self.tf_version,
                 "python": self.python, "machine": self.machine, "config": self.config,
                 ROWS[self.command][0]: [r.to_dict() for r in self.rows], **self.extra}
 
@@ -44,12 +41,10 @@ class Report:
             raise ValueError(f"unknown command {command!r} in a results file")
         key, row_type = ROWS[command]
         rows = tuple(row_type.from_dict(r) for r in d[key])
-        known = {"schema", "tool", "command", "tfgraphs_version", "created", "env", "tf_version", "python", "machine",
-                 "config", key}
+        known = {"schema", "tool", "command", "tf_version", "python", "machine", "config", key, *provenance_of(d)}
         return cls(command=command, config=d["config"], rows=rows, tf_version=d.get("tf_version"),
                    python=d.get("python", ""), machine=d.get("machine", {}),
-                   extra={k: v for k, v in d.items() if k not in known},
-                   tfgraphs_version=d.get("tfgraphs_version"), created=d.get("created"), env=d.get("env"))
+                   extra={k: v for k, v in d.items() if k not in known}, **provenance_of(d))
 
 
 def load(doc):

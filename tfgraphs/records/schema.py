@@ -13,3 +13,17 @@ TOOL = "tfgraphs"
 def envelope(command):
     """The keys every document starts with."""
     return {"schema": SCHEMA, "tool": TOOL, "command": command}
+
+
+# Keys that say when and by which tfgraphs a document was made, and under which timing variables (machine.TIMING_ENV).
+PROVENANCE = ("tfgraphs_version", "created", "env")
+
+
+def provenance(record):
+    """The record's provenance keys that are known (documents written before they were kept have none)."""
+    return {k: getattr(record, k) for k in PROVENANCE if getattr(record, k) is not None}
+
+
+def provenance_of(doc):
+    """The provenance keys of a saved document, None where it has none."""
+    return {k: doc.get(k) for k in PROVENANCE}
