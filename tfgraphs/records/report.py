@@ -4,11 +4,13 @@ import platform
 from dataclasses import dataclass, field
 
 from tfgraphs.records.inspection import Inspection
+from tfgraphs.records.lessons import LessonRun
 from tfgraphs.records.rows import ModeRun, Row
 from tfgraphs.records.schema import SCHEMA, TOOL, envelope
 
 # Per command: the key its rows are saved under, and their record type.
-ROWS = {"compare": ("variants", Row), "explain": ("runs", Row), "sweep": ("rows", Row), "shapes": ("modes", ModeRun)}
+ROWS = {"compare": ("variants", Row), "explain": ("runs", Row), "sweep": ("rows", Row), "shapes": ("modes", ModeRun),
+        "pitfalls": ("lessons", LessonRun)}
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ import time
 from tfgraphs.graphdef import consts
 from tfgraphs.spec.lessons import CHECKPOINT, DEFAULT_CASES, FROZEN, GRAPH, LESSONS, META
 from tfgraphs.worker import protocol
-from tfgraphs.worker.pitfalls import check_output
+from tfgraphs.worker.runs import check_output
 
 
 def holds(data, x):
