@@ -3,7 +3,7 @@
 import math
 import statistics
 
-from tfgraphs.records.stats import between, judge, spread
+from tfgraphs.records.stats import judge, paired, spread
 from tfgraphs.spec import network
 from tfgraphs.spec.lessons import CHECKPOINT, DEFAULT_CASES, FROZEN, GRAPH, GROWTH_CASES, META
 from tfgraphs.spec.limits import largest_batch
@@ -96,15 +96,7 @@ def graph_growth(run):
     else:
         said.append(f"{run.variant}: the graph did not grow on every leaky step (nodes {leak.nodes[0]} -> "
                     f"{leak.nodes[-1]}).")
-    d = between(leak.step_s[1:], once.step_s[1:])
-    a, b = statistics.median(leak.step_s[1:]), statistics.median(once.step_s[1:])
-    if d.larger:
-        said.append(f"{run.variant}: after the first step, each step that created an op took {fmt_s(a)}, "
-                    f"{a / b:.1f}x a step that didn't ({fmt_s(b)}, beyond a spread of {fmt_s(d.spread)}): every "
-                    f"new op is a new fetch, so every step paid a first run again.")
-    else:
-        said.append(f"{run.variant}: after the first step, a step that created an op took {fmt_s(a)} against "
-                    f"{fmt_s(b)}: no measurable difference (spread {fmt_s(d.spread)}).")
+    said.append(f"{run.variant}: " + _step_cost(leak, once))
     said.append(f"{run.variant}: resident memory changed by {_signed_bytes(leak.rss_bytes)} over the leaky loop and "
                 f"by {_signed_bytes(once.rss_bytes)} over the other.")
     if run.finalize_error:
@@ -113,6 +105,20 @@ def graph_growth(run):
     else:
         said.append(f"{run.variant}: after `graph.finalize()` the leaky step still created its op without error.")
     return said
+
+
+def _step_cost(leak, once):
+    """The leaky loop's steps after the first against the fixed loop's, step by step (the paired rule)."""
+    d = paired(leak.step_s[1:], once.step_s[1:])
+    a, b = statistics.median(leak.step_s[1:]), statistics.median(once.step_s[1:])
+    counts = f"slower on {d.above} of {d.n} steps"
+    if d.larger:
+        return (f"after the first step, each step that created an op took {fmt_s(a)}, {a / b:.1f}x a step that "
+                f"didn't ({fmt_s(b)}; {counts}, by a median {fmt_s(d.delta)} beyond the fixed loop's "
+                f"{fmt_s(d.spread)} IQR): every new op is a new fetch, so every step paid a first run again.")
+    return (f"after the first step, a step that created an op took {fmt_s(a)} against {fmt_s(b)}: no measurable "
+            f"difference (a median {fmt_s(d.delta)} per step against the fixed loop's {fmt_s(d.spread)} IQR, "
+            f"{counts}).")
 
 
 def _signed_bytes(series):
@@ -125,7 +131,7 @@ def meta_limit(case, batch):
     if case.probe_batch is None or batch == case.probe_batch:
         return None, None
     per_example = (case.bytes - case.probe_bytes) / (batch - case.probe_batch)
-    if per_example <= 0:
+    if per_example < 1:   # under a byte per example: the batch written in its shapes, not data
         return per_example, None
     overhead = case.probe_bytes - case.probe_batch * per_example
     return per_example, largest_batch(math.ceil(per_example), max(0, math.floor(overhead))) + 1
@@ -157,8 +163,9 @@ def saved_copies(run, report):
                     f"{meta.probe_batch} against {batch:,}), so exporting it would pass 2 GiB at batch {over:,}, "
                     f"{over / batch:.1f}x this run's batch (predicted, not allocated).")
     elif per_example is not None:
-        said.append(f"{run.variant}: the .meta did not grow with the batch ({meta.probe_bytes:,} bytes at batch "
-                    f"{meta.probe_batch}, {meta.bytes:,} at {batch:,}): no batch makes it pass 2 GiB.")
+        said.append(f"{run.variant}: the .meta did not grow with the data ({meta.probe_bytes:,} bytes at batch "
+                    f"{meta.probe_batch}, {meta.bytes:,} at {batch:,}, under a byte per example): the batch does not "
+                    f"bring it near 2 GiB.")
     return said
 
 
@@ -171,12 +178,13 @@ def placeholder_default(run, report):
         return [f"placeholder_with_default(X) added {stored:,} Const bytes to the graph, less than X's {x:,}: the "
                 f"default is not stored whole."]
     same = fed.graph_bytes == not_fed.graph_bytes
+    either = ("the default is in the GraphDef either way" if fed.const_bytes - plain.const_bytes >= x else
+              "fed, the Consts held less than X")
     return [f"placeholder_with_default(X) stored its default as a Const: {not_fed.graph_bytes:,} graph bytes "
             f"({not_fed.const_bytes:,} in Consts) against {plain.graph_bytes:,} for a plain placeholder, "
             f"{stored / x:.2f}x X's {x:,} bytes.",
             f"Feeding it {'left the graph exactly as large' if same else 'changed the graph'}: "
-            f"{fed.graph_bytes:,} bytes fed, {not_fed.graph_bytes:,} not fed; the default is in the GraphDef either "
-            f"way."]
+            f"{fed.graph_bytes:,} bytes fed, {not_fed.graph_bytes:,} not fed; {either}."]
 
 
 def sentences(report):

@@ -17,6 +17,13 @@ def header(report):
             f"{c['seed']} | {machine_line(report)}")
 
 
+def _sig(value):
+    """Three significant digits without an exponent: 3,050 / 396 / 25.4 / 0.00896."""
+    if value >= 100:
+        return f"{value:,.0f}"
+    return f"{value:.3g}" if value < 1 else f"{value:.{2 if value < 10 else 1}f}"
+
+
 def _table(body, headers, fmt):
     align = ("left", "left") + ("right",) * (len(headers) - 2)
     return tabulate(body, headers, tablefmt=fmt, missingval="-", disable_numparse=True, colalign=align)
@@ -32,8 +39,8 @@ def executor_table(report, fmt):
     if not runs:
         return None
     u, scale = time_unit([c.seconds for r in runs for c in r.cases])
-    body = [[r.variant, c.case, f"{c.seconds / scale:.3g}",
-             *((f"{min(c.runs_s) / scale:.3g}", f"{max(c.runs_s) / scale:.3g}", len(c.runs_s)) if c.runs_s
+    body = [[r.variant, c.case, _sig(c.seconds / scale),
+             *((_sig(min(c.runs_s) / scale), _sig(max(c.runs_s) / scale), len(c.runs_s)) if c.runs_s
                else (None, None, 1))] for r in runs for c in r.cases]
     legend = (f"Times in {u}, every case timed alone with perf_counter, in this order, in one session per variant "
               f"(each variant in a fresh worker). A repeat case is the median of n runs (min and max beside it). "
@@ -52,8 +59,8 @@ def growth_table(report, fmt):
     for r in runs:
         for c in r.cases:
             later = c.step_s[1:]
-            body.append([r.variant, c.case, f"{c.step_s[0] / scale:.3g}", f"{min(later) / scale:.3g}",
-                         f"{statistics.median(later) / scale:.3g}", f"{max(later) / scale:.3g}", len(later),
+            body.append([r.variant, c.case, _sig(c.step_s[0] / scale), _sig(min(later) / scale),
+                         _sig(statistics.median(later) / scale), _sig(max(later) / scale), len(later),
                          f"{c.nodes[0]:,}", f"{c.nodes[-1]:,}", fmt_bytes(c.rss_bytes[-1] - c.rss_bytes[0])])
     legend = (f"Times in {u}, each step timed alone (creating the op, when it does, and running it). later = the "
               f"steps after the first (n of them). nodes = the graph's operations after the first and the last "
@@ -83,7 +90,7 @@ def default_table(report, fmt):
     if not runs:
         return None
     u, scale = time_unit([c.seconds for r in runs for c in r.cases])
-    body = [[r.variant, c.case, f"{c.graph_bytes:,}", f"{c.const_bytes:,}", f"{c.seconds / scale:.3g}"]
+    body = [[r.variant, c.case, f"{c.graph_bytes:,}", f"{c.const_bytes:,}", _sig(c.seconds / scale)]
             for r in runs for c in r.cases]
     legend = (f"Each case in its own graph and session. graph bytes = serialized GraphDef; const bytes = bytes held "
               f"in Const tensors; first run in {u}.")
