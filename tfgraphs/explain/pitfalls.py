@@ -42,14 +42,15 @@ def executor_cache(run):
     """Which runs paid for a new executor, for one variant."""
     c = {case.case: case for case in run.cases}
     said = []
-    for name, what in (("first", "the first run"), ("new fetches", "a new fetch list ([relu, pool])")):
-        d, times = _against(c[name], c["repeat"])
+    for name, base, what in (("first", "repeat", "the first run"),
+                             ("new fetches", "new fetches repeat", "a new fetch list ([relu, pool])")):
+        d, times = _against(c[name], c[base])
         if d.larger:
-            said.append(f"{run.variant}: {what} took {fmt_s(c[name].seconds)}, {times:.1f}x the repeat "
-                        f"({fmt_s(statistics.median(_times(c['repeat'])))}, spread {fmt_s(d.spread)}): it built "
+            said.append(f"{run.variant}: {what} took {fmt_s(c[name].seconds)}, {times:.1f}x its repeat "
+                        f"({fmt_s(statistics.median(_times(c[base])))}, spread {fmt_s(d.spread)}): it built "
                         f"an executor.")
         else:
-            said.append(f"{run.variant}: " + _no_difference(what, c[name], c["repeat"]) + ".")
+            said.append(f"{run.variant}: " + _no_difference(what, c[name], c[base], "its repeat") + ".")
     said.append(f"{run.variant}: " + _reordered(c))
     said.append(f"{run.variant}: feeding an intermediate tensor (pool) made a new feed set; that run took "
                 f"{fmt_s(c['new feeds'].seconds)} with only relu left to compute.")
@@ -64,7 +65,7 @@ def _reordered(c):
     what = "the same fetches reordered ([pool, relu])"
     if not d.larger:
         return (_no_difference(what, reordered, repeat, "that list's repeat") + ": the order of the fetches does not make a new executor.")
-    paid, _ = _against(c["new fetches"], c["repeat"])
+    paid, _ = _against(c["new fetches"], repeat)
     return (f"{what} took {fmt_s(reordered.seconds)}, {times:.1f}x that list's repeat, {fmt_s(d.delta)} more beyond "
             f"a spread of {fmt_s(d.spread)}, against {fmt_s(paid.delta)} more that the new fetch list paid.")
 
