@@ -146,6 +146,7 @@ def _main(argv, capsys):
     (["--batch", "ten"], "'ten' is not a whole number"),
     (["--lessons", "placeholder-default", "--variants", "constant"], "no lesson of placeholder-default runs any"),
     (["--format", "nope"], "unknown table format 'nope'"),
+    (["--lessons", "executor-cache", "--variants", "placeholder", "--batch", "100000000"], "is estimated to need"),
 ])
 def test_bad_input_exits_2(args, message, capsys, monkeypatch):
     fake = fakes.install(monkeypatch, lambda task, env: pytest.fail("no worker may start"))

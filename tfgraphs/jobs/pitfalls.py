@@ -55,8 +55,9 @@ def plan(config):
         if reason:
             refused[(lesson, variant)] = reason
     runnable = [p for p in pairs if p not in refused]
-    # The memory guard counts X as embedded wherever the lesson puts it in a GraphDef.
-    needs = tuple(("constant" if embedded_copies(*p) else p[1], config.batch, DTYPE) for p in runnable)
+    # The memory guard sizes a lesson that embeds X like a variant that embeds it once.
+    embedding = next(name for name, v in VARIANTS.items() if v.copies_in_graph == 1)
+    needs = tuple((embedding if embedded_copies(*p) else p[1], config.batch, DTYPE) for p in runnable)
     return Plan(refused, tuple(refused.values()), workers=len(runnable), needs=needs)
 
 
