@@ -15,16 +15,21 @@ def data_bytes(report):
     return network.data_bytes(report.config["batch"], report.config["dtype"])
 
 
-def _times(case):
+def _ratio_text(ratio):
+    """A ratio as '5.3x', or '35,396x' when large."""
+    return f"{ratio:,.0f}x" if ratio >= 100 else f"{ratio:.1f}x"
+
+
+def _runs(case):
     """Every run of a case: its repeats, or its one timed run."""
     return case.runs_s or (case.seconds,)
 
 
 def _against(case, base):
     """case's time against the runs of base, judged by the one rule: (Difference, ratio)."""
-    runs = _times(base)
+    runs = _runs(base)
     median = statistics.median(runs)
-    return judge(case.seconds - median, spread(runs), spread(_times(case))), case.seconds / median
+    return judge(case.seconds - median, spread(runs), spread(_runs(case))), case.seconds / median
 
 
 def _short_s(seconds):
@@ -34,7 +39,7 @@ def _short_s(seconds):
 
 def _no_difference(what, case, base, base_name=None):
     d, _ = _against(case, base)
-    return (f"{what} took {fmt_s(case.seconds)} against {fmt_s(statistics.median(_times(base)))} for "
+    return (f"{what} took {fmt_s(case.seconds)} against {fmt_s(statistics.median(_runs(base)))} for "
             f"{base_name or 'the ' + base.case}: no measurable difference (spread {fmt_s(d.spread)})")
 
 
@@ -47,7 +52,7 @@ def executor_cache(run):
         d, times = _against(c[name], c[base])
         if d.larger:
             said.append(f"{run.variant}: {what} took {fmt_s(c[name].seconds)}, {times:.1f}x its repeat "
-                        f"({fmt_s(statistics.median(_times(c[base])))}, spread {fmt_s(d.spread)}): it built "
+                        f"({fmt_s(statistics.median(_runs(c[base])))}, spread {fmt_s(d.spread)}): it built "
                         f"an executor.")
         else:
             said.append(f"{run.variant}: " + _no_difference(what, c[name], c[base], "its repeat") + ".")
@@ -80,7 +85,7 @@ def _callable(variant, c):
     when = ("so the executor is built at the first call, not by make_callable" if made.seconds < excess else
             "and make_callable itself took longer than that excess")
     return [f"{variant}: make_callable returned in {_short_s(made.seconds)}; its first call took {fmt_s(first.seconds)}, "
-            f"{times:.1f}x its repeat ({fmt_s(statistics.median(_times(repeat)))}), {when}."]
+            f"{times:.1f}x its repeat ({fmt_s(statistics.median(_runs(repeat)))}), {when}."]
 
 
 def graph_growth(run):
@@ -114,9 +119,9 @@ def _step_cost(leak, once):
     a, b = statistics.median(leak.step_s[1:]), statistics.median(once.step_s[1:])
     counts = f"slower on {d.above} of {d.n} steps"
     if d.larger:
-        return (f"after the first step, each step that created an op took {fmt_s(a)}, {a / b:.1f}x a step that "
-                f"didn't ({fmt_s(b)}; {counts}, by a median {fmt_s(d.delta)} beyond the fixed loop's "
-                f"{fmt_s(d.spread)} IQR): every new op is a new fetch, so every step paid a first run again.")
+        return (f"after the first step, each step that created an op took {fmt_s(a)}, {_ratio_text(a / b)} a step "
+                f"that didn't ({_short_s(b)}; {counts}, by a median {fmt_s(d.delta)} beyond the fixed loop's "
+                f"{_short_s(d.spread)} IQR): every new op is a new fetch, so every step paid a first run again.")
     return (f"after the first step, a step that created an op took {fmt_s(a)} against {fmt_s(b)}: no measurable "
             f"difference (a median {fmt_s(d.delta)} per step against the fixed loop's {fmt_s(d.spread)} IQR, "
             f"{counts}).")
