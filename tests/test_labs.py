@@ -1,5 +1,6 @@
-"""Every lab's checker passes its reference solution and fails its untouched starter."""
+"""Every lab's checker passes its reference solution and fails its untouched starter and plausible wrong ones."""
 
+import io
 from pathlib import Path
 
 import pytest
@@ -15,19 +16,32 @@ def starter(number):
     return path
 
 
+def check(number, path):
+    """(exit status, printed report) of `tfgraphs lab check` run in process: TensorFlow is imported once."""
+    from tfgraphs.labs.checking import check_lab
+
+    out = io.StringIO()
+    return check_lab(number, path, stream=out), out.getvalue()
+
+
 @pytest.mark.parametrize("number", sorted(LABS))
 def test_solution_passes(number):
-    proc = run_cli("lab", "check", number, ROOT / "tests" / "lab_solutions" / f"lab{number}.py")
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "WRONG" not in proc.stdout
-    assert proc.stdout.strip().endswith("checks passed")
+    code, out = check(number, ROOT / "tests" / "lab_solutions" / f"lab{number}.py")
+    assert code == 0, out
+    assert "WRONG" not in out
+    assert out.strip().endswith("checks passed")
 
 
 @pytest.mark.parametrize("number", sorted(LABS))
 def test_starter_fails(number):
-    proc = run_cli("lab", "check", number, starter(number))
-    assert proc.returncode == 1, proc.stdout + proc.stderr
-    assert "WRONG" in proc.stdout and "hint:" in proc.stdout
+    code, out = check(number, starter(number))
+    assert code == 1, out
+    assert "WRONG" in out and "hint:" in out
+
+
+def test_cli_check_prints_the_same_report():
+    proc = run_cli("lab", "check", 4, ROOT / "tests" / "lab_solutions" / "lab4.py")
+    assert (proc.returncode, proc.stdout) == check(4, ROOT / "tests" / "lab_solutions" / "lab4.py")
 
 
 @pytest.mark.parametrize("number", sorted(LABS))
@@ -59,3 +73,42 @@ def test_lab_list():
     proc = run_cli("lab", "list")
     assert proc.returncode == 0
     assert proc.stdout.splitlines() == [f"{n}. {title}" for n, title in LABS.items()]
+
+
+WRONG = ROOT / "tests" / "lab_solutions" / "wrong"
+
+
+@pytest.mark.parametrize("number, path, failing", [
+    # Warming only the scores builds an executor for another fetch list than the one served.
+    (5, WRONG / "lab5_warms_part.py", {"warm_up runs the same fetches and feeds as serve()",
+                                       "first_request_seconds times the first serve() in a fresh session, cold and "
+                                       "warmed"}),
+    # A new graph per step hides the growth but rebuilds everything on every step.
+    (6, WRONG / "lab6_graph_per_step.py", {"every step runs in the same session and graph"}),
+    (6, WRONG / "lab6_no_finalize.py", {"the graph is finalized before the training steps run"}),
+])
+def test_plausible_wrong_solutions_fail(number, path, failing):
+    code, out = check(number, path)
+    assert code == 1
+    wrong = {line[6:].split(":")[0] for line in out.splitlines() if line.startswith("WRONG ")}
+    assert wrong == failing, out
+
+
+def test_checks_record_runs_and_sessions():
+    from tfgraphs.labs.sessions import RecordingSession, recording, signature
+
+    import tensorflow as tf
+
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.compat.v1.placeholder(tf.float64, [None], name="x")
+        a, b = tf.identity(x, name="a"), tf.identity(x, name="b")
+    with recording() as created:
+        with tf.compat.v1.Session(graph=graph) as sess:
+            sess.run([b, a], {x: [1.0]})
+            graph.finalize()
+            sess.run({"k": a}, {"x:0": [2.0]})
+    assert len(created) == 1 and isinstance(created[0], RecordingSession)
+    assert tf.compat.v1.Session is not RecordingSession
+    assert created[0].runs == [(signature(graph, [a, b], {x: 0}), False),
+                               ((frozenset({"a:0"}), frozenset({"x:0"})), True)]

@@ -4,12 +4,12 @@ import platform
 import sys
 
 import tfgraphs
-from tfgraphs.cli import compare, explain, inspect, lab, report, shapes, sweep
+from tfgraphs.cli import compare, explain, inspect, lab, pitfalls, report, shapes, sweep
 from tfgraphs.cli.common import Parser
 from tfgraphs.errors import UsageError
 from tfgraphs.machine import installed_tf_version
 
-COMMANDS = (compare, explain, sweep, inspect, shapes, lab, report)
+COMMANDS = (compare, explain, sweep, inspect, shapes, pitfalls, lab, report)
 
 
 def build_parser(prog="tfgraphs"):

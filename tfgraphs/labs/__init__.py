@@ -5,4 +5,6 @@ LABS = {
     2: "What the first run pays for: session presets and traced ops",
     3: "Graph bloat: Const bytes, the 2 GiB limit, stripping constants",
     4: "One shape only: blocked 1-D convolution",
+    5: "Warm before serving: build the executor the first request needs",
+    6: "A graph that grows: fix a leaky training loop and guard it with finalize()",
 }

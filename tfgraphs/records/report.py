@@ -6,11 +6,13 @@ from dataclasses import dataclass, field
 import tfgraphs
 from tfgraphs.machine import now_utc, timing_env
 from tfgraphs.records.inspection import Inspection
+from tfgraphs.records.lessons import LessonRun
 from tfgraphs.records.rows import ModeRun, Row
 from tfgraphs.records.schema import SCHEMA, TOOL, envelope, provenance, provenance_of
 
 # Per command: the key its rows are saved under, and their record type.
-ROWS = {"compare": ("variants", Row), "explain": ("runs", Row), "sweep": ("rows", Row), "shapes": ("modes", ModeRun)}
+ROWS = {"compare": ("variants", Row), "explain": ("runs", Row), "sweep": ("rows", Row), "shapes": ("modes", ModeRun),
+        "pitfalls": ("lessons", LessonRun)}
 
 
 @dataclass(frozen=True)

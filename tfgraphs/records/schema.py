@@ -4,6 +4,7 @@
 #   1: compare ("variants") and explain ("runs", "attribution") documents; sweep ("rows", each with its
 #      "batch", plus "fit" and "tf_error") added without changing the others;
 #      shapes ("modes": one per mode and switch setting, plus "switch") likewise; inspect (the Inspection's fields);
+#      pitfalls ("lessons": one per lesson and variant, each with its "cases") likewise;
 #      later "tfgraphs_version", "created" (ISO-8601 UTC), "env" (timing variables set) and machine["tf_build"]
 #      added, each optional when read.
 SCHEMA = 1

@@ -29,13 +29,13 @@ def embedded_fits(batch, dtype, copies=1):
     return batch <= max_embedded_batch(dtype, copies)
 
 
-def refusal(variant, batch, dtype):
-    """Why `variant` cannot be built at this batch (its copies of X would pass 2 GiB), or None."""
-    copies = VARIANTS[variant].copies_in_graph
+def refusal(variant, batch, dtype, copies=None, label=None):
+    """Why `variant` (or what `label` names, holding X `copies` times) cannot be built at this batch, or None."""
+    copies = VARIANTS[variant].copies_in_graph if copies is None else copies
     if not copies or embedded_fits(batch, dtype, copies):
         return None
     held = f"X would be {network.data_bytes(batch, dtype):,} bytes" + (f", held {copies} times," if copies > 1 else "")
-    return (f"{variant}: {held} past the 2 GiB GraphDef limit; the largest {dtype} batch that fits "
+    return (f"{label or variant}: {held} past the 2 GiB GraphDef limit; the largest {dtype} batch that fits "
             f"is {max_embedded_batch(dtype, copies):,}")
 
 

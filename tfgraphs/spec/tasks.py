@@ -7,6 +7,7 @@ import argparse
 from dataclasses import MISSING, dataclass, field, fields
 from typing import ClassVar
 
+from tfgraphs.spec.lessons import LESSONS
 from tfgraphs.spec.modes import MODES
 from tfgraphs.spec.network import DTYPES
 from tfgraphs.spec.presets import PRESETS
@@ -50,6 +51,18 @@ class ShapesTask:
     block: int = field()
     passes: int = field()
     seed: int = field()
+
+
+@dataclass(frozen=True)
+class PitfallsTask:
+    """One lesson of `tfgraphs pitfalls` on one variant of the seed network."""
+
+    MODULE: ClassVar[str] = "tfgraphs.worker.pitfalls"
+    lesson: str = _choice(LESSONS)
+    variant: str = _choice(VARIANTS)
+    batch: int = field()
+    steps: int = field()
+    seed: int = 0
 
 
 def _flag(f):

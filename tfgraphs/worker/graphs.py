@@ -18,7 +18,7 @@ class Built:
     graph: tf.Graph = None
 
 
-def _network(x, w):
+def seed_network(x, w):
     """conv2d 3x3/1 VALID -> avg_pool 2x2/2 VALID -> relu, as in the seed."""
     conv = tf.nn.conv2d(x, w, strides=[1, 1, 1, 1], padding="VALID", name="conv")
     pool = tf.nn.avg_pool2d(conv, ksize=[1, 2, 2, 1], strides=[1, 2, 2, 1], padding="VALID", name="pool")
@@ -26,11 +26,11 @@ def _network(x, w):
 
 
 def _numpy(x, w):
-    return Built(_network(x, w))
+    return Built(seed_network(x, w))
 
 
 def _constant(x, w):
-    out = _network(tf.constant(x, name="X"), tf.constant(w, name="W"))
+    out = seed_network(tf.constant(x, name="X"), tf.constant(w, name="W"))
     return Built(out)
 
 
@@ -38,27 +38,27 @@ def _placeholder(x, w):
     # As in the seed, both X and W are fed.
     xp = v1.placeholder(x.dtype, [None, *x.shape[1:]], name="X")
     wp = v1.placeholder(w.dtype, w.shape, name="W")
-    return Built(_network(xp, wp), feed={xp: x, wp: w})
+    return Built(seed_network(xp, wp), feed={xp: x, wp: w})
 
 
 def _variable(x, w):
     xp = v1.placeholder(x.dtype, x.shape, name="X_init")
     xv = v1.Variable(xp, trainable=False, name="X")
-    out = _network(xv, tf.constant(w, name="W"))
+    out = seed_network(xv, tf.constant(w, name="W"))
     return Built(out, init=xv.initializer, init_feed={xp: x})
 
 
 def _dataset_embedded(x, w):
     ds = tf.data.Dataset.from_tensor_slices(x).batch(x.shape[0]).repeat()
     batch = v1.data.make_one_shot_iterator(ds).get_next(name="X")
-    return Built(_network(batch, tf.constant(w, name="W")))
+    return Built(seed_network(batch, tf.constant(w, name="W")))
 
 
 def _dataset_fed(x, w):
     xp = v1.placeholder(x.dtype, x.shape, name="X_init")
     ds = tf.data.Dataset.from_tensor_slices(xp).batch(x.shape[0]).repeat()
     it = v1.data.make_initializable_iterator(ds)
-    out = _network(it.get_next(name="X"), tf.constant(w, name="W"))
+    out = seed_network(it.get_next(name="X"), tf.constant(w, name="W"))
     return Built(out, init=it.initializer, init_feed={xp: x})
 
 

@@ -1,0 +1,282 @@
+"""pitfalls: real tiny workers for the structure and counts, saved artifacts in process, sentences from set numbers."""
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+import fakes
+from conftest import run_cli, words
+from tfgraphs.cli import main
+from tfgraphs.explain import pitfalls as why
+from tfgraphs.records.lessons import Case, LessonRun
+from tfgraphs.records.report import Report, load
+from tfgraphs.render import render
+from tfgraphs.spec import network
+from tfgraphs.spec.lessons import EXECUTOR_CASES, GROWTH_CASES, LESSONS, REPEATED_CASES
+from tfgraphs.spec.limits import GRAPHDEF_LIMIT
+from tfgraphs.spec.tasks import PitfallsTask
+
+BATCH, STEPS = 20, 3
+
+
+@pytest.fixture(scope="module")
+def run_json(tmp_path_factory):
+    """One tiny real run of the run-time lessons on the placeholder variant (two workers)."""
+    path = tmp_path_factory.mktemp("pitfalls") / "out.json"
+    proc = run_cli("pitfalls", "--lessons", "executor-cache,graph-growth", "--variants", "placeholder",
+                   "--batch", BATCH, "--steps", STEPS, "--json", path, "--quiet")
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(path.read_text()), proc.stdout
+
+
+def test_document_structure(run_json):
+    doc, _ = run_json
+    assert doc["command"] == "pitfalls" and doc["schema"] == 1 and doc["tool"] == "tfgraphs"
+    assert doc["config"] == {"lessons": ["executor-cache", "graph-growth"], "variants": ["placeholder"],
+                             "batch": BATCH, "steps": STEPS, "seed": 0, "dtype": "float64"}
+    assert [(r["lesson"], r["variant"], r["status"], r["error"]) for r in doc["lessons"]] == [
+        ("executor-cache", "placeholder", "ok", None), ("graph-growth", "placeholder", "ok", None)]
+    assert json.loads(json.dumps(load(doc).to_dict())) == doc
+
+
+def test_executor_cases_in_order_with_their_runs(run_json):
+    cache = run_json[0]["lessons"][0]
+    assert set(cache) == {"lesson", "variant", "status", "error", "cases"}
+    assert [c["case"] for c in cache["cases"]] == list(EXECUTOR_CASES)
+    for c in cache["cases"]:
+        repeated = c["case"] in REPEATED_CASES
+        assert set(c) == ({"case", "seconds", "runs_s"} if repeated else {"case", "seconds"})
+        assert c["seconds"] > 0
+        if repeated:
+            assert len(c["runs_s"]) == STEPS and c["seconds"] == sorted(c["runs_s"])[STEPS // 2]
+
+
+def test_growth_counts_every_step(run_json):
+    growth = run_json[0]["lessons"][1]
+    assert growth["finalize_error"] == "Graph is finalized and cannot be modified."
+    leak, once = growth["cases"]
+    assert (leak["case"], once["case"]) == GROWTH_CASES
+    for c in (leak, once):
+        assert set(c) == {"case", "step_s", "nodes", "rss_bytes"}
+        assert len(c["step_s"]) == len(c["nodes"]) == len(c["rss_bytes"]) == STEPS
+    # tf.reduce_mean adds its Mean op and the Const of its axes on every leaky step; the fixed loop adds none.
+    assert np.diff(leak["nodes"]).tolist() == [2] * (STEPS - 1)
+    assert once["nodes"] == [leak["nodes"][0]] * STEPS
+
+
+def test_page_names_every_section(run_json):
+    out = words(run_json[1])
+    assert out.startswith("pitfalls: executor-cache, graph-growth; batch 20, float64, 3 steps, seed 0 TensorFlow")
+    assert "Executor cache" in out and "Graph growth" in out and "Saved copies" not in out
+    assert "placeholder: `graph.finalize()` turned the leaky step into an immediate error" in out
+
+
+# the saved-artifact lessons, in process
+
+@pytest.fixture(scope="module")
+def tf():
+    from tfgraphs.tfimport import import_tensorflow
+    return import_tensorflow()
+
+
+def _measure(tf, lesson, variant):
+    from tfgraphs.worker import pitfalls
+    return pitfalls.measure(PitfallsTask(lesson=lesson, variant=variant, batch=BATCH, steps=STEPS))["cases"]
+
+
+def test_saved_copies_find_x_where_it_is(tf):
+    x_bytes = network.data_bytes(BATCH, "float64")
+    constant = {c["case"]: c for c in _measure(tf, "saved-copies", "constant")}
+    variable = {c["case"]: c for c in _measure(tf, "saved-copies", "variable")}
+    assert list(constant) == list(LESSONS["saved-copies"].cases["constant"])
+    assert list(variable) == list(LESSONS["saved-copies"].cases["variable"])
+    assert {k: c["holds_data"] for k, c in constant.items()} == {"graph": True, "saver .meta": True}
+    assert {k: c["holds_data"] for k, c in variable.items()} == {
+        "graph": False, "saver .meta": False, "checkpoint": True, "frozen graph": True}
+    for c in (constant["saver .meta"], variable["checkpoint"], variable["frozen graph"]):
+        assert c["bytes"] >= x_bytes
+    assert variable["graph"]["bytes"] < 10_000 and variable["saver .meta"]["bytes"] < 10_000
+    meta = Case.from_dict(constant["saver .meta"])
+    assert meta.probe_batch == 1
+    per_example, over = why.meta_limit(meta, BATCH)
+    # Not exact: the varint that prefixes X's bytes grows by a byte or two with the batch.
+    assert per_example == pytest.approx(network.example_bytes("float64"), abs=1)
+    # The predicted batch is the first whose .meta would reach 2 GiB: one fewer stays under.
+    step, overhead = math.ceil(per_example), math.floor(meta.probe_bytes - per_example)
+    assert (over - 1) * step + overhead < GRAPHDEF_LIMIT <= over * step + overhead
+
+
+def test_holds_notices_a_missing_or_changed_copy():
+    from tfgraphs.worker.saved import holds
+    x = np.arange(16.0)
+    assert holds(b"head" + x.tobytes() + b"tail", x)
+    changed = x.copy()
+    changed[7] += 1
+    assert not holds(b"head" + changed.tobytes(), x) and not holds(x.tobytes()[:-1], x)
+
+
+def test_placeholder_default_keeps_x_fed_or_not(tf):
+    plain, not_fed, fed = _measure(tf, "placeholder-default", "placeholder")
+    assert (plain["case"], not_fed["case"], fed["case"]) == LESSONS["placeholder-default"].cases["placeholder"]
+    x_bytes = network.data_bytes(BATCH, "float64")
+    assert plain["graph_bytes"] < 2_000 and plain["const_bytes"] == 432   # W alone
+    assert not_fed["const_bytes"] == fed["const_bytes"] == x_bytes + 432
+    assert not_fed["graph_bytes"] == fed["graph_bytes"] > x_bytes
+
+
+# bad input, refusals and failed workers (no TensorFlow)
+
+def _main(argv, capsys):
+    """(exit status, stdout, stderr) of the command line run in process."""
+    try:
+        code = main(argv)
+    except SystemExit as exc:   # argparse refuses a bad number itself
+        code = exc.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--lessons", "executor-cache,bogus"], "unknown lesson bogus; choose from executor-cache"),
+    (["--variants", "numpy"], "unknown variant numpy"),
+    (["--steps", "1"], "--steps 1 is too few"),
+    (["--steps", "0"], "'0' must be at least 1"),
+    (["--batch", "ten"], "'ten' is not a whole number"),
+    (["--lessons", "placeholder-default", "--variants", "constant"], "no lesson of placeholder-default runs any"),
+    (["--format", "nope"], "unknown table format 'nope'"),
+    (["--lessons", "executor-cache", "--variants", "placeholder", "--batch", "100000000"], "is estimated to need"),
+])
+def test_bad_input_exits_2(args, message, capsys, monkeypatch):
+    fake = fakes.install(monkeypatch, lambda task, env: pytest.fail("no worker may start"))
+    code, out, err = _main(["pitfalls", *args, "--quiet"], capsys)
+    assert code == 2 and message in err and len(err.strip().splitlines()) == 1 and out == ""
+    assert fake.calls == []
+
+
+def _growth_doc(task, env):
+    return {"status": "ok", "error": None, "tf_version": "x", "devices": [], "finalize_error": "finalized",
+            "cases": [{"case": GROWTH_CASES[0], "step_s": [0.3, 0.2, 0.2], "nodes": [7, 9, 11],
+                       "rss_bytes": [1, 2, 3]},
+                      {"case": GROWTH_CASES[1], "step_s": [0.3, 0.1, 0.1], "nodes": [7, 7, 7],
+                       "rss_bytes": [1, 1, 1]}]}
+
+
+def test_failed_worker_becomes_failed_lesson(tmp_path, monkeypatch, capsys):
+    fake = fakes.install(monkeypatch, lambda task, env: (
+        fakes.failed_document() if task.lesson == "executor-cache" else _growth_doc(task, env)))
+    path = tmp_path / "p.json"
+    code, out, _ = _main(["pitfalls", "--lessons", "executor-cache,graph-growth", "--variants", "placeholder",
+                          "--batch", "10", "--steps", "3", "--json", str(path), "--quiet"], capsys)
+    assert code == 1
+    assert [(t.lesson, t.variant, t.batch, t.steps) for t in fake.tasks] == [
+        ("executor-cache", "placeholder", 10, 3), ("graph-growth", "placeholder", 10, 3)]
+    lessons = json.loads(path.read_text())["lessons"]
+    assert lessons[0] == {"lesson": "executor-cache", "variant": "placeholder", "status": "failed",
+                          "error": "worker killed by signal SIGKILL", "cases": []}
+    assert lessons[1]["status"] == "ok" and lessons[1]["finalize_error"] == "finalized"
+    assert "FAILED executor-cache placeholder: worker killed by signal SIGKILL" in out
+    assert "Graph growth" in out and "Executor cache" not in out
+
+
+def test_embedding_lessons_refused_past_2_gib(tmp_path, monkeypatch, capsys):
+    fake = fakes.install(monkeypatch, _growth_doc)
+    batch = GRAPHDEF_LIMIT // network.example_bytes("float64") + 1
+    path = tmp_path / "r.json"
+    code, _, err = _main(["pitfalls", "--lessons", "graph-growth,placeholder-default", "--batch", str(batch),
+                          "--steps", "3", "--json", str(path), "--force", "--quiet"], capsys)
+    assert code == 2
+    assert [(t.lesson, t.variant) for t in fake.tasks] == [("graph-growth", "placeholder")]
+    refused = [line for line in err.splitlines() if "refusing" in line]
+    assert len(refused) == 2 and "graph-growth constant: X would be" in refused[0]
+    assert "placeholder-default placeholder: X would be" in refused[1] and "past the 2 GiB GraphDef limit" in err
+    statuses = [(r["lesson"], r["variant"], r["status"]) for r in json.loads(path.read_text())["lessons"]]
+    assert statuses == [("graph-growth", "constant", "failed"), ("graph-growth", "placeholder", "ok"),
+                        ("placeholder-default", "placeholder", "failed")]
+
+
+# sentences from set numbers
+
+def _report(*runs, batch=1000):
+    config = {"lessons": list(LESSONS), "variants": ["constant"], "batch": batch, "steps": 3, "seed": 0,
+              "dtype": "float64"}
+    return Report("pitfalls", config, tuple(runs), tf_version="x")
+
+
+def _cache(**seconds):
+    """An executor-cache run: every single case 0.1 s and every repeat [0.09, 0.1, 0.11], changed by seconds."""
+    cases = []
+    for name in EXECUTOR_CASES:
+        key = name.replace(" ", "_")
+        if name in REPEATED_CASES:
+            runs = seconds.get(key, (0.09, 0.1, 0.11))
+            cases.append(Case(name, seconds=sorted(runs)[1], runs_s=tuple(runs)))
+        else:
+            cases.append(Case(name, seconds=seconds.get(key, 0.1)))
+    return LessonRun("executor-cache", "constant", cases=tuple(cases))
+
+
+def test_new_fetch_list_sentence_follows_the_numbers():
+    said = why.sentences(_report(_cache(new_fetches=1.1)))
+    assert "constant: a new fetch list ([relu, pool]) took 1.10 s, 11.0x its repeat (100.0 ms, spread 20.0 ms): " \
+           "it built an executor." in said
+    said = why.sentences(_report(_cache(new_fetches=0.105)))
+    assert "constant: a new fetch list ([relu, pool]) took 105.0 ms against 100.0 ms for its repeat: no measurable " \
+           "difference (spread 20.0 ms)." in said
+    # Judged against the new list's own repeat, not the first list's.
+    said = why.sentences(_report(_cache(new_fetches=0.3, new_fetches_repeat=(0.28, 0.3, 0.33))))
+    assert any("a new fetch list ([relu, pool]) took 300.0 ms against 300.0 ms for its repeat" in s for s in said)
+
+
+def test_reordered_and_callable_sentences_follow_the_numbers():
+    said = " ".join(why.sentences(_report(_cache(reordered_fetches=0.105))))
+    assert "the order of the fetches does not make a new executor" in said
+    said = " ".join(why.sentences(_report(_cache(reordered_fetches=0.5, new_fetches=1.1))))
+    assert "took 500.0 ms, 5.0x that list's repeat, 400.0 ms more beyond a spread of 20.0 ms, against 1.00 s more" \
+           in said and "does not make a new executor" not in said
+    said = " ".join(why.sentences(_report(_cache(make_callable=0.00001, callable_first_call=0.9))))
+    assert "make_callable returned in 10 us; its first call took 900.0 ms, 9.0x its repeat" in said
+    assert "built at the first call, not by make_callable" in said
+    said = " ".join(why.sentences(_report(_cache(make_callable=0.9, callable_first_call=0.5))))
+    assert "make_callable itself took longer than that excess" in said
+    said = " ".join(why.sentences(_report(_cache(callable_first_call=0.1))))
+    assert "no measurable difference" in said and "built at the first call" not in said
+
+
+def _growth(leak_s, once_s, nodes=(7, 9, 11), finalize_error="Graph is finalized and cannot be modified."):
+    return LessonRun("graph-growth", "constant", finalize_error=finalize_error, cases=(
+        Case(GROWTH_CASES[0], step_s=leak_s, nodes=nodes, rss_bytes=(0, 0, 2000)),
+        Case(GROWTH_CASES[1], step_s=once_s, nodes=(7, 7, 7), rss_bytes=(0, 0, 0))))
+
+
+def test_growth_sentences_follow_the_numbers():
+    said = why.sentences(_report(_growth((1.0, 0.5, 0.52), (1.0, 0.05, 0.052))))
+    assert said[0] == ("constant: the graph grew by 2 nodes on every step that created an op (7 -> 11 over 3 steps); "
+                       "with the op created once it stayed at 7 nodes.")
+    assert said[1].startswith("constant: after the first step, each step that created an op took 510.0 ms, 10.0x a "
+                              "step that didn't (51.0 ms; slower on 2 of 2 steps")
+    assert said[3] == ("constant: `graph.finalize()` turned the leaky step into an immediate error: \"Graph is "
+                       "finalized and cannot be modified.\"")
+    said = why.sentences(_report(_growth((1.0, 0.05, 0.06), (1.0, 0.06, 0.05), nodes=(7, 7, 9), finalize_error=None)))
+    assert said[0] == "constant: the graph did not grow on every leaky step (nodes 7 -> 9)."
+    assert "no measurable difference" in said[1] and "slower on 1 of 2 steps" in said[1]
+    assert said[3] == "constant: after `graph.finalize()` the leaky step still created its op without error."
+
+
+def test_meta_prediction_follows_the_bytes():
+    x_bytes = network.data_bytes(1000, "float64")
+    meta = Case("saver .meta", bytes=1000 * 8192 + 900, holds_data=True, probe_batch=1, probe_bytes=8192 + 900)
+    assert why.meta_limit(meta, 1000) == (8192, (GRAPHDEF_LIMIT - 1 - 900) // 8192 + 1)
+    run = LessonRun("saved-copies", "constant", cases=(Case("graph", bytes=x_bytes + 800, holds_data=True), meta))
+    said = " ".join(why.sentences(_report(run)))
+    assert f"would pass 2 GiB at batch {(GRAPHDEF_LIMIT - 1 - 900) // 8192 + 1:,}" in said
+    flat = Case("saver .meta", bytes=4750, holds_data=False, probe_batch=1, probe_bytes=4742)
+    said = " ".join(why.sentences(_report(LessonRun("saved-copies", "variable", cases=(flat,)))))
+    assert "did not grow with the data" in said and "would pass" not in said and "X was not in the saver .meta" in said
+
+
+def test_a_changed_number_changes_the_page():
+    report = _report(_cache(new_fetches=1.1))
+    changed = _report(_cache(new_fetches=1.2))
+    assert render(report) != render(changed) and "1.10 s" in render(report)

@@ -1,0 +1,208 @@
+"""Explain a pitfalls report from its own numbers: one group of sentences per lesson and variant."""
+
+import math
+import statistics
+
+from tfgraphs.records.stats import judge, paired, spread
+from tfgraphs.spec import network
+from tfgraphs.spec.lessons import CHECKPOINT, DEFAULT_CASES, FROZEN, GRAPH, GROWTH_CASES, META
+from tfgraphs.spec.limits import largest_batch
+from tfgraphs.units import fmt_bytes, fmt_s, join
+
+
+def data_bytes(report):
+    """Bytes of X in this run."""
+    return network.data_bytes(report.config["batch"], report.config["dtype"])
+
+
+def _ratio_text(ratio):
+    """A ratio as '5.3x', or '35,396x' when large."""
+    return f"{ratio:,.0f}x" if ratio >= 100 else f"{ratio:.1f}x"
+
+
+def _runs(case):
+    """Every run of a case: its repeats, or its one timed run."""
+    return case.runs_s or (case.seconds,)
+
+
+def _against(case, base):
+    """case's time against the runs of base, judged by the one rule: (Difference, ratio)."""
+    runs = _runs(base)
+    median = statistics.median(runs)
+    return judge(case.seconds - median, spread(runs), spread(_runs(case))), case.seconds / median
+
+
+def _short_s(seconds):
+    """A duration, in microseconds when under a millisecond."""
+    return f"{seconds * 1e6:.0f} us" if seconds < 1e-3 else fmt_s(seconds)
+
+
+def _no_difference(what, case, base, base_name=None):
+    d, _ = _against(case, base)
+    return (f"{what} took {fmt_s(case.seconds)} against {fmt_s(statistics.median(_runs(base)))} for "
+            f"{base_name or 'the ' + base.case}: no measurable difference (spread {fmt_s(d.spread)})")
+
+
+def executor_cache(run):
+    """Which runs paid for a new executor, for one variant."""
+    c = {case.case: case for case in run.cases}
+    said = []
+    for name, base, what in (("first", "repeat", "the first run"),
+                             ("new fetches", "new fetches repeat", "a new fetch list ([relu, pool])")):
+        d, times = _against(c[name], c[base])
+        if d.larger:
+            said.append(f"{run.variant}: {what} took {fmt_s(c[name].seconds)}, {times:.1f}x its repeat "
+                        f"({fmt_s(statistics.median(_runs(c[base])))}, spread {fmt_s(d.spread)}): it built "
+                        f"an executor.")
+        else:
+            said.append(f"{run.variant}: " + _no_difference(what, c[name], c[base], "its repeat") + ".")
+    said.append(f"{run.variant}: " + _reordered(c))
+    said.append(f"{run.variant}: feeding an intermediate tensor (pool) made a new feed set; that run took "
+                f"{fmt_s(c['new feeds'].seconds)} with only relu left to compute.")
+    said += _callable(run.variant, c)
+    return said
+
+
+def _reordered(c):
+    """The same fetches in another order, against the repeat of that list and what the new list paid."""
+    reordered, repeat = c["reordered fetches"], c["new fetches repeat"]
+    d, times = _against(reordered, repeat)
+    what = "the same fetches reordered ([pool, relu])"
+    if not d.larger:
+        return (_no_difference(what, reordered, repeat, "that list's repeat") + ": the order of the fetches does not make a new executor.")
+    paid, _ = _against(c["new fetches"], repeat)
+    return (f"{what} took {fmt_s(reordered.seconds)}, {times:.1f}x that list's repeat, {fmt_s(d.delta)} more beyond "
+            f"a spread of {fmt_s(d.spread)}, against {fmt_s(paid.delta)} more that the new fetch list paid.")
+
+
+def _callable(variant, c):
+    made, first, repeat = c["make_callable"], c["callable first call"], c["callable repeat"]
+    d, times = _against(first, repeat)
+    if not d.larger:
+        return [f"{variant}: make_callable took {_short_s(made.seconds)}; " + _no_difference(
+            "its first call", first, repeat) + "."]
+    excess = d.delta
+    when = ("so the executor is built at the first call, not by make_callable" if made.seconds < excess else
+            "and make_callable itself took longer than that excess")
+    return [f"{variant}: make_callable returned in {_short_s(made.seconds)}; its first call took {fmt_s(first.seconds)}, "
+            f"{times:.1f}x its repeat ({fmt_s(statistics.median(_runs(repeat)))}), {when}."]
+
+
+def graph_growth(run):
+    """What creating an op on every step cost, for one variant."""
+    leak, once = run.case(GROWTH_CASES[0]), run.case(GROWTH_CASES[1])
+    said = []
+    growth = [b - a for a, b in zip(leak.nodes, leak.nodes[1:])]
+    if growth and min(growth) > 0:
+        per = f"{growth[0]}" if len(set(growth)) == 1 else f"{min(growth)} to {max(growth)}"
+        said.append(f"{run.variant}: the graph grew by {per} nodes on every step that created an op "
+                    f"({leak.nodes[0]} -> {leak.nodes[-1]} over {len(leak.nodes)} steps); with the op created once "
+                    f"it {'stayed at' if len(set(once.nodes)) == 1 else 'went'} "
+                    f"{' -> '.join(str(n) for n in dict.fromkeys(once.nodes))} nodes.")
+    else:
+        said.append(f"{run.variant}: the graph did not grow on every leaky step (nodes {leak.nodes[0]} -> "
+                    f"{leak.nodes[-1]}).")
+    said.append(f"{run.variant}: " + _step_cost(leak, once))
+    said.append(f"{run.variant}: resident memory changed by {_signed_bytes(leak.rss_bytes)} over the leaky loop and "
+                f"by {_signed_bytes(once.rss_bytes)} over the other.")
+    if run.finalize_error:
+        said.append(f"{run.variant}: `graph.finalize()` turned the leaky step into an immediate error: "
+                    f"\"{run.finalize_error}\"")
+    else:
+        said.append(f"{run.variant}: after `graph.finalize()` the leaky step still created its op without error.")
+    return said
+
+
+def _step_cost(leak, once):
+    """The leaky loop's steps after the first against the fixed loop's, step by step (the paired rule)."""
+    d = paired(leak.step_s[1:], once.step_s[1:])
+    a, b = statistics.median(leak.step_s[1:]), statistics.median(once.step_s[1:])
+    counts = f"slower on {d.above} of {d.n} steps"
+    if d.larger:
+        return (f"after the first step, each step that created an op took {fmt_s(a)}, {_ratio_text(a / b)} a step "
+                f"that didn't ({_short_s(b)}; {counts}, by a median {fmt_s(d.delta)} beyond the fixed loop's "
+                f"{_short_s(d.spread)} IQR): every new op is a new fetch, so every step paid a first run again.")
+    return (f"after the first step, a step that created an op took {fmt_s(a)} against {fmt_s(b)}: no measurable "
+            f"difference (a median {fmt_s(d.delta)} per step against the fixed loop's {fmt_s(d.spread)} IQR, "
+            f"{counts}).")
+
+
+def _signed_bytes(series):
+    change = series[-1] - series[0]
+    return ("-" if change < 0 else "+") + fmt_bytes(abs(change))
+
+
+def meta_limit(case, batch):
+    """(bytes per example, first batch whose .meta passes 2 GiB or None) from the two exports of a .meta case."""
+    if case.probe_batch is None or batch == case.probe_batch:
+        return None, None
+    per_example = (case.bytes - case.probe_bytes) / (batch - case.probe_batch)
+    if per_example < 1:   # under a byte per example: the batch written in its shapes, not data
+        return per_example, None
+    overhead = case.probe_bytes - case.probe_batch * per_example
+    return per_example, largest_batch(math.ceil(per_example), max(0, math.floor(overhead))) + 1
+
+
+def saved_copies(run, report):
+    """Which artifacts held X, and where the .meta would pass 2 GiB."""
+    x, batch, said = data_bytes(report), report.config["batch"], []
+    held = [c for c in run.cases if c.holds_data]
+    free = [c for c in run.cases if not c.holds_data]
+    if held:
+        said.append(f"{run.variant}: X ({fmt_bytes(x)}) was found, byte for byte, in the "
+                    + join(f"{c.case} ({c.bytes:,} bytes)" for c in held) + ".")
+    if free:
+        said.append(f"{run.variant}: X was not in the " + join(f"{c.case} ({c.bytes:,} bytes)" for c in free)
+                    + ".")
+    frozen, graph = run.case(FROZEN), run.case(GRAPH)
+    if frozen and frozen.holds_data and graph and not graph.holds_data:
+        said.append(f"{run.variant}: freezing (convert_variables_to_constants) turned the variable back into a "
+                    f"Const: {graph.bytes:,} -> {frozen.bytes:,} bytes.")
+    checkpoint = run.case(CHECKPOINT)
+    if checkpoint and checkpoint.holds_data:
+        said.append(f"{run.variant}: the checkpoint holds the variable's value, X itself: {checkpoint.bytes:,} bytes "
+                    f"for {x:,} bytes of X.")
+    meta = run.case(META)
+    per_example, over = meta_limit(meta, batch) if meta else (None, None)
+    if over is not None:
+        said.append(f"{run.variant}: the .meta grew by {per_example:,.0f} bytes per example (batch "
+                    f"{meta.probe_batch} against {batch:,}), so exporting it would pass 2 GiB at batch {over:,}, "
+                    f"{over / batch:.1f}x this run's batch (predicted, not allocated).")
+    elif per_example is not None:
+        said.append(f"{run.variant}: the .meta did not grow with the data ({meta.probe_bytes:,} bytes at batch "
+                    f"{meta.probe_batch}, {meta.bytes:,} at {batch:,}, under a byte per example): the batch does not "
+                    f"bring it near 2 GiB.")
+    return said
+
+
+def placeholder_default(run, report):
+    """What placeholder_with_default keeps in the graph, fed or not."""
+    plain, not_fed, fed = (run.case(name) for name in DEFAULT_CASES)
+    x = data_bytes(report)
+    stored = not_fed.const_bytes - plain.const_bytes
+    if stored < x:
+        return [f"placeholder_with_default(X) added {stored:,} Const bytes to the graph, less than X's {x:,}: the "
+                f"default is not stored whole."]
+    same = fed.graph_bytes == not_fed.graph_bytes
+    either = ("the default is in the GraphDef either way" if fed.const_bytes - plain.const_bytes >= x else
+              "fed, the Consts held less than X")
+    return [f"placeholder_with_default(X) stored its default as a Const: {not_fed.graph_bytes:,} graph bytes "
+            f"({not_fed.const_bytes:,} in Consts) against {plain.graph_bytes:,} for a plain placeholder, "
+            f"{stored / x:.2f}x X's {x:,} bytes.",
+            f"Feeding it {'left the graph exactly as large' if same else 'changed the graph'}: "
+            f"{fed.graph_bytes:,} bytes fed, {not_fed.graph_bytes:,} not fed; {either}."]
+
+
+def sentences(report):
+    """Sentences that hold for this report's numbers, lesson by lesson."""
+    said = []
+    for run in (r for r in report.rows if r.ok):
+        if run.lesson == "executor-cache":
+            said += executor_cache(run)
+        elif run.lesson == "graph-growth":
+            said += graph_growth(run)
+        elif run.lesson == "saved-copies":
+            said += saved_copies(run, report)
+        elif run.lesson == "placeholder-default":
+            said += placeholder_default(run, report)
+    return said or ["No lesson produced a result, so there is nothing to explain."]

@@ -1,0 +1,75 @@
+"""The pitfalls job: each lesson on each of its variants, in a fresh worker, in the order spec.lessons names them."""
+
+from dataclasses import asdict, dataclass
+
+from tfgraphs.errors import UsageError
+from tfgraphs.jobs import runner
+from tfgraphs.jobs.plan import Plan
+from tfgraphs.records.lessons import LessonRun
+from tfgraphs.records.report import Report
+from tfgraphs.spec.lessons import DTYPE, LESSONS, VARIANT_NAMES
+from tfgraphs.spec.limits import refusal
+from tfgraphs.spec.tasks import PitfallsTask
+from tfgraphs.spec.variants import VARIANTS
+
+
+@dataclass(frozen=True)
+class Config:
+    """What the user asked to measure."""
+
+    lessons: tuple = tuple(LESSONS)
+    variants: tuple = VARIANT_NAMES
+    batch: int = 6000
+    steps: int = 20
+    seed: int = 0
+
+    def to_dict(self):
+        return {**asdict(self), "lessons": list(self.lessons), "variants": list(self.variants), "dtype": DTYPE}
+
+    def pairs(self):
+        """(lesson, variant) for every lesson asked for and each of its variants asked for, in order."""
+        return [(lesson, v) for lesson in self.lessons for v in LESSONS[lesson].variants if v in self.variants]
+
+    def task(self, lesson, variant):
+        return PitfallsTask(lesson=lesson, variant=variant, batch=self.batch, steps=self.steps, seed=self.seed)
+
+
+def embedded_copies(lesson, variant):
+    """Copies of X a GraphDef holds in this lesson on this variant."""
+    return max(VARIANTS[variant].copies_in_graph, 1 if LESSONS[lesson].always_embeds else 0)
+
+
+def plan(config):
+    """Refuse too few steps and an empty selection; refuse each lesson whose embedded X would pass 2 GiB."""
+    if config.steps < 2:
+        raise UsageError(f"--steps {config.steps} is too few: a step after the first is needed to compare with "
+                         f"it, and a spread needs two runs; use --steps 2 or more")
+    pairs = config.pairs()
+    if not pairs:
+        raise UsageError(f"no lesson of {','.join(config.lessons)} runs any of the variants "
+                         f"{','.join(config.variants)}; see --help for each lesson's variants")
+    refused = {}
+    for lesson, variant in pairs:
+        reason = refusal(variant, config.batch, DTYPE, copies=embedded_copies(lesson, variant),
+                         label=f"{lesson} {variant}")
+        if reason:
+            refused[(lesson, variant)] = reason
+    runnable = [p for p in pairs if p not in refused]
+    # The memory guard sizes a lesson that embeds X like a variant that embeds it once.
+    embedding = next(name for name, v in VARIANTS.items() if v.copies_in_graph == 1)
+    needs = tuple((embedding if embedded_copies(*p) else p[1], config.batch, DTYPE) for p in runnable)
+    return Plan(refused, tuple(refused.values()), workers=len(runnable), needs=needs)
+
+
+def run(config, plan, progress, timeout=None):
+    """One worker per lesson and variant; a refused pair becomes a failed lesson without a worker."""
+    lessons, docs = [], []
+    for lesson, variant in config.pairs():
+        if (lesson, variant) in plan.refused:
+            lessons.append(LessonRun.refused(lesson, variant, plan.refused[(lesson, variant)]))
+            continue
+        doc = runner.run_worker(config.task(lesson, variant), f"{lesson} {variant}", progress, timeout)
+        docs.append(doc)
+        lessons.append(LessonRun.from_dict({**doc, "lesson": lesson, "variant": variant}))
+    tf_version, machine = runner.envelope(docs)
+    return Report("pitfalls", config.to_dict(), tuple(lessons), tf_version=tf_version, machine=machine)

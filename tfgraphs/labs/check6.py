@@ -1,0 +1,75 @@
+"""Lab 6 checks: train() fits like NumPy's gradient descent, in one graph that never grows, finalized before it runs."""
+
+import numpy as np
+
+from tfgraphs.labs.checking import hint
+from tfgraphs.labs.sessions import recording
+
+LEARNING_RATE = 0.1   # as in the starter
+
+
+def _data():
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((40, 3))
+    return x, x @ np.array([1.0, -2.0, 0.5]) + 0.1 * rng.standard_normal(40)
+
+
+def reference_losses(x, y, steps):
+    """The loss before each step of gradient descent on mean squared error from w = 0, in NumPy."""
+    w, losses = np.zeros(x.shape[1]), []
+    for _ in range(steps):
+        residual = x @ w - y
+        losses.append(float(np.mean(residual ** 2)))
+        w = w - LEARNING_RATE * 2 * x.T @ residual / len(y)
+    return losses
+
+
+@hint("Keep the loss and the update the same: only where they are created should change.")
+def matches_numpy(mod):
+    """train(x, y, steps) returns the same losses as gradient descent in NumPy"""
+    x, y = _data()
+    losses, _ = mod.train(x, y, 6)
+    want = reference_losses(x, y, 6)
+    if len(losses) != len(want):
+        return False, f"{len(losses)} losses for 6 steps", ""
+    # Relative: TensorFlow's reductions add in another order than NumPy's.
+    err = max(abs(a - b) / abs(b) for a, b in zip(losses, want))
+    return err < 1e-6, f"largest relative difference from NumPy {err:.1e} over 6 steps", ""
+
+
+@hint("Print len(graph.get_operations()) in the loop: every op created inside it is new on every step. Create the "
+      "loss and the optimizer's update once, before the loop, and only run them inside it.")
+def graph_does_not_grow(mod):
+    """the graph has as many ops after 8 steps as after 2"""
+    x, y = _data()
+    sizes = {steps: len(mod.train(x, y, steps)[1].get_operations()) for steps in (2, 8)}
+    return sizes[2] == sizes[8], f"{sizes[2]} ops after 2 steps, {sizes[8]} after 8", ""
+
+
+@hint("A new graph per step hides the growth but builds and optimizes everything again on every step: keep one graph "
+      "and one session for the whole loop.")
+def one_graph_one_session(mod):
+    """every step runs in the same session and graph"""
+    x, y = _data()
+    with recording() as created:
+        _, graph = mod.train(x, y, 4)
+    graphs = {id(s.graph) for s in created}
+    ok = len(created) == 1 and created[0].graph is graph
+    return ok, f"{len(created)} sessions on {len(graphs)} graphs for 4 steps", ""
+
+
+@hint("Call graph.finalize() once every op exists, before the training loop's first sess.run.")
+def finalized_before_training(mod):
+    """the graph is finalized before the training steps run"""
+    x, y = _data()
+    with recording() as created:
+        _, graph = mod.train(x, y, 3)
+    runs = [finalized for s in created for _, finalized in s.runs]
+    # The first run may be the initializer, made before or after finalize(); every step after it must be guarded.
+    late = sum(not f for f in runs[1:])
+    ok = graph.finalized and bool(runs) and late == 0
+    return ok, f"{len(runs)} runs, {late} after the first on a graph not yet finalized; finalized at the end: " \
+               f"{graph.finalized}", ""
+
+
+CHECKS = (matches_numpy, graph_does_not_grow, one_graph_one_session, finalized_before_training)

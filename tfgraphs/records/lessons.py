@@ -1,0 +1,75 @@
+"""The pitfalls rows: one lesson on one variant in one worker, and its cases as measured."""
+
+from dataclasses import asdict, dataclass
+
+from tfgraphs.records.rows import known
+
+
+@dataclass(frozen=True)
+class Case:
+    """One case of a lesson; only the fields its kind measures are set (the rest stay None and are not saved)."""
+
+    case: str
+    seconds: float | None = None       # a timed case (the median when repeated)
+    runs_s: tuple | None = None        # every run of a repeated case
+    step_s: tuple | None = None        # growth: each step's time
+    nodes: tuple | None = None         # growth: the graph's operations after each step
+    rss_bytes: tuple | None = None     # growth: resident memory after each step
+    bytes: int | None = None           # a saved artifact's size
+    holds_data: bool | None = None     # whether the raw bytes of X appear in it
+    probe_batch: int | None = None     # the .meta exported again at this batch, to get bytes per example
+    probe_bytes: int | None = None
+    graph_bytes: int | None = None     # placeholder-default: serialized GraphDef
+    const_bytes: int | None = None     # and the bytes held in its Const tensors
+
+    def to_dict(self):
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items() if v is not None}
+
+    @classmethod
+    def from_dict(cls, d):
+        """Build from a worker's or a file's dict, ignoring keys this version does not know."""
+        out = known(cls, d)
+        return cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in out.items()})
+
+
+@dataclass(frozen=True)
+class LessonRun:
+    """One lesson on one variant: its cases in the order they ran, or why it failed."""
+
+    lesson: str
+    variant: str
+    status: str = "ok"
+    error: str | None = None
+    cases: tuple = ()
+    finalize_error: str | None = None   # graph-growth: what graph.finalize() made of the leaky step
+
+    @property
+    def ok(self):
+        return self.status == "ok"
+
+    @property
+    def label(self):
+        return f"{self.lesson} {self.variant}"
+
+    def case(self, name):
+        """The case called name, or None."""
+        return next((c for c in self.cases if c.case == name), None)
+
+    @classmethod
+    def refused(cls, lesson, variant, reason):
+        """A failed lesson that was never run, saying why."""
+        return cls(lesson, variant, status="failed", error=reason)
+
+    def to_dict(self):
+        d = {"lesson": self.lesson, "variant": self.variant, "status": self.status, "error": self.error,
+             "cases": [c.to_dict() for c in self.cases]}
+        if self.finalize_error is not None:
+            d["finalize_error"] = self.finalize_error
+        return d
+
+    @classmethod
+    def from_dict(cls, d):
+        """Build from a worker's or a file's dict, ignoring keys this version does not know."""
+        out = known(cls, d)
+        out["cases"] = tuple(Case.from_dict(c) for c in d.get("cases") or ())
+        return cls(**out)

@@ -1,0 +1,101 @@
+"""Render a pitfalls report: one table per lesson, then why (no TensorFlow here)."""
+
+import statistics
+
+from tfgraphs.explain.pitfalls import sentences
+from tfgraphs.render.page import WIDTH, failures, machine_line, page, time_unit
+from tfgraphs.render.table import Table
+from tfgraphs.spec.lessons import GROWTH_CASES
+from tfgraphs.units import fmt_bytes, sig3 as _sig
+
+
+def header(report):
+    """What ran, then where."""
+    c = report.config
+    return (f"pitfalls: {', '.join(c['lessons'])}; batch {c['batch']:,}, {c['dtype']}, {c['steps']} steps, seed "
+            f"{c['seed']}\n{machine_line(report)}")
+
+
+def _table(body, headers):
+    return Table(tuple(headers), tuple(tuple(row) for row in body), keys=2)
+
+
+def _runs(report, lesson):
+    return [r for r in report.rows if r.ok and r.lesson == lesson]
+
+
+def executor_table(report):
+    """Each timed case of executor-cache, per variant, in the order it ran."""
+    runs = _runs(report, "executor-cache")
+    if not runs:
+        return None
+    u, scale = time_unit([c.seconds for r in runs for c in r.cases])
+    body = [[r.variant, c.case, _sig(c.seconds / scale),
+             *((_sig(min(c.runs_s) / scale), _sig(max(c.runs_s) / scale), str(len(c.runs_s))) if c.runs_s
+               else (None, None, "1"))] for r in runs for c in r.cases]
+    legend = (f"Times in {u}, every case timed alone with perf_counter, in this order, in one session per variant "
+              f"(each variant in a fresh worker). A repeat case is the median of n runs (min and max beside it). "
+              f"new fetches = [relu, pool]; reordered = [pool, relu]; new feeds = relu fetched with pool fed; "
+              f"make_callable = making a callable for conv, then calling it.")
+    return _table(body, ["variant", "case", u, f"min {u}", f"max {u}", "n"]), legend
+
+
+def growth_table(report):
+    """Each growth loop: its first step, its later steps, its nodes and its memory."""
+    runs = _runs(report, "graph-growth")
+    if not runs:
+        return None
+    u, scale = time_unit([s for r in runs for c in r.cases for s in c.step_s])
+    body = []
+    for r in runs:
+        for c in r.cases:
+            later = c.step_s[1:]
+            body.append([r.variant, c.case, _sig(c.step_s[0] / scale), _sig(min(later) / scale),
+                         _sig(statistics.median(later) / scale), _sig(max(later) / scale), str(len(later)),
+                         f"{c.nodes[0]:,}", f"{c.nodes[-1]:,}", fmt_bytes(c.rss_bytes[-1] - c.rss_bytes[0])])
+    legend = (f"Times in {u}, each step timed alone (creating the op, when it does, and running it). later = the "
+              f"steps after the first (n of them). nodes = the graph's operations after the first and the last "
+              f"step; RSS change = resident memory after the last step minus after the first. {GROWTH_CASES[0]} "
+              f"creates tf.reduce_mean(relu) in every step; {GROWTH_CASES[1]} creates it before the loop.")
+    headers = ["variant", "case", f"first {u}", f"later min {u}", f"later median {u}", f"later max {u}", "n",
+               "nodes first", "nodes last", "RSS change"]
+    return _table(body, headers), legend
+
+
+def saved_table(report):
+    """Each artifact written, its size, and whether X is in it."""
+    runs = _runs(report, "saved-copies")
+    if not runs:
+        return None
+    body = [[r.variant, c.case, f"{c.bytes:,}", "yes" if c.holds_data else "no"] for r in runs for c in r.cases]
+    legend = ("bytes = the artifact as written (graph = the serialized GraphDef; checkpoint = its .index and .data "
+              "files); holds X = the raw bytes of X appear in it in one piece. saver .meta = "
+              "tf.compat.v1.train.Saver().export_meta_graph; frozen graph = "
+              "graph_util.convert_variables_to_constants.")
+    return _table(body, ["variant", "artifact", "bytes", "holds X"]), legend
+
+
+def default_table(report):
+    """Graph and Const bytes of a plain placeholder and of placeholder_with_default, fed or not."""
+    runs = _runs(report, "placeholder-default")
+    if not runs:
+        return None
+    u, scale = time_unit([c.seconds for r in runs for c in r.cases])
+    body = [[r.variant, c.case, f"{c.graph_bytes:,}", f"{c.const_bytes:,}", _sig(c.seconds / scale)]
+            for r in runs for c in r.cases]
+    legend = (f"Each case in its own graph and session. graph bytes = serialized GraphDef; const bytes = bytes held "
+              f"in Const tensors; first run in {u}.")
+    return _table(body, ["variant", "case", "graph bytes", "const bytes", f"first run {u}"]), legend
+
+
+def render(report, fmt="simple", width=WIDTH):
+    """The whole pitfalls report as text, fitted to width (None: one wide table per section)."""
+    head, ok = header(report), any(r.ok for r in report.rows)
+    sections = []
+    for title, made in (("Executor cache", executor_table), ("Graph growth", growth_table),
+                        ("Saved copies", saved_table), ("Placeholder default", default_table)):
+        found = made(report)
+        if found is not None:
+            sections.append((title, *found))
+    return page(head, sections, "What this run shows:" if ok else None, sentences(report) if ok else (),
+                failures(report.rows, lambda r: r.label), fmt, width)

@@ -1,0 +1,38 @@
+"""The pitfalls lessons: each one's name, the variants it runs, and the cases it measures, in order."""
+
+from dataclasses import dataclass
+
+DTYPE = "float64"   # every lesson runs the seed network in float64, as compare does by default
+
+
+@dataclass(frozen=True)
+class Lesson:
+    """One lesson: the variants it runs (one worker each) and its cases, named as they appear in results."""
+
+    name: str
+    variants: tuple
+    cases: dict                # {variant: (case name, ...)}, in the order they are measured
+    always_embeds: bool = False  # X lands in a GraphDef whatever the variant (a frozen graph, a placeholder default)
+
+
+EXECUTOR_CASES = ("first", "repeat", "new fetches", "new fetches repeat", "reordered fetches", "new feeds",
+                  "make_callable", "callable first call", "callable repeat")
+# Cases timed --steps times: the runs whose executor already exists.
+REPEATED_CASES = ("repeat", "new fetches repeat", "callable repeat")
+GROWTH_CASES = ("op per step", "op once")
+GRAPH, META, CHECKPOINT, FROZEN = "graph", "saver .meta", "checkpoint", "frozen graph"
+DEFAULT_CASES = ("placeholder", "with default, not fed", "with default, fed")
+
+LESSONS = {
+    lesson.name: lesson
+    for lesson in (
+        Lesson("executor-cache", ("constant", "placeholder"),
+               {"constant": EXECUTOR_CASES, "placeholder": EXECUTOR_CASES}),
+        Lesson("graph-growth", ("constant", "placeholder"),
+               {"constant": GROWTH_CASES, "placeholder": GROWTH_CASES}),
+        Lesson("saved-copies", ("constant", "variable"),
+               {"constant": (GRAPH, META), "variable": (GRAPH, META, CHECKPOINT, FROZEN)}, always_embeds=True),
+        Lesson("placeholder-default", ("placeholder",), {"placeholder": DEFAULT_CASES}, always_embeds=True),
+    )
+}
+VARIANT_NAMES = tuple(dict.fromkeys(v for lesson in LESSONS.values() for v in lesson.variants))

@@ -1,0 +1,31 @@
+"""One pitfalls lesson on one variant in a fresh process: `python -m tfgraphs.worker.pitfalls --lesson L ...`.
+
+Prints one JSON document: the lesson's cases, named as in spec.lessons, in the order they ran. Progress goes to
+stderr as `@phase NAME` lines.
+"""
+
+import sys
+
+from tfgraphs.spec import network
+from tfgraphs.spec.lessons import DTYPE
+from tfgraphs.spec.tasks import PitfallsTask
+from tfgraphs.tfimport import import_tensorflow
+from tfgraphs.worker import protocol
+
+
+def measure(task):
+    """Run the task's lesson on its variant."""
+    protocol.phase("import tensorflow")
+    tf = import_tensorflow()
+    from tfgraphs.worker import runs, saved
+
+    protocol.phase("data")
+    x, w = network.make_data(task.batch, DTYPE, task.seed)
+    lessons = {"executor-cache": runs.executor_cache, "graph-growth": runs.graph_growth,
+               "saved-copies": saved.saved_copies, "placeholder-default": saved.placeholder_default}
+    result = lessons[task.lesson](tf, task, x, w)
+    return {"tf_version": tf.__version__, "devices": [d.name for d in tf.config.list_physical_devices()], **result}
+
+
+if __name__ == "__main__":
+    sys.exit(protocol.main(PitfallsTask, measure))

@@ -1,0 +1,119 @@
+"""The run-time pitfalls: which sess.run calls build a new executor, and a loop that grows its graph."""
+
+import statistics
+import time
+
+import numpy as np
+
+from tfgraphs import machine
+from tfgraphs.spec import network
+from tfgraphs.spec.lessons import DTYPE, EXECUTOR_CASES, GROWTH_CASES, REPEATED_CASES
+from tfgraphs.worker import protocol
+
+
+def check_output(x, w, y):
+    """Raise unless y matches the NumPy reference of the seed network."""
+    err = network.max_abs_error(x, w, y)
+    if not err <= network.TOLERANCE[DTYPE]:
+        raise ValueError(f"output differs from the NumPy reference by {err:.3g}")
+
+
+def reference_mean(x, w, chunk=1000):
+    """Mean of the reference network's output over the whole batch, computed in chunks to bound memory."""
+    total = sum(float(network.reference_forward(x[i:i + chunk], w).sum()) for i in range(0, len(x), chunk))
+    return total / (len(x) * int(np.prod(network.output_shape(1))))
+
+
+def timed_case(name, call, repeats=1):
+    """({"case", "seconds"[, "runs_s"]}, the last value) for call() timed `repeats` times, each alone."""
+    protocol.phase(name)
+    times, value = [], None
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        value = call()
+        times.append(time.perf_counter() - t0)
+    case = {"case": name, "seconds": statistics.median(times)}
+    if repeats > 1:
+        case["runs_s"] = times
+    return case, value
+
+
+def executor_cache(tf, task, x, w):
+    """Every EXECUTOR_CASES run in one session, in order: which runs pay for a new executor."""
+    from tfgraphs.worker.graphs import build
+
+    built = build(task.variant, x, w)
+    pool, conv = built.graph.get_tensor_by_name("pool:0"), built.graph.get_tensor_by_name("conv:0")
+    sess = tf.compat.v1.Session(graph=built.graph)
+    out, feed, args = built.output, built.feed, list(built.feed.values())
+    made = {}
+    steps = {
+        "first": lambda: sess.run(out, feed),
+        "repeat": lambda: sess.run(out, feed),
+        "new fetches": lambda: sess.run([out, pool], feed),
+        "new fetches repeat": lambda: sess.run([out, pool], feed),
+        "reordered fetches": lambda: sess.run([pool, out], feed),
+        # Feeding the pool's own value: only relu runs, but the feed set is new.
+        "new feeds": lambda: sess.run(out, {**feed, pool: made["pool"]}),
+        "make_callable": lambda: sess.make_callable(conv, feed_list=list(feed)),
+        "callable first call": lambda: made["callable"](*args),
+        "callable repeat": lambda: made["callable"](*args),
+    }
+    assert tuple(steps) == EXECUTOR_CASES, "the cases run in the order spec.lessons names them"
+    cases = []
+    for name, call in steps.items():
+        case, value = timed_case(name, call, task.steps if name in REPEATED_CASES else 1)
+        cases.append(case)
+        if name == "first":
+            check_output(x, w, value)
+        elif name == "new fetches":
+            made["pool"] = value[1]
+        elif name == "make_callable":
+            made["callable"] = value
+    sess.close()
+    return {"cases": cases}
+
+
+def growth_loop(tf, task, x, w, leaky):
+    """One loop of --steps steps, the op created in every step (leaky) or once before; (case, graph, make_op)."""
+    from tfgraphs.worker.graphs import build
+
+    built = build(task.variant, x, w)
+    graph = built.graph
+    sess = tf.compat.v1.Session(graph=graph)
+
+    def make_op():
+        """The op a leaky training loop creates again on every step."""
+        return tf.reduce_mean(built.output)
+
+    with graph.as_default():
+        fixed = None if leaky else make_op()
+        step_s, nodes, rss, value = [], [], [], None
+        for step in range(task.steps):
+            protocol.phase(f"{GROWTH_CASES[0] if leaky else GROWTH_CASES[1]}: step {step + 1}/{task.steps}")
+            t0 = time.perf_counter()
+            value = sess.run(make_op() if leaky else fixed, built.feed)
+            step_s.append(time.perf_counter() - t0)
+            nodes.append(len(graph.get_operations()))
+            rss.append(machine.rss_bytes())
+    sess.close()
+    if not abs(value - reference_mean(x, w)) <= network.TOLERANCE[DTYPE]:
+        raise ValueError(f"the loop's mean {value!r} differs from the NumPy reference")
+    case = {"case": GROWTH_CASES[0] if leaky else GROWTH_CASES[1], "step_s": step_s, "nodes": nodes,
+            "rss_bytes": rss}
+    return case, graph, make_op
+
+
+def graph_growth(tf, task, x, w):
+    """The leaky loop, then the fixed loop, each in a fresh graph; then the leaky step once more, finalized."""
+    leaky, graph, make_op = growth_loop(tf, task, x, w, leaky=True)
+    fixed, _, _ = growth_loop(tf, task, x, w, leaky=False)
+    protocol.phase("finalize")
+    graph.finalize()
+    try:
+        with graph.as_default():
+            make_op()
+        error = None   # the finalized graph accepted a new op: reported as no error
+    except RuntimeError as exc:
+        error = str(exc)
+    return {"cases": [leaky, fixed], "finalize_error": error}
