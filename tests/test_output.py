@@ -172,3 +172,14 @@ def test_csv_lines_of_sweep_and_shapes():
     first = doc["modes"][0]
     assert (found[0]["mode"], found[0]["pass"], found[0]["length"], found[0]["seconds"]) == (
         first["mode"], 1, doc["config"]["start"], first["times_s"][0][0])
+
+
+def test_csv_lines_of_pitfalls():
+    from tfgraphs.render.csv import lines
+
+    doc = json.loads((FIXTURES / "pitfalls.json").read_text())
+    _, found = lines(saved("pitfalls"))
+    want = sum(len(c.get("step_s") or [None]) for lesson in doc["lessons"] for c in lesson["cases"])
+    assert len(found) == want
+    growth = [f for f in found if f.get("step")]
+    assert growth and all(f["nodes"] >= 1 and f["seconds"] > 0 for f in growth)

@@ -1,9 +1,10 @@
-"""A report as one flat CSV table: a line per variant x trial (x batch), or per mode x pass x length for shapes."""
+"""A report as one flat CSV table: a line per variant x trial (x batch); per call for shapes, per case for pitfalls."""
 
 import csv
 import statistics
 
 from tfgraphs.fileio import write_atomic
+from tfgraphs.records.lessons import LessonRun
 from tfgraphs.records.rows import ModeRun, Row
 
 PHASES = ("build_s", "serialize_s", "session_s", "init_s", "first_run_s")
@@ -11,6 +12,8 @@ SIZES = ("graph_bytes", "const_bytes", "nodes", "peak_rss_bytes")
 ROW_FIELDS = ("command", "batch", "variant", "preset", "trial", "status", "error", *SIZES, *PHASES,
               "later_min_s", "later_median_s", "later_max_s", "later_n", "max_abs_err")
 MODE_FIELDS = ("command", "mode", "switch", "status", "error", "device", "traces", "pass", "length", "seconds")
+LESSON_FIELDS = ("command", "lesson", "variant", "status", "error", "case", "step", "seconds", "nodes", "rss_bytes",
+                 "bytes", "holds_data", "graph_bytes", "const_bytes")
 
 
 def _trial_lines(report, row):
@@ -38,12 +41,30 @@ def _mode_lines(report, run):
             yield {**base, "pass": p, "length": start + i, "seconds": seconds}
 
 
+def _lesson_lines(report, run):
+    """A line per case of a pitfalls lesson, and per step of a growth case."""
+    base = {"command": report.command, "lesson": run.lesson, "variant": run.variant, "status": run.status,
+            "error": run.error}
+    if not run.cases:
+        yield base
+    for c in run.cases:
+        case = {**base, "case": c.case, "bytes": c.bytes, "holds_data": c.holds_data, "graph_bytes": c.graph_bytes,
+                "const_bytes": c.const_bytes}
+        if c.step_s:
+            for i, (seconds, nodes, rss) in enumerate(zip(c.step_s, c.nodes, c.rss_bytes), 1):
+                yield {**case, "step": i, "seconds": seconds, "nodes": nodes, "rss_bytes": rss}
+        else:
+            yield {**case, "seconds": c.seconds}
+
+
 def lines(report):
     """(field names, dict per line) of the report's flat table."""
     if all(isinstance(r, ModeRun) for r in report.rows):
         return MODE_FIELDS, [line for r in report.rows for line in _mode_lines(report, r)]
     if all(isinstance(r, Row) for r in report.rows):
         return ROW_FIELDS, [line for r in report.rows for line in _trial_lines(report, r)]
+    if all(isinstance(r, LessonRun) for r in report.rows):
+        return LESSON_FIELDS, [line for r in report.rows for line in _lesson_lines(report, r)]
     found = [{k: v for k, v in r.to_dict().items() if not isinstance(v, (dict, list, tuple))} for r in report.rows]
     return tuple(dict.fromkeys(k for line in found for k in line)), found
 
