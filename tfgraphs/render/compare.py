@@ -2,9 +2,14 @@
 
 from tabulate import tabulate
 
+from dataclasses import replace
+
 from tfgraphs.explain.compare import PHASES, copies_rows, sentences, why_rows
+from tfgraphs.explain.remote import has_remote
+from tfgraphs.explain.remote import sentences as remote_sentences
 from tfgraphs.records.stats import Summary
 from tfgraphs.render.page import failures, machine_line, page, time_unit
+from tfgraphs.render.remote import remote_table
 from tfgraphs.units import fmt_bytes
 
 
@@ -77,9 +82,24 @@ def copies_table(report, fmt):
 
 
 def render(report, fmt="simple"):
-    """The whole compare report as text."""
-    head, ok = header(report), any(r.ok for r in report.rows)
+    """The whole compare report as text; rows measured remotely or fetching a sum get a section of their own."""
+    head = header(report)
+    if has_remote(report):
+        return _with_remote(report, head, fmt)
+    ok = any(r.ok for r in report.rows)
     sections = [("Phases", phase_table(report, fmt)), ("Why", why_table(report, fmt)),
                 ("Memory: copies of X added per phase", copies_table(report, fmt))] if ok else []
     return page(head, sections, "What this run shows:" if ok else None,
                 sentences(report) if ok else (), failures(report.rows, lambda r: r.label))
+
+
+def _with_remote(report, head, fmt):
+    """The in-process page of the rows fetching the whole output, then the remote section and its sentences."""
+    local = replace(report, rows=tuple(r for r in report.rows if not r.remote and r.fetch != "sum"))
+    text = render(local, fmt).split("\n", 1)[1] if any(r.ok for r in local.rows) else "\n"
+    ok = any(r.ok for r in report.rows)
+    remote = page(head, [("Remote sessions", remote_table(report, fmt))] if ok else [],
+                  "What the remote runs show:" if ok else None, remote_sentences(report) if ok else (),
+                  failures([r for r in report.rows if r not in local.rows], lambda r: r.label))
+    return remote.rstrip("\n") + "\n" + text
+

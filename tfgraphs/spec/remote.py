@@ -92,3 +92,9 @@ def refusal(variant, batch, dtype, fetch):
                     f"limit of {GRPC_MESSAGE_LIMIT:,} bytes; use a smaller --batch"
                     + (" or --fetch sum" if what == "fetched output" else ""))
     return None
+
+
+def task_of(device):
+    """The job and task of a device name: /job:ps/replica:0/task:0/device:CPU:0 -> ('ps', '0')."""
+    parts = dict(p.split(":", 1) for p in (device or "").strip("/").split("/") if ":" in p)
+    return parts.get("job"), parts.get("task")

@@ -2,6 +2,7 @@
 
 import time
 
+from tfgraphs.spec.remote import task_of
 from tfgraphs.worker import protocol
 
 
@@ -31,12 +32,7 @@ def received_bytes(step_stats):
             if node.node_name != "RecvTensor" or " from " not in node.timeline_label:
                 continue
             sender = node.timeline_label.split(" from ", 1)[1].split(" to ", 1)[0]
-            if _task(sender) != _task(dev.device):
+            if task_of(sender) != task_of(dev.device):
                 total += sum(o.tensor_description.allocation_description.requested_bytes for o in node.output)
     return total
 
-
-def _task(device):
-    """/job:ps/replica:0/task:0/device:CPU:0 -> (ps, 0)."""
-    parts = dict(p.split(":", 1) for p in device.strip("/").split("/") if ":" in p)
-    return parts.get("job"), parts.get("task")
