@@ -26,7 +26,8 @@ def header(report):
     c = report.config
     trials = c.get("trials", 1)
     return (f"{report.command}: batch {c['batch']:,}, {c['dtype']}, {c['runs']} later runs x {trials} "
-            f"trial{'s' if trials != 1 else ''}, seed {c.get('seed', 0)} | {machine_line(report)}")
+            f"trial{'s' if trials != 1 else ''}, seed {c.get('seed', 0)}"
+            + (f", --target {c['target']}" if c.get("target") else "") + f" | {machine_line(report)}")
 
 
 def phase_table(report, fmt):
