@@ -251,3 +251,31 @@ def test_older_rows_load_without_remote_fields_and_round_trip():
     row = Row.from_dict({"name": "placeholder", "status": "ok", "runs_s": [0.1], "trials": []})
     assert (row.target, row.bytes_fed_per_run, row.remote) == (None, None, False)
     assert "target" not in row.to_dict()
+
+
+def test_rows_per_variant_follow_baseline_and_fetch(monkeypatch):
+    from tests import fakes
+
+    fake = fakes.install(monkeypatch, lambda task, env: fakes.seed_document(target=task.target or "",
+                                                                             fetch=task.fetch))
+    url = "grpc://127.0.0.1:1"
+    for baseline, expected in ((True, [None, None, url, url]), (False, [url, url])):
+        config = compare.Config(batch=10, runs=2, variants=("variable",), target=url, baseline=baseline,
+                                fetches=("output", "sum"))
+        fake.calls.clear()
+        report = compare.run(config, compare.plan(config), runner.Progress(9, quiet=True))
+        assert [t.target for t in fake.tasks] == expected
+        assert [(r.target or None, r.fetch) for r in report.rows] == list(zip(expected, ["output", "sum"] * 2))
+        assert report.to_dict()["config"]["target"] == url
+
+
+def test_explain_runs_every_session_on_the_target(monkeypatch):
+    from tests import fakes
+    from tfgraphs.jobs import explain
+
+    fake = fakes.install(monkeypatch, lambda task, env: fakes.seed_document(target=task.target, top_ops=[]))
+    config = explain.Config(batch=10, runs=2, variants=("placeholder",), presets=("default",),
+                            target="grpc://127.0.0.1:1")
+    explain.run(config, explain.plan(config), runner.Progress(2, quiet=True))
+    assert [(t.mode, t.target) for t in fake.tasks] == [("timed", "grpc://127.0.0.1:1"),
+                                                         ("traced", "grpc://127.0.0.1:1")]
