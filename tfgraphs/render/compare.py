@@ -97,7 +97,7 @@ def render(report, fmt="simple"):
 def _with_remote(report, head, fmt):
     """The in-process page of the rows fetching the whole output, then the remote section and its sentences."""
     local = replace(report, rows=tuple(r for r in report.rows if not r.remote and r.fetch != "sum"))
-    text = render(local, fmt).split("\n", 1)[1] if any(r.ok for r in local.rows) else "\n"
+    text = render(local, fmt).split("\n", 1)[1] if local.rows else ""
     ok = any(r.ok for r in report.rows)
     remote = page(head, [("Remote sessions", remote_table(report, fmt))] if ok else [],
                   "What the remote runs show:" if ok else None, remote_sentences(report) if ok else (),
