@@ -146,11 +146,12 @@ def test_a_timed_out_worker_ends_its_server(mark):
     assert result["doc"]["error"] == "worker killed after the 1 s timeout"
 
 
-def test_ctrl_c_ends_the_worker_and_the_server(mark):
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_ctrl_c_or_sigterm_ends_the_worker_and_the_server(mark, sig):
     proc = cli("compare", "--target", "local", "--no-baseline", "--batch", 10, "--runs", 10**7,
                "--variants", "placeholder")
     _wait_for(mark, "tfgraphs.worker.seed")
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(sig)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130 and err.strip().endswith("tfgraphs: interrupted")
 
@@ -279,3 +280,24 @@ def test_explain_runs_every_session_on_the_target(monkeypatch):
     explain.run(config, explain.plan(config), runner.Progress(2, quiet=True))
     assert [(t.mode, t.target) for t in fake.tasks] == [("timed", "grpc://127.0.0.1:1"),
                                                          ("traced", "grpc://127.0.0.1:1")]
+
+
+def test_server_prints_its_target_and_stops_on_sigterm(mark):
+    port = servers.free_port()
+    proc = cli("server", "--port", port)
+    assert proc.stdout.readline().startswith(f"serving grpc://127.0.0.1:{port} (pid ")
+    assert servers.unreachable("127.0.0.1", port, 5) is None
+    proc.send_signal(signal.SIGTERM)
+    out, _ = proc.communicate(timeout=60)
+    assert (proc.returncode, out) == (0, "stopped\n")
+
+
+@pytest.mark.parametrize("args, said", [
+    (["--cluster", "ps=127.0.0.1:1", "--job", "worker"], "--job worker --task 0 is not in --cluster"),
+    (["--cluster", "ps"], "--cluster part 'ps' is not JOB=HOST:PORT"),
+    (["--cluster", "ps=127.0.0.1:1", "--port", "5"], "give --port or --cluster, not both"),
+])
+def test_server_refuses_a_bad_cluster_in_one_line(args, said):
+    proc = cli("server", *args)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 2 and len(err.splitlines()) == 1 and said in err

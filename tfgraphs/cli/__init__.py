@@ -1,5 +1,6 @@
 """The `tfgraphs` command line: one module per command, each adding its parser and running it."""
 
+import signal
 import sys
 
 from tfgraphs.cli import compare, explain, inspect, lab, report, server, shapes, sweep
@@ -17,10 +18,16 @@ def build_parser(prog="tfgraphs"):
     return p
 
 
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
 def main(argv=None, prog="tfgraphs"):
     args = build_parser(prog).parse_args(argv)
     args.prog = prog
     args.debug = getattr(args, "debug", False)
+    # SIGTERM unwinds like Ctrl-C, so the finally blocks end every worker and server this command started.
+    signal.signal(signal.SIGTERM, _interrupt)
     try:
         return args.func(args)
     except UsageError as exc:

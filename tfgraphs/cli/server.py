@@ -1,7 +1,6 @@
 """`tfgraphs server`: one tf.distribute.Server for a lab or a second machine, until Ctrl-C or SIGTERM."""
 
 import json
-import signal
 import subprocess
 import sys
 
@@ -42,7 +41,6 @@ def run(args):
     """Run the server in its own process, print its target, and end it by its pid on Ctrl-C or SIGTERM."""
     proc = subprocess.Popen([sys.executable, *to_argv(task(args))], stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, text=True)
-    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
     try:
         line = proc.stdout.readline()
         if not line:
