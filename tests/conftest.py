@@ -6,6 +6,14 @@ import sys
 
 import pytest
 
+from tfgraphs.jobs.netns import enter_private_network
+
+# TensorFlow's gRPC servers listen on every interface: the tests that start them run only where this process (and so
+# every server and worker it starts) has a network of its own, with loopback as its one interface.
+PRIVATE_NETWORK = enter_private_network()
+needs_private_network = pytest.mark.skipif(
+    PRIVATE_NETWORK is not None, reason=f"starts gRPC servers, so needs a private network namespace: {PRIVATE_NETWORK}")
+
 
 def words(text):
     """text with every run of whitespace made one space: sentences folded to the width read as one line."""

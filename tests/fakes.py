@@ -21,7 +21,7 @@ class FakeWorkers:
     def __init__(self, answer):
         self.answer, self.calls = answer, []
 
-    def __call__(self, task, label, progress, timeout=None, env=None):
+    def __call__(self, task, label, progress, timeout=None, env=None, abort=None):
         with progress.step(label) as say:
             say("answered by a fake worker")
             self.calls.append((task, label, env or {}))

@@ -39,7 +39,7 @@ def test_python_blocks_run(page, index, code, tmp_path):
 
 
 def test_every_page_has_something_to_run():
-    for name in ("compare.md", "explain.md", "graph-bloat.md", "shapes.md", "pitfalls.md"):
+    for name in ("compare.md", "explain.md", "graph-bloat.md", "shapes.md", "pitfalls.md", "remote.md"):
         page = ROOT / "docs" / name
         assert blocks(page, "console") and blocks(page, "python"), name
 

@@ -1,15 +1,16 @@
 """The `tfgraphs` command line: one module per command, each adding its parser and running it."""
 
 import platform
+import signal
 import sys
 
 import tfgraphs
-from tfgraphs.cli import compare, explain, inspect, lab, pitfalls, report, shapes, sweep
+from tfgraphs.cli import compare, explain, inspect, lab, pitfalls, report, server, shapes, sweep
 from tfgraphs.cli.common import Parser
 from tfgraphs.errors import UsageError
 from tfgraphs.machine import installed_tf_version
 
-COMMANDS = (compare, explain, sweep, inspect, shapes, pitfalls, lab, report)
+COMMANDS = (compare, explain, sweep, inspect, shapes, pitfalls, lab, report, server)
 
 
 def build_parser(prog="tfgraphs"):
@@ -29,10 +30,16 @@ def version_line():
             f"Python {platform.python_version()})")
 
 
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
 def main(argv=None, prog="tfgraphs"):
     args = build_parser(prog).parse_args(argv)
     args.prog = prog
     args.debug = getattr(args, "debug", False)
+    # SIGTERM unwinds like Ctrl-C, so the finally blocks end every worker and server this command started.
+    signal.signal(signal.SIGTERM, _interrupt)
     try:
         return args.func(args)
     except UsageError as exc:

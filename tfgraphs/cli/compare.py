@@ -2,6 +2,7 @@
 
 from tfgraphs.cli.common import (add_measure_flags, add_plot_flag, add_variants_flag, check_outputs, choose,
                                  run_job)
+from tfgraphs.cli.targets import add_remote_flags, remote_options
 from tfgraphs.jobs import compare
 from tfgraphs.spec.variants import COMPARED, VARIANTS
 
@@ -13,11 +14,13 @@ def add_parser(sub):
     add_measure_flags(c)
     add_variants_flag(c, COMPARED)
     add_plot_flag(c, "every run's time per variant")
+    add_remote_flags(c)
     c.set_defaults(func=run)
 
 
 def run(args):
     check_outputs(args)
+    variants = choose(args.variants, list(VARIANTS), "variant")
     config = compare.Config(batch=args.batch, dtype=args.dtype, runs=args.runs, trials=args.trials, seed=args.seed,
-                            variants=choose(args.variants, list(VARIANTS), "variant"))
+                            variants=variants, **remote_options(args))
     return run_job(args, compare, config)

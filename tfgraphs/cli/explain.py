@@ -2,6 +2,7 @@
 
 from tfgraphs.cli.common import (add_measure_flags, add_variants_flag, check_output_dir, check_outputs, choose,
                                  run_job)
+from tfgraphs.cli.targets import add_remote_flags, remote_options
 from tfgraphs.jobs import explain
 from tfgraphs.spec.presets import PRESETS
 from tfgraphs.spec.variants import VARIANTS
@@ -20,6 +21,7 @@ def add_parser(sub):
     e.add_argument("--trace", metavar="DIR", help="write a Chrome trace (Perfetto, chrome://tracing) of the first "
                                                   "and second run of each variant x preset to DIR")
     e.add_argument("--tensorboard", metavar="DIR", help="write each variant's graph for `tensorboard --logdir DIR`")
+    add_remote_flags(e, beside=False)
     e.set_defaults(func=run)
 
 
@@ -29,5 +31,5 @@ def run(args):
     check_output_dir(args.tensorboard)
     config = explain.Config(batch=args.batch, dtype=args.dtype, runs=args.runs, trials=args.trials, seed=args.seed,
                             variants=choose(args.variants, list(VARIANTS), "variant"),
-                            presets=choose(args.presets, list(PRESETS), "preset"))
+                            presets=choose(args.presets, list(PRESETS), "preset"), **remote_options(args))
     return run_job(args, explain, config, trace_dir=args.trace, tensorboard_dir=args.tensorboard)

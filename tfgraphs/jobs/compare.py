@@ -2,7 +2,7 @@
 
 from dataclasses import asdict, dataclass
 
-from tfgraphs.jobs import runner
+from tfgraphs.jobs import remote, runner
 from tfgraphs.jobs.plan import Plan
 from tfgraphs.jobs.trials import run_trials
 from tfgraphs.records.report import Report
@@ -22,19 +22,36 @@ class Config:
     trials: int = 1
     seed: int = 0
     variants: tuple = COMPARED
+    target: str = ""              # "" in-process only; else local, local:ps,worker or grpc://HOST:PORT
+    baseline: bool = True         # with a target, measure the in-process rows too
+    fetches: tuple = ("output",)
+    place: str = "ps"             # where the variable lives in local:ps,worker
+    connect_timeout: float = 10.0
 
     def to_dict(self):
-        return {**asdict(self), "variants": list(self.variants)}
+        d = {**asdict(self), "variants": list(self.variants), "fetches": list(self.fetches)}
+        if not self.target and self.fetches == ("output",):
+            # An in-process run's document stays as it was before remote sessions.
+            for key in ("target", "baseline", "fetches", "place", "connect_timeout"):
+                d.pop(key)
+        return d
 
     def task(self, variant, **how):
-        """The worker task measuring `variant`; how = preset, mode and output folders."""
+        """The worker task measuring `variant`; how = preset, mode, output folders, fetch and target."""
         return SeedTask(variant=variant, batch=self.batch, dtype=self.dtype, runs=self.runs, seed=self.seed, **how)
+
+    def placements(self):
+        """(target, fetch) of every row per variant: in-process first (target None), then remote."""
+        where = ([None] if self.baseline or not self.target else []) + ([self.target] if self.target else [])
+        return [(t, f) for t in where for f in self.fetches]
 
 
 def label(task):
-    """How progress names a seed task: its variant, then its preset and mode when not the default."""
+    """How progress names a seed task: its variant, then its preset, mode, fetch and target when not the default."""
     return (task.variant + (f" [{task.preset}]" if task.preset != "default" else "")
-            + (f" {task.mode}" if task.mode != "timed" else ""))
+            + (f" {task.mode}" if task.mode != "timed" else "")
+            + (f" fetch {task.fetch}" if task.fetch != "output" else "")
+            + (f" on {task.target}" if task.target else ""))
 
 
 def refusals(config):
@@ -48,20 +65,27 @@ def runnable(config, refused):
 
 
 def plan(config):
-    """Refused variants, and one worker per trial of every other variant."""
+    """Refused variants and remote rows, and one worker per trial of every other row."""
     refused = refusals(config)
     ok = runnable(config, refused)
-    return Plan(refused, tuple(refused.values()), workers=len(ok) * config.trials,
+    refused.update(remote.refusals(config, ok))
+    rows = [(v, t, f) for v in ok for t, f in config.placements() if not (t and (v, f) in refused)]
+    return Plan(refused, tuple(refused.values()), workers=len(rows) * config.trials,
                 needs=tuple((v, config.batch, config.dtype) for v in ok))
 
 
 def measure(config, refused, progress, timeout=None, prefix=""):
-    """(rows, documents): a row per variant, refused ones failed with the reason; prefix starts each progress label."""
-    tasks = [config.task(v) for v in runnable(config, refused)]
-    docs, ran = run_trials(tasks, config.trials, lambda t: prefix + label(t), progress, timeout)
-    rows = [Row.refused(v, refused[v]) if v in refused
-            else Row.from_trials(v, [Measurement.from_dict(d) for d in docs[config.task(v)]])
-            for v in config.variants]
+    """(rows, documents): a row per variant and placement, refused ones failed with the reason; prefix starts labels."""
+    keys = [(v, t, f) for v in config.variants for t, f in config.placements()]
+
+    def why(v, t, f):
+        return refused.get(v) or (refused.get((v, f)) if t else None)
+    tasks = {key: config.task(key[0], target=key[1], fetch=key[2]) for key in keys if not why(*key)}
+    docs, ran = run_trials(list(tasks.values()), config.trials, lambda t: prefix + label(t), progress, timeout,
+                           run=remote.worker_runner(config))
+    rows = [Row.refused(key[0], why(*key)) if why(*key)
+            else Row.from_trials(key[0], [Measurement.from_dict(d) for d in docs[tasks[key]]])
+            for key in keys]
     return rows, ran
 
 

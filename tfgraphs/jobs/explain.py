@@ -1,8 +1,8 @@
 """The explain job: variants x session presets, timed in fresh workers, and traced in separate ones."""
 
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 
-from tfgraphs.jobs import compare, runner
+from tfgraphs.jobs import compare, remote, runner
 from tfgraphs.jobs.plan import Plan
 from tfgraphs.jobs.trials import run_trials
 from tfgraphs.records.attribution import attributions
@@ -21,12 +21,13 @@ class Config(compare.Config):
     presets: tuple = tuple(PRESETS)
 
     def to_dict(self):
-        return {**asdict(self), "variants": list(self.variants), "presets": list(self.presets)}
+        return {**super().to_dict(), "presets": list(self.presets)}
 
 
 def plan(config):
     """Refused variants are left out: the ablation of a graph that cannot be built says nothing."""
     refused = compare.refusals(config)
+    refused.update({v: reason for (v, _), reason in remote.refusals(config, config.variants).items()})
     ok = compare.runnable(config, refused)
     return Plan(refused, tuple(refused.values()), workers=len(ok) * len(config.presets) * (config.trials + 1),
                 needs=tuple((v, config.batch, config.dtype) for v in ok))
@@ -35,15 +36,18 @@ def plan(config):
 def run(config, plan, progress, timeout=None, trace_dir=None, tensorboard_dir=None):
     """Timed workers for every variant x preset, then one traced worker each, kept apart from the timing."""
     variants = compare.runnable(config, plan.refused)
-    timed = [config.task(v, preset=p) for v in variants for p in config.presets]
-    docs, ran = run_trials(timed, config.trials, compare.label, progress, timeout)
+    # With a target every session of this job runs there; compare measures the in-process rows beside them.
+    where = {"target": config.target or None}
+    run_one = remote.worker_runner(config)
+    timed = [config.task(v, preset=p, **where) for v in variants for p in config.presets]
+    docs, ran = run_trials(timed, config.trials, compare.label, progress, timeout, run=run_one)
     traced = {}
     for v in variants:
         for p in config.presets:
             # The graph is the same under every preset, so TensorBoard gets it once per variant.
             board = tensorboard_dir if p == config.presets[0] else None
-            task = config.task(v, preset=p, mode="traced", trace_dir=trace_dir, tensorboard_dir=board)
-            doc = runner.run_worker(task, compare.label(task), progress, timeout)
+            task = config.task(v, preset=p, mode="traced", trace_dir=trace_dir, tensorboard_dir=board, **where)
+            doc = run_one(task, compare.label(task), progress, timeout)
             traced[(v, p)] = Measurement.from_dict(doc)
             ran.append(doc)
     rows = [_row(t, docs[t], traced[(t.variant, t.preset)]) for t in timed]

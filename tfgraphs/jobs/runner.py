@@ -52,13 +52,16 @@ def _describe_exit(code, timed_out, timeout):
     return f"worker exited with status {code}"
 
 
-def run_worker(task, label, progress, timeout=None, env=None):
+def run_worker(task, label, progress, timeout=None, env=None, abort=None):
     """Run the task's worker in a fresh process; return its JSON document, or a failed one saying why."""
-    return run_process(to_argv(task), label, progress, timeout, env)
+    return run_process(to_argv(task), label, progress, timeout, env, abort)
 
 
-def run_process(argv, label, progress, timeout=None, env=None):
-    """Run `python <argv>` in a fresh process; return its JSON document, or a failed one saying why."""
+def run_process(argv, label, progress, timeout=None, env=None, abort=None):
+    """Run `python <argv>` in a fresh process; return its JSON document, or a failed one saying why.
+
+    abort() is asked about twice a second; a reason it returns kills the worker and becomes the failure.
+    """
     worker_env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": os.environ.get("TF_CPP_MIN_LOG_LEVEL", "2"), **(env or {})}
     with progress.step(label) as say, tempfile.TemporaryFile() as out:
         proc = subprocess.Popen([sys.executable, *argv], stdout=out, stderr=subprocess.PIPE,
@@ -66,17 +69,39 @@ def run_process(argv, label, progress, timeout=None, env=None):
         tail = deque(maxlen=20)
         reader = threading.Thread(target=_read_stderr, args=(proc.stderr, say, tail), daemon=True)
         reader.start()
-        timed_out = False
         try:
-            code = proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            timed_out = True
-            proc.kill()
-            code = proc.wait()
+            code, why = _wait(proc, timeout, abort)
+        finally:
+            # Ctrl-C or any error in the parent must not leave the worker running.
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
         reader.join()
         out.seek(0)
         text = out.read().decode("utf-8", "replace")
-    return _document(text, code, timed_out, timeout, tail)
+    if why and why != _TIMED_OUT:
+        return {"status": "failed", "error": why}
+    return _document(text, code, why == _TIMED_OUT, timeout, tail)
+
+
+_TIMED_OUT = "timed out"
+
+
+def _wait(proc, timeout, abort):
+    """(exit status, None) once the worker exits; the worker killed and (status, why) on a timeout or an abort."""
+    deadline = None if timeout is None else time.monotonic() + timeout
+    while True:
+        step = 0.5 if abort else None
+        if deadline is not None:
+            step = max(0.0, min(step or timeout, deadline - time.monotonic()))
+        try:
+            return proc.wait(timeout=step), None
+        except subprocess.TimeoutExpired:
+            pass
+        why = _TIMED_OUT if deadline is not None and time.monotonic() >= deadline else (abort() if abort else None)
+        if why:
+            proc.kill()
+            return proc.wait(), why
 
 
 def _read_stderr(stream, say, tail):

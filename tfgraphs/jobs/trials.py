@@ -12,14 +12,17 @@ def rotated(items, k):
     return items[k:] + items[:k]
 
 
-def run_trials(tasks, trials, label, progress, timeout=None):
-    """{task: [document per trial]} and every document in the order run; label(task) names a task in progress."""
+def run_trials(tasks, trials, label, progress, timeout=None, run=None):
+    """{task: [document per trial]} and every document in the order run; label(task) names a task in progress.
+
+    run(task, label, progress, timeout) runs one worker (runner.run_worker unless given).
+    """
     docs = {task: [] for task in tasks}
     ran = []
     for trial in range(trials):
         for task in rotated(tasks, trial):
             name = label(task) + (f" trial {trial + 1}/{trials}" if trials > 1 else "")
-            doc = runner.run_worker(task, name, progress, timeout)
+            doc = (run or runner.run_worker)(task, name, progress, timeout)
             docs[task].append(doc)
             ran.append(doc)
     return docs, ran

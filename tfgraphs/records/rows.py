@@ -34,11 +34,32 @@ class Measurement:
     max_abs_err: float | None = None
     top_ops: tuple = ()
     import_s: float | None = None   # the worker's own start-up: importing TensorFlow, not a phase of the graph
+    # Added for remote sessions; None in documents written before them, and left out of the JSON while None.
+    target: str | None = None              # "" in-process, else the grpc:// URL the session ran on
+    fetch: str | None = None               # "output" or "sum"
+    bytes_fed_per_run: int | None = None
+    bytes_fetched_per_run: int | None = None
+    network_device: str | None = None      # set in a two-task cluster
+    data_device: str | None = None         # where X lived, in a two-task cluster
+    traced_between_tasks_bytes: int | None = None   # RecvTensor bytes from another task in one traced run
+    traced_run_s: float | None = None
 
     @classmethod
     def from_dict(cls, d):
         """Build from a worker's or a file's dict, ignoring keys this version does not know."""
         return cls(**known(cls, d, runs_s=tuple, top_ops=tuple))
+
+    def to_dict(self):
+        return _without_unset(asdict(self))
+
+
+REMOTE_FIELDS = ("target", "fetch", "bytes_fed_per_run", "bytes_fetched_per_run", "network_device", "data_device",
+                 "traced_between_tasks_bytes", "traced_run_s")
+
+
+def _without_unset(d):
+    """d without the remote-session keys that are None, so older documents round-trip unchanged."""
+    return {k: v for k, v in d.items() if k not in REMOTE_FIELDS or v is not None}
 
 
 # Fields aggregated across trials by their median.
@@ -70,10 +91,13 @@ class Row(Measurement):
         if failed:
             i, t = failed[0]
             error = t.error if len(trials) == 1 else f"trial {i}/{len(trials)}: {t.error}"
+        # A trial's remote fields are the same in every trial but the target (a fresh server each); the first says.
+        remote = {name: getattr((ok or trials or [Measurement()])[0], name) for name in REMOTE_FIELDS}
+        remote["traced_run_s"] = median_or_none(t.traced_run_s for t in ok)
         return cls(status="failed" if failed else "ok", error=error,
                    runs_s=tuple(s for t in ok for s in t.runs_s), rss_bytes=rss,
                    top_ops=ok[0].top_ops if ok else (), variant=variant, preset=preset,
-                   trials=tuple(trials), **agg)
+                   trials=tuple(trials), **agg, **remote)
 
     @classmethod
     def refused(cls, variant, reason, batch=None):
@@ -104,13 +128,18 @@ class Row(Measurement):
 
     @property
     def label(self):
-        """The variant, with its preset when not the default."""
-        return self.variant + (f" [{self.preset}]" if self.preset != "default" else "")
+        """The variant, with its preset when not the default, and remote and a summed fetch when so."""
+        return (self.variant + (f" [{self.preset}]" if self.preset != "default" else "")
+                + (" remote" if self.remote else "") + (" (sum)" if self.fetch == "sum" else ""))
+
+    @property
+    def remote(self):
+        return bool(self.target)
 
     def to_dict(self):
-        d = asdict(self)
+        d = _without_unset(asdict(self))
         d = {"name": self.variant, **d}
-        d["trials"] = [asdict(t) for t in self.trials]
+        d["trials"] = [t.to_dict() for t in self.trials]
         return d
 
     @classmethod

@@ -6,7 +6,10 @@
 #      shapes ("modes": one per mode and switch setting, plus "switch") likewise; inspect (the Inspection's fields);
 #      pitfalls ("lessons": one per lesson and variant, each with its "cases") likewise;
 #      later "tfgraphs_version", "created" (ISO-8601 UTC), "env" (timing variables set) and machine["tf_build"]
-#      added, each optional when read.
+#      added, each optional when read;
+#      remote sessions: rows (and their trials) may carry "target", "fetch", "bytes_fed_per_run",
+#      "bytes_fetched_per_run", "network_device", "data_device", "traced_between_tasks_bytes", "traced_run_s", and
+#      compare/explain configs "target", "baseline", "fetches", "place", "connect_timeout"; absent means in-process.
 SCHEMA = 1
 TOOL = "tfgraphs"
 

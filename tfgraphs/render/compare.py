@@ -1,8 +1,13 @@
 """Render a compare report: sizes, phase times, the "why" ratios, memory per phase, and what they show."""
 
+from dataclasses import replace
+
 from tfgraphs.explain.compare import PHASES, copies_rows, sentences, why_rows
+from tfgraphs.explain.remote import has_remote
+from tfgraphs.explain.remote import sentences as remote_sentences
 from tfgraphs.records.stats import Summary
 from tfgraphs.render.page import WIDTH, failures, machine_line, page, time_unit
+from tfgraphs.render.remote import remote_table
 from tfgraphs.render.table import Table
 from tfgraphs.units import fmt_bytes, fmt_int, sig3
 
@@ -17,7 +22,8 @@ def header(report):
     c = report.config
     trials = c.get("trials", 1)
     return (f"{report.command}: batch {c['batch']:,}, {c['dtype']}, {c['runs']} later runs x {trials} "
-            f"trial{'s' if trials != 1 else ''}, seed {c.get('seed', 0)}\n{machine_line(report)}")
+            f"trial{'s' if trials != 1 else ''}, seed {c.get('seed', 0)}"
+            + (f", --target {c['target']}" if c.get("target") else "") + f"\n{machine_line(report)}")
 
 
 def _sizes(r):
@@ -76,11 +82,26 @@ def copies_table(report):
 
 
 def render(report, fmt="simple", width=WIDTH):
-    """The whole compare report as text, fitted to width (None: one wide table per section)."""
-    head, ok = header(report), any(r.ok for r in report.rows)
+    """The whole compare report as text, fitted to width (None: one wide table per section); rows measured
+    remotely or fetching a sum get a section of their own."""
+    head = header(report)
+    if has_remote(report):
+        return _with_remote(report, head, fmt, width)
+    ok = any(r.ok for r in report.rows)
     sections = []
     if ok:
         sections = [*phase_tables(report, wide=width is None), ("Why", *why_table(report)),
                     ("Memory: copies of X added per phase", *copies_table(report))]
     return page(head, sections, "What this run shows:" if ok else None, sentences(report) if ok else (),
                 failures(report.rows, lambda r: r.label), fmt, width)
+
+
+def _with_remote(report, head, fmt, width):
+    """The remote section and its sentences, then the in-process page of the rows fetching the whole output."""
+    local = replace(report, rows=tuple(r for r in report.rows if not r.remote and r.fetch != "sum"))
+    text = render(local, fmt, width).split("\n\n", 1)[1] if local.rows else ""
+    ok = any(r.ok for r in report.rows)
+    remote = page(head, [("Remote sessions", *remote_table(report))] if ok else [],
+                  "What the remote runs show:" if ok else None, remote_sentences(report) if ok else (),
+                  failures([r for r in report.rows if r not in local.rows], lambda r: r.label), fmt, width)
+    return remote.rstrip("\n") + "\n\n" + text

@@ -81,7 +81,7 @@ def compare_plot(report, path):
         for k, t in enumerate(trials):
             times = [t.first_run_s, *t.runs_s]
             ax.plot(range(1, len(times) + 1), times, "o-", color=f"C{i}", ms=4, lw=1 if k else 1.5,
-                    alpha=1 if k == 0 else 0.4, label=r.variant if k == 0 else None)
+                    alpha=1 if k == 0 else 0.4, label=r.label if k == 0 else None)
     ax.set(yscale="log", xlabel="run (1 = the first run of a fresh session)", ylabel="seconds",
            title=f"Every run, per variant: batch {report.config['batch']:,}, {report.config['dtype']}")
     ax.grid(True, which="both", alpha=0.3)

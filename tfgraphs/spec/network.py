@@ -68,3 +68,9 @@ def max_abs_error(x, w, *outputs, chunk=1000):
         for y in outputs:
             worst = max(worst, float(np.max(np.abs(y[start:start + chunk].astype(np.float64) - ref))))
     return worst
+
+
+def sum_error(x, w, total, chunk=1000):
+    """|total - the reference output's sum| per output element, the reference summed in chunks."""
+    ref = sum(float(reference_forward(x[start:start + chunk], w).sum()) for start in range(0, x.shape[0], chunk))
+    return abs(float(total) - ref) / np.prod(output_shape(x.shape[0]))

@@ -11,6 +11,7 @@ from tfgraphs.spec.lessons import LESSONS
 from tfgraphs.spec.modes import MODES
 from tfgraphs.spec.network import DTYPES
 from tfgraphs.spec.presets import PRESETS
+from tfgraphs.spec.remote import FETCHES
 from tfgraphs.spec.variants import VARIANTS
 
 PHASE_PREFIX = "@phase "
@@ -34,6 +35,20 @@ class SeedTask:
     mode: str = field(default="timed", metadata={"choices": ("timed", "traced", "limit")})
     trace_dir: str | None = None
     tensorboard_dir: str | None = None
+    fetch: str = field(default="output", metadata={"choices": FETCHES})
+    target: str | None = None           # a grpc:// session target; None runs in-process
+    network_device: str | None = None   # e.g. /job:worker/task:0 in a two-task cluster
+    data_device: str | None = None      # where the variable variant's X lives, e.g. /job:ps/task:0
+
+
+@dataclass(frozen=True)
+class ServerTask:
+    """One tf.distribute.Server of a cluster, serving until SIGTERM or SIGINT."""
+
+    MODULE: ClassVar[str] = "tfgraphs.worker.server"
+    cluster: str = field()   # job=host:port,...;job=... (spec.remote.cluster_text)
+    job: str = field()
+    task: int = 0
 
 
 @dataclass(frozen=True)

@@ -41,9 +41,11 @@ def _placeholder(x, w):
     return Built(seed_network(xp, wp), feed={xp: x, wp: w})
 
 
-def _variable(x, w):
-    xp = v1.placeholder(x.dtype, x.shape, name="X_init")
-    xv = v1.Variable(xp, trainable=False, name="X")
+def _variable(x, w, data_device=None):
+    # Where X lives decides which bytes cross between tasks in a cluster; None leaves it with the network.
+    with tf.device(data_device):
+        xp = v1.placeholder(x.dtype, x.shape, name="X_init")
+        xv = v1.Variable(xp, trainable=False, name="X")
     out = seed_network(xv, tf.constant(w, name="W"))
     return Built(out, init=xv.initializer, init_feed={xp: x})
 
@@ -71,11 +73,20 @@ BUILDERS = {
     "dataset-fed": _dataset_fed,
 }
 
+# Builders that can keep X on a device of its own (a variable is state, so it may live on a parameter server).
+PLACES_DATA = ("variable",)
 
-def build(variant, x, w):
-    """Build `variant` of the network on x, w in a fresh graph; nothing runs yet."""
+
+def build(variant, x, w, fetch="output", network_device=None, data_device=None):
+    """Build `variant` of the network on x, w in a fresh graph, on the devices named (None: TensorFlow's choice).
+
+    fetch="sum" fetches the output's sum instead, computed where the network runs so only a scalar comes back.
+    """
     graph = tf.Graph()
-    with graph.as_default():
-        built = BUILDERS[variant](x, w)
+    with graph.as_default(), tf.device(network_device):
+        placed = data_device and variant in PLACES_DATA
+        built = BUILDERS[variant](x, w, data_device) if placed else BUILDERS[variant](x, w)
+        if fetch == "sum":
+            built.output = tf.reduce_sum(built.output, name="output_sum")
     built.graph = graph
     return built

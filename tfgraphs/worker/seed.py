@@ -28,7 +28,7 @@ def _timed(task, tf, built, x, w, rss):
 
     _phase("session")
     t0 = time.perf_counter()
-    sess = tf.compat.v1.Session(graph=built.graph, config=config)
+    sess = tf.compat.v1.Session(task.target or "", graph=built.graph, config=config)
     out["session_s"] = time.perf_counter() - t0
     rss["session"] = machine.rss_bytes()
 
@@ -55,13 +55,33 @@ def _timed(task, tf, built, x, w, rss):
     out["runs_s"] = runs
     rss["later_runs"] = machine.rss_bytes()
     out["peak_rss_bytes"] = max(machine.peak_rss_bytes(), max(rss.values()))
+    out.update(_wire(task, tf, sess, built, last))
     sess.close()
 
     # Serializing makes one more copy of any embedded data, so it happens after the peak is read.
     out.update(_sizes(built.graph))
 
     _phase("check")
-    out["max_abs_err"] = network.max_abs_error(x, w, first, last)
+    if task.fetch == "sum":
+        out["max_abs_err"] = max(network.sum_error(x, w, first), network.sum_error(x, w, last))
+    else:
+        out["max_abs_err"] = network.max_abs_error(x, w, first, last)
+    return out
+
+
+def _wire(task, tf, sess, built, fetched):
+    """The target, the bytes every run sends and brings back, and for a cluster where X lived and what crossed."""
+    import numpy as np
+
+    from tfgraphs.worker import remote
+
+    out = {"target": task.target or "", "fetch": task.fetch,
+           "bytes_fed_per_run": sum(np.asarray(a).nbytes for a in built.feed.values()),
+           "bytes_fetched_per_run": np.asarray(fetched).nbytes}
+    if task.network_device:
+        out["network_device"] = task.network_device
+        out["data_device"] = remote.data_device(built, task.network_device)
+        out["traced_between_tasks_bytes"], out["traced_run_s"] = remote.between_tasks(tf, sess, built)
     return out
 
 
@@ -83,7 +103,7 @@ def _traced(task, tf, built, x, w, rss):
     from tfgraphs.worker import stepstats, tensorboard
     from tfgraphs.worker.sessions import session_config
 
-    sess = tf.compat.v1.Session(graph=built.graph, config=session_config(task.preset))
+    sess = tf.compat.v1.Session(task.target or "", graph=built.graph, config=session_config(task.preset))
     if built.init is not None:
         sess.run(built.init, feed_dict=built.init_feed)
     options = tf.compat.v1.RunOptions(trace_level=tf.compat.v1.RunOptions.FULL_TRACE)
@@ -100,7 +120,8 @@ def _traced(task, tf, built, x, w, rss):
         "first_run_s": walls[0],
         "runs_s": walls[1:],
         "top_ops": stepstats.op_table(metas[0].step_stats, metas[1].step_stats),
-        "max_abs_err": network.max_abs_error(x, w, y),
+        "max_abs_err": (network.sum_error if task.fetch == "sum" else network.max_abs_error)(x, w, y),
+        "target": task.target or "", "fetch": task.fetch,
         "trace_files": [],
     }
     tag = f"{task.variant}.{task.preset}"
@@ -150,7 +171,7 @@ def measure(task):
     rss["data"] = machine.rss_bytes()
     _phase("build")
     t0 = time.perf_counter()
-    built = graphs.build(task.variant, x, w)
+    built = graphs.build(task.variant, x, w, task.fetch, task.network_device, task.data_device)
     build_s = time.perf_counter() - t0
     rss["build"] = machine.rss_bytes()
     result = {"tf_version": tf.__version__, "tf_build": build_facts(tf), "import_s": import_s,

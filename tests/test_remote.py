@@ -1,0 +1,305 @@
+"""Remote sessions: real tiny runs on 127.0.0.1 servers, exact bytes, no server left behind, sentences by the rule."""
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import uuid
+
+import pytest
+
+from conftest import needs_private_network, words
+from tfgraphs.errors import UsageError
+from tfgraphs.explain import remote as why
+from tfgraphs.jobs import compare, remote, runner, servers
+from tfgraphs.records.report import Report
+from tfgraphs.records.rows import Measurement, Row
+from tfgraphs.spec import remote as spec
+from tfgraphs.spec.tasks import SeedTask
+
+pytestmark = needs_private_network
+MARK = "TFGRAPHS_TEST_MARK"
+X10 = 10 * 32 * 32 * 1 * 8          # X at batch 10, float64
+W = 3 * 3 * 1 * 6 * 8               # W [3,3,1,6]
+OUT10 = 10 * 15 * 15 * 6 * 8        # relu(avg_pool(conv)) at batch 10
+
+
+def marked(mark):
+    """Pids of processes, other than this one, whose environment carries this test's mark."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as f:
+                env = f.read()
+        except OSError:
+            continue
+        if f"{MARK}={mark}".encode() in env.split(b"\0") and int(pid) != os.getpid():
+            found.append(int(pid))
+    return found
+
+
+def cmdline(pid):
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return f.read().replace(b"\0", b" ").decode()
+    except OSError:
+        return ""
+
+
+@pytest.fixture
+def mark(monkeypatch):
+    """A fresh mark in this process's environment (children inherit it); asserts no marked process is left."""
+    value = uuid.uuid4().hex
+    monkeypatch.setenv(MARK, value)
+    assert marked(value) == []
+    yield value
+    time.sleep(0.2)
+    assert [cmdline(p) for p in marked(value)] == []
+
+
+def cli(*args, env=None):
+    return subprocess.Popen([sys.executable, "-m", "tfgraphs", *map(str, args)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=env)
+
+
+def test_compare_on_a_fresh_local_server_writes_both_rows_with_their_bytes(mark, tmp_path):
+    path = tmp_path / "out.json"
+    proc = cli("compare", "--target", "local", "--batch", 10, "--runs", 2, "--variants", "placeholder",
+               "--json", path, "--quiet")
+    out, err = proc.communicate(timeout=300)
+    assert proc.returncode == 0, err
+    rows = json.loads(path.read_text())["variants"]
+    assert [r["name"] for r in rows] == ["placeholder", "placeholder"]
+    assert rows[0]["target"] == "" and rows[1]["target"].startswith("grpc://127.0.0.1:")
+    assert [r["bytes_fed_per_run"] for r in rows] == [X10 + W] * 2
+    assert [r["bytes_fetched_per_run"] for r in rows] == [OUT10] * 2
+    assert all(r["status"] == "ok" and r["max_abs_err"] <= 1e-9 and len(r["runs_s"]) == 2 for r in rows)
+    assert "Remote sessions" in out and "Times (ms)" in out and "placeholder remote: later runs took" in words(out)
+
+
+def test_two_task_cluster_keeps_x_on_the_ps_task_and_sends_it_every_run(mark, tmp_path):
+    path = tmp_path / "out.json"
+    proc = cli("compare", "--target", "local:ps,worker", "--no-baseline", "--fetch", "sum", "--batch", 10,
+               "--runs", 2, "--variants", "variable", "--json", path, "--quiet")
+    out, err = proc.communicate(timeout=300)
+    assert proc.returncode == 0, err
+    (row,) = json.loads(path.read_text())["variants"]
+    assert (row["data_device"], row["network_device"]) == ("/job:ps/task:0", "/job:worker/task:0")
+    assert row["traced_between_tasks_bytes"] == X10
+    assert (row["bytes_fed_per_run"], row["bytes_fetched_per_run"]) == (0, 8) and row["max_abs_err"] <= 1e-9
+    assert f"{X10:,} bytes should cross between the tasks per run, the same as a traced run" in words(out)
+
+
+def _run_in_thread(task, timeout=None):
+    """Run one remote task through the job's runner in a thread; return (thread, result holder)."""
+    config = compare.Config(batch=10, runs=2, variants=("placeholder",), target="local")
+    progress = runner.Progress(1, quiet=True)
+    result = {}
+    thread = threading.Thread(target=lambda: result.update(
+        doc=remote.worker_runner(config)(task, "t", progress, timeout)))
+    thread.start()
+    return thread, result
+
+
+def _wait_for(mark, module, seconds=120):
+    """The pid of a marked process running `module`, once it exists."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        pids = [p for p in marked(mark) if module in cmdline(p)]
+        if pids:
+            return pids[0]
+        time.sleep(0.2)
+    raise AssertionError(f"no {module} process appeared")
+
+
+def test_a_failed_worker_ends_its_server(mark):
+    # A dtype the worker does not know: it refuses its flags and exits 2, a real failure while its server runs.
+    thread, result = _run_in_thread(SeedTask(variant="placeholder", batch=10, dtype="int8", target="local"))
+    thread.join(300)
+    assert result["doc"]["status"] == "failed"
+    assert result["doc"]["error"].startswith("worker exited with status 2: ")
+
+
+def test_a_crashed_worker_becomes_a_failed_row_and_ends_its_server(mark):
+    thread, result = _run_in_thread(SeedTask(variant="placeholder", batch=10, runs=10**7, target="local"))
+    os.kill(_wait_for(mark, "tfgraphs.worker.seed"), signal.SIGKILL)
+    thread.join(300)
+    assert result["doc"] == {"status": "failed", "error": "worker killed by signal SIGKILL (out of memory? try a "
+                                                          "smaller --batch)"}
+
+
+def test_a_server_killed_mid_run_fails_the_row_instead_of_hanging(mark):
+    thread, result = _run_in_thread(SeedTask(variant="placeholder", batch=10, runs=10**7, target="local"))
+    _wait_for(mark, "tfgraphs.worker.seed")
+    os.kill(_wait_for(mark, "tfgraphs.worker.server"), signal.SIGKILL)
+    thread.join(300)
+    assert not thread.is_alive()
+    assert result["doc"]["status"] == "failed"
+    assert "server local" in result["doc"]["error"] and "during the run" in result["doc"]["error"]
+
+
+def test_a_timed_out_worker_ends_its_server(mark):
+    thread, result = _run_in_thread(SeedTask(variant="placeholder", batch=10, runs=10**7, target="local"), timeout=1)
+    thread.join(300)
+    assert result["doc"]["error"] == "worker killed after the 1 s timeout"
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_ctrl_c_or_sigterm_ends_the_worker_and_the_server(mark, sig):
+    proc = cli("compare", "--target", "local", "--no-baseline", "--batch", 10, "--runs", 10**7,
+               "--variants", "placeholder")
+    _wait_for(mark, "tfgraphs.worker.seed")
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and err.strip().endswith("tfgraphs: interrupted")
+
+
+def test_an_unreachable_target_exits_2_with_one_line_before_measuring(mark):
+    port = servers.free_port()
+    t0 = time.monotonic()
+    proc = cli("compare", "--target", f"grpc://127.0.0.1:{port}", "--connect-timeout", 1, "--batch", 10)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 2
+    assert err.splitlines() == [f"tfgraphs: cannot reach grpc://127.0.0.1:{port} within 1 s (Connection refused); "
+                                f"start a server there, e.g. `tfgraphs server --port {port}`, or use --target local"]
+    assert time.monotonic() - t0 < 30
+
+
+def test_reachability_tells_a_listening_port_from_a_closed_one():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        assert servers.unreachable("127.0.0.1", s.getsockname()[1], 1) is None
+    assert servers.unreachable("127.0.0.1", servers.free_port(), 0.5) == "Connection refused"
+
+
+def test_a_feed_past_the_grpc_message_limit_is_refused_before_any_worker():
+    batch = spec.GRPC_MESSAGE_LIMIT // (32 * 32 * 8) + 1
+    plan = compare.plan(compare.Config(batch=batch, variants=("placeholder", "variable"), target="local",
+                                       baseline=False, fetches=("sum",)))
+    assert plan.refused == {("placeholder", "sum"): plan.notices[0]}
+    assert "feed of" in plan.notices[0] and "gRPC message limit of 2,147,483,647 bytes" in plan.notices[0]
+    assert plan.workers == 1
+    assert spec.refusal("placeholder", batch - 1, "float64", "sum") is None
+
+
+def test_an_output_past_the_grpc_message_limit_is_refused_unless_summed():
+    # The output [N,15,15,6] is larger than X [N,32,32,1], so it reaches the limit first.
+    big = spec.GRPC_MESSAGE_LIMIT // (15 * 15 * 6 * 8) + 1
+    assert "fetched output" in spec.refusal("variable", big, "float64", "output")
+    assert spec.refusal("variable", big - 1, "float64", "output") is None
+    assert spec.refusal("variable", big, "float64", "sum") is None
+
+
+@pytest.mark.parametrize("text", ["remote", "grpc://127.0.0.1", "grpc://:80", "local:worker,ps", "grpc://h:99999"])
+def test_a_bad_target_is_a_usage_error(text):
+    with pytest.raises(UsageError, match="is not local, local:ps,worker or grpc://HOST:PORT"):
+        spec.parse_target(text)
+
+
+def _row(variant, runs, target="", fetch="output", **kw):
+    m = Measurement(first_run_s=runs[0] * 3, runs_s=tuple(runs), graph_bytes=500, target=target, fetch=fetch, **kw)
+    return Row.from_trials(variant, [m])
+
+
+def _report(*rows):
+    return Report("compare", {"batch": 10, "dtype": "float64"}, rows)
+
+
+def test_feed_cost_sentence_follows_the_numbers():
+    url = "grpc://127.0.0.1:1"
+    slow = _report(_row("placeholder", [0.20, 0.21], url, bytes_fed_per_run=5), _row("variable", [0.10, 0.11], url))
+    (said,) = why.feed_cost(slow.rows)
+    assert "feeding cost 100.0 ms per run, sending 5 bytes each time, beyond a spread of 10.0 ms" in said
+    same = _report(_row("placeholder", [0.10, 0.12], url), _row("variable", [0.11, 0.13], url))
+    assert "no measurable difference against a spread of 20.0 ms" in why.feed_cost(same.rows)[0]
+
+
+def test_remote_over_local_and_fetch_cost_sentences():
+    url = "grpc://127.0.0.1:1"
+    rows = (_row("placeholder", [0.1, 0.1]), _row("placeholder", [0.3, 0.3], url, bytes_fetched_per_run=800),
+            _row("placeholder", [0.1, 0.1], url, "sum", bytes_fetched_per_run=8))
+    assert why.remote_over_local(rows) == [
+        "placeholder remote: later runs took 300.0 ms median against 100.0 ms in-process, 3.00x, "
+        "beyond a spread of 0.0 ms."]
+    assert "the whole output (800 bytes) took 300.0 ms per run against 100.0 ms for its sum (8 bytes), 200.0 ms more" in \
+        why.fetch_cost(rows)[0]
+
+
+def test_between_tasks_notices_a_traced_count_that_disagrees():
+    row = _row("variable", [0.1, 0.1], "grpc://127.0.0.1:1", network_device="/job:worker/task:0",
+               data_device="/job:ps/task:0", traced_between_tasks_bytes=X10 - 1)
+    (said,) = why.between_tasks([row], 10, "float64")
+    assert f"{X10:,} bytes should cross" in said and f"but a traced run reported {X10 - 1:,} bytes" in said
+
+
+def test_received_bytes_counts_only_tensors_from_another_task():
+    from tensorflow.core.framework import step_stats_pb2
+
+    from tfgraphs.worker.remote import received_bytes
+
+    stats = step_stats_pb2.StepStats()
+    dev = stats.dev_stats.add(device="/job:worker/replica:0/task:0/device:CPU:0")
+    for sender, size in (("/job:ps/replica:0/task:0/device:CPU:0", 100), ("/job:worker/replica:0/task:0/device:CPU:0", 7)):
+        node = dev.node_stats.add(node_name="RecvTensor", timeline_label=f"RecvTensor from {sender} to x")
+        node.output.add().tensor_description.allocation_description.requested_bytes = size
+    assert received_bytes(stats) == 100
+
+
+def test_older_rows_load_without_remote_fields_and_round_trip():
+    row = Row.from_dict({"name": "placeholder", "status": "ok", "runs_s": [0.1], "trials": []})
+    assert (row.target, row.bytes_fed_per_run, row.remote) == (None, None, False)
+    assert "target" not in row.to_dict()
+
+
+def test_rows_per_variant_follow_baseline_and_fetch(monkeypatch):
+    from tests import fakes
+
+    fake = fakes.install(monkeypatch, lambda task, env: fakes.seed_document(target=task.target or "",
+                                                                             fetch=task.fetch))
+    url = "grpc://127.0.0.1:1"
+    for baseline, expected in ((True, [None, None, url, url]), (False, [url, url])):
+        config = compare.Config(batch=10, runs=2, variants=("variable",), target=url, baseline=baseline,
+                                fetches=("output", "sum"))
+        fake.calls.clear()
+        report = compare.run(config, compare.plan(config), runner.Progress(9, quiet=True))
+        assert [t.target for t in fake.tasks] == expected
+        assert [(r.target or None, r.fetch) for r in report.rows] == list(zip(expected, ["output", "sum"] * 2))
+        assert report.to_dict()["config"]["target"] == url
+
+
+def test_explain_runs_every_session_on_the_target(monkeypatch):
+    from tests import fakes
+    from tfgraphs.jobs import explain
+
+    fake = fakes.install(monkeypatch, lambda task, env: fakes.seed_document(target=task.target, top_ops=[]))
+    config = explain.Config(batch=10, runs=2, variants=("placeholder",), presets=("default",),
+                            target="grpc://127.0.0.1:1")
+    explain.run(config, explain.plan(config), runner.Progress(2, quiet=True))
+    assert [(t.mode, t.target) for t in fake.tasks] == [("timed", "grpc://127.0.0.1:1"),
+                                                         ("traced", "grpc://127.0.0.1:1")]
+
+
+def test_server_prints_its_target_and_stops_on_sigterm(mark):
+    port = servers.free_port()
+    proc = cli("server", "--port", port)
+    assert proc.stdout.readline().startswith(f"serving grpc://127.0.0.1:{port} (pid ")
+    assert servers.unreachable("127.0.0.1", port, 5) is None
+    proc.send_signal(signal.SIGTERM)
+    out, _ = proc.communicate(timeout=60)
+    assert (proc.returncode, out) == (0, "stopped\n")
+
+
+@pytest.mark.parametrize("args, said", [
+    (["--cluster", "ps=127.0.0.1:1", "--job", "worker"], "--job worker --task 0 is not in --cluster"),
+    (["--cluster", "ps"], "--cluster part 'ps' is not JOB=HOST:PORT"),
+    (["--cluster", "ps=127.0.0.1:1", "--port", "5"], "give --port or --cluster, not both"),
+])
+def test_server_refuses_a_bad_cluster_in_one_line(args, said):
+    proc = cli("server", *args)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 2 and len(err.splitlines()) == 1 and said in err

@@ -1,0 +1,111 @@
+"""Explain the remote rows of a report: remote against in-process, the feed and fetch costs, what crossed tasks."""
+
+from tfgraphs.records.stats import between, judge
+from tfgraphs.spec import network
+from tfgraphs.spec.remote import task_of
+from tfgraphs.spec.variants import VARIANTS
+from tfgraphs.units import fmt_s
+
+
+def has_remote(report):
+    """True when the report holds rows measured on a grpc:// target or fetching a sum."""
+    return any(r.remote or r.fetch == "sum" for r in report.rows)
+
+
+def _by_key(rows):
+    """{(variant, remote, fetch): row} of the ok rows."""
+    return {(r.variant, r.remote, r.fetch or "output"): r for r in rows if r.ok}
+
+
+def _more(delta):
+    return f"{fmt_s(abs(delta))} {'more' if delta >= 0 else 'less'}"
+
+
+def _apart(d):
+    return f"beyond a spread of {fmt_s(d.spread)}" if d.real else f"no measurable difference against a spread of {fmt_s(d.spread)}"
+
+
+def remote_over_local(rows):
+    """Per variant and fetch: remote later runs over in-process later runs, judged against both spreads."""
+    said, got = [], _by_key(rows)
+    for (variant, remote, fetch), r in got.items():
+        local = got.get((variant, False, fetch))
+        if not remote or local is None:
+            continue
+        d = between(r.runs_s, local.runs_s)
+        said.append(f"{r.label}: later runs took {fmt_s(r.later_median_s)} median against {fmt_s(local.later_median_s)} "
+                    f"in-process, {r.later_median_s / local.later_median_s:.2f}x, {_apart(d)}.")
+    return said
+
+
+def feed_cost(rows):
+    """Per fetch and place: a variant fed per run against one loaded once, judged against both spreads."""
+    said, got = [], _by_key(rows)
+    for remote in (True, False):
+        for fetch in ("output", "sum"):
+            here = [r for (v, rem, f), r in got.items() if rem == remote and f == fetch]
+            fed = next((r for r in here if VARIANTS[r.variant].fed_per_run), None)
+            once = next((r for r in here if VARIANTS[r.variant].loaded_once), None)
+            if fed is None or once is None:
+                continue
+            d = between(fed.runs_s, once.runs_s)
+            where = "remote" if remote else "in-process"
+            sent = f", sending {fed.bytes_fed_per_run:,} bytes each time" if fed.bytes_fed_per_run else ""
+            verdict = (f"feeding cost {fmt_s(d.delta)} per run{sent}, {_apart(d)}" if d.larger else
+                       f"{_apart(d)}{sent}" if not d.real else f"the fed variant was faster by {fmt_s(-d.delta)}, {_apart(d)}")
+            said.append(f"Per-run feed cost {where} (fetch {fetch}): {fed.variant} {fmt_s(fed.later_median_s)} against "
+                        f"{once.variant} {fmt_s(once.later_median_s)} median: {verdict}.")
+    return said
+
+
+def fetch_cost(rows):
+    """Per variant and place: fetching the whole output against fetching its sum."""
+    said, got = [], _by_key(rows)
+    for (variant, remote, fetch), whole in got.items():
+        total = got.get((variant, remote, "sum"))
+        if fetch != "output" or total is None:
+            continue
+        d = between(whole.runs_s, total.runs_s)
+        where = "remote" if remote else "in-process"
+        said.append(f"Fetch cost of {variant} {where}: the whole output ({whole.bytes_fetched_per_run:,} bytes) took "
+                    f"{fmt_s(whole.later_median_s)} per run against {fmt_s(total.later_median_s)} for its sum "
+                    f"({total.bytes_fetched_per_run:,} bytes), {_more(d.delta)}, {_apart(d)}.")
+    return said
+
+
+def first_run_extra(rows):
+    """Per variant and fetch: what the remote first run paid beyond its later runs, against in-process."""
+    said, got = [], _by_key(rows)
+    for (variant, remote, fetch), r in got.items():
+        local = got.get((variant, False, fetch))
+        if not remote or local is None or r.first_run_excess_s is None or local.first_run_excess_s is None:
+            continue
+        d = judge(r.first_run_excess_s - local.first_run_excess_s, r.spread_s, local.spread_s)
+        said.append(f"{r.label}: the first run paid {fmt_s(r.first_run_excess_s)} beyond the later runs against "
+                    f"{fmt_s(local.first_run_excess_s)} in-process, {_more(d.delta)}, {_apart(d)}; remotely the first run "
+                    f"also sends the {r.graph_bytes:,}-byte GraphDef and sets the graph up on the server.")
+    return said
+
+
+def between_tasks(rows, batch, dtype):
+    """Per two-task row: where X lived, the bytes expected to cross tasks per run, and what a traced run saw."""
+    said = []
+    for r in rows:
+        if not r.ok or not r.network_device:
+            continue
+        apart = task_of(r.data_device) != task_of(r.network_device)
+        expected = network.data_bytes(batch, dtype) if apart and VARIANTS[r.variant].loaded_once else 0
+        seen = r.traced_between_tasks_bytes
+        check = ("the same as a traced run's RecvTensor bytes" if seen == expected else
+                 f"but a traced run reported {seen:,} bytes received from another task")
+        said.append(f"{r.label}: X lived on {r.data_device}, the network ran on {r.network_device}; "
+                    f"{expected:,} bytes should cross between the tasks per run, {check}.")
+    return said
+
+
+
+def sentences(report):
+    """Every remote sentence this report's numbers support."""
+    rows, c = report.rows, report.config
+    return (remote_over_local(rows) + feed_cost(rows) + fetch_cost(rows) + first_run_extra(rows)
+            + between_tasks(rows, c["batch"], c["dtype"]))

@@ -1,0 +1,48 @@
+"""Measuring on a grpc:// target: a fresh server per worker when tfgraphs starts them, placement, and rows."""
+
+from dataclasses import replace
+
+from tfgraphs.jobs import runner, servers
+from tfgraphs.spec import remote
+from tfgraphs.spec.remote import parse_target
+
+# Where the network and X go in the two-task cluster `local:ps,worker`.
+NETWORK_DEVICE = "/job:worker/task:0"
+PLACES = {"ps": "/job:ps/task:0", "worker": NETWORK_DEVICE}
+
+
+def refusals(config, variants):
+    """{(variant, fetch): reason} for remote runs whose GraphDef, feed or fetch exceeds one gRPC message."""
+    if not parse_target(config.target).remote:
+        return {}
+    found = {(v, f): remote.refusal(v, config.batch, config.dtype, f) for v in variants for f in config.fetches}
+    return {key: reason for key, reason in found.items() if reason}
+
+
+def worker_runner(config):
+    """run(task, label, progress, timeout): in-process tasks as they are, remote ones on their server."""
+    target = parse_target(config.target)
+
+    def run(task, label, progress, timeout=None):
+        if task.target is None:
+            return runner.run_worker(task, label, progress, timeout)
+        if target.starts_servers:
+            return _on_started(task, target, config.place, label, progress, timeout)
+        return runner.run_worker(replace(task, target=target.spec), label, progress, timeout,
+                                 abort=servers.watch_address(target.host, target.port))
+    return run
+
+
+def _on_started(task, target, place, label, progress, timeout):
+    """Start the task's own servers, run its worker on them, and end them however the worker ends."""
+    try:
+        with servers.started(target.jobs) as cluster:
+            if len(target.jobs) > 1:
+                task = replace(task, target=cluster.targets["worker"], network_device=NETWORK_DEVICE,
+                               data_device=PLACES[place])
+            else:
+                task = replace(task, target=cluster.targets[target.jobs[0]])
+            return runner.run_worker(task, label, progress, timeout, abort=cluster.gone)
+    except servers.ServerError as exc:
+        progress.skip(label, str(exc))
+        return {"status": "failed", "error": str(exc)}
