@@ -2,6 +2,7 @@
 
 from tfgraphs.cli.common import (add_measure_flags, add_variants_flag, check_output_dir, check_outputs, choose,
                                  run_job)
+from tfgraphs.cli.owngraph import add_graph_flags, explain_graph
 from tfgraphs.jobs import explain
 from tfgraphs.spec.presets import PRESETS
 from tfgraphs.spec.variants import VARIANTS
@@ -20,6 +21,9 @@ def add_parser(sub):
     e.add_argument("--trace", metavar="DIR", help="write a Chrome trace (Perfetto, chrome://tracing) of the first "
                                                   "and second run of each variant x preset to DIR")
     e.add_argument("--tensorboard", metavar="DIR", help="write each variant's graph for `tensorboard --logdir DIR`")
+    e.add_argument("--graph", metavar="PATH", help="explain this .pb/.pbtxt GraphDef or SavedModel folder instead of "
+                                                    "the built-in network (--batch, --dtype, --variants do not apply)")
+    add_graph_flags(e)
     e.set_defaults(func=run)
 
 
@@ -27,6 +31,8 @@ def run(args):
     check_outputs(args)
     check_output_dir(args.trace)
     check_output_dir(args.tensorboard)
+    if args.graph:
+        return explain_graph(args)
     config = explain.Config(batch=args.batch, dtype=args.dtype, runs=args.runs, trials=args.trials, seed=args.seed,
                             variants=choose(args.variants, list(VARIANTS), "variant"),
                             presets=choose(args.presets, list(PRESETS), "preset"))

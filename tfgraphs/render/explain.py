@@ -5,6 +5,7 @@ from tabulate import tabulate
 from tfgraphs.explain.explain import sentences
 from tfgraphs.records.attribution import LABELS, PARTS, share
 from tfgraphs.render.compare import header
+from tfgraphs.render.owngraph import graph_header
 from tfgraphs.render.page import failures, page, time_unit
 from tfgraphs.spec.presets import PRESETS
 
@@ -58,7 +59,8 @@ def ops_table(report, fmt):
 
 def render(report, fmt="simple"):
     """The whole explain report as text."""
-    head, ok = header(report), any(r.ok for r in report.rows)
+    head = graph_header(report) if "graph" in report.config else header(report)
+    ok = any(r.ok for r in report.rows)
     sections = [("First run vs later runs, per session preset", ablation_table(report, fmt))] if ok else []
     if ok and report.extra.get("attribution"):
         sections.append(("Where the first run's excess goes", attribution_table(report, fmt)))

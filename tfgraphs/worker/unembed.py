@@ -121,7 +121,8 @@ def _import(task, tf, graph_def, source_meta):
     checkpoint = os.path.join(folder, "variables", "variables")
     if saver is not None and os.path.exists(checkpoint + ".index"):
         _phase("restore the original variables")
-        saver.restore(sess, checkpoint)
+        with graph.as_default():
+            saver.restore(sess, checkpoint)
     return sess
 
 
