@@ -2,11 +2,11 @@
 
 import sys
 
-from tfgraphs.cli import compare, explain, inspect, lab, report, shapes, sweep
+from tfgraphs.cli import compare, explain, inspect, lab, report, shapes, sweep, unembed
 from tfgraphs.cli.common import Parser
 from tfgraphs.errors import UsageError
 
-COMMANDS = (compare, explain, sweep, inspect, shapes, lab, report)
+COMMANDS = (compare, explain, sweep, inspect, unembed, shapes, lab, report)
 
 
 def build_parser(prog="tfgraphs"):

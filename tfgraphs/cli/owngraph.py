@@ -50,14 +50,14 @@ def add_graph_flags(p):
                    help=f"integer inputs are drawn from [0, INT_HIGH) (default {INT_HIGH})")
 
 
-def graph_config(args, job, **more):
-    """The job's Config for the graph at args.graph, from the shared graph flags."""
-    return job.Config(path=args.graph, runs=args.runs, seed=args.seed, tag=args.tag, signature=args.signature,
+def graph_config(args, job, path, **more):
+    """The job's Config for the graph at path, from the shared graph flags."""
+    return job.Config(path=path, runs=args.runs, seed=args.seed, tag=args.tag, signature=args.signature,
                       dims=tuple(args.feed), fetches=tuple(args.fetch), int_high=args.int_high, **more)
 
 
 def explain_graph(args):
     """`explain --graph PATH`: the same presets, traces and TensorBoard graphs, on the user's graph."""
-    config = graph_config(args, owngraph, trials=args.trials,
+    config = graph_config(args, owngraph, args.graph, trials=args.trials,
                           presets=choose(args.presets, list(PRESETS), "preset"))
     return run_job(args, owngraph, config, trace_dir=args.trace, tensorboard_dir=args.tensorboard)
