@@ -77,3 +77,19 @@ def saved_model(folder):
             builder.add_meta_graph_and_variables(sess, ["serve"], {"serving_default": sig})
             builder.save()
     return folder
+
+
+def with_function(path):
+    """x [4] -> a tf.function adding an embedded 4 KiB vector's sum, so the large Const lives in a function body."""
+    tf = import_tensorflow()
+    v1 = tf.compat.v1
+    graph = tf.Graph()
+    with graph.as_default():
+        x = v1.placeholder(tf.float32, [4], name="x")
+
+        @tf.function
+        def add_table(v):
+            return v + tf.reduce_sum(tf.constant(np.arange(1024, dtype=np.float32), name="inner"))
+
+        tf.identity(add_table(x), name="y")
+    return _write(graph.as_graph_def(), path)

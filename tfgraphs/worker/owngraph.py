@@ -118,10 +118,27 @@ def _traced(task, tf, feed, fetches, rss):
     return out
 
 
+def short_message(message):
+    """TensorFlow's own words about a failed run: its message without the preamble, the trace and the node lines."""
+    skip = ("Graph execution error", "Detected at node", "Node:", "[[", "File ", "(most recent call last)")
+    said = [line.strip() for line in message.splitlines() if line.strip() and not line.strip().startswith(skip)]
+    return "; ".join(said[:2]) or message.strip()
+
+
 def measure(task):
-    """Make the seeded feeds, open the graph, and run the chosen measurement."""
+    """Make the seeded feeds, open the graph, and run the chosen measurement; a failed run keeps TF's message."""
     _phase("import tensorflow")
     tf = import_tensorflow()
+    try:
+        return _measure(task, tf)
+    except tf.errors.OpError as exc:
+        node = f" (node {exc.op.name})" if exc.op is not None else ""
+        # The first line of exc is a preamble; the parent's row should show what TensorFlow said was wrong.
+        raise type(exc)(exc.node_def, exc.op, short_message(exc.message) + node) from exc
+
+
+def _measure(task, tf):
+    """The measurement itself, with TensorFlow imported."""
     rss = {"start": machine.rss_bytes()}
     _phase("data")
     feed = owngraph.feed_data(owngraph.decode_feeds(task.feeds), task.seed, task.int_high)
