@@ -140,3 +140,12 @@ def test_a_graph_failing_at_run_time_is_a_failed_row(graphs, monkeypatch, capsys
                  "--runs", "2", "--presets", "default", "--quiet"]) == 1
     out = capsys.readouterr().out
     assert "FAILED lookup.pb: InvalidArgumentError" in out and "not in [0, 8192)" in out
+
+
+def test_inspect_suggests_unembed_only_for_large_constants(graphs):
+    from tfgraphs.explain.inspect import sentences
+    from tfgraphs.jobs import inspect
+
+    lookup = sentences(inspect.run(inspect.Config(str(graphs["lookup"]))))
+    assert any(f"`tfgraphs unembed {graphs['lookup']} -o OUT`" in s for s in lookup)
+    assert not any("unembed" in s for s in sentences(inspect.run(inspect.Config(str(graphs["cnn"])))))

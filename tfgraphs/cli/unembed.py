@@ -8,6 +8,7 @@ from tfgraphs.fileio import write_doc
 from tfgraphs.jobs import unembed
 from tfgraphs.jobs.runner import Progress
 from tfgraphs.render.unembed import render
+from tfgraphs.spec.owngraph import MIN_BYTES
 
 
 def add_parser(sub):
@@ -18,7 +19,7 @@ def add_parser(sub):
                                    "OUT). The input is never modified.")
     u.add_argument("path", help="a GraphDef (.pb binary, .pbtxt text) or a SavedModel folder")
     u.add_argument("-o", "--out", required=True, metavar="OUT", help="the SavedModel folder to write (new or empty)")
-    u.add_argument("--min-bytes", type=byte_size, default=unembed.MIN_BYTES, metavar="SIZE",
+    u.add_argument("--min-bytes", type=byte_size, default=MIN_BYTES, metavar="SIZE",
                    help="move Consts holding at least SIZE bytes; units B, kB, MB, GB, KiB, MiB, GiB (default 1MiB)")
     u.add_argument("--check", action="store_true",
                    help="run the original and the rewritten graph on the same feeds in fresh workers; exit 1 when "

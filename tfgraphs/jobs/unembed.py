@@ -11,10 +11,8 @@ from tfgraphs.errors import UsageError
 from tfgraphs.jobs import owngraph, runner
 from tfgraphs.records.rows import Measurement
 from tfgraphs.records.unembedding import Unembedding, side
-from tfgraphs.spec.owngraph import INT_HIGH, encode_feeds, encode_fetches, max_abs_difference, tolerance
+from tfgraphs.spec.owngraph import INT_HIGH, MIN_BYTES, encode_feeds, encode_fetches, max_abs_difference, tolerance
 from tfgraphs.spec.tasks import UnembedTask
-
-MIN_BYTES = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -118,6 +116,7 @@ def run(config, plan, progress, timeout=None):
     tf_version, machine = runner.envelope(ran)
     return Unembedding(**base, before=side(doc["before"], before), after=side(doc["after"], after),
                        moved=tuple(doc["moved"]), left=tuple(doc["left"]), checked=config.check,
-                       max_abs_err=compared[0], tolerance=compared[1], within=compared[2], unembed_s=doc.get("unembed_s"),
+                       max_abs_err=compared[0], tolerance=compared[1], within=compared[2],
+                       unembed_s=doc.get("unembed_s"),
                        unembed_peak_rss_bytes=doc.get("peak_rss_bytes"), errors=errors, tf_version=tf_version,
                        machine=machine)

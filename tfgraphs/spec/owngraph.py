@@ -6,6 +6,8 @@ import numpy as np
 
 # What `--int-high` defaults to: integer inputs are drawn from [0, 2), valid ids for any table of two or more rows.
 INT_HIGH = 2
+# unembed moves the Consts of at least this many bytes unless --min-bytes says otherwise.
+MIN_BYTES = 1 << 20
 # Largest |original - rewritten| accepted, relative to max(1, largest |original output|); exact for non-floats.
 TOLERANCE = {"float16": 1e-3, "bfloat16": 1e-2, "float32": 1e-6, "float64": 1e-12}
 

@@ -132,7 +132,8 @@ def _save(task, sess, source_meta):
     v1 = tf.compat.v1
     with sess.graph.as_default():
         saver = v1.train.Saver(v1.global_variables(), sharded=False, allow_empty=True)
-        tags = list(source_meta.meta_info_def.tags) if source_meta is not None else [v1.saved_model.tag_constants.SERVING]
+        serve = [v1.saved_model.tag_constants.SERVING]
+        tags = list(source_meta.meta_info_def.tags) if source_meta is not None else serve
         builder = v1.saved_model.builder.SavedModelBuilder(task.out)
         builder.add_meta_graph_and_variables(sess, tags, signatures(task, sess.graph, source_meta), saver=saver)
         builder.save()
