@@ -149,3 +149,10 @@ def test_sizes_take_units(text, size):
 def test_bad_sizes_are_refused(text):
     with pytest.raises(argparse.ArgumentTypeError):
         byte_size(text)
+
+
+def test_without_check_open_dimensions_need_no_feed(graphs, monkeypatch, tmp_path, capsys):
+    fake = fakes.install(monkeypatch, fakes.in_process)
+    assert main(["unembed", str(graphs["lookup"]), "-o", str(tmp_path / "out"), "--quiet"]) == 0
+    assert [type(t).__name__ for t in fake.tasks] == ["UnembedTask"]
+    assert "--check runs both graphs" in capsys.readouterr().out

@@ -4,6 +4,11 @@ from tfgraphs.records.stats import between, judge, spread
 from tfgraphs.units import fmt_bytes, fmt_s
 
 
+def _ms(seconds):
+    """Milliseconds to three significant digits: later-run differences are often well under 0.1 ms."""
+    return f"{seconds * 1e3:.3g} ms"
+
+
 def _size_sentence(u):
     b, a = u.before["graph_bytes"], u.after["graph_bytes"]
     if not u.moved:
@@ -11,7 +16,7 @@ def _size_sentence(u):
                 f"SavedModel holds the same constants (lower --min-bytes to move smaller ones).")
     k = len(u.moved)
     return (f"{k:,} Const{'s' if k != 1 else ''} ({u.moved_bytes:,} bytes) moved into variables restored from the "
-            f"checkpoint: the GraphDef went from {b:,} to {a:,} bytes, {1 - a / b:.2%} smaller.")
+            f"checkpoint: the GraphDef went from {b:,} to {a:,} bytes, {(1 - a / b) * 100:.4g}% smaller.")
 
 
 def _check_sentence(u):
@@ -36,10 +41,10 @@ def _time_sentences(u):
                f", {'faster' if d.delta < 0 else 'slower'} by {fmt_s(abs(d.delta))} (beyond the later runs' "
                f"spread of {fmt_s(d.spread)}; one first run each, --runs does not repeat it).")]
     later = between(a["runs_s"], b["runs_s"])
-    said.append("Later runs: " + (f"no measurable difference (medians differ by {fmt_s(abs(later.delta))}, within "
-                                  f"a spread of {fmt_s(later.spread)})." if not later.real else
-                                  f"the median is {fmt_s(abs(later.delta))} {'lower' if later.delta < 0 else 'higher'}"
-                                  f" after, beyond a spread of {fmt_s(later.spread)}."))
+    said.append("Later runs: " + (f"no measurable difference (medians differ by {_ms(abs(later.delta))}, within "
+                                  f"a spread of {_ms(later.spread)})." if not later.real else
+                                  f"the median is {_ms(abs(later.delta))} {'lower' if later.delta < 0 else 'higher'}"
+                                  f" after, beyond a spread of {_ms(later.spread)}."))
     if b["peak_rss_bytes"] and a["peak_rss_bytes"]:
         said.append(f"Peak RSS of the worker running the graph: {fmt_bytes(b['peak_rss_bytes'])} before, "
                     f"{fmt_bytes(a['peak_rss_bytes'])} after.")

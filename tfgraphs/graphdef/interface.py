@@ -66,10 +66,15 @@ def _signature(source, name, path):
     return meta.signature_def[name]
 
 
-def _feed(key, tensor, dtype_enum, shape, given, path):
-    """The Feed for one input, with unknown dimensions taken from --feed; UsageError when one is left unknown."""
+def _feed(key, tensor, dtype_enum, shape, given, path, runs=True):
+    """The Feed for one input, with unknown dimensions taken from --feed; UsageError when one is left unknown.
+
+    When the graph will not run (runs=False), unknown dimensions stay -1 (an unknown rank, no dimensions).
+    """
     tf = import_tensorflow()
     dtype = tf.dtypes.as_dtype(dtype_enum)
+    if not runs:
+        return Feed(tensor, dtype.name, tuple(-1 if d.size < 0 else d.size for d in shape.dim))
     if dtype == tf.string or not (dtype.is_floating or dtype.is_integer or dtype.is_bool):
         raise UsageError(f"{path}: input {key!r} is {dtype.name}; only numbers and booleans can be fed")
     known = None if shape.unknown_rank else [d.size for d in shape.dim]
@@ -115,7 +120,7 @@ def _named_fetches(graph_def, names, path):
     return tuple(out)
 
 
-def _inputs(graph_def, sig, dims, path):
+def _inputs(graph_def, sig, dims, path, runs):
     """((key, Feed), ...) from the signature's inputs, or the graph's placeholders without one."""
     if sig is not None:
         found = {k: (i.name, i.dtype, i.tensor_shape) for k, i in sig.inputs.items()}
@@ -125,17 +130,18 @@ def _inputs(graph_def, sig, dims, path):
     unknown = [k for k in dims if k not in found and k not in tensors]
     if unknown:
         raise UsageError(f"unknown feed {unknown[0]!r}; the inputs are {', '.join(sorted(found)) or 'none'}")
-    return tuple((k, _feed(k, t, d, s, dims, path)) for k, (t, d, s) in sorted(found.items()))
+    return tuple((k, _feed(k, t, d, s, dims, path, runs)) for k, (t, d, s) in sorted(found.items()))
 
 
-def resolve(path, tag="serve", signature="serving_default", dims=None, fetches=()):
-    """The Interface of the graph at path; UsageError (one line) for anything that keeps it from running."""
+def resolve(path, tag="serve", signature="serving_default", dims=None, fetches=(), runs=True):
+    """The Interface of the graph at path; UsageError (one line) for anything that keeps it from running (or, with
+    runs=False, from being rewritten: then inputs need no full shape)."""
     dims = dict(dims or {})
     saved_model = os.path.isdir(path) or os.path.basename(path) in files.SAVED_MODEL_NAMES
     graph_def, source = files.load(path, tag if saved_model else None)
     _op_check(graph_def, path)
     sig = _signature(source, signature, path) if saved_model else None
-    inputs = _inputs(graph_def, sig, dims, path)
+    inputs = _inputs(graph_def, sig, dims, path, runs)
     if fetches:
         outputs = _named_fetches(graph_def, fetches, path)
     elif sig is not None and sig.outputs:

@@ -43,7 +43,9 @@ class GraphPlan(Plan):
 
 def interface_of(config):
     """The graph's Interface, or a one-line UsageError for anything that keeps it from running."""
-    return resolve(config.path, config.tag, config.signature, dict(config.dims), config.fetches)
+    # unembed without --check only rewrites the graph, so its inputs need no full shape.
+    runs = getattr(config, "check", True)
+    return resolve(config.path, config.tag, config.signature, dict(config.dims), config.fetches, runs=runs)
 
 
 def describe(interface):

@@ -14,7 +14,7 @@ TOLERANCE = {"float16": 1e-3, "bfloat16": 1e-2, "float32": 1e-6, "float64": 1e-1
 
 @dataclass(frozen=True)
 class Feed:
-    """One input: the tensor fed, its dtype name and its full shape (every dimension known)."""
+    """One input: the tensor fed, its dtype name and its shape (every dimension known when it is to be fed)."""
 
     tensor: str
     dtype: str
