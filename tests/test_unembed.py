@@ -51,6 +51,7 @@ def test_the_table_moves_and_the_graph_shrinks(unembedded):
     assert doc["before"]["largest_const_bytes"] == 2 * 2**20 and doc["after"]["largest_const_bytes"] < 100
     assert doc["max_abs_err"] == 0.0 and len(doc["after"]["runs_s"]) == 2
     assert "The rewritten graph's outputs equal the original's" in proc.stdout
+    assert "The rewrite took" in proc.stdout and "above the" in proc.stdout and "-byte GraphDef." in proc.stdout
 
 
 def test_plain_tensorflow_loads_the_result(unembedded):

@@ -59,7 +59,23 @@ def sentences(u):
                     f"function bodies stayed in place ({sum(x['bytes'] for x in u.left):,} bytes).")
     said.append(_check_sentence(u))
     said.extend(_time_sentences(u))
-    if u.unembed_s is not None:
-        said.append(f"The rewrite took {fmt_s(u.unembed_s)} (read, rewrite, assign, save) and its worker peaked at "
-                    f"{fmt_bytes(u.unembed_peak_rss_bytes)} RSS.")
+    said.extend(_cost_sentences(u))
     return [s for s in said if s]
+
+
+def _cost_sentences(u):
+    """What the rewrite itself cost: its time by phase, and its memory above TensorFlow's own, in graph sizes."""
+    if u.unembed_s is None:
+        return []
+    p = u.unembed_phases
+    said = [f"The rewrite took {fmt_s(u.unembed_s)}" + (
+        f": reading the graph {fmt_s(p['read_s'])}, rewriting it {fmt_s(p['rewrite_s'])}, handing the values to "
+        f"the variables {fmt_s(p['assign_s'])}, writing the SavedModel and checkpoint {fmt_s(p['save_s'])}; "
+        f"{u.unembed_s / (p['read_s'] + p['save_s']):.1f}x the time of the reading and writing alone."
+        if set(p) >= {"read_s", "rewrite_s", "assign_s", "save_s"} and p["read_s"] + p["save_s"] > 0 else ".")]
+    size, peak, base = u.before["graph_bytes"], u.unembed_peak_rss_bytes, u.tf_rss_bytes
+    if peak and base and size:
+        said.append(f"Its worker peaked at {fmt_bytes(peak)} RSS, {fmt_bytes(peak - base)} above the "
+                    f"{fmt_bytes(base)} it held once TensorFlow was imported: {(peak - base) / size:.2f}x the "
+                    f"{size:,}-byte GraphDef.")
+    return said

@@ -118,5 +118,6 @@ def run(config, plan, progress, timeout=None):
                        moved=tuple(doc["moved"]), left=tuple(doc["left"]), checked=config.check,
                        max_abs_err=compared[0], tolerance=compared[1], within=compared[2],
                        unembed_s=doc.get("unembed_s"),
-                       unembed_peak_rss_bytes=doc.get("peak_rss_bytes"), errors=errors, tf_version=tf_version,
+                       unembed_peak_rss_bytes=doc.get("peak_rss_bytes"), unembed_phases=doc.get("phases", {}),
+                       tf_rss_bytes=doc.get("tf_rss_bytes"), errors=errors, tf_version=tf_version,
                        machine=machine)

@@ -36,6 +36,8 @@ class Unembedding:
     within: bool | None = None       # every output within its own dtype's tolerance
     unembed_s: float | None = None
     unembed_peak_rss_bytes: int | None = None
+    unembed_phases: dict = field(default_factory=dict)   # read_s, rewrite_s, assign_s, save_s
+    tf_rss_bytes: int | None = None                       # the rewriting worker's RSS once TensorFlow was imported
     errors: tuple = ()           # ("what: TensorFlow's message", ...) of every worker that failed
     tf_version: str | None = None
     machine: dict = field(default_factory=dict)

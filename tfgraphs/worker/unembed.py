@@ -140,34 +140,43 @@ def _save(task, sess, source_meta):
 
 
 def measure(task):
-    """Read, rewrite, restore, assign and save; the sizes before and after and what moved or stayed."""
+    """Read, rewrite, restore, assign and save, each phase timed; the sizes before and after, what moved or stayed."""
     from tfgraphs.graphdef import files
 
     _phase("import tensorflow")
     tf = import_tensorflow()
+    tf_rss = machine.rss_bytes()   # TensorFlow's own footprint, which the rewrite's memory is measured above
+    phases = {}
     _phase("read")
     t0 = time.perf_counter()
     graph_def, source = files.load(task.path, task.tag)
+    phases["read_s"] = time.perf_counter() - t0
     source_meta = source.get("meta_graph_def")
     before = sizes(graph_def)
     moved, left = choose(graph_def, task.min_bytes)
     _phase("rewrite")
+    t0 = time.perf_counter()
     values = rewrite(graph_def, moved)
     sess = _import(task, tf, graph_def, source_meta)
     del graph_def, source
     found = variables(sess.graph, list(values))
+    phases["rewrite_s"] = time.perf_counter() - t0
     _phase("assign")
+    t0 = time.perf_counter()
     for name in list(values):
         # The zero fill is fed instead of computed; pop: each value is dropped once TensorFlow holds it.
         sess.run(found[name].initializer, {found[name].initial_value: values.pop(name)})
+    phases["assign_s"] = time.perf_counter() - t0
     _phase("save")
+    t0 = time.perf_counter()
     _save(task, sess, source_meta)
+    phases["save_s"] = time.perf_counter() - t0
     sess.close()
-    unembed_s = time.perf_counter() - t0
+    peak = machine.peak_rss_bytes()
     after_def, _ = files.load(task.out)
     return {"tf_version": tf.__version__, "before": before, "after": sizes(after_def),
-            "moved": [m for _, m in moved], "left": left, "unembed_s": unembed_s,
-            "peak_rss_bytes": machine.peak_rss_bytes()}
+            "moved": [m for _, m in moved], "left": left, "unembed_s": sum(phases.values()), "phases": phases,
+            "peak_rss_bytes": peak, "tf_rss_bytes": tf_rss}
 
 
 if __name__ == "__main__":
