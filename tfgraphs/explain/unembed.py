@@ -16,7 +16,7 @@ def _size_sentence(u):
                 f"SavedModel holds the same constants (lower --min-bytes to move smaller ones).")
     k = len(u.moved)
     return (f"{k:,} Const{'s' if k != 1 else ''} ({u.moved_bytes:,} bytes) moved into variables restored from the "
-            f"checkpoint: the GraphDef went from {b:,} to {a:,} bytes, {(1 - a / b) * 100:.4g}% smaller.")
+            f"checkpoint: the GraphDef went from {b:,} to {a:,} bytes, {(1 - a / b) * 100:.6g}% smaller.")
 
 
 def _check_sentence(u):
