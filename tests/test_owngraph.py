@@ -126,11 +126,12 @@ def test_explain_graph_report(explained):
 ])
 def test_explain_graph_runs_each_graph(graphs, monkeypatch, tmp_path, name, flags):
     fake = fakes.install(monkeypatch, fakes.in_process)
-    assert main(["explain", "--graph", str(graphs[name]), *flags, "--runs", "2", "--presets", "default,bare",
+    assert main(["explain", "--graph", str(graphs[name]), *flags, "--runs", "2", "--presets", "bare",
                  "--json", str(tmp_path / "e.json"), "--quiet"]) == 0
     doc = json.loads((tmp_path / "e.json").read_text())
-    assert [(r["preset"], r["status"]) for r in doc["runs"]] == [("default", "ok"), ("bare", "ok")]
-    assert [t.mode for t in fake.tasks] == ["timed", "timed", "traced", "traced"]
+    assert [(r["variant"], r["preset"], r["status"]) for r in doc["runs"]] == [(graphs[name].name, "bare", "ok")]
+    assert [(t.mode, t.preset) for t in fake.tasks] == [("timed", "bare"), ("traced", "bare")]
+    assert doc["runs"][0]["top_ops"] and len(doc["runs"][0]["runs_s"]) == 2
 
 
 def test_a_graph_failing_at_run_time_is_a_failed_row(graphs, monkeypatch, capsys):
