@@ -40,7 +40,7 @@ def run(command, cwd):
 
 
 def _takes_quiet(argv):
-    return len(argv) > 1 and argv[1] in ("compare", "explain", "sweep", "shapes")
+    return len(argv) > 1 and argv[1] in ("compare", "explain", "sweep", "shapes", "unembed")
 
 
 def regenerate(path, echo=print):

@@ -5,12 +5,12 @@ import signal
 import sys
 
 import tfgraphs
-from tfgraphs.cli import compare, explain, inspect, lab, pitfalls, report, server, shapes, sweep
+from tfgraphs.cli import compare, explain, inspect, lab, pitfalls, report, server, shapes, sweep, unembed
 from tfgraphs.cli.common import Parser
 from tfgraphs.errors import UsageError
 from tfgraphs.machine import installed_tf_version
 
-COMMANDS = (compare, explain, sweep, inspect, shapes, pitfalls, lab, report, server)
+COMMANDS = (compare, explain, sweep, inspect, unembed, shapes, pitfalls, lab, report, server)
 
 
 def build_parser(prog="tfgraphs"):

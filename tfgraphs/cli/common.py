@@ -112,13 +112,14 @@ def text_width(args):
     return None if args.wide else output_width(sys.stdout)
 
 
-def add_output_flags(p, measuring=True):
+def add_output_flags(p, measuring=True, csv=True):
     """--format, --wide and --json (every command that reports); --csv, --timeout and --quiet (those that measure)."""
     add_format_flags(p)
     p.add_argument("--json", metavar="PATH", help="also write every result to PATH as JSON (atomically)")
-    if measuring:
+    if measuring and csv:
         p.add_argument("--csv", metavar="PATH", help="also write one flat row per variant x trial (or per call for "
                                                      "shapes) to PATH as CSV, times in s and sizes in bytes")
+    if measuring:
         p.add_argument("--timeout", type=positive_float, metavar="S",
                        help="kill a worker after S seconds (it becomes a failed row)")
         p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")

@@ -2,7 +2,9 @@
 
 from tfgraphs.cli.common import (add_measure_flags, add_variants_flag, check_output_dir, check_outputs, choose,
                                  run_job)
+from tfgraphs.cli.owngraph import add_graph_flags, explain_graph
 from tfgraphs.cli.targets import add_remote_flags, remote_options
+from tfgraphs.errors import UsageError
 from tfgraphs.jobs import explain
 from tfgraphs.spec.presets import PRESETS
 from tfgraphs.spec.variants import VARIANTS
@@ -22,6 +24,9 @@ def add_parser(sub):
                                                   "and second run of each variant x preset to DIR")
     e.add_argument("--tensorboard", metavar="DIR", help="write each variant's graph for `tensorboard --logdir DIR`")
     add_remote_flags(e, beside=False)
+    e.add_argument("--graph", metavar="PATH", help="explain this .pb/.pbtxt GraphDef or SavedModel folder instead of "
+                                                    "the built-in network (--batch, --dtype, --variants do not apply)")
+    add_graph_flags(e)
     e.set_defaults(func=run)
 
 
@@ -29,6 +34,10 @@ def run(args):
     check_outputs(args)
     check_output_dir(args.trace)
     check_output_dir(args.tensorboard)
+    if args.graph:
+        if args.target:
+            raise UsageError("--target measures the built-in network; it does not apply with --graph")
+        return explain_graph(args)
     config = explain.Config(batch=args.batch, dtype=args.dtype, runs=args.runs, trials=args.trials, seed=args.seed,
                             variants=choose(args.variants, list(VARIANTS), "variant"),
                             presets=choose(args.presets, list(PRESETS), "preset"), **remote_options(args))

@@ -1,5 +1,6 @@
 """Explain an explain report from its own numbers: where the first run's excess goes, and what the traces show."""
 
+from tfgraphs.explain.owngraph import slowest_ops
 from tfgraphs.records.attribution import LABELS, NEEDED, PARTS, share
 from tfgraphs.records.stats import judge
 from tfgraphs.spec.variants import VARIANTS
@@ -45,7 +46,9 @@ def sentences(report):
         said.append(line)
     said.extend(_bare_against_fed(rows))
     said.extend(_no_difference(rows))
-    said.extend(_trace_facts(rows))
+    # The Conv2D facts are about the built-in network; a user's graph gets its slowest ops instead.
+    said.extend(_trace_facts([r for r in rows if r.variant in VARIANTS]))
+    said.extend(slowest_ops(rows))
     return said
 
 
@@ -71,7 +74,8 @@ def _no_difference(rows):
 
 def _bare_against_fed(rows):
     """With every optimizer off, is an embedded variant's excess still above a fed variant's?"""
-    bare = [r for r in rows if r.preset == "bare" and r.ok]
+    # Rows of a user's graph name no variant, so there is no fed variant to hold them against.
+    bare = [r for r in rows if r.preset == "bare" and r.ok and r.variant in VARIANTS]
     fed = next((r for r in bare if VARIANTS[r.variant].fed_per_run), None)
     if fed is None or not fed.first_run_excess_s or fed.first_run_excess_s <= 0:
         return []

@@ -1,6 +1,7 @@
 """Explain an inspection from its own numbers: what the constants take, what repeats, the headroom to 2 GiB."""
 
 from tfgraphs.spec.limits import GRAPHDEF_LIMIT
+from tfgraphs.spec.owngraph import MIN_BYTES
 from tfgraphs.units import fmt_bytes, shape_text
 
 
@@ -31,6 +32,7 @@ def sentences(s):
         inside = f", {k} of them inside {'a function body' if k == 1 else 'function bodies'}." if k else "."
         said.append(f"{g['copies']} Const nodes hold the same {g['bytes']:,}-byte tensor ({', '.join(g['nodes'])}): "
                     f"{g['bytes'] * (g['copies'] - 1):,} bytes of the graph are repeats{inside}")
+    said.extend(_unembed_hint(s))
     if s.headroom_bytes < 0:
         said.append(f"At {s.graph_bytes:,} bytes the graph is past the 2 GiB limit: TensorFlow cannot serialize it.")
     else:
@@ -39,3 +41,17 @@ def sentences(s):
         said.append(f"It uses {used * 100:.3g}% of the 2 GiB GraphDef limit; it could grow by {s.headroom_bytes:,} "
                     f"more bytes{room}")
     return said
+
+
+def _unembed_hint(s):
+    """Suggest unembed when Consts of at least its default size, outside function bodies, are most of the graph."""
+    movable = [c for c in s.largest_consts if c.get("function") is None and c["bytes"] >= MIN_BYTES]
+    moved = sum(c["node_bytes"] for c in movable)
+    if not movable or moved < 0.5 * s.graph_bytes:
+        return []
+    k = len(movable)
+    who = (f"Its largest Const of at least {MIN_BYTES:,} bytes outside function bodies takes" if k == 1 else
+           f"Its {k:,} largest Consts of at least {MIN_BYTES:,} bytes outside function bodies take")
+    return [f"{who} {fmt_bytes(moved)}, {moved / s.graph_bytes:.1%} of the graph: `tfgraphs unembed {s.path} -o OUT` "
+            f"moves such constants into variables restored from a checkpoint, which would leave a GraphDef of about "
+            f"{fmt_bytes(s.graph_bytes - moved)}."]

@@ -103,8 +103,20 @@ def _accept(graph_def, path):
     return graph_def
 
 
-def load(path):
-    """(graph_def, source) from a GraphDef file or a SavedModel; UsageError when it is not one."""
+def _meta_graph(model, path, tag):
+    """The first meta graph, or the first one carrying tag; UsageError when none does."""
+    if tag is None:
+        return 0, model.meta_graphs[0]
+    for i, meta in enumerate(model.meta_graphs):
+        if tag in meta.meta_info_def.tags:
+            return i, meta
+    have = sorted({t for m in model.meta_graphs for t in m.meta_info_def.tags})
+    raise UsageError(f"{path} has no meta graph tagged {tag!r}; its tags are {', '.join(have) or 'none'} (see --tag)")
+
+
+def load(path, tag=None):
+    """(graph_def, source) from a GraphDef file or a SavedModel (its meta graph tagged tag, else the first one);
+    UsageError when it is not one. A SavedModel's source carries its "meta_graph_def"."""
     path, size = locate(path)
     graph_pb2, saved_model_pb2, text_format, message = protos()
     with open(path, "rb") as f:
@@ -118,12 +130,13 @@ def load(path):
             raise UsageError(f"{path} is not a SavedModel: {reason}")
         if not model.meta_graphs:
             raise UsageError(f"{path} is a SavedModel without a meta graph, so it holds no graph")
-        meta = model.meta_graphs[0]
+        index, meta = _meta_graph(model, path, tag)
         problem = _check(meta.graph_def)
         if problem:
-            raise UsageError(f"{path} holds no usable graph: its first meta graph's GraphDef {problem}")
+            raise UsageError(f"{path} holds no usable graph: its meta graph {index}'s GraphDef {problem}")
         source["format"] = "SavedModel" + (" (text)" if text else " (binary)")
-        source["meta_graph"] = {"index": 0, "of": len(model.meta_graphs), "tags": list(meta.meta_info_def.tags)}
+        source["meta_graph"] = {"index": index, "of": len(model.meta_graphs), "tags": list(meta.meta_info_def.tags)}
+        source["meta_graph_def"] = meta
         return _accept(meta.graph_def, path), source
     # A text GraphDef may carry any suffix, so a file that is not binary protobuf is tried as text when it decodes.
     reason = None

@@ -3,6 +3,7 @@
 from tfgraphs.explain.explain import sentences
 from tfgraphs.records.attribution import LABELS, PARTS, share
 from tfgraphs.render.compare import header
+from tfgraphs.render.owngraph import graph_header
 from tfgraphs.render.page import WIDTH, failures, page, time_unit
 from tfgraphs.render.table import Table
 from tfgraphs.spec.presets import PRESETS
@@ -55,7 +56,8 @@ def ops_table(report):
 
 def render(report, fmt="simple", width=WIDTH):
     """The whole explain report as text, fitted to width (None: one wide table per section)."""
-    head, ok = header(report), any(r.ok for r in report.rows)
+    head = graph_header(report) if "graph" in report.config else header(report)
+    ok = any(r.ok for r in report.rows)
     sections = []
     if ok:
         table, legend, u = ablation_table(report)

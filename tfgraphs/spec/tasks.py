@@ -80,6 +80,40 @@ class PitfallsTask:
     seed: int = 0
 
 
+@dataclass(frozen=True)
+class GraphTask:
+    """One measurement of a user's graph: `timed` phases (outputs saved when asked) or `traced` runs."""
+
+    MODULE: ClassVar[str] = "tfgraphs.worker.owngraph"
+    path: str = field()
+    name: str = field()             # how rows, traces and TensorBoard name the graph
+    fetches: str = field()          # spec.owngraph.encode_fetches
+    feeds: str = ""                 # spec.owngraph.encode_feeds
+    tag: str | None = None          # set: path is a SavedModel, loaded with this tag
+    runs: int = 10
+    seed: int = 0
+    int_high: int = 2
+    preset: str = field(default="default", metadata={"choices": tuple(PRESETS)})
+    mode: str = field(default="timed", metadata={"choices": ("timed", "traced")})
+    outputs_path: str | None = None  # timed: save the first run's outputs here (.npz)
+    trace_dir: str | None = None
+    tensorboard_dir: str | None = None
+
+
+@dataclass(frozen=True)
+class UnembedTask:
+    """Rewrite a graph's large Consts into variables, writing a SavedModel to a new folder."""
+
+    MODULE: ClassVar[str] = "tfgraphs.worker.unembed"
+    path: str = field()
+    out: str = field()
+    min_bytes: int = field()
+    fetches: str = field()
+    signature: str = field()        # the signature's name in the new SavedModel
+    feeds: str = ""
+    tag: str | None = None          # set: path is a SavedModel, read with this tag
+
+
 def _flag(f):
     return "--" + f.name.replace("_", "-")
 

@@ -1,0 +1,159 @@
+"""unembed on graphs the tests build: what moves, the SavedModel plain TensorFlow loads, --check, and refusals."""
+
+import argparse
+import hashlib
+import json
+
+import numpy as np
+import pytest
+
+import fakes
+import owngraphs
+from conftest import run_cli
+from tfgraphs.cli import main
+from tfgraphs.cli.owngraph import byte_size
+from tfgraphs.jobs.unembed import _compare
+from tfgraphs.tfimport import import_tensorflow
+
+SIDE = {"graph_bytes", "const_bytes", "largest_const_bytes", "session_s", "load_s", "first_run_s", "runs_s",
+        "peak_rss_bytes"}
+
+
+@pytest.fixture(scope="module")
+def graphs(tmp_path_factory):
+    root = tmp_path_factory.mktemp("graphs")
+    return {"cnn": owngraphs.frozen_cnn(root / "cnn.pb"), "lookup": owngraphs.lookup(root / "lookup.pb"),
+            "mixed": owngraphs.mixed(root / "mixed.pb"), "saved": owngraphs.saved_model(root / "saved"),
+            "function": owngraphs.with_function(root / "function.pb"), "root": root}
+
+
+def digest(path):
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.fixture(scope="module")
+def unembedded(graphs):
+    out, before = graphs["root"] / "lookup-out", digest(graphs["lookup"])
+    proc = run_cli("unembed", graphs["lookup"], "-o", out, "--check", "--feed", "ids=7", "--runs", 2,
+                   "--json", graphs["root"] / "u.json", "--quiet")
+    assert proc.returncode == 0, proc.stderr
+    assert digest(graphs["lookup"]) == before   # the input is never modified
+    return out, json.loads((graphs["root"] / "u.json").read_text()), proc
+
+
+def test_the_table_moves_and_the_graph_shrinks(unembedded):
+    _, doc, proc = unembedded
+    assert set(doc) == {"command", "before", "after", "moved", "max_abs_err"} and doc["command"] == "unembed"
+    assert set(doc["before"]) == set(doc["after"]) == SIDE
+    assert doc["moved"] == [{"name": "table", "bytes": owngraphs.TABLE_ROWS * owngraphs.TABLE_WIDTH * 4,
+                             "dtype": "float32", "shape": [owngraphs.TABLE_ROWS, owngraphs.TABLE_WIDTH]}]
+    assert doc["after"]["graph_bytes"] < 0.01 * doc["before"]["graph_bytes"]
+    assert doc["before"]["largest_const_bytes"] == 2 * 2**20 and doc["after"]["largest_const_bytes"] < 100
+    assert doc["max_abs_err"] == 0.0 and len(doc["after"]["runs_s"]) == 2
+    assert "The rewritten graph's outputs equal the original's" in proc.stdout
+    assert "The rewrite took" in proc.stdout and "above the" in proc.stdout and "-byte GraphDef." in proc.stdout
+
+
+def test_plain_tensorflow_loads_the_result(unembedded):
+    out = unembedded[0]
+    tf = import_tensorflow()
+    ids = np.array([0, 5, 8191, 77], np.int32)
+    with tf.compat.v1.Session(graph=tf.Graph()) as sess:
+        meta = tf.compat.v1.saved_model.loader.load(sess, ["serve"], str(out))
+        sig = meta.signature_def["serving_default"]
+        got = sess.run(sig.outputs["scores"].name, {sig.inputs["ids"].name: ids})
+        variables = {v.op.name: v for v in tf.compat.v1.global_variables()}
+        assert list(variables) == ["table/variable"] and tf.compat.v1.trainable_variables() == []
+    np.testing.assert_allclose(got, owngraphs.table()[ids].sum(axis=1), rtol=1e-6)
+
+
+@pytest.mark.parametrize("name, flags, moved, left", [
+    ("cnn", ["--feed", "images=3,8,8,1", "--min-bytes", "1KiB"], ["dense_w"], []),
+    # Every Const moves, down to the scalars and the slice bounds.
+    ("mixed", ["--min-bytes", "1"], ["add/y", "strided_slice/stack", "strided_slice/stack_1",
+                                     "strided_slice/stack_2", "y/y"], []),
+    ("saved", ["--feed", "in=2,128", "--min-bytes", "32KiB"], ["bias"], []),
+    ("function", ["--min-bytes", "1KiB"], [], ["inner"]),
+])
+def test_each_graph_through_unembed_check(graphs, monkeypatch, tmp_path, capsys, name, flags, moved, left):
+    fakes.install(monkeypatch, fakes.in_process)
+    code = main(["unembed", str(graphs[name]), "-o", str(tmp_path / "out"), "--check", "--runs", "2", *flags,
+                 "--json", str(tmp_path / "u.json"), "--quiet"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    doc = json.loads((tmp_path / "u.json").read_text())
+    assert [m["name"] for m in doc["moved"]] == moved
+    assert doc["max_abs_err"] == 0.0
+    for n in left:
+        assert "Inside function bodies" in out and n in out and "stays a Const" in out
+
+
+def test_a_wrong_rewrite_fails_the_check(graphs, monkeypatch, tmp_path, capsys):
+    def answer(task, env):
+        doc = fakes.in_process(task, env)
+        if getattr(task, "outputs_path", None) and task.path.endswith("out"):
+            with np.load(task.outputs_path) as saved:
+                arrays = [saved[k] + 0.5 for k in saved.files]   # a rewrite that changed the values
+            np.savez(task.outputs_path, *arrays)
+        return doc
+
+    fakes.install(monkeypatch, answer)
+    code = main(["unembed", str(graphs["lookup"]), "-o", str(tmp_path / "out"), "--check", "--feed", "ids=3",
+                 "--runs", "2", "--quiet"])
+    assert code == 1
+    assert "The outputs DIFFER: the largest absolute difference is 0.5" in capsys.readouterr().out
+
+
+def test_compare_names_the_largest_difference(tmp_path):
+    np.savez(tmp_path / "a.npz", np.ones(3, np.float32), np.arange(4))
+    np.savez(tmp_path / "b.npz", np.ones(3, np.float32) + 1e-7, np.arange(4))
+    worst, tol, within = _compare(tmp_path / "a.npz", tmp_path / "b.npz")
+    assert within and worst == pytest.approx(1.19e-7, rel=0.01) and tol == pytest.approx(1e-6)
+    np.savez(tmp_path / "c.npz", np.ones(3, np.float32), np.arange(4) + 1)
+    assert _compare(tmp_path / "a.npz", tmp_path / "c.npz") == (1.0, 0.0, False)
+    np.savez(tmp_path / "d.npz", np.ones(2, np.float32), np.arange(4))
+    assert _compare(tmp_path / "a.npz", tmp_path / "d.npz")[2] is False   # a changed shape never matches
+
+
+def test_out_is_refused_when_not_empty_and_replaced_with_force(graphs, monkeypatch, tmp_path, capsys):
+    fake = fakes.install(monkeypatch, fakes.in_process)
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "keep.txt").write_text("mine")
+    assert main(["unembed", str(graphs["mixed"]), "-o", str(out), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "exists and is not empty; choose a new folder, or --force" in err and err.count("\n") == 1
+    assert fake.calls == [] and (out / "keep.txt").exists()
+    assert main(["unembed", str(graphs["mixed"]), "-o", str(out), "--force", "--quiet"]) == 0
+    assert sorted(p.name for p in out.iterdir()) == ["saved_model.pb", "variables"]
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".tfgraphs-")]   # no temporary folder left
+
+
+@pytest.mark.parametrize("out, said", [
+    (lambda g: g["saved"] / "inner", "would overwrite the graph it reads"),
+    (lambda g: g["lookup"], "would overwrite the graph it reads"),
+])
+def test_out_never_touches_the_input(graphs, monkeypatch, capsys, out, said):
+    fakes.install(monkeypatch, fakes.in_process)
+    path = graphs["saved"] if "inner" in str(out(graphs)) else graphs["lookup"]
+    assert main(["unembed", str(path), "-o", str(out(graphs)), "--force", "--quiet"]) == 2
+    assert said in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("text, size", [("1048576", 2**20), ("512KiB", 512 * 1024), ("2MB", 2_000_000),
+                                        ("1.5 MiB", 3 * 2**19), ("3b", 3), ("1gib", 2**30)])
+def test_sizes_take_units(text, size):
+    assert byte_size(text) == size
+
+
+@pytest.mark.parametrize("text", ["", "MiB", "2 XB", "-1", "0", "0.1"])
+def test_bad_sizes_are_refused(text):
+    with pytest.raises(argparse.ArgumentTypeError):
+        byte_size(text)
+
+
+def test_without_check_open_dimensions_need_no_feed(graphs, monkeypatch, tmp_path, capsys):
+    fake = fakes.install(monkeypatch, fakes.in_process)
+    assert main(["unembed", str(graphs["lookup"]), "-o", str(tmp_path / "out"), "--quiet"]) == 0
+    assert [type(t).__name__ for t in fake.tasks] == ["UnembedTask"]
+    assert "--check runs both graphs" in capsys.readouterr().out

@@ -1,0 +1,81 @@
+"""Explain an unembed run from its own numbers: how much the GraphDef shrank, whether outputs match, what it cost."""
+
+from tfgraphs.records.stats import between, judge, spread
+from tfgraphs.units import fmt_bytes, fmt_s
+
+
+def _ms(seconds):
+    """Milliseconds to three significant digits: later-run differences are often well under 0.1 ms."""
+    return f"{seconds * 1e3:.3g} ms"
+
+
+def _size_sentence(u):
+    b, a = u.before["graph_bytes"], u.after["graph_bytes"]
+    if not u.moved:
+        return (f"No Const outside a function body holds {u.min_bytes:,} bytes or more, so nothing moved; the "
+                f"SavedModel holds the same constants (lower --min-bytes to move smaller ones).")
+    k = len(u.moved)
+    return (f"{k:,} Const{'s' if k != 1 else ''} ({u.moved_bytes:,} bytes) moved into variables restored from the "
+            f"checkpoint: the GraphDef went from {b:,} to {a:,} bytes, {(1 - a / b) * 100:.6g}% smaller.")
+
+
+def _check_sentence(u):
+    if u.within is None:
+        return None
+    if u.within:
+        return (f"The rewritten graph's outputs equal the original's on the same feeds: the largest absolute "
+                f"difference is {u.max_abs_err:.3g} (tolerance {u.tolerance:.3g}).")
+    return (f"The outputs DIFFER: the largest absolute difference is {u.max_abs_err:.3g}, above the tolerance of "
+            f"{u.tolerance:.3g}.")
+
+
+def _time_sentences(u):
+    """First and later runs before against after, each judged against the spread of both sides' later runs."""
+    b, a = u.before, u.after
+    if b["first_run_s"] is None or a["first_run_s"] is None or not b["runs_s"] or not a["runs_s"]:
+        return []
+    d = judge(a["first_run_s"] - b["first_run_s"], spread(b["runs_s"]), spread(a["runs_s"]))
+    said = [f"First run: {fmt_s(b['first_run_s'])} before, {fmt_s(a['first_run_s'])} after"
+            + (f", no measurable difference (one first run each, judged against the later runs' spread of "
+               f"{fmt_s(d.spread)})." if not d.real else
+               f", {'faster' if d.delta < 0 else 'slower'} by {fmt_s(abs(d.delta))} (beyond the later runs' "
+               f"spread of {fmt_s(d.spread)}; one first run each, --runs does not repeat it).")]
+    later = between(a["runs_s"], b["runs_s"])
+    said.append("Later runs: " + (f"no measurable difference (medians differ by {_ms(abs(later.delta))}, within "
+                                  f"a spread of {_ms(later.spread)})." if not later.real else
+                                  f"the median is {_ms(abs(later.delta))} {'lower' if later.delta < 0 else 'higher'}"
+                                  f" after, beyond a spread of {_ms(later.spread)}."))
+    if b["peak_rss_bytes"] and a["peak_rss_bytes"]:
+        said.append(f"Peak RSS of the worker running the graph: {fmt_bytes(b['peak_rss_bytes'])} before, "
+                    f"{fmt_bytes(a['peak_rss_bytes'])} after.")
+    return said
+
+
+def sentences(u):
+    """What the numbers say about this rewrite; each sentence depends on them."""
+    said = [_size_sentence(u)]
+    if u.left:
+        said.append(f"{len(u.left):,} Const{'s' if len(u.left) != 1 else ''} of at least {u.min_bytes:,} bytes inside "
+                    f"function bodies stayed in place ({sum(x['bytes'] for x in u.left):,} bytes).")
+    said.append(_check_sentence(u))
+    said.extend(_time_sentences(u))
+    said.extend(_cost_sentences(u))
+    return [s for s in said if s]
+
+
+def _cost_sentences(u):
+    """What the rewrite itself cost: its time by phase, and its memory above TensorFlow's own, in graph sizes."""
+    if u.unembed_s is None:
+        return []
+    p = u.unembed_phases
+    said = [f"The rewrite took {fmt_s(u.unembed_s)}" + (
+        f": reading the graph {fmt_s(p['read_s'])}, rewriting it {fmt_s(p['rewrite_s'])}, handing the values to "
+        f"the variables {fmt_s(p['assign_s'])}, writing the SavedModel and checkpoint {fmt_s(p['save_s'])}; "
+        f"{u.unembed_s / (p['read_s'] + p['save_s']):.1f}x the time of the reading and writing alone."
+        if set(p) >= {"read_s", "rewrite_s", "assign_s", "save_s"} and p["read_s"] + p["save_s"] > 0 else ".")]
+    size, peak, base = u.before["graph_bytes"], u.unembed_peak_rss_bytes, u.tf_rss_bytes
+    if peak and base and size:
+        said.append(f"Its worker peaked at {fmt_bytes(peak)} RSS, {fmt_bytes(peak - base)} above the "
+                    f"{fmt_bytes(base)} it held once TensorFlow was imported: {(peak - base) / size:.2f}x the "
+                    f"{size:,}-byte GraphDef.")
+    return said

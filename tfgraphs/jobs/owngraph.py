@@ -1,0 +1,102 @@
+"""explain --graph: a user's GraphDef or SavedModel under each session preset, timed and traced in fresh workers."""
+
+from dataclasses import asdict, dataclass, replace
+
+from tfgraphs.graphdef.interface import resolve
+from tfgraphs.jobs import runner
+from tfgraphs.jobs.plan import Plan
+from tfgraphs.jobs.trials import run_trials
+from tfgraphs.records.attribution import attribute
+from tfgraphs.records.report import Report
+from tfgraphs.records.rows import Measurement, Row
+from tfgraphs.spec.owngraph import INT_HIGH, encode_feeds, encode_fetches
+from tfgraphs.spec.presets import PRESETS
+from tfgraphs.spec.tasks import GraphTask
+
+
+@dataclass(frozen=True)
+class Config:
+    """Which graph, how to feed and fetch it, and the presets to try."""
+
+    path: str
+    runs: int = 10
+    trials: int = 1
+    seed: int = 0
+    presets: tuple = tuple(PRESETS)
+    tag: str = "serve"
+    signature: str = "serving_default"
+    dims: tuple = ()      # ((input name, (d1, d2, ...)), ...) from --feed
+    fetches: tuple = ()   # --fetch names
+    int_high: int = INT_HIGH
+
+    def to_dict(self):
+        return {**asdict(self), "presets": list(self.presets), "dims": {k: list(d) for k, d in self.dims},
+                "fetches": list(self.fetches)}
+
+
+@dataclass(frozen=True)
+class GraphPlan(Plan):
+    """A plan with the graph's resolved interface, so the graph is read once."""
+
+    interface: object = None
+
+
+def interface_of(config):
+    """The graph's Interface, or a one-line UsageError for anything that keeps it from running."""
+    # unembed without --check only rewrites the graph, so its inputs need no full shape.
+    runs = getattr(config, "check", True)
+    return resolve(config.path, config.tag, config.signature, dict(config.dims), config.fetches, runs=runs)
+
+
+def describe(interface):
+    """The graph's interface as plain data, for a report's config."""
+    return {"graph": interface.path, "name": interface.name, "format": interface.format, "tag": interface.tag,
+            "signature": interface.signature,
+            "inputs": [{"key": k, "tensor": f.tensor, "dtype": f.dtype, "shape": list(f.shape)}
+                       for k, f in interface.inputs],
+            "outputs": [{"key": k, "tensor": t} for k, t in interface.outputs]}
+
+
+def task(config, interface, **how):
+    """The worker task measuring the graph; how = path, preset, mode and output locations."""
+    return GraphTask(**{"path": interface.path, "tag": interface.tag, **how}, name=interface.name,
+                     fetches=encode_fetches(interface.fetches), feeds=encode_feeds(interface.feeds),
+                     runs=config.runs, seed=config.seed, int_high=config.int_high)
+
+
+def label(t):
+    return (t.name + (f" [{t.preset}]" if t.preset != "default" else "")
+            + (f" {t.mode}" if t.mode != "timed" else ""))
+
+
+def plan(config):
+    """Read and check the graph; one timed worker per trial and one traced worker for every preset."""
+    return GraphPlan({}, (), workers=len(config.presets) * (config.trials + 1), interface=interface_of(config))
+
+
+def run(config, plan, progress, timeout=None, trace_dir=None, tensorboard_dir=None):
+    """Timed workers for every preset, then one traced worker each, kept apart from the timing."""
+    found = plan.interface
+    timed = [task(config, found, preset=p) for p in config.presets]
+    docs, ran = run_trials(timed, config.trials, label, progress, timeout)
+    rows = []
+    for t in timed:
+        board = tensorboard_dir if t.preset == config.presets[0] else None
+        traced = task(config, found, preset=t.preset, mode="traced", trace_dir=trace_dir, tensorboard_dir=board)
+        doc = runner.run_worker(traced, label(traced), progress, timeout)
+        ran.append(doc)
+        rows.append(_row(found.name, t, docs[t], Measurement.from_dict(doc)))
+    tf_version, machine = runner.envelope(ran)
+    excess = {r.preset: r.first_run_excess_s for r in rows}
+    return Report("explain", {**config.to_dict(), **describe(found)}, tuple(rows), tf_version=tf_version,
+                  machine=machine, extra={"attribution": [{"variant": found.name, **attribute(excess)}]})
+
+
+def _row(name, t, docs, trace):
+    """A timed row named after the graph, with its traced run's ops; failed when the traced run failed."""
+    row = Row.from_trials(name, [Measurement.from_dict(d) for d in docs], preset=t.preset)
+    if trace.status == "ok":
+        return replace(row, top_ops=trace.top_ops)
+    if row.ok:
+        return replace(row, status="failed", error=f"traced run: {trace.error}")
+    return row

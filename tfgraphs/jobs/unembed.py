@@ -1,0 +1,123 @@
+"""The unembed job: rewrite a graph's large Consts into variables in a worker, then check it in two more."""
+
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+
+import numpy as np
+
+from tfgraphs.errors import UsageError
+from tfgraphs.jobs import owngraph, runner
+from tfgraphs.records.rows import Measurement
+from tfgraphs.records.unembedding import Unembedding, side
+from tfgraphs.spec.owngraph import INT_HIGH, MIN_BYTES, encode_feeds, encode_fetches, max_abs_difference, tolerance
+from tfgraphs.spec.tasks import UnembedTask
+
+
+@dataclass(frozen=True)
+class Config(owngraph.Config):
+    """The graph to rewrite, where to write it, and whether to check it."""
+
+    out: str = ""
+    min_bytes: int = MIN_BYTES
+    force: bool = False
+    check: bool = False
+    int_high: int = INT_HIGH
+
+
+def _inside(path, folder):
+    """True when path is folder or lies inside it."""
+    path, folder = os.path.realpath(path), os.path.realpath(folder)
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def check_out(config):
+    """Refuse an OUT that holds or is held by the input, or that exists and is not empty without --force."""
+    source = config.path if os.path.isdir(config.path) else os.path.dirname(os.path.abspath(config.path))
+    if _inside(config.path, config.out) or (os.path.isdir(config.path) and _inside(config.out, source)):
+        raise UsageError(f"-o {config.out} would overwrite the graph it reads; choose a folder outside {config.path}")
+    if os.path.exists(config.out) and not os.path.isdir(config.out):
+        raise UsageError(f"-o {config.out} exists and is not a folder")
+    if os.path.isdir(config.out) and os.listdir(config.out) and not config.force:
+        raise UsageError(f"-o {config.out} exists and is not empty; choose a new folder, or --force to replace it")
+
+
+def plan(config):
+    """Refuse a bad OUT, then read and check the graph; one rewriting worker, and two more with --check."""
+    check_out(config)
+    return owngraph.GraphPlan({}, (), workers=1 + 2 * config.check, interface=owngraph.interface_of(config))
+
+
+def _install(written, out):
+    """Rename the finished SavedModel into place; an old OUT (--force) is removed only once the new one is there."""
+    old = None
+    if os.path.exists(out):
+        old = written + ".old"
+        os.rename(out, old)
+    os.rename(written, out)
+    if old:
+        shutil.rmtree(old)
+
+
+def _compare(before_npz, after_npz):
+    """(largest |before - after| over every output, that output's tolerance, whether every output is within its own)."""
+    worst, tol, within = 0.0, 0.0, True
+    with np.load(before_npz) as a, np.load(after_npz) as b:
+        for key in a.files:
+            ref = a[key]
+            diff = max_abs_difference(ref, b[key]) if key in b.files else float("inf")
+            within = within and diff <= tolerance(ref.dtype, ref)
+            if diff >= worst:
+                worst, tol = diff, tolerance(ref.dtype, ref)
+    return worst, tol, within
+
+
+def _check(config, found, tmp, progress, timeout):
+    """Run the original and the rewritten graph on the same feeds: (before, after, _compare's answer, errors, docs)."""
+    tag = found.tag or "serve"
+    docs, paths = [], []
+    for what, path, graph_tag in (("original", found.path, found.tag), ("rewritten", config.out, tag)):
+        outputs = os.path.join(tmp, f"{what}.npz")
+        t = owngraph.task(config, found, path=path, tag=graph_tag, outputs_path=outputs)
+        docs.append(runner.run_worker(t, f"{what} graph", progress, timeout))
+        paths.append(outputs)
+    before, after = (Measurement.from_dict(d) for d in docs)
+    errors = tuple(f"{w} graph: {m.error}" for w, m in zip(("original", "rewritten"), (before, after))
+                   if m.status != "ok")
+    return before, after, (None, None, None) if errors else _compare(*paths), errors, docs
+
+
+def run(config, plan, progress, timeout=None):
+    """Rewrite into a temporary folder beside OUT, rename it into place, and check it when asked."""
+    found = plan.interface
+    parent = os.path.dirname(os.path.abspath(config.out))
+    os.makedirs(parent, exist_ok=True)
+    tmp = tempfile.mkdtemp(prefix=".tfgraphs-unembed-", dir=parent)
+    try:
+        written = os.path.join(tmp, "model")
+        t = UnembedTask(path=found.path, out=written, min_bytes=config.min_bytes, tag=found.tag,
+                        fetches=encode_fetches(found.fetches), feeds=encode_feeds(found.feeds),
+                        signature=config.signature)
+        doc = runner.run_worker(t, "rewrite", progress, timeout)
+        base = {"path": config.path, "out": config.out, "min_bytes": config.min_bytes}
+        if doc.get("status") != "ok":
+            tf_version, machine = runner.envelope([doc])
+            return Unembedding(**base, errors=(f"rewrite: {doc.get('error')}",), tf_version=tf_version,
+                               machine=machine)
+        _install(written, config.out)
+        before = after = None
+        compared, errors, ran = (None, None, None), (), [doc]
+        if config.check:
+            before, after, compared, errors, docs = _check(config, found, tmp, progress, timeout)
+            ran += docs
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    tf_version, machine = runner.envelope(ran)
+    return Unembedding(**base, before=side(doc["before"], before), after=side(doc["after"], after),
+                       moved=tuple(doc["moved"]), left=tuple(doc["left"]), checked=config.check,
+                       max_abs_err=compared[0], tolerance=compared[1], within=compared[2],
+                       unembed_s=doc.get("unembed_s"),
+                       unembed_peak_rss_bytes=doc.get("peak_rss_bytes"), unembed_phases=doc.get("phases", {}),
+                       tf_rss_bytes=doc.get("tf_rss_bytes"), errors=errors, tf_version=tf_version,
+                       machine=machine)
