@@ -1,4 +1,4 @@
-"""Explain a compare report from its own numbers: the "why" table, memory copies, and sentences."""
+"""Explain a compare report from its own numbers: the "why" table, memory growth per phase, and sentences."""
 
 from tfgraphs.records.stats import between, judge, ratio
 from tfgraphs.spec import limits, network
@@ -55,8 +55,8 @@ def why_rows(report):
     return out
 
 
-def copies_rows(report):
-    """Per variant: memory each phase added, in copies of X (growth of resident memory / data bytes)."""
+def growth_rows(report):
+    """Per variant: resident-memory growth of each phase in units of X's bytes (growth / data bytes)."""
     size = data_bytes(report)
     out = []
     for r in report.rows:
@@ -103,6 +103,7 @@ def sentences(report):
         said.extend(_against_base(embedded, base, size))
     said.extend(_remedy(ok, base))
 
+    said.extend(_first_run_growth(ok, report))
     ready = [(r.variant, (r.build_s or 0) + (r.session_s or 0) + (r.init_s or 0) + r.first_run_s) for r in ok]
     said.append("Time to the first result (build + session + init + first run): "
                 + ", ".join(f"{v} {fmt_s(t)}" for v, t in ready) + ".")
@@ -122,8 +123,50 @@ def sentences(report):
     return said
 
 
-def build_copies(row, size):
-    """Copies of X the build phase added to resident memory."""
+def activations(row, report):
+    """Bytes of the conv, pool and relu outputs: the row's own record, or from shapes for older documents."""
+    if row.activation_bytes is not None:
+        return row.activation_bytes
+    return int(network.activation_bytes(report.config["batch"], report.config["dtype"]))
+
+
+def first_run_growth(row):
+    """Resident-memory growth of the first run over the phase before it, or None."""
+    rss = row.rss_bytes
+    before = next((rss[p] for p in ("init", "session") if rss.get(p) is not None), None)
+    return None if before is None or rss.get("first_run") is None else rss["first_run"] - before
+
+
+def _first_run_growth(ok, report):
+    """The first run's memory growth split into activations and the rest, for rows that grew by at least them."""
+    size = data_bytes(report)
+    split, short = [], []
+    for r in ok:
+        grown, act = first_run_growth(r), activations(r, report)
+        if grown is None:
+            continue
+        (split if grown >= act else short).append((r, grown, act))
+    said = []
+    if split:
+        act = split[0][2]
+        said.append(f"The first run's resident-memory growth, in units of X's bytes: "
+                    + _each([r for r, _, _ in split], lambda r: _growth_parts(r, report, size))
+                    + f"; activations = the conv, pool and relu outputs ({fmt_bytes(act)}, "
+                      f"{act / size:.2f}x, from shapes and dtype), the rest is everything else the run kept.")
+    if short:
+        said.append(f"The first run of {join(r.variant for r, _, _ in short)} grew resident memory by less than its "
+                    f"activations ({_each([r for r, _, _ in short], lambda r: fmt_bytes(first_run_growth(r)))}): "
+                    f"memory held from earlier phases was reused, so the growth cannot be split.")
+    return said
+
+
+def _growth_parts(r, report, size):
+    grown, act = first_run_growth(r), activations(r, report)
+    return f"{grown / size:.2f}x = {act / size:.2f}x activations + {(grown - act) / size:.2f}x the rest"
+
+
+def build_growth(row, size):
+    """Resident-memory growth of the build phase, in units of X's bytes."""
     return (row.rss_bytes.get("build", 0) - row.rss_bytes.get("data", 0)) / size
 
 
@@ -173,11 +216,13 @@ def _build(embedded, base, size):
     slow = [r for r in embedded if r.build_s and base.build_s and r.build_s > 3 * base.build_s]
     if not slow:
         return []
-    grown = f", and added {_each(slow, lambda r: f'{build_copies(r, size):.1f}')} copies of X to memory"
-    # Name the TensorProto copy only when memory grew by the copies the graph's Const tensors hold.
-    matched = all(abs(build_copies(r, size) - copies_in_graph(r, size)) < 0.5 for r in slow)
-    cause = (": the array was copied into the graph's Const tensors" if matched else
-             f", while the graph's Const tensors hold {_each(slow, lambda r: copies_in_graph(r, size))}")
+    grown = (f", and resident memory grew by {_each(slow, lambda r: f'{build_growth(r, size):.1f}x')} the bytes "
+             f"of X")
+    # The Const tensors' bytes, counted in the GraphDef, are copies of X; RSS growth is only compared with them.
+    matched = all(abs(build_growth(r, size) - copies_in_graph(r, size)) < 0.5 for r in slow)
+    held = _each(slow, lambda r: f"{copies_in_graph(r, size)} cop{'ies' if copies_in_graph(r, size) > 1 else 'y'}")
+    cause = (f": about the size of the {held} of X that the GraphDef's Const tensors hold" if matched else
+             f", not the size of the {held} of X that the GraphDef's Const tensors hold")
     return [f"Building took {_each(slow, lambda r: fmt_s(r.build_s))} against {fmt_s(base.build_s)} for "
             f"{base.variant}{grown}{cause}."]
 
@@ -187,14 +232,14 @@ def _peaks(embedded, base, size):
     peaks = [r for r in embedded if r.peak_rss_bytes and base.peak_rss_bytes]
     if not peaks:
         return []
-    # Below half a copy of X the difference is within what the allocator keeps or returns between runs.
+    # Below half of X's bytes the difference is within what the allocator keeps or returns between runs.
     apart = [r for r in peaks if abs(r.peak_rss_bytes - base.peak_rss_bytes) >= 0.5 * size]
     said = (f"Peak memory: {_each(peaks, lambda r: fmt_bytes(r.peak_rss_bytes))} against "
             f"{fmt_bytes(base.peak_rss_bytes)} for {base.variant}")
     if not apart:
-        return [said + ": within half a copy of X of each other."]
-    return [said + f", a difference of {_each(apart, lambda r: f'{(r.peak_rss_bytes - base.peak_rss_bytes) / size:+.1f}')}"
-                   f" copies of X."]
+        return [said + ": within half of X's bytes of each other."]
+    return [said + f", a difference of {_each(apart, lambda r: f'{(r.peak_rss_bytes - base.peak_rss_bytes) / size:+.1f}x')}"
+                   f" the bytes of X."]
 
 
 def _remedy(ok, base):

@@ -15,8 +15,8 @@ def series(report, variant):
     return sorted((r for r in report.rows if r.variant == variant and r.ok), key=lambda r: r.batch)
 
 
-def peak_copies(report, variant):
-    """Slope of peak resident memory against batch, in copies of one example; None when the batches span too little."""
+def peak_per_example(report, variant):
+    """Slope of peak resident memory against batch, in units of one example's bytes; None when the batches span too little."""
     rows = [r for r in series(report, variant) if r.peak_rss_bytes]
     example = network.example_bytes(report.config["dtype"])
     if len(rows) < 2 or (rows[-1].batch - rows[0].batch) * example < PEAK_SPAN_BYTES:
@@ -128,8 +128,8 @@ def sentences(report):
                     f"run went from {fmt_s(lo.first_run_s)} to {fmt_s(hi.first_run_s)} "
                     f"({_times(hi.first_run_s / lo.first_run_s)}) and its median later run from {fmt_s(lo_later)} "
                     f"to {fmt_s(hi_later)} ({_times(hi_later / lo_later)}).")
-        copies = peak_copies(report, v)
-        if copies is not None:
-            said.append(f"{v}'s peak memory grew by {copies:.1f} copies of each added example "
+        per_example = peak_per_example(report, v)
+        if per_example is not None:
+            said.append(f"{v}'s peak memory grew by {per_example:.1f}x the bytes of each added example "
                         f"(up to {fmt_bytes(hi.peak_rss_bytes)} at batch {hi.batch:,}).")
     return [s for s in said if s]

@@ -1,13 +1,13 @@
 """The compare job: every chosen variant, in fresh workers, for K trials in rotating order."""
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 from tfgraphs.jobs import runner
 from tfgraphs.jobs.plan import Plan
 from tfgraphs.jobs.trials import run_trials
 from tfgraphs.records.report import Report
 from tfgraphs.records.rows import Measurement, Row
-from tfgraphs.spec import limits
+from tfgraphs.spec import limits, network
 from tfgraphs.spec.tasks import SeedTask
 from tfgraphs.spec.variants import COMPARED
 
@@ -62,7 +62,8 @@ def measure(config, refused, progress, timeout=None, prefix=""):
     rows = [Row.refused(v, refused[v]) if v in refused
             else Row.from_trials(v, [Measurement.from_dict(d) for d in docs[config.task(v)]])
             for v in config.variants]
-    return rows, ran
+    activations = int(network.activation_bytes(config.batch, config.dtype))
+    return [replace(r, activation_bytes=activations) for r in rows], ran
 
 
 def run(config, plan, progress, timeout=None):

@@ -46,6 +46,14 @@ _MEDIAN_FIELDS = ("graph_bytes", "const_bytes", "nodes", "build_s", "serialize_s
                   "init_s", "first_run_s", "peak_rss_bytes", "max_abs_err")
 
 
+_ADDED_KEYS = ("import_s", "activation_bytes")
+
+
+def _set_or_old(d):
+    """d without the keys added to the format later that are unset."""
+    return {k: v for k, v in d.items() if v is not None or k not in _ADDED_KEYS}
+
+
 @dataclass(frozen=True)
 class Row(Measurement):
     """One variant (under one preset): the median over its trials, with every trial kept."""
@@ -54,6 +62,7 @@ class Row(Measurement):
     preset: str = "default"
     trials: tuple = ()
     batch: int | None = None   # set when one report spans several batches (sweep)
+    activation_bytes: int | None = None   # conv, pool and relu output bytes, from shapes and dtype
 
     @classmethod
     def from_trials(cls, variant, trials, preset="default"):
@@ -108,9 +117,10 @@ class Row(Measurement):
         return self.variant + (f" [{self.preset}]" if self.preset != "default" else "")
 
     def to_dict(self):
-        d = asdict(self)
-        d = {"name": self.variant, **d}
-        d["trials"] = [asdict(t) for t in self.trials]
+        # Keys added after a document format was first written are left out when unset, so older documents
+        # write back exactly as they were read.
+        d = {"name": self.variant, **_set_or_old(asdict(self))}
+        d["trials"] = [_set_or_old(asdict(t)) for t in self.trials]
         return d
 
     @classmethod

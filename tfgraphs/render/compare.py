@@ -1,6 +1,6 @@
 """Render a compare report: sizes, phase times, the "why" ratios, memory per phase, and what they show."""
 
-from tfgraphs.explain.compare import PHASES, copies_rows, sentences, why_rows
+from tfgraphs.explain.compare import PHASES, growth_rows, sentences, why_rows
 from tfgraphs.records.stats import Summary
 from tfgraphs.render.page import WIDTH, failures, machine_line, page, time_unit
 from tfgraphs.render.table import Table
@@ -64,14 +64,15 @@ def why_table(report):
     return table, legend
 
 
-def copies_table(report):
-    """Resident memory each phase added, in copies of X."""
-    rows = copies_rows(report)
+def growth_table(report):
+    """Resident-memory growth of each phase, in units of X's bytes."""
+    rows = growth_rows(report)
     phases = [p for p in PHASES if any(r[p] is not None for r in rows)]
     body = tuple((r["variant"], *(None if r[p] is None else f"{r[p]:.2f}" for p in phases),
                   None if r["peak"] is None else f"{r['peak']:.1f}") for r in rows)
-    legend = ("Growth of the worker's resident memory during each phase divided by the bytes of X (1.00 = one more "
-              "copy of the data); peak = peak resident memory / bytes of X, TensorFlow's own footprint included.")
+    legend = ("Growth of the worker's resident memory (RSS) during each phase divided by the bytes of X: 1.00 = "
+              "growth by as many bytes as X holds, whatever fills them (activations, kernels, allocator caches); "
+              "peak = peak resident memory / bytes of X, TensorFlow's own footprint included.")
     return Table(("variant", *(p.replace("_", " ") for p in phases), "peak"), body), legend
 
 
@@ -81,6 +82,6 @@ def render(report, fmt="simple", width=WIDTH):
     sections = []
     if ok:
         sections = [*phase_tables(report, wide=width is None), ("Why", *why_table(report)),
-                    ("Memory: copies of X added per phase", *copies_table(report))]
+                    ("Memory: resident-memory growth per phase, in units of X's bytes", *growth_table(report))]
     return page(head, sections, "What this run shows:" if ok else None, sentences(report) if ok else (),
                 failures(report.rows, lambda r: r.label), fmt, width)

@@ -1,6 +1,6 @@
 """Render a sweep report: every batch x variant, the fitted lines, and what TensorFlow said at the limit."""
 
-from tfgraphs.explain.sweep import PEAK_SPAN_BYTES, peak_copies, sentences
+from tfgraphs.explain.sweep import PEAK_SPAN_BYTES, peak_per_example, sentences
 from tfgraphs.records.fits import fits
 from tfgraphs.records.stats import ratio
 from tfgraphs.render.page import WIDTH, failures, machine_line, page, time_unit
@@ -38,7 +38,7 @@ def fit_table(report):
     example = network.example_bytes(report.config["dtype"])
     rows = []
     for f in fits(report):
-        copies = peak_copies(report, f.variant)
+        copies = peak_per_example(report, f.variant)
         rows.append((f.variant, fmt_int(f.bytes_per_example), fmt_int(example), fmt_int(f.overhead_bytes),
                      fmt_int(f.max_residual_bytes), "no limit" if f.max_batch is None else f"{f.max_batch:,}",
                      str(f.points), None if copies is None else f"{copies:.1f}"))
@@ -46,7 +46,7 @@ def fit_table(report):
               "measured batches, a rounded to whole bytes and b refitted for it; residual = the largest distance in "
               "bytes of a measured graph from the line. max batch = the largest N with "
               f"a*N + b < 2 GiB ({limits.GRAPHDEF_LIMIT:,} bytes). peak RSS / example = slope of peak memory against "
-              "batch, in copies of one example (shown when the batches span at least "
+              "batch, in units of one example's bytes (shown when the batches span at least "
               f"{fmt_bytes(PEAK_SPAN_BYTES)} of data).")
     table = Table(("variant", "a", "one example", "b", "residual", "max batch < 2 GiB", "points",
                    "peak RSS / example"), tuple(rows))

@@ -6,7 +6,7 @@ from tfgraphs.spec.variants import VARIANTS
 # TensorFlow refuses a tensor, a NodeDef or a GraphDef of 2**31 bytes or more (tensor_util.py, ops.py).
 GRAPHDEF_LIMIT = 1 << 31
 
-# TensorFlow's own resident memory once imported; the copies of X at the peak come from each Variant.
+# TensorFlow's own resident memory once imported; the peak in units of X's bytes comes from each Variant.
 TF_BASELINE_BYTES = 700 * 2**20
 
 
@@ -42,5 +42,5 @@ def refusal(variant, batch, dtype):
 def estimate_peak_bytes(variant, batch, dtype):
     """A rough upper estimate of one worker's peak memory, for refusing runs the machine cannot hold."""
     # Only a pre-flight guard against runs the machine cannot hold; every run reports its measured peak.
-    copies = VARIANTS[variant].peak_copies
-    return TF_BASELINE_BYTES + copies * network.data_bytes(batch, dtype) + network.activation_bytes(batch, dtype)
+    multiple = VARIANTS[variant].peak_multiple
+    return TF_BASELINE_BYTES + multiple * network.data_bytes(batch, dtype) + network.activation_bytes(batch, dtype)
