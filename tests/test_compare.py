@@ -90,7 +90,7 @@ def test_trials_rotate_and_aggregate(tmp_path):
     (["--variants", "constant,bogus"], "unknown variant bogus"),
     (["--format", "nope"], "unknown table format 'nope'"),
     (["--seed", "-1"], "'-1' must be 0 or more"),
-    (["--batch", "400000", "--variants", "constant"], "past the 2 GiB GraphDef limit"),
+    (["--batch", "400000", "--variants", "constant"], "past the 2 GiB single-tensor limit"),
     (["--batch", "100000000", "--variants", "placeholder"], "is estimated to need"),
 ])
 def test_bad_input_exits_2(args, message):
@@ -113,7 +113,7 @@ def test_refused_variant_keeps_others(tmp_path, monkeypatch, capsys):
     code = cli.main(["compare", "--batch", str(batch), "--variants", "constant,placeholder", "--json", str(path),
                      "--force", "--quiet"])
     assert code == 2
-    assert f"largest float64 batch that fits is {batch - 1:,}" in capsys.readouterr().err
+    assert f"largest float64 batch it accepts is {batch - 1:,}" in capsys.readouterr().err
     r = rows(json.loads(path.read_text()))
     assert r["constant"]["status"] == "failed" and "2 GiB" in r["constant"]["error"]
     assert r["placeholder"]["status"] == "ok"

@@ -19,11 +19,16 @@ def holds_data(row, report):
 
 
 def max_batch(row, report):
-    """Largest batch under 2 GiB for this row's graph (X's bytes plus the measured rest); None if X is not in it."""
+    """Largest batch whose GraphDef serializes under 2 GiB (X's bytes plus the measured rest); None if X is not in it."""
     if not holds_data(row, report):
         return None
     per_example = copies_in_graph(row, data_bytes(report)) * network.example_bytes(report.config["dtype"])
     return limits.largest_batch(per_example, overhead_bytes(row, report))
+
+
+def max_tensor_batch(row, report):
+    """Largest batch whose X, as one tensor, TensorFlow accepts at creation; None if X is not in the graph."""
+    return limits.max_tensor_batch(report.config["dtype"]) if holds_data(row, report) else None
 
 
 def copies_in_graph(row, size):
@@ -49,6 +54,7 @@ def why_rows(report):
             "embedded_bytes": r.const_bytes,
             "graph_over_data": ratio(r.graph_bytes, size),
             "max_batch": limit,
+            "max_tensor_batch": max_tensor_batch(r, report),
             "first_over_later": ratio(r.first_run_s, r.later_median_s),
             "peak_over_data": ratio(r.peak_rss_bytes, size),
         })
@@ -116,10 +122,14 @@ def sentences(report):
         seen.add(copies)
         limit = max_batch(r, report)
         held = f", held {copies} times" if copies > 1 else ""
+        tensor = max_tensor_batch(r, report)
         said.append(f"In {report.config['dtype']} each example adds "
                     f"{copies * network.example_bytes(report.config['dtype']):,} bytes to {r.variant}'s graph{held}, "
-                    f"and its other nodes take {overhead_bytes(r, report):,}, so it fits under the 2 GiB GraphDef "
-                    f"limit up to batch {limit:,}, {limit / report.config['batch']:.1f}x this run's batch.")
+                    f"and its other nodes take {overhead_bytes(r, report):,}; up to batch {limit:,}, "
+                    f"{limit / report.config['batch']:.1f}x this run's batch, it stays under the {limits.GRAPHDEF}. "
+                    + (f"The {limits.TENSOR}, falls on the same batch." if tensor == limit else
+                       f"Each copy of X is one tensor and stays under the {limits.TENSOR}, up to batch {tensor:,}; a "
+                       f"local session never serializes the graph, so between the two it runs but cannot be saved."))
     return said
 
 

@@ -3,7 +3,7 @@
 import numpy as np
 
 from tfgraphs.records.fits import fits
-from tfgraphs.spec import network
+from tfgraphs.spec import limits, network
 from tfgraphs.units import fmt_bytes, fmt_s
 
 # Peak RSS of identical workers differs by a few MB, so a memory slope over less data than this says nothing.
@@ -46,7 +46,7 @@ def _slope_sentence(fit, dtype, largest):
         wobble = f" (no residual: all {fit.points} batches lie on the line)" if fit.points else " (no residual)"
     if a == 0:
         return (f"{v}'s GraphDef stays at about {b:,} bytes at every batch{wobble}: X is not in it, "
-                f"so the 2 GiB GraphDef limit sets no largest batch for it.")
+                f"so neither 2 GiB limit (one tensor, or the serialized GraphDef) sets a largest batch for it.")
     if a == example:
         what = (f"exactly {network.HEIGHT}x{network.WIDTH}x{network.CHANNELS} values x {item} bytes ({dtype}), "
                 f"the example itself stored in the graph")
@@ -57,8 +57,13 @@ def _slope_sentence(fit, dtype, largest):
         what = f"{a / example:.3f}x the {example:,} bytes of one {dtype} example"
     said = f"{v}: each example adds {a:,} bytes to the GraphDef, {what}; the rest takes {b:,} bytes{wobble}."
     if fit.max_batch is not None:
-        said += (f" Extended past the measured batches, the line stays under 2 GiB up to batch {fit.max_batch:,}, "
-                 f"{_times(fit.max_batch / largest)} the largest batch measured.")
+        said += (f" Extended past the measured batches, up to batch {fit.max_batch:,} "
+                 f"({_times(fit.max_batch / largest)} the largest batch measured) the line stays under the "
+                 f"{limits.GRAPHDEF}.")
+        tensor = limits.max_tensor_batch(dtype)
+        if a > example and tensor != fit.max_batch:
+            said += (f" Each copy of X is one tensor and stays under the {limits.TENSOR} up to batch {tensor:,}: "
+                     f"between the two, the graph can be built and run in a local session but not serialized.")
     return said
 
 
@@ -79,13 +84,14 @@ def _limit_sentence(probe):
     batch, fitted = probe["batch"], probe["predicted_max_batch"]
     if probe.get("failure"):
         return f"The limit was not put to TensorFlow at batch {batch:,}: {probe['failure']}."
-    what = (f"a {probe['data_bytes']:,}-byte tensor for X ({probe['variant']} at batch {batch:,}; the fitted limit "
-            f"is batch {fitted:,})")
+    what = (f"a {probe['data_bytes']:,}-byte tensor for X ({probe['variant']} at batch {batch:,}; the fitted "
+            f"GraphDef limit is batch {fitted:,})")
     if probe.get("refused"):
-        return (f"TensorFlow refused {what}: \"{probe['message']}\" So {probe['variant']} cannot be built at batch "
-                f"{batch:,}, as the fit predicts; batch {fitted:,} itself was not tried." + _memory_clause(probe))
-    return (f"TensorFlow accepted {what}: its check on a single tensor let X through, so the fitted limit at this "
-            f"batch rests on serializing the whole GraphDef, which this probe did not try." + _memory_clause(probe))
+        return (f"TensorFlow refused {what} when the constant was made, the {limits.TENSOR}: "
+                f"\"{probe['message']}\" So {probe['variant']} cannot be built at batch {batch:,}, as the fit "
+                f"predicts; batch {fitted:,} itself was not tried." + _memory_clause(probe))
+    return (f"TensorFlow accepted {what}: the {limits.TENSOR} let X through, so the fitted limit at this "
+            f"batch is the {limits.GRAPHDEF}, which this probe did not try." + _memory_clause(probe))
 
 
 def _against_fed(report):

@@ -38,7 +38,7 @@ def label(task):
 
 
 def refusals(config):
-    """{variant: reason} for embedded variants whose copies of X would not fit under the 2 GiB GraphDef limit."""
+    """{variant: reason} for embedded variants past a 2 GiB limit (the tensor's or the serialized GraphDef's)."""
     found = {v: limits.refusal(v, config.batch, config.dtype) for v in config.variants}
     return {v: reason for v, reason in found.items() if reason}
 

@@ -51,15 +51,24 @@ def phase_tables(report, wide=False):
              _times_legend(u))]
 
 
+def _limits_cell(tensor, graphdef):
+    """Both 2 GiB limits' batches, or one when they agree."""
+    if graphdef is None:
+        return "no limit"
+    return f"{graphdef:,}" if tensor in (None, graphdef) else f"{tensor:,} / {graphdef:,}"
+
+
 def why_table(report):
     """The "why" table: embedded bytes, graph/data, batch limit, first/later, peak/data."""
     rows = tuple((r["variant"], fmt_int(r["embedded_bytes"]), f"{r['graph_over_data']:.4f}",
-                  "no limit" if r["max_batch"] is None else f"{r['max_batch']:,}",
+                  _limits_cell(r["max_tensor_batch"], r["max_batch"]),
                   sig3(r["first_over_later"]), sig3(r["peak_over_data"])) for r in why_rows(report))
-    table = Table(("variant", "embedded bytes", "graph / data", "max batch < 2 GiB", "first / later",
+    table = Table(("variant", "embedded bytes", "graph / data", "max batch: tensor / GraphDef", "first / later",
                    "peak RSS / data"), rows)
-    legend = ("data = the bytes of X; max batch = the largest batch whose GraphDef stays under 2 GiB, from this "
-              "run's bytes per example (no limit when X is not in the graph); first / later = first run over the "
+    legend = ("data = the bytes of X; max batch: tensor = the largest batch whose X, one tensor, stays under the "
+              "2 GiB tensor limit at creation; GraphDef = the largest whose serialized GraphDef stays under 2 GiB, "
+              "from this run's bytes per example; one number when both fall on the same batch (no limit when X "
+              "is not in the graph); first / later = first run over the "
               "median later run.")
     return table, legend
 

@@ -33,6 +33,14 @@ def points_table(report):
     return table, legend, u
 
 
+def _limits_cell(fit, dtype):
+    """Both 2 GiB limits' batches for a fitted line, or one when they agree."""
+    if fit.max_batch is None:
+        return "no limit"
+    tensor = limits.max_tensor_batch(dtype)
+    return f"{fit.max_batch:,}" if tensor == fit.max_batch else f"{tensor:,} / {fit.max_batch:,}"
+
+
 def fit_table(report):
     """The fitted line graph_bytes = a * batch + b per variant, and where it crosses 2 GiB."""
     example = network.example_bytes(report.config["dtype"])
@@ -40,15 +48,17 @@ def fit_table(report):
     for f in fits(report):
         copies = peak_per_example(report, f.variant)
         rows.append((f.variant, fmt_int(f.bytes_per_example), fmt_int(example), fmt_int(f.overhead_bytes),
-                     fmt_int(f.max_residual_bytes), "no limit" if f.max_batch is None else f"{f.max_batch:,}",
+                     fmt_int(f.max_residual_bytes), _limits_cell(f, report.config["dtype"]),
                      str(f.points), None if copies is None else f"{copies:.1f}"))
     legend = ("a = bytes per example; one example = H*W*C*itemsize; b = the other bytes. Least squares over the "
               "measured batches, a rounded to whole bytes and b refitted for it; residual = the largest distance in "
-              "bytes of a measured graph from the line. max batch = the largest N with "
-              f"a*N + b < 2 GiB ({limits.GRAPHDEF_LIMIT:,} bytes). peak RSS / example = slope of peak memory against "
+              "bytes of a measured graph from the line. max batch: tensor = the largest N whose X, one tensor, "
+              "TensorFlow accepts at creation; GraphDef = the largest N with "
+              f"a*N + b < 2 GiB ({limits.GRAPHDEF_LIMIT:,} bytes), which can be serialized; one number when both "
+              "agree. peak RSS / example = slope of peak memory against "
               "batch, in units of one example's bytes (shown when the batches span at least "
               f"{fmt_bytes(PEAK_SPAN_BYTES)} of data).")
-    table = Table(("variant", "a", "one example", "b", "residual", "max batch < 2 GiB", "points",
+    table = Table(("variant", "a", "one example", "b", "residual", "max batch: tensor / GraphDef", "points",
                    "peak RSS / example"), tuple(rows))
     return table, legend
 

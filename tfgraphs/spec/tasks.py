@@ -21,7 +21,7 @@ def _choice(names):
 
 @dataclass(frozen=True)
 class SeedTask:
-    """One measurement of the seed network: `timed` phases, `traced` runs, or the 2 GiB `limit` probe."""
+    """One measurement of the seed network: `timed` phases, `traced` runs, or the 2 GiB tensor `limit` probe."""
 
     MODULE: ClassVar[str] = "tfgraphs.worker.seed"
     variant: str = _choice(VARIANTS)

@@ -121,7 +121,7 @@ def _limit(task, tf):
 
     size = network.data_bytes(task.batch, task.dtype)
     # Below the limit TensorFlow accepts the view and copies it into a TensorProto, which is not what this probes.
-    assert size >= limits.GRAPHDEF_LIMIT, f"limit mode needs X of at least 2 GiB, not {size:,} bytes"
+    assert size >= limits.TENSOR_LIMIT, f"limit mode needs X of at least 2 GiB, not {size:,} bytes"
     x = np.broadcast_to(np.zeros((), task.dtype), (task.batch, network.HEIGHT, network.WIDTH, network.CHANNELS))
     _phase("embed past the limit")
     out = {"data_bytes": size, "refused": False, "message": None, "rss_before_bytes": machine.rss_bytes()}
