@@ -52,6 +52,14 @@ def test_phases_present_and_positive(compare_json):
         assert set(r["rss_bytes"]) >= {"start", "data", "build", "session", "first_run", "later_runs"}
 
 
+def test_regime_and_activations_are_recorded(compare_json):
+    r = rows(compare_json[1])
+    # Batch 20's output is far under the classic folder's 10 MiB: the embedded variants' network is replaced.
+    assert r["numpy"]["folded"] is True and r["constant"]["folded"] is True
+    assert "folded" not in r["placeholder"] and "folded" not in r["variable"]
+    assert {v["activation_bytes"] for v in r.values()} == {int(network.activation_bytes(20, "float64"))}
+
+
 def test_report_rerenders_saved_json(compare_json):
     path, doc, proc = compare_json
     again = run_cli("report", path)

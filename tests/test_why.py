@@ -1,6 +1,7 @@
 """The compare explanations follow the numbers: hand-made reports, no TensorFlow."""
 
 from tfgraphs.explain import compare as why
+from tfgraphs.explain import memory
 from tfgraphs.records.report import Report
 from tfgraphs.records.rows import Row
 from tfgraphs.spec import network
@@ -94,7 +95,7 @@ def test_why_rows_and_copies():
     assert rows["constant"]["max_batch"] == (2**31 - 1 - 928) // 8192
     assert rows["placeholder"]["max_batch"] is None
     assert rows["constant"]["first_over_later"] == 2.0
-    copies = {r["variant"]: r for r in why.growth_rows(report)}
+    copies = {r["variant"]: r for r in memory.growth_rows(report)}
     assert copies["constant"]["data"] == 1.0 and copies["constant"]["build"] == 1.0
     assert copies["placeholder"]["build"] == 0.0 and copies["placeholder"]["session"] is None
 

@@ -3,14 +3,11 @@
 from tfgraphs.records.stats import between, judge, ratio
 from tfgraphs.spec import limits, network
 from tfgraphs.spec.variants import VARIANTS
+from tfgraphs.explain.memory import build_growth, data_bytes, first_run_growth_sentences
+from tfgraphs.explain.regimes import regime_sentences
 from tfgraphs.units import fmt_bytes, fmt_s, join
 
-PHASES = ("data", "build", "session", "init", "first_run", "later_runs")
 EMBEDDED_SHARE = 0.9   # a graph holding at least this share of X's bytes in Const tensors holds X
-
-
-def data_bytes(report):
-    return network.data_bytes(report.config["batch"], report.config["dtype"])
 
 
 def holds_data(row, report):
@@ -56,26 +53,9 @@ def why_rows(report):
             "max_batch": limit,
             "max_tensor_batch": max_tensor_batch(r, report),
             "first_over_later": ratio(r.first_run_s, r.later_median_s),
+            "folded": r.folded,
             "peak_over_data": ratio(r.peak_rss_bytes, size),
         })
-    return out
-
-
-def growth_rows(report):
-    """Per variant: resident-memory growth of each phase in units of X's bytes (growth / data bytes)."""
-    size = data_bytes(report)
-    out = []
-    for r in report.rows:
-        if not r.ok or not r.rss_bytes:
-            continue
-        row = {"variant": r.variant}
-        previous = r.rss_bytes.get("start")
-        for phase in PHASES:
-            now = r.rss_bytes.get(phase)
-            row[phase] = None if now is None or previous is None else (now - previous) / size
-            previous = now if now is not None else previous
-        row["peak"] = ratio(r.peak_rss_bytes, size)
-        out.append(row)
     return out
 
 
@@ -105,16 +85,23 @@ def sentences(report):
         said.append(f"Creating the session took at most {fmt_s(slowest_session.session_s)} in every variant, "
                     f"under 5% of the fastest first run ({fmt_s(fastest_first)}): the time is not spent there.")
 
+    said.extend(regime_sentences(ok, report.config["batch"], report.config["dtype"]))
     if base is not None and embedded:
         said.extend(_against_base(embedded, base, size))
     said.extend(_remedy(ok, base))
 
-    said.extend(_first_run_growth(ok, report))
+    said.extend(first_run_growth_sentences(ok, report))
     ready = [(r.variant, (r.build_s or 0) + (r.session_s or 0) + (r.init_s or 0) + r.first_run_s) for r in ok]
     said.append("Time to the first result (build + session + init + first run): "
                 + ", ".join(f"{v} {fmt_s(t)}" for v, t in ready) + ".")
 
-    seen = set()
+    said.extend(_limit_sentences(embedded, report))
+    return said
+
+
+def _limit_sentences(embedded, report):
+    """Per number of copies of X in the graph: the batch each 2 GiB limit allows."""
+    size, said, seen = data_bytes(report), [], set()
     for r in embedded:
         copies = copies_in_graph(r, size)
         if copies in seen:
@@ -133,53 +120,6 @@ def sentences(report):
     return said
 
 
-def activations(row, report):
-    """Bytes of the conv, pool and relu outputs: the row's own record, or from shapes for older documents."""
-    if row.activation_bytes is not None:
-        return row.activation_bytes
-    return int(network.activation_bytes(report.config["batch"], report.config["dtype"]))
-
-
-def first_run_growth(row):
-    """Resident-memory growth of the first run over the phase before it, or None."""
-    rss = row.rss_bytes
-    before = next((rss[p] for p in ("init", "session") if rss.get(p) is not None), None)
-    return None if before is None or rss.get("first_run") is None else rss["first_run"] - before
-
-
-def _first_run_growth(ok, report):
-    """The first run's memory growth split into activations and the rest, for rows that grew by at least them."""
-    size = data_bytes(report)
-    split, short = [], []
-    for r in ok:
-        grown, act = first_run_growth(r), activations(r, report)
-        if grown is None:
-            continue
-        (split if grown >= act else short).append((r, grown, act))
-    said = []
-    if split:
-        act = split[0][2]
-        said.append(f"The first run's resident-memory growth, in units of X's bytes: "
-                    + _each([r for r, _, _ in split], lambda r: _growth_parts(r, report, size))
-                    + f"; activations = the conv, pool and relu outputs ({fmt_bytes(act)}, "
-                      f"{act / size:.2f}x, from shapes and dtype), the rest is everything else the run kept.")
-    if short:
-        said.append(f"The first run of {join(r.variant for r, _, _ in short)} grew resident memory by less than its "
-                    f"activations ({_each([r for r, _, _ in short], lambda r: fmt_bytes(first_run_growth(r)))}): "
-                    f"memory held from earlier phases was reused, so the growth cannot be split.")
-    return said
-
-
-def _growth_parts(r, report, size):
-    grown, act = first_run_growth(r), activations(r, report)
-    return f"{grown / size:.2f}x = {act / size:.2f}x activations + {(grown - act) / size:.2f}x the rest"
-
-
-def build_growth(row, size):
-    """Resident-memory growth of the build phase, in units of X's bytes."""
-    return (row.rss_bytes.get("build", 0) - row.rss_bytes.get("data", 0)) / size
-
-
 def _each(rows, fn):
     """'x (a) and y (b)': one value per variant, for sentences that cover several variants at once."""
     return join(f"{fn(r)} ({r.variant})" for r in rows)
@@ -196,9 +136,12 @@ def _against_base(embedded, base, size):
         return judge(r.first_run_excess_s - b_excess, r.spread_s, base.spread_s)
 
     stands_out = [r for r in embedded if extra(r).larger]
+    # A first/later ratio of a folded row spans a regime change: its later runs skip the network.
+    computed = [r for r in stands_out if not r.folded]
     if stands_out:
-        ratios = _each(stands_out, lambda r: f"{r.first_run_s / r.later_median_s:.1f}x")
-        said.append(f"First run over median later run: {ratios}, against {base.first_run_s / b_later:.1f}x for {base.variant}. The extra "
+        ratios = (f"First run over median later run: {_each(computed, lambda r: f'{r.first_run_s / r.later_median_s:.1f}x')}, "
+                  f"against {base.first_run_s / b_later:.1f}x for {base.variant}. " if computed else "")
+        said.append(f"{ratios}The extra "
                     f"{_each(stands_out, lambda r: fmt_s(extra(r).delta))} is paid once, before the first result, "
                     f"beyond a spread of {_each(stands_out, lambda r: fmt_s(extra(r).spread))} "
                     f"(`tfgraphs explain` shows what it is spent on).")
@@ -208,6 +151,7 @@ def _against_base(embedded, base, size):
                     f"{_each(quiet, lambda r: fmt_s(r.first_run_excess_s))} more than the median later run, against "
                     f"{fmt_s(b_excess)} for {base.variant}, judged against a spread of "
                     f"{_each(quiet, lambda r: fmt_s(extra(r).spread))}.")
+    embedded = [r for r in embedded if not r.folded]
     same = [r for r in embedded if not between(r.runs_s, base.runs_s).real]
     if same:
         said.append(f"Once the first run is paid, later runs take about as long as {base.variant}'s "

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from tfgraphs.records.fits import fits
+from tfgraphs.records.fits import fits, one_regime
 from tfgraphs.spec import limits, network
 from tfgraphs.units import fmt_bytes, fmt_s
 
@@ -17,7 +17,7 @@ def series(report, variant):
 
 def peak_per_example(report, variant):
     """Slope of peak resident memory against batch, in units of one example's bytes; None when the batches span too little."""
-    rows = [r for r in series(report, variant) if r.peak_rss_bytes]
+    rows = one_regime([r for r in series(report, variant) if r.peak_rss_bytes])
     example = network.example_bytes(report.config["dtype"])
     if len(rows) < 2 or (rows[-1].batch - rows[0].batch) * example < PEAK_SPAN_BYTES:
         return None
@@ -105,14 +105,32 @@ def _against_fed(report):
     for f in found:
         if f.bytes_per_example == 0:
             continue
-        pairs = [(r.batch, r.later_median_s / fed[r.batch]) for r in series(report, f.variant)
+        pairs = [(r.batch, r.later_median_s / fed[r.batch], r.folded) for r in series(report, f.variant)
                  if fed.get(r.batch)]
         if pairs:
             said.append(f"{f.variant}'s median later run over {base}'s: "
-                        + ", ".join(f"{q:.2f}x at batch {b:,}" for b, q in pairs) + ".")
+                        + ", ".join(f"{q:.2f}x at batch {b:,}" + (" (folded: the network was skipped)" if folded else "")
+                                    for b, q, folded in pairs) + ".")
     if said:
         said[-1] = said[-1][:-1] + " (`tfgraphs explain` shows what the first run and the optimizers do with X)."
     return said
+
+
+def _boundary(rows, dtype):
+    """Where a variant's later runs stopped skipping the network: the boundary batch this sweep found, or None."""
+    folded = [r.batch for r in rows if r.folded]
+    kept = [r.batch for r in rows if r.folded is False]
+    if not folded or not kept:
+        return None
+    lo, hi = max(folded), min(kept)
+    if lo > hi:
+        return (f"{rows[0].variant}: the network was replaced by a constant at batches {', '.join(map(str, folded))} "
+                f"but not at {', '.join(map(str, kept))}, with no single boundary; growth is given within one regime.")
+    out = network.output_bytes
+    return (f"{rows[0].variant}: constant folding replaced the whole network by one constant up to batch {lo:,} "
+            f"(output {out(lo, dtype):,} bytes) and not from batch {hi:,} (output {out(hi, dtype):,} bytes), across "
+            f"the folder's {fmt_bytes(network.FOLD_REPLACE_BYTES)} replacement threshold: below it later runs skip "
+            f"the network. Growth and the fit use batch {hi:,} and up only.")
 
 
 def sentences(report):
@@ -125,7 +143,8 @@ def sentences(report):
     said.append(_limit_sentence(report.extra.get("tf_error")))
     said.extend(_against_fed(report))
     for v in report.config["variants"]:
-        rows = series(report, v)
+        said.append(_boundary(series(report, v), dtype))
+        rows = one_regime(series(report, v))
         if len(rows) < 2:
             continue
         lo, hi = rows[0], rows[-1]

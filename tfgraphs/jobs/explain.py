@@ -57,7 +57,8 @@ def _row(task, docs, trace):
     """A timed row with its traced run's ops; failed when the traced run failed."""
     row = Row.from_trials(task.variant, [Measurement.from_dict(d) for d in docs], preset=task.preset)
     if trace.status == "ok":
-        return replace(row, top_ops=trace.top_ops)
+        # The traced later run is what says whether Conv2D still ran.
+        return replace(row, top_ops=trace.top_ops, folded=trace.folded)
     if row.ok:
         return replace(row, status="failed", error=f"traced run: {trace.error}")
     return row

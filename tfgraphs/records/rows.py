@@ -34,6 +34,7 @@ class Measurement:
     max_abs_err: float | None = None
     top_ops: tuple = ()
     import_s: float | None = None   # the worker's own start-up: importing TensorFlow, not a phase of the graph
+    folded: bool | None = None      # embedded X only: no Conv2D executed after the first run (None: not measured)
 
     @classmethod
     def from_dict(cls, d):
@@ -46,7 +47,7 @@ _MEDIAN_FIELDS = ("graph_bytes", "const_bytes", "nodes", "build_s", "serialize_s
                   "init_s", "first_run_s", "peak_rss_bytes", "max_abs_err")
 
 
-_ADDED_KEYS = ("import_s", "activation_bytes")
+_ADDED_KEYS = ("import_s", "activation_bytes", "folded")
 
 
 def _set_or_old(d):
@@ -79,7 +80,8 @@ class Row(Measurement):
         if failed:
             i, t = failed[0]
             error = t.error if len(trials) == 1 else f"trial {i}/{len(trials)}: {t.error}"
-        return cls(status="failed" if failed else "ok", error=error,
+        regimes = {t.folded for t in ok}
+        return cls(status="failed" if failed else "ok", error=error, folded=regimes.pop() if len(regimes) == 1 else None,
                    runs_s=tuple(s for t in ok for s in t.runs_s), rss_bytes=rss,
                    top_ops=ok[0].top_ops if ok else (), variant=variant, preset=preset,
                    trials=tuple(trials), **agg)

@@ -1,6 +1,7 @@
 """Render a compare report: sizes, phase times, the "why" ratios, memory per phase, and what they show."""
 
-from tfgraphs.explain.compare import PHASES, growth_rows, sentences, why_rows
+from tfgraphs.explain.compare import sentences, why_rows
+from tfgraphs.explain.memory import PHASES, growth_rows
 from tfgraphs.records.stats import Summary
 from tfgraphs.render.page import WIDTH, failures, machine_line, page, time_unit
 from tfgraphs.render.table import Table
@@ -62,14 +63,15 @@ def why_table(report):
     """The "why" table: embedded bytes, graph/data, batch limit, first/later, peak/data."""
     rows = tuple((r["variant"], fmt_int(r["embedded_bytes"]), f"{r['graph_over_data']:.4f}",
                   _limits_cell(r["max_tensor_batch"], r["max_batch"]),
-                  sig3(r["first_over_later"]), sig3(r["peak_over_data"])) for r in why_rows(report))
+                  "folded" if r["folded"] else sig3(r["first_over_later"]), sig3(r["peak_over_data"]))
+                 for r in why_rows(report))
     table = Table(("variant", "embedded bytes", "graph / data", "max batch: tensor / GraphDef", "first / later",
                    "peak RSS / data"), rows)
     legend = ("data = the bytes of X; max batch: tensor = the largest batch whose X, one tensor, stays under the "
               "2 GiB tensor limit at creation; GraphDef = the largest whose serialized GraphDef stays under 2 GiB, "
               "from this run's bytes per example; one number when both fall on the same batch (no limit when X "
-              "is not in the graph); first / later = first run over the "
-              "median later run.")
+              "is not in the graph); first / later = first run over the median later run; folded = the later "
+              "runs skipped the network (no Conv2D in an untimed run after the timed ones), so no ratio is given.")
     return table, legend
 
 

@@ -17,6 +17,10 @@ def header(report):
             f"trial{'s' if trials != 1 else ''}, seed {c.get('seed', 0)}\n{machine_line(report)}")
 
 
+def _regime(row):
+    return None if row.folded is None else ("yes" if row.folded else "no")
+
+
 def points_table(report):
     """Graph bytes, first run, median later run and peak memory per variant x batch, in one time unit."""
     order = {v: i for i, v in enumerate(report.config["variants"])}
@@ -25,11 +29,16 @@ def points_table(report):
     rows = tuple((r.variant, fmt_int(r.batch), fmt_int(network.data_bytes(r.batch, report.config["dtype"])),
                   fmt_int(r.graph_bytes), sig3(r.first_run_s / scale), sig3(r.later_median_s / scale),
                   sig3(ratio(r.first_run_s, r.later_median_s)), fmt_bytes(r.peak_rss_bytes)) for r in ok)
+    regimes = any(r.folded is not None for r in ok)
+    if regimes:
+        rows = tuple((*cells, _regime(r)) for cells, r in zip(rows, ok))
     legend = (f"Times in {u}; each point is a fresh worker (the median when there are several trials). data bytes = "
               f"the bytes of X; graph bytes = the serialized GraphDef; later median = median of the runs after the "
-              f"first; peak RSS = the worker's peak resident memory.")
+              f"first; peak RSS = the worker's peak resident memory." + (" folded = yes when no Conv2D was left in the "
+              "graph that ran (one untimed run after the timed ones): its later runs skip the network." if regimes
+              else ""))
     table = Table(("variant", "batch", "data bytes", "graph bytes", "first run", "later median", "first / later",
-                   "peak RSS"), rows, keys=2)
+                   "peak RSS", *(("folded",) if regimes else ())), rows, keys=2)
     return table, legend, u
 
 

@@ -12,6 +12,7 @@ import time
 from tfgraphs import machine
 from tfgraphs.spec import limits, network
 from tfgraphs.spec.tasks import SeedTask
+from tfgraphs.spec.variants import VARIANTS
 from tfgraphs.tfimport import import_tensorflow
 from tfgraphs.worker import protocol
 from tfgraphs.worker.buildinfo import build_facts
@@ -55,6 +56,9 @@ def _timed(task, tf, built, x, w, rss):
     out["runs_s"] = runs
     rss["later_runs"] = machine.rss_bytes()
     out["peak_rss_bytes"] = max(machine.peak_rss_bytes(), max(rss.values()))
+    if VARIANTS[task.variant].embeds_data:
+        _phase("partition graphs")
+        out["folded"] = _folded(tf, sess, built)
     sess.close()
 
     # Serializing makes one more copy of any embedded data, so it happens after the peak is read.
@@ -63,6 +67,14 @@ def _timed(task, tf, built, x, w, rss):
     _phase("check")
     out["max_abs_err"] = network.max_abs_error(x, w, first, last)
     return out
+
+
+def _folded(tf, sess, built):
+    """One more run, untimed and after the timed ones: True when no Conv2D is left in the graphs that execute."""
+    meta = tf.compat.v1.RunMetadata()
+    sess.run(built.output, feed_dict=built.feed, options=tf.compat.v1.RunOptions(output_partition_graphs=True),
+             run_metadata=meta)
+    return not any(node.op == "Conv2D" for graph in meta.partition_graphs for node in graph.node)
 
 
 def _sizes(graph):
@@ -96,10 +108,12 @@ def _traced(task, tf, built, x, w, rss):
         walls.append(time.perf_counter() - t0)
         metas.append(meta)
     sess.close()
+    top_ops = stepstats.op_table(metas[0].step_stats, metas[1].step_stats)
     out = {
         "first_run_s": walls[0],
         "runs_s": walls[1:],
-        "top_ops": stepstats.op_table(metas[0].step_stats, metas[1].step_stats),
+        "top_ops": top_ops,
+        "folded": stepstats.folded(top_ops) if VARIANTS[task.variant].embeds_data else None,
         "max_abs_err": network.max_abs_error(x, w, y),
         "trace_files": [],
     }
