@@ -129,6 +129,29 @@ def _traced(task, tf, built, x, w, rss):
     return out
 
 
+def _single_thread(task, tf, built, x, w, rss):
+    """Time the network on one intra-op and one inter-op thread: what one evaluation costs the classic folder."""
+    from tfgraphs.worker.sessions import session_config
+
+    config = session_config(task.preset)
+    config.intra_op_parallelism_threads = 1
+    config.inter_op_parallelism_threads = 1
+    sess = tf.compat.v1.Session(graph=built.graph, config=config)
+    if built.init is not None:
+        sess.run(built.init, feed_dict=built.init_feed)
+    _phase("single-threaded runs")
+    t0 = time.perf_counter()
+    first = sess.run(built.output, feed_dict=built.feed)
+    out = {"first_run_s": time.perf_counter() - t0, "runs_s": []}
+    for _ in range(task.runs):
+        t0 = time.perf_counter()
+        last = sess.run(built.output, feed_dict=built.feed)
+        out["runs_s"].append(time.perf_counter() - t0)
+    sess.close()
+    out["max_abs_err"] = network.max_abs_error(x, w, first, last)
+    return out
+
+
 def _limit(task, tf):
     """Embed X as a zero-stride view and record TensorFlow's answer and the resident memory around the call."""
     import numpy as np
@@ -170,12 +193,14 @@ def measure(task):
     result = {"tf_version": tf.__version__, "tf_build": build_facts(tf), "import_s": import_s,
               "devices": [d.name for d in tf.config.list_physical_devices()],
               "build_s": build_s}
-    result.update((_traced if task.mode == "traced" else _timed)(task, tf, built, x, w, rss))
+    result.update(MODES[task.mode](task, tf, built, x, w, rss))
     tol = network.TOLERANCE[task.dtype]
     if not result["max_abs_err"] <= tol:
         raise ValueError(f"output differs from the NumPy reference by {result['max_abs_err']:.3g} (tolerance {tol:g})")
     return result
 
+
+MODES = {"timed": _timed, "traced": _traced, "single-thread": _single_thread}
 
 if __name__ == "__main__":
     sys.exit(protocol.main(SeedTask, measure))
