@@ -2,8 +2,8 @@
 
 import statistics
 
-from tfgraphs.records.attribution import LABELS, NEEDED, PARTS, part_spread, share
-from tfgraphs.records.stats import judge, spread
+from tfgraphs.records.attribution import LABELS, NEEDED, PARTS, part_spread
+from tfgraphs.records.stats import judge, share_bounds, spread
 from tfgraphs.spec.variants import VARIANTS
 from tfgraphs.units import fmt_s
 
@@ -17,10 +17,8 @@ def share_text(part, total, spread):
     """part as a % of total when it exceeds the spread it was judged against; else the range it may lie in."""
     if part is None or not total:
         return None
-    if judge(part, spread).real:
-        return f"{share(part, total):.0f}%"
-    lo, hi = sorted((share(part - spread, total), share(part + spread, total)))
-    return f"{lo:.0f}% to {hi:.0f}%"
+    lo, hi = share_bounds(part, total, spread)
+    return f"{100 * lo:.0f}%" if lo == hi else f"{100 * lo:.0f}% to {100 * hi:.0f}%"
 
 
 def sentences(report):
