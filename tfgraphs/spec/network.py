@@ -76,6 +76,13 @@ def reference_forward(x, w):
     return np.maximum(pooled, 0.0)
 
 
+def check_close(error, dtype):
+    """Raise ValueError when an output's largest |TF - NumPy| is past the dtype's tolerance (or not a number)."""
+    tol = TOLERANCE[dtype]
+    if not error <= tol:
+        raise ValueError(f"output differs from the NumPy reference by {error:.3g} (tolerance {tol:g})")
+
+
 def max_abs_error(x, w, *outputs, chunk=1000):
     """Largest |y - reference| over the batch and every output y, the reference computed once, in chunks."""
     worst = 0.0

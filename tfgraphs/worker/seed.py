@@ -194,9 +194,7 @@ def measure(task):
               "devices": [d.name for d in tf.config.list_physical_devices()],
               "build_s": build_s}
     result.update(MODES[task.mode](task, tf, built, x, w, rss))
-    tol = network.TOLERANCE[task.dtype]
-    if not result["max_abs_err"] <= tol:
-        raise ValueError(f"output differs from the NumPy reference by {result['max_abs_err']:.3g} (tolerance {tol:g})")
+    network.check_close(result["max_abs_err"], task.dtype)
     return result
 
 
