@@ -9,17 +9,23 @@ from tfgraphs.labs.checking import hint
 
 
 def _sample_graph_def():
-    """Consts stored three ways: tensor_content, a repeated value (splat), and a scalar."""
+    """Consts stored three ways (tensor_content, a repeated value, a scalar), and one inside a function body."""
+    @tf.function
+    def scale(v):
+        return v * tf.constant(np.linspace(0.0, 1.0, 500), tf.float64)   # 4,000 bytes in the function's body
+
     with tf.Graph().as_default() as g:
         tf.constant(np.arange(1000, dtype=np.float32), name="content")
         tf.constant(7.0, shape=[64, 64], dtype=tf.float64, name="splat")
         tf.constant(3, name="scalar")
         tf.compat.v1.placeholder(tf.float32, [None, 4], name="input")
+        scale.get_concrete_function(tf.TensorSpec([500], tf.float64)).add_to_graph(g)
     return g.as_graph_def()
 
 
 @hint("Bytes = number of elements (the product of tensor_shape dims) x dtype size; a tensor written as one "
-      "repeated value has an empty tensor_content but still expands to every element.")
+      "repeated value has an empty tensor_content but still expands to every element; the Consts inside "
+      "graph_def.library.function[*].node_def count too.")
 def const_bytes_match(mod):
     """const_bytes(graph_def) counts every Const's expanded bytes"""
     gd = _sample_graph_def()
