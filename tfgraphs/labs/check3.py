@@ -41,17 +41,25 @@ def max_batch_matches_tensorflow(mod):
     for dtype in network.DTYPES:
         n = mod.max_embedded_batch(dtype)
         per = network.example_bytes(dtype)
-        # n + 1 must be refused (checked by TensorFlow on a view that costs no memory); n must be under the bound.
-        x = np.broadcast_to(np.zeros((), dtype), (n + 1, network.HEIGHT, network.WIDTH, network.CHANNELS))
-        try:
-            with tf.Graph().as_default():
-                tf.constant(x)
-            refused = False
-        except ValueError:
-            refused = True
-        if not refused or n * per >= 2**31:
-            wrong.append(f"{dtype}: {n:,}")
+        if n * per >= 2**31:
+            wrong.append(f"{dtype}: {n:,} (TensorFlow refuses that batch itself)")
+        elif (n + 1) * per < 2**31:
+            # Asking TensorFlow here would copy a tensor of nearly 2 GiB: the arithmetic already says it fits.
+            wrong.append(f"{dtype}: {n:,} (batch {n + 1:,} is still under 2 GiB)")
+        elif not _refused(n + 1, dtype):
+            wrong.append(f"{dtype}: {n:,} (TensorFlow accepted batch {n + 1:,})")
     return not wrong, "wrong: " + ", ".join(wrong) if wrong else "float64, float32, float16", ""
+
+
+def _refused(batch, dtype):
+    """True when TensorFlow refuses X of this batch at creation (asked on a view that costs no memory)."""
+    x = np.broadcast_to(np.zeros((), dtype), (batch, network.HEIGHT, network.WIDTH, network.CHANNELS))
+    try:
+        with tf.Graph().as_default():
+            tf.constant(x)
+    except ValueError:
+        return True
+    return False
 
 
 KEPT_FIELDS = {"dtype", "tensor_shape", "version_number"}
