@@ -53,11 +53,11 @@ def test_compare_gives_no_ratio_across_the_regime_change():
     fed = Row(variant="placeholder", graph_bytes=450, const_bytes=0, nodes=5, build_s=0.001, session_s=0.001,
               first_run_s=0.3, runs_s=(0.2, 0.2, 0.2), peak_rss_bytes=10 * DATA, max_abs_err=0.0)
     text = words(" ".join(why.sentences(Report("compare", config, (row("constant", folded=True), fed)))))
-    assert "In constant constant folding replaced the whole network by one constant" in text
-    assert "10,800,000 bytes, over the classic folder's 10.5 MB replacement threshold" in text
+    assert "In constant, constant folding replaced the whole network by one constant" in text
+    assert "10,800,000 bytes, over the classic folder's 10 MiB (10,485,760 bytes) replacement threshold" in text
     assert "First run over median later run" not in text and "Later runs take" not in text
     kept = words(" ".join(why.sentences(Report("compare", config, (row("constant", folded=False, later=0.2), fed)))))
-    assert "In constant Conv2D still ran after the first run" in kept and "replaced the whole network" not in kept
+    assert "In constant, Conv2D still ran after the first run" in kept and "replaced the whole network" not in kept
 
 
 def sweep_report(points):

@@ -129,7 +129,7 @@ def _boundary(rows, dtype):
     out = network.output_bytes
     return (f"{rows[0].variant}: constant folding replaced the whole network by one constant up to batch {lo:,} "
             f"(output {out(lo, dtype):,} bytes) and not from batch {hi:,} (output {out(hi, dtype):,} bytes), across "
-            f"the folder's {fmt_bytes(network.FOLD_REPLACE_BYTES)} replacement threshold: below it later runs skip "
+            f"the folder's {network.FOLD_REPLACE_TEXT} replacement threshold: below it later runs skip "
             f"the network. Growth and the fit use batch {hi:,} and up only.")
 
 

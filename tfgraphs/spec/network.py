@@ -44,6 +44,9 @@ def activation_bytes(batch, dtype):
 FOLD_REPLACE_BYTES = 10 * 2**20
 
 
+FOLD_REPLACE_TEXT = f"10 MiB ({FOLD_REPLACE_BYTES:,} bytes)"
+
+
 def output_bytes(batch, dtype):
     """Bytes of the network's output (the relu) at this batch."""
     return int(np.prod(output_shape(batch))) * np.dtype(dtype).itemsize
