@@ -334,3 +334,11 @@ def test_retracing_share_within_the_workers_spread_is_a_range():
     times["function-signature"] = (0.02, 0.015)
     said = " ".join(shapes_why.sentences(_report(times, {"function": 5, "function-signature": 1})))
     assert "retracing explains 50% of function's new-length cost (judged against 5.0 ms" in said
+
+
+def test_throughput_within_the_spread_gets_no_percentage():
+    function = (_cycle(0.03, 0), _cycle(0.010, 0))
+    blocked = (_cycle(0.010, 2), _cycle(0.010, 1))   # the same calls in another order: no steady difference
+    said = " ".join(shapes_why.sentences(_report({"function": function, "blocked": blocked})))
+    assert "its throughput on lengths already seen showed no measurable difference by the same rule" in said
+    assert "% lower" not in said and "% higher" not in said

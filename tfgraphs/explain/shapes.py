@@ -180,8 +180,12 @@ def _remedy(report, costs):
     ref = max(paid or others, key=lambda c: c.ratio)
     later, block = later_label(report), report.config["block"]
     change = b.seen_khz / ref.seen_khz - 1
-    price = (f"its throughput on lengths already seen was {abs(change):.0%} {'lower' if change < 0 else 'higher'} "
-             f"({later}: {b.seen_khz:,.0f} kHz in blocked, {ref.seen_khz:,.0f} in {ref.mode})")
+    rates = f"({later}: {b.seen_khz:,.0f} kHz in blocked, {ref.seen_khz:,.0f} in {ref.mode})"
+    # Two workers: a percentage only when their calls on the same lengths differ steadily beyond the IQR.
+    if paired(b.seen, ref.seen).larger or paired(ref.seen, b.seen).larger:
+        price = f"its throughput on lengths already seen was {abs(change):.0%} {'lower' if change < 0 else 'higher'} {rates}"
+    else:
+        price = f"its throughput on lengths already seen showed no measurable difference by the same rule {rates}"
     most = f", the most of the {len(paid)} modes that paid for new lengths" if len(paid) > 1 else ""
     head = f"Pass 1 was {ref.ratio:.2f}x slower than {later} in {ref.mode}{most}"
     if not paid:
