@@ -89,3 +89,14 @@ def test_trials_agree_on_the_regime_or_say_none(values, want):
     from tfgraphs.records.rows import Measurement
     trials = [Measurement(first_run_s=1.0, runs_s=(0.1,), folded=v) for v in values]
     assert Row.from_trials("constant", trials).folded is want
+
+
+def test_sweep_table_gives_no_first_later_ratio_for_a_folded_point():
+    from tfgraphs.render.sweep import points_table
+
+    report = sweep_report([(500, True, 5000, 0.0005), (2000, False, 900, 0.2)])
+    table, legend, _ = points_table(report)
+    folded, kept = table.rows
+    assert folded[-1] == "yes" and folded[-3] is None
+    assert kept[-1] == "no" and kept[-3] == "5.00"
+    assert "no first / later ratio" in legend

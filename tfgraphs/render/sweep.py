@@ -28,14 +28,16 @@ def points_table(report):
     u, scale = time_unit([t for r in ok for t in (r.first_run_s, *r.runs_s)])
     rows = tuple((r.variant, fmt_int(r.batch), fmt_int(network.data_bytes(r.batch, report.config["dtype"])),
                   fmt_int(r.graph_bytes), sig3(r.first_run_s / scale), sig3(r.later_median_s / scale),
-                  sig3(ratio(r.first_run_s, r.later_median_s)), fmt_bytes(r.peak_rss_bytes)) for r in ok)
+                  None if r.folded else sig3(ratio(r.first_run_s, r.later_median_s)), fmt_bytes(r.peak_rss_bytes))
+                 for r in ok)
     regimes = any(r.folded is not None for r in ok)
     if regimes:
         rows = tuple((*cells, _regime(r)) for cells, r in zip(rows, ok))
     legend = (f"Times in {u}; each point is a fresh worker (the median when there are several trials). data bytes = "
               f"the bytes of X; graph bytes = the serialized GraphDef; later median = median of the runs after the "
               f"first; peak RSS = the worker's peak resident memory." + (" folded = yes when no Conv2D was left in the "
-              "graph that ran (one untimed run after the timed ones): its later runs skip the network." if regimes
+              "graph that ran (one untimed run after the timed ones): its later runs skip the network, so it gets no "
+              "first / later ratio." if regimes
               else ""))
     table = Table(("variant", "batch", "data bytes", "graph bytes", "first run", "later median", "first / later",
                    "peak RSS", *(("folded",) if regimes else ())), rows, keys=2)
