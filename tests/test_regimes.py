@@ -100,3 +100,11 @@ def test_sweep_table_gives_no_first_later_ratio_for_a_folded_point():
     assert folded[-1] == "yes" and folded[-3] is None
     assert kept[-1] == "no" and kept[-3] == "5.00"
     assert "no first / later ratio" in legend
+
+
+def test_a_boundary_with_one_batch_past_it_gives_no_fit():
+    report = sweep_report([(500, True, 900, 0.0005), (2000, False, 900, 0.2)])
+    assert fits.fits(report) == []
+    text = words(" ".join(growth.sentences(report)))
+    assert "Only batch 2,000 lies on the side of the largest batch, so no growth or fit is given for constant" in text
+    assert "From batch" not in text

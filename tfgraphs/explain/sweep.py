@@ -130,7 +130,9 @@ def _boundary(rows, dtype):
     return (f"{rows[0].variant}: constant folding replaced the whole network by one constant up to batch {lo:,} "
             f"(output {out(lo, dtype):,} bytes) and not from batch {hi:,} (output {out(hi, dtype):,} bytes), across "
             f"the folder's {network.FOLD_REPLACE_TEXT} replacement threshold: below it later runs skip "
-            f"the network. Growth and the fit use batch {hi:,} and up only.")
+            f"the network. " + (f"Growth and the fit use batch {hi:,} and up only." if len(one_regime(rows)) > 1 else
+                                f"Only batch {hi:,} lies on the side of the largest batch, so no growth or fit is "
+                                f"given for {rows[0].variant}: sweep more batches above the boundary."))
 
 
 def sentences(report):
