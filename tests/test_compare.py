@@ -52,12 +52,20 @@ def test_phases_present_and_positive(compare_json):
         assert set(r["rss_bytes"]) >= {"start", "data", "build", "session", "first_run", "later_runs"}
 
 
+def test_regime_and_activations_are_recorded(compare_json):
+    r = rows(compare_json[1])
+    # Batch 20's output is far under the classic folder's 10 MiB: the embedded variants' network is replaced.
+    assert r["numpy"]["folded"] is True and r["constant"]["folded"] is True
+    assert "folded" not in r["placeholder"] and "folded" not in r["variable"]
+    assert {v["activation_bytes"] for v in r.values()} == {int(network.activation_bytes(20, "float64"))}
+
+
 def test_report_rerenders_saved_json(compare_json):
     path, doc, proc = compare_json
     again = run_cli("report", path)
     assert again.returncode == 0, again.stderr
     assert again.stdout == proc.stdout
-    for title in ("Sizes", "Times (ms)", "Why", "Memory: copies of X added per phase", "What this run shows:"):
+    for title in ("Sizes", "Times (ms)", "Why", "Memory: resident-memory growth per phase, in units of X's bytes", "What this run shows:"):
         assert title in again.stdout
     assert json.loads(json.dumps(load(read_doc(path)).to_dict())) == doc
 
@@ -90,7 +98,7 @@ def test_trials_rotate_and_aggregate(tmp_path):
     (["--variants", "constant,bogus"], "unknown variant bogus"),
     (["--format", "nope"], "unknown table format 'nope'"),
     (["--seed", "-1"], "'-1' must be 0 or more"),
-    (["--batch", "400000", "--variants", "constant"], "past the 2 GiB GraphDef limit"),
+    (["--batch", "400000", "--variants", "constant"], "past the 2 GiB single-tensor limit"),
     (["--batch", "100000000", "--variants", "placeholder"], "is estimated to need"),
 ])
 def test_bad_input_exits_2(args, message):
@@ -113,7 +121,7 @@ def test_refused_variant_keeps_others(tmp_path, monkeypatch, capsys):
     code = cli.main(["compare", "--batch", str(batch), "--variants", "constant,placeholder", "--json", str(path),
                      "--force", "--quiet"])
     assert code == 2
-    assert f"largest float64 batch that fits is {batch - 1:,}" in capsys.readouterr().err
+    assert f"largest float64 batch it accepts is {batch - 1:,}" in capsys.readouterr().err
     r = rows(json.loads(path.read_text()))
     assert r["constant"]["status"] == "failed" and "2 GiB" in r["constant"]["error"]
     assert r["placeholder"]["status"] == "ok"

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from conftest import run_cli, words
-from tfgraphs.explain.explain import sentences
+from tfgraphs.explain.explain import sentences, share_text
 from tfgraphs.fileio import write_doc
 from tfgraphs.records.attribution import attribute, attributions
 from tfgraphs.records.report import Report
@@ -70,6 +70,12 @@ def test_runs_and_what_ran(explained):
     excess = default["first_run_s"] - sum(default["runs_s"]) / 2   # the median of two runs
     assert doc["attribution"] == [{"variant": "constant", "excess_s": pytest.approx(excess), "grappler_s": None,
                                    "folding_s": None, "rest_s": None, "interaction_s": None}]
+    # The traced later run decides the regime of the embedded rows; the others record none.
+    assert rows[("constant", "default")]["folded"] is True and rows[("constant", "bare")]["folded"] is False
+    assert "folded" not in rows[("placeholder", "default")]
+    single = doc["single_thread"]
+    assert (single["status"], single["variant"], single["intra_op_threads"], len(single["runs_s"])) == (
+        "ok", "placeholder", 1, 2)
 
 
 def test_trace_files(explained):
@@ -168,3 +174,46 @@ def test_bad_names_exit_2(args, message):
     proc = run_cli("explain", *args)
     assert proc.returncode == 2 and message in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1 and proc.stdout == ""
+
+
+def four_presets(excesses, later=1.0, spread=0.0):
+    return [Row(variant="constant", preset=p, first_run_s=later + e, graph_bytes=100,
+                runs_s=(later - spread / 2, later, later + spread / 2)) for p, e in excesses.items()]
+
+
+def explain_text(rows, single=None):
+    extra = {"attribution": attributions(rows), **({"single_thread": single} if single else {})}
+    report = Report("explain", {"batch": 10, "dtype": "float64", "runs": 3, "trials": 3, "seed": 0}, tuple(rows),
+                    extra=extra)
+    return words(" ".join(sentences(report)))
+
+
+def test_folding_share_beside_one_single_threaded_evaluation():
+    rows = four_presets({"default": 10.0, "no-grappler": 9.0, "no-folding": 4.0, "bare": 1.0}, spread=0.2)
+    single = {"status": "ok", "variant": "placeholder", "runs_s": [5.9, 6.0, 6.1]}
+    text = explain_text(rows, single)
+    assert "constant-folding share (6.00 s) against one single-threaded evaluation of the network (6.00 s" in text
+    assert "they match within a spread of 200.0 ms" in text and "common-subexpression elimination" in text
+    far = explain_text(rows, {**single, "runs_s": [1.9, 2.0, 2.1]})
+    assert "the folding share is 4.00 s more, beyond a spread of 200.0 ms" in far
+    assert "single-threaded" not in explain_text(rows, {"status": "failed", "error": "boom"})
+
+
+@pytest.mark.parametrize("bare, sign", [(1.0, "positive"), (5.0, "negative")])
+def test_interaction_sign_is_explained(bare, sign):
+    # interaction = excess - grappler - folding - rest = 10 - 1 - 6 - bare.
+    text = explain_text(four_presets({"default": 10.0, "no-grappler": 9.0, "no-folding": 4.0, "bare": bare}))
+    if sign == "negative":
+        assert "the interaction term is -2.00 s (-20%)" in text
+        assert "saved less than the sum of switching each off alone, so the parts overlap" in text
+    else:
+        assert "the interaction term is 2.00 s (20%)" in text and "saved more than the sum" in text
+
+
+def test_a_share_within_its_spread_is_given_as_a_range():
+    # Grappler's part (0.1 s) is within the 0.4 s spread of its workers: no single percentage for it.
+    text = explain_text(four_presets({"default": 10.0, "no-grappler": 9.9, "no-folding": 4.0, "bare": 3.9},
+                                     spread=0.4))
+    assert "Grappler 100.0 ms (-3% to 5%)" in text
+    assert "constant folding 6.00 s (60%)" in text
+    assert share_text(0.1, 10.0, 0.4) == "-3% to 5%" and share_text(1.0, 10.0, 0.4) == "10%"

@@ -112,3 +112,23 @@ def test_checks_record_runs_and_sessions():
     assert tf.compat.v1.Session is not RecordingSession
     assert created[0].runs == [(signature(graph, [a, b], {x: 0}), False),
                                ((frozenset({"a:0"}), frozenset({"x:0"})), True)]
+
+
+def test_a_hang_and_a_crash_are_wrong_with_the_reason(tmp_path):
+    marker = tmp_path / "hung-once"
+    student = tmp_path / "student.py"
+    student.write_text(
+        "import os\n"
+        f"MARKER = {str(marker)!r}\n"
+        "def blocked_conv1d(x, filters, block_len):\n"
+        "    if not os.path.exists(MARKER):\n"
+        "        open(MARKER, 'w').close()\n"
+        "        while True:\n"
+        "            pass\n"
+        "    os._exit(7)\n")
+    proc = run_cli("lab", "check", 4, student, "--timeout", 3)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    first, second = [line for line in proc.stdout.splitlines() if line.startswith("WRONG")]
+    assert first.endswith("did not finish within 3 s (a loop that never ends?); stopped")
+    assert "the process running your code ended with status 7" in second
+    assert proc.stdout.strip().endswith("lab 4: 0 of 2 checks passed")

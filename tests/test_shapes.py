@@ -305,7 +305,7 @@ def test_steady_small_penalty_is_measured():
             "an IQR of 2.0 ms, slower on 12 of 30 lengths) and blocked (+0.0 ms against an IQR of 2.0 ms, slower on "
             "12 of 30 lengths).") in said
     assert ("function's pass-1 call took 119.0 ms against 106.0 ms for function-signature, which traced 1 time to "
-            "function's 31: retracing explains all of function's new-length cost.") in said
+            "function's 31: retracing explains all of function's new-length cost (judged against 2.0 ms") in said
     assert ("Pass 1 was 1.11x slower than pass 2 in function; blocked (blocks of 8) removed that penalty: a new "
             "length changed its call by +0.0 ms, nothing measurable by the same rule, against 12.0 ms in "
             "function") in said
@@ -324,3 +324,21 @@ def test_retracing_sentence_follows_the_trace_counts():
         assert "retracing" not in said and "traced 1 time to" not in said
     assert "graph built 5 graphs for 5 distinct lengths." in " ".join(
         shapes_why.sentences(_report(times, {"graph": 5})))
+
+
+def test_retracing_share_within_the_workers_spread_is_a_range():
+    # function-signature's steady state is 10 ms slower than function's: the 5 ms pass-1 gap could be that alone.
+    times = {"function": (0.03, 0.01), "function-signature": (0.025, 0.02)}
+    said = " ".join(shapes_why.sentences(_report(times, {"function": 5, "function-signature": 1})))
+    assert "retracing explains -25% to 75% of function's new-length cost (judged against 10.0 ms" in said
+    times["function-signature"] = (0.02, 0.015)
+    said = " ".join(shapes_why.sentences(_report(times, {"function": 5, "function-signature": 1})))
+    assert "retracing explains 50% of function's new-length cost (judged against 5.0 ms" in said
+
+
+def test_throughput_within_the_spread_gets_no_percentage():
+    function = (_cycle(0.03, 0), _cycle(0.010, 0))
+    blocked = (_cycle(0.010, 2), _cycle(0.010, 1))   # the same calls in another order: no steady difference
+    said = " ".join(shapes_why.sentences(_report({"function": function, "blocked": blocked})))
+    assert "its throughput on lengths already seen showed no measurable difference by the same rule" in said
+    assert "% lower" not in said and "% higher" not in said

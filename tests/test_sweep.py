@@ -231,4 +231,4 @@ def test_batches_past_the_limit_are_refused():
     assert proc.returncode == 2 and proc.stdout == ""
     lines = proc.stderr.strip().splitlines()
     assert [line.split(":")[1].strip() for line in lines] == ["refusing batch 300,000", "refusing batch 400,000"]
-    assert all("past the 2 GiB GraphDef limit" in line for line in lines)
+    assert all("past the 2 GiB single-tensor limit" in line for line in lines)

@@ -1,6 +1,7 @@
 """The compare explanations follow the numbers: hand-made reports, no TensorFlow."""
 
 from tfgraphs.explain import compare as why
+from tfgraphs.explain import memory
 from tfgraphs.records.report import Report
 from tfgraphs.records.rows import Row
 from tfgraphs.spec import network
@@ -30,10 +31,12 @@ def test_embedded_first_run_stands_out():
     assert "The placeholder GraphDef is at most 450 bytes" in text
     assert "First run over median later run: 30.0x (constant), against 1.5x for placeholder" in text
     assert "The extra 2.85 s (constant) is paid once" in text
-    assert ("Building took 300.0 ms (constant) against 1.0 ms for placeholder, and added 1.0 (constant) copies of X "
-            "to memory: the array was copied into the graph's Const tensors") in text
+    assert ("Building took 300.0 ms (constant) against 1.0 ms for placeholder, and resident memory grew by 1.0x "
+            "(constant) the bytes of X: about the size of the 1 copy (constant) of X that the GraphDef's Const "
+            "tensors hold") in text
     assert "Creating the session took at most 1.0 ms in every variant" in text
-    assert "a difference of +10.0 (constant) copies of X" in text
+    assert "a difference of +10.0x (constant) the bytes of X" in text
+    assert "copies of X to memory" not in text
     assert "up to batch 262,143" in text
 
 
@@ -61,7 +64,7 @@ def test_differences_within_the_spread_are_called_the_same():
                 row("variable", graph=1300, first=0.1, later=0.095, init=0.02, spread=0.004))
     assert ("later runs take about as long as placeholder's (100.0 ms median): 104.0 ms (constant), no measurable "
             "difference against a spread of 10.0 ms (constant)") in text
-    assert "within half a copy of X of each other" in text and "a difference of" not in text
+    assert "within half of X's bytes of each other" in text and "a difference of" not in text
     assert "against placeholder's 100.0 ms, no measurable difference (spread 6.0 ms)" in text
 
 
@@ -92,6 +95,20 @@ def test_why_rows_and_copies():
     assert rows["constant"]["max_batch"] == (2**31 - 1 - 928) // 8192
     assert rows["placeholder"]["max_batch"] is None
     assert rows["constant"]["first_over_later"] == 2.0
-    copies = {r["variant"]: r for r in why.copies_rows(report)}
+    copies = {r["variant"]: r for r in memory.growth_rows(report)}
     assert copies["constant"]["data"] == 1.0 and copies["constant"]["build"] == 1.0
     assert copies["placeholder"]["build"] == 0.0 and copies["placeholder"]["session"] is None
+
+
+def test_first_run_growth_is_split_into_activations_and_the_rest():
+    act = int(network.activation_bytes(BATCH, "float64"))
+    grown = row("placeholder", graph=450, first=0.15, later=0.1)
+    grown = Row(**{**grown.__dict__, "rss_bytes": {**grown.rss_bytes, "session": DATA, "first_run": DATA + act + DATA}})
+    text = said(grown)
+    parts = f"{(act + DATA) / DATA:.2f}x = {act / DATA:.2f}x activations + 1.00x the rest (placeholder)"
+    assert parts in text
+    short = Row(**{**grown.__dict__, "rss_bytes": {**grown.rss_bytes, "first_run": DATA + act // 2}})
+    text = said(short)
+    assert "activations + " not in text
+    assert "grew resident memory by less than its activations" in text
+    assert "copies of X" not in text

@@ -10,7 +10,8 @@ KEEP = {"dtype", "tensor_shape", "version_number"}
 
 def const_bytes(graph_def):
     total = 0
-    for node in graph_def.node:
+    nodes = list(graph_def.node) + [n for fn in graph_def.library.function for n in fn.node_def]
+    for node in nodes:
         if node.op == "Const":
             t = node.attr["value"].tensor
             total += math.prod(d.size for d in t.tensor_shape.dim) * tf.dtypes.as_dtype(t.dtype).size
@@ -24,7 +25,7 @@ def max_embedded_batch(dtype):
 def strip_constants(graph_def):
     out = type(graph_def)()
     out.CopyFrom(graph_def)
-    for node in out.node:
+    for node in list(out.node) + [n for fn in out.library.function for n in fn.node_def]:
         if node.op == "Const":
             t = node.attr["value"].tensor
             for field, _ in t.ListFields():

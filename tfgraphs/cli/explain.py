@@ -40,5 +40,6 @@ def run(args):
         return explain_graph(args)
     config = explain.Config(batch=args.batch, dtype=args.dtype, runs=args.runs, trials=args.trials, seed=args.seed,
                             variants=choose(args.variants, list(VARIANTS), "variant"),
-                            presets=choose(args.presets, list(PRESETS), "preset"), **remote_options(args))
+                            presets=choose(args.presets, list(PRESETS), "preset"),
+                            **remote_options(args, beside=False))
     return run_job(args, explain, config, trace_dir=args.trace, tensorboard_dir=args.tensorboard)

@@ -2,7 +2,7 @@
 
 import os
 
-from tfgraphs.cli.common import Parser, positive_int
+from tfgraphs.cli.common import Parser, positive_float, positive_int
 
 
 def add_parser(sub):
@@ -14,6 +14,9 @@ def add_parser(sub):
     check = lab_sub.add_parser("check", help="run lab N's checks on your file")
     check.add_argument("number", type=positive_int, help="the lab's number")
     check.add_argument("path", help="your solution, e.g. labs/1-feed/starter.py")
+    check.add_argument("--timeout", type=positive_float, default=60.0, metavar="S",
+                       help="seconds each check may take before it counts as WRONG (default 60); your code runs "
+                            "in a separate process")
     check.set_defaults(func=run_check)
 
 
@@ -28,4 +31,4 @@ def run_check(args):
     from tfgraphs.labs.checking import check_lab
 
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")   # the checks report what matters; TensorFlow's logs do not
-    return check_lab(args.number, args.path)
+    return check_lab(args.number, args.path, timeout_s=args.timeout)

@@ -1,4 +1,4 @@
-"""`tfgraphs sweep`: graph size, time and memory against batch, fitted up to the 2 GiB limit."""
+"""`tfgraphs sweep`: graph size, time and memory against batch, fitted up to the 2 GiB serialized-GraphDef limit."""
 
 from tfgraphs.cli.common import (add_measure_flags, add_plot_flag, add_variants_flag, batch_list, check_outputs,
                                  choose, run_job)
@@ -7,9 +7,9 @@ from tfgraphs.spec.variants import VARIANTS
 
 
 def add_parser(sub):
-    s = sub.add_parser("sweep", help="graph size, time and memory against batch, fitted up to the 2 GiB limit",
+    s = sub.add_parser("sweep", help="graph size, time and memory against batch, fitted up to the 2 GiB serialized-GraphDef limit",
                        description="Measure each variant at each batch in a fresh worker, fit graph bytes = "
-                                   "a*batch + b, predict the largest batch under 2 GiB, and ask TensorFlow to embed "
+                                   "a*batch + b, predict the largest batch whose GraphDef serializes under 2 GiB, and ask TensorFlow to embed "
                                    "the next one (from a zero-stride array view).")
     d = sweep.Config()
     add_measure_flags(s, runs=d.runs, batch=False)

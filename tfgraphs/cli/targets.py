@@ -26,10 +26,11 @@ def add_remote_flags(p, beside=True):
                    help="give up on an unreachable grpc:// target after S seconds (default 10)")
 
 
-def remote_options(args):
+def remote_options(args, beside=True):
     """Config fields from the remote flags; UsageError for a bad one or an unreachable target, before any work."""
     target = parse_target(args.target)
-    fetches = choose(getattr(args, "fetch", "output"), FETCHES, "fetch")
+    # explain's --fetch names a user graph's outputs (--graph); output|sum is compare's alone.
+    fetches = choose(args.fetch, FETCHES, "fetch") if beside else ("output",)
     no_baseline = getattr(args, "no_baseline", False)
     job = args.place.partition("data=")[2] if args.place.startswith("data=") else ""
     if job not in PLACES:

@@ -1,16 +1,13 @@
-"""Explain a compare report from its own numbers: the "why" table, memory copies, and sentences."""
+"""Explain a compare report from its own numbers: the "why" table, memory growth per phase, and sentences."""
 
 from tfgraphs.records.stats import between, judge, ratio
 from tfgraphs.spec import limits, network
 from tfgraphs.spec.variants import VARIANTS
+from tfgraphs.explain.memory import build_growth, data_bytes, first_run_growth_sentences
+from tfgraphs.explain.regimes import regime_sentences
 from tfgraphs.units import fmt_bytes, fmt_s, join
 
-PHASES = ("data", "build", "session", "init", "first_run", "later_runs")
 EMBEDDED_SHARE = 0.9   # a graph holding at least this share of X's bytes in Const tensors holds X
-
-
-def data_bytes(report):
-    return network.data_bytes(report.config["batch"], report.config["dtype"])
 
 
 def holds_data(row, report):
@@ -19,11 +16,16 @@ def holds_data(row, report):
 
 
 def max_batch(row, report):
-    """Largest batch under 2 GiB for this row's graph (X's bytes plus the measured rest); None if X is not in it."""
+    """Largest batch whose GraphDef serializes under 2 GiB (X's bytes plus the measured rest); None if X is not in it."""
     if not holds_data(row, report):
         return None
     per_example = copies_in_graph(row, data_bytes(report)) * network.example_bytes(report.config["dtype"])
     return limits.largest_batch(per_example, overhead_bytes(row, report))
+
+
+def max_tensor_batch(row, report):
+    """Largest batch whose X, as one tensor, TensorFlow accepts at creation; None if X is not in the graph."""
+    return limits.max_tensor_batch(report.config["dtype"]) if holds_data(row, report) else None
 
 
 def copies_in_graph(row, size):
@@ -49,27 +51,11 @@ def why_rows(report):
             "embedded_bytes": r.const_bytes,
             "graph_over_data": ratio(r.graph_bytes, size),
             "max_batch": limit,
+            "max_tensor_batch": max_tensor_batch(r, report),
             "first_over_later": ratio(r.first_run_s, r.later_median_s),
+            "folded": r.folded,
             "peak_over_data": ratio(r.peak_rss_bytes, size),
         })
-    return out
-
-
-def copies_rows(report):
-    """Per variant: memory each phase added, in copies of X (growth of resident memory / data bytes)."""
-    size = data_bytes(report)
-    out = []
-    for r in report.rows:
-        if not r.ok or not r.rss_bytes:
-            continue
-        row = {"variant": r.variant}
-        previous = r.rss_bytes.get("start")
-        for phase in PHASES:
-            now = r.rss_bytes.get(phase)
-            row[phase] = None if now is None or previous is None else (now - previous) / size
-            previous = now if now is not None else previous
-        row["peak"] = ratio(r.peak_rss_bytes, size)
-        out.append(row)
     return out
 
 
@@ -99,15 +85,23 @@ def sentences(report):
         said.append(f"Creating the session took at most {fmt_s(slowest_session.session_s)} in every variant, "
                     f"under 5% of the fastest first run ({fmt_s(fastest_first)}): the time is not spent there.")
 
+    said.extend(regime_sentences(ok, report.config["batch"], report.config["dtype"]))
     if base is not None and embedded:
         said.extend(_against_base(embedded, base, size))
     said.extend(_remedy(ok, base))
 
+    said.extend(first_run_growth_sentences(ok, report))
     ready = [(r.variant, (r.build_s or 0) + (r.session_s or 0) + (r.init_s or 0) + r.first_run_s) for r in ok]
     said.append("Time to the first result (build + session + init + first run): "
                 + ", ".join(f"{v} {fmt_s(t)}" for v, t in ready) + ".")
 
-    seen = set()
+    said.extend(_limit_sentences(embedded, report))
+    return said
+
+
+def _limit_sentences(embedded, report):
+    """Per number of copies of X in the graph: the batch each 2 GiB limit allows."""
+    size, said, seen = data_bytes(report), [], set()
     for r in embedded:
         copies = copies_in_graph(r, size)
         if copies in seen:
@@ -115,16 +109,15 @@ def sentences(report):
         seen.add(copies)
         limit = max_batch(r, report)
         held = f", held {copies} times" if copies > 1 else ""
+        tensor = max_tensor_batch(r, report)
         said.append(f"In {report.config['dtype']} each example adds "
                     f"{copies * network.example_bytes(report.config['dtype']):,} bytes to {r.variant}'s graph{held}, "
-                    f"and its other nodes take {overhead_bytes(r, report):,}, so it fits under the 2 GiB GraphDef "
-                    f"limit up to batch {limit:,}, {limit / report.config['batch']:.1f}x this run's batch.")
+                    f"and its other nodes take {overhead_bytes(r, report):,}; up to batch {limit:,}, "
+                    f"{limit / report.config['batch']:.1f}x this run's batch, it stays under the {limits.GRAPHDEF}. "
+                    + (f"The {limits.TENSOR}, falls on the same batch." if tensor == limit else
+                       f"Each copy of X is one tensor and stays under the {limits.TENSOR}, up to batch {tensor:,}; a "
+                       f"local session never serializes the graph, so between the two it runs but cannot be saved."))
     return said
-
-
-def build_copies(row, size):
-    """Copies of X the build phase added to resident memory."""
-    return (row.rss_bytes.get("build", 0) - row.rss_bytes.get("data", 0)) / size
 
 
 def _each(rows, fn):
@@ -143,9 +136,12 @@ def _against_base(embedded, base, size):
         return judge(r.first_run_excess_s - b_excess, r.spread_s, base.spread_s)
 
     stands_out = [r for r in embedded if extra(r).larger]
+    # A first/later ratio of a folded row spans a regime change: its later runs skip the network.
+    computed = [r for r in stands_out if not r.folded]
     if stands_out:
-        ratios = _each(stands_out, lambda r: f"{r.first_run_s / r.later_median_s:.1f}x")
-        said.append(f"First run over median later run: {ratios}, against {base.first_run_s / b_later:.1f}x for {base.variant}. The extra "
+        ratios = (f"First run over median later run: {_each(computed, lambda r: f'{r.first_run_s / r.later_median_s:.1f}x')}, "
+                  f"against {base.first_run_s / b_later:.1f}x for {base.variant}. " if computed else "")
+        said.append(f"{ratios}The extra "
                     f"{_each(stands_out, lambda r: fmt_s(extra(r).delta))} is paid once, before the first result, "
                     f"beyond a spread of {_each(stands_out, lambda r: fmt_s(extra(r).spread))} "
                     f"(`tfgraphs explain` shows what it is spent on).")
@@ -155,6 +151,7 @@ def _against_base(embedded, base, size):
                     f"{_each(quiet, lambda r: fmt_s(r.first_run_excess_s))} more than the median later run, against "
                     f"{fmt_s(b_excess)} for {base.variant}, judged against a spread of "
                     f"{_each(quiet, lambda r: fmt_s(extra(r).spread))}.")
+    embedded = [r for r in embedded if not r.folded]
     same = [r for r in embedded if not between(r.runs_s, base.runs_s).real]
     if same:
         said.append(f"Once the first run is paid, later runs take about as long as {base.variant}'s "
@@ -173,11 +170,13 @@ def _build(embedded, base, size):
     slow = [r for r in embedded if r.build_s and base.build_s and r.build_s > 3 * base.build_s]
     if not slow:
         return []
-    grown = f", and added {_each(slow, lambda r: f'{build_copies(r, size):.1f}')} copies of X to memory"
-    # Name the TensorProto copy only when memory grew by the copies the graph's Const tensors hold.
-    matched = all(abs(build_copies(r, size) - copies_in_graph(r, size)) < 0.5 for r in slow)
-    cause = (": the array was copied into the graph's Const tensors" if matched else
-             f", while the graph's Const tensors hold {_each(slow, lambda r: copies_in_graph(r, size))}")
+    grown = (f", and resident memory grew by {_each(slow, lambda r: f'{build_growth(r, size):.1f}x')} the bytes "
+             f"of X")
+    # The Const tensors' bytes, counted in the GraphDef, are copies of X; RSS growth is only compared with them.
+    matched = all(abs(build_growth(r, size) - copies_in_graph(r, size)) < 0.5 for r in slow)
+    held = _each(slow, lambda r: f"{copies_in_graph(r, size)} cop{'ies' if copies_in_graph(r, size) > 1 else 'y'}")
+    cause = (f": about the size of the {held} of X that the GraphDef's Const tensors hold" if matched else
+             f", not the size of the {held} of X that the GraphDef's Const tensors hold")
     return [f"Building took {_each(slow, lambda r: fmt_s(r.build_s))} against {fmt_s(base.build_s)} for "
             f"{base.variant}{grown}{cause}."]
 
@@ -187,14 +186,14 @@ def _peaks(embedded, base, size):
     peaks = [r for r in embedded if r.peak_rss_bytes and base.peak_rss_bytes]
     if not peaks:
         return []
-    # Below half a copy of X the difference is within what the allocator keeps or returns between runs.
+    # Below half of X's bytes the difference is within what the allocator keeps or returns between runs.
     apart = [r for r in peaks if abs(r.peak_rss_bytes - base.peak_rss_bytes) >= 0.5 * size]
     said = (f"Peak memory: {_each(peaks, lambda r: fmt_bytes(r.peak_rss_bytes))} against "
             f"{fmt_bytes(base.peak_rss_bytes)} for {base.variant}")
     if not apart:
-        return [said + ": within half a copy of X of each other."]
-    return [said + f", a difference of {_each(apart, lambda r: f'{(r.peak_rss_bytes - base.peak_rss_bytes) / size:+.1f}')}"
-                   f" copies of X."]
+        return [said + ": within half of X's bytes of each other."]
+    return [said + f", a difference of {_each(apart, lambda r: f'{(r.peak_rss_bytes - base.peak_rss_bytes) / size:+.1f}x')}"
+                   f" the bytes of X."]
 
 
 def _remedy(ok, base):

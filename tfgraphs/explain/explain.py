@@ -1,8 +1,10 @@
 """Explain an explain report from its own numbers: where the first run's excess goes, and what the traces show."""
 
+import statistics
+
 from tfgraphs.explain.owngraph import slowest_ops
-from tfgraphs.records.attribution import LABELS, NEEDED, PARTS, share
-from tfgraphs.records.stats import judge
+from tfgraphs.records.attribution import LABELS, NEEDED, PARTS, part_spread
+from tfgraphs.records.stats import judge, share_bounds, spread
 from tfgraphs.spec.variants import VARIANTS
 from tfgraphs.units import fmt_s
 
@@ -12,44 +14,76 @@ def noise_s(rows):
     return max((r.spread_s for r in rows if r.ok), default=0.0)
 
 
+def share_text(part, total, spread):
+    """part as a % of total when it exceeds the spread it was judged against; else the range it may lie in."""
+    if part is None or not total:
+        return None
+    lo, hi = share_bounds(part, total, spread)
+    return f"{100 * lo:.0f}%" if lo == hi else f"{100 * lo:.0f}% to {100 * hi:.0f}%"
+
+
 def sentences(report):
     """What the ablation and the traces show, from this report's numbers only."""
     said = []
     rows = report.rows
+    single = report.extra.get("single_thread")
     for a in report.extra.get("attribution", []):
-        # Each variant against its own spread: a large graph's noisy runs say nothing about a small one's.
-        noise = noise_s([r for r in rows if r.variant == a["variant"]])
-        total = a["excess_s"]
-        if total is None:
-            continue
-        if not judge(total, noise).larger:
-            said.append(f"{a['variant']}: the first run paid {fmt_s(total)} over the later runs under the default "
-                        f"config, within the spread of the later runs ({fmt_s(noise)}): nothing to attribute.")
-            continue
-        if a["grappler_s"] is None:
-            said.append(f"{a['variant']}: the first run paid {fmt_s(total)} over the later runs under the default "
-                        f"config; attributing it needs all of the presets {', '.join(NEEDED)}.")
-            continue
-        parts = sorted(((a[k], k) for k in PARTS if k != "interaction_s"), reverse=True)
-        named = ", ".join(f"{LABELS[k]} {fmt_s(v)} ({share(v, total):.0f}%)" for v, k in parts)
-        line = f"{a['variant']}: of the {fmt_s(total)} the first run paid over the later runs (default config), {named}"
-        top, key = parts[0]
-        if judge(top, noise).real:
-            line += f"; the biggest measured contributor is {LABELS[key]}."
-        else:
-            line += f"; no part is larger than the spread of the later runs ({fmt_s(noise)})."
-        if judge(a["interaction_s"], noise).real:
-            line += (f" The parts do not add up: the interaction term is {fmt_s(a['interaction_s'])} "
-                     f"({share(a['interaction_s'], total):.0f}%), from overlap between the presets or noise.")
-        if report.config.get("trials", 1) == 1:
-            line += " Each part rests on one first run per preset; --trials 3 shows their spread."
-        said.append(line)
+        said.extend(_attribution(a, rows, report.config.get("trials", 1)))
+        said.extend(_folding_against_single_thread(a, rows, single))
     said.extend(_bare_against_fed(rows))
     said.extend(_no_difference(rows))
     # The Conv2D facts are about the built-in network; a user's graph gets its slowest ops instead.
     said.extend(_trace_facts([r for r in rows if r.variant in VARIANTS]))
     said.extend(slowest_ops(rows))
     return said
+
+
+def _attribution(a, rows, trials):
+    """Where one variant's first-run excess went, each share printed only when it is beyond its spread."""
+    # Each variant against its own spread: a large graph's noisy runs say nothing about a small one's.
+    noise = noise_s([r for r in rows if r.variant == a["variant"]])
+    total = a["excess_s"]
+    if total is None:
+        return []
+    if not judge(total, noise).larger:
+        return [f"{a['variant']}: the first run paid {fmt_s(total)} over the later runs under the default "
+                f"config, within the spread of the later runs ({fmt_s(noise)}): nothing to attribute."]
+    if a["grappler_s"] is None:
+        return [f"{a['variant']}: the first run paid {fmt_s(total)} over the later runs under the default "
+                f"config; attributing it needs all of the presets {', '.join(NEEDED)}."]
+    spreads = {k: part_spread(rows, a["variant"], k) for k in PARTS}
+    parts = sorted(((a[k], k) for k in PARTS if k != "interaction_s"), reverse=True)
+    named = ", ".join(f"{LABELS[k]} {fmt_s(v)} ({share_text(v, total, spreads[k])})" for v, k in parts)
+    line = f"{a['variant']}: of the {fmt_s(total)} the first run paid over the later runs (default config), {named}"
+    top, key = parts[0]
+    if judge(top, spreads[key]).real:
+        line += f"; the biggest measured contributor is {LABELS[key]}."
+    else:
+        line += f"; no part is larger than the spread of the workers it came from ({fmt_s(spreads[key])})."
+    inter = a["interaction_s"]
+    if judge(inter, spreads["interaction_s"]).real:
+        line += (f" The parts do not add up: the interaction term is {fmt_s(inter)} "
+                 f"({share_text(inter, total, spreads['interaction_s'])}): switching both optimizers off saved "
+                 + ("less than the sum of switching each off alone, so the parts overlap." if inter < 0 else
+                    "more than the sum of switching each off alone: with one off, the other did part of its work."))
+    if trials == 1:
+        line += " Each part rests on one first run per preset; --trials 3 shows their spread."
+    return [line]
+
+
+def _folding_against_single_thread(a, rows, single):
+    """The constant-folding share beside one single-threaded evaluation of the network, judged on both spreads."""
+    if not single or single.get("status") != "ok" or a.get("folding_s") is None:
+        return []
+    runs = single["runs_s"]
+    one = statistics.median(runs)
+    d = judge(a["folding_s"] - one, part_spread(rows, a["variant"], "folding_s"), spread(runs))
+    verdict = ("they match within" if not d.real else
+               f"the folding share is {fmt_s(abs(d.delta))} {'more' if d.delta > 0 else 'less'}, beyond")
+    return [f"{a['variant']}: the constant-folding share ({fmt_s(a['folding_s'])}) against one single-threaded "
+            f"evaluation of the network ({fmt_s(one)} median of {len(runs)}, {single['variant']}, one intra-op and "
+            f"one inter-op thread, as the classic folder evaluates a constant subgraph): {verdict} a spread of "
+            f"{fmt_s(d.spread)}. The share also holds common-subexpression elimination, which L0 turns off too."]
 
 
 def _no_difference(rows):

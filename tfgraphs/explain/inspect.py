@@ -34,7 +34,7 @@ def sentences(s):
                     f"{g['bytes'] * (g['copies'] - 1):,} bytes of the graph are repeats{inside}")
     said.extend(_unembed_hint(s))
     if s.headroom_bytes < 0:
-        said.append(f"At {s.graph_bytes:,} bytes the graph is past the 2 GiB limit: TensorFlow cannot serialize it.")
+        said.append(f"At {s.graph_bytes:,} bytes the graph is past the 2 GiB serialized-GraphDef limit: TensorFlow cannot serialize it.")
     else:
         used = s.graph_bytes / GRAPHDEF_LIMIT
         room = f", {s.headroom_bytes / s.graph_bytes:,.0f}x its size." if used < 0.5 else "."

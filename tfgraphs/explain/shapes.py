@@ -3,7 +3,7 @@
 import statistics
 from dataclasses import dataclass
 
-from tfgraphs.records.stats import iqr, judge, median_or_none, paired
+from tfgraphs.records.stats import iqr, judge, median_or_none, paired, share_bounds
 from tfgraphs.spec.modes import AUTOTUNE, SWITCH_NAMES
 from tfgraphs.units import fmt_s, join
 
@@ -152,13 +152,23 @@ def _retracing(ok, costs):
     if not (f and s and f.penalized and f.extra_s > 0 and once == 1 and many is not None and many > once):
         return []
     if paired(f.new, s.new).larger:
-        share = (f.new_s - s.new_s) / f.extra_s
+        # Two workers: their own IQRs and the gap between their steady states bound what the subtraction says.
+        noise = max(f.penalty.spread, s.penalty.spread, abs(f.seen_s - s.seen_s))
         return [f"function's pass-1 call took {fmt_s(f.new_s)} against {fmt_s(s.new_s)} for function-signature, "
                 f"which traced {once} time to function's {many}: retracing explains "
-                f"{'all' if share >= 1 else format(share, '.0%')} of function's new-length cost."]
+                f"{_portion(f.new_s - s.new_s, f.extra_s, noise)} of function's new-length cost (judged against "
+                f"{fmt_s(noise)}, the larger of the two workers' IQRs and the gap between their steady states)."]
     return [f"function-signature traced {once} time to function's {many}, yet its pass-1 call took "
             f"{fmt_s(s.new_s)} against {fmt_s(f.new_s)} for function, no clear difference by the rule in the legend: "
             f"the new-length cost is not retracing."]
+
+
+def _portion(part, whole, *spreads):
+    """'all', '86%' or, within the spreads, '70% to 100%': how much of whole the part is."""
+    lo, hi = (min(x, 1.0) for x in share_bounds(part, whole, *spreads))
+    if lo == hi:
+        return "all" if lo >= 1 else f"{lo:.0%}"
+    return f"{lo:.0%} to {hi:.0%}"
 
 
 def _remedy(report, costs):
@@ -170,8 +180,12 @@ def _remedy(report, costs):
     ref = max(paid or others, key=lambda c: c.ratio)
     later, block = later_label(report), report.config["block"]
     change = b.seen_khz / ref.seen_khz - 1
-    price = (f"its throughput on lengths already seen was {abs(change):.0%} {'lower' if change < 0 else 'higher'} "
-             f"({later}: {b.seen_khz:,.0f} kHz in blocked, {ref.seen_khz:,.0f} in {ref.mode})")
+    rates = f"({later}: {b.seen_khz:,.0f} kHz in blocked, {ref.seen_khz:,.0f} in {ref.mode})"
+    # Two workers: a percentage only when their calls on the same lengths differ steadily beyond the IQR.
+    if paired(b.seen, ref.seen).larger or paired(ref.seen, b.seen).larger:
+        price = f"its throughput on lengths already seen was {abs(change):.0%} {'lower' if change < 0 else 'higher'} {rates}"
+    else:
+        price = f"its throughput on lengths already seen showed no measurable difference by the same rule {rates}"
     most = f", the most of the {len(paid)} modes that paid for new lengths" if len(paid) > 1 else ""
     head = f"Pass 1 was {ref.ratio:.2f}x slower than {later} in {ref.mode}{most}"
     if not paid:
@@ -185,7 +199,8 @@ def _remedy(report, costs):
         said = [f"{head}, and blocked (blocks of {block}) did not remove that penalty: a new length added "
                 f"{fmt_s(b.extra_s)} to it against {fmt_s(ref.extra_s)}; {price}."]
     else:
-        said = [f"{head}; blocked (blocks of {block}) removed {1 - b.extra_s / ref.extra_s:.0%} of that penalty "
+        removed = _portion(ref.extra_s - b.extra_s, ref.extra_s, b.penalty.spread, ref.penalty.spread)
+        said = [f"{head}; blocked (blocks of {block}) removed {removed} of that penalty "
                 f"({fmt_s(ref.extra_s)} -> {fmt_s(b.extra_s)} per new length) but still paid measurably, and "
                 f"{price}."]
     said.append(f"On lengths seen for the first time, blocked ran at {b.new_khz:,.0f} kHz against "

@@ -2,8 +2,8 @@
 
 import numpy as np
 
-from tfgraphs.records.fits import fits
-from tfgraphs.spec import network
+from tfgraphs.records.fits import fits, one_regime
+from tfgraphs.spec import limits, network
 from tfgraphs.units import fmt_bytes, fmt_s
 
 # Peak RSS of identical workers differs by a few MB, so a memory slope over less data than this says nothing.
@@ -15,9 +15,9 @@ def series(report, variant):
     return sorted((r for r in report.rows if r.variant == variant and r.ok), key=lambda r: r.batch)
 
 
-def peak_copies(report, variant):
-    """Slope of peak resident memory against batch, in copies of one example; None when the batches span too little."""
-    rows = [r for r in series(report, variant) if r.peak_rss_bytes]
+def peak_per_example(report, variant):
+    """Slope of peak resident memory against batch, in units of one example's bytes; None when the batches span too little."""
+    rows = one_regime([r for r in series(report, variant) if r.peak_rss_bytes])
     example = network.example_bytes(report.config["dtype"])
     if len(rows) < 2 or (rows[-1].batch - rows[0].batch) * example < PEAK_SPAN_BYTES:
         return None
@@ -46,7 +46,7 @@ def _slope_sentence(fit, dtype, largest):
         wobble = f" (no residual: all {fit.points} batches lie on the line)" if fit.points else " (no residual)"
     if a == 0:
         return (f"{v}'s GraphDef stays at about {b:,} bytes at every batch{wobble}: X is not in it, "
-                f"so the 2 GiB GraphDef limit sets no largest batch for it.")
+                f"so neither 2 GiB limit (one tensor, or the serialized GraphDef) sets a largest batch for it.")
     if a == example:
         what = (f"exactly {network.HEIGHT}x{network.WIDTH}x{network.CHANNELS} values x {item} bytes ({dtype}), "
                 f"the example itself stored in the graph")
@@ -57,8 +57,13 @@ def _slope_sentence(fit, dtype, largest):
         what = f"{a / example:.3f}x the {example:,} bytes of one {dtype} example"
     said = f"{v}: each example adds {a:,} bytes to the GraphDef, {what}; the rest takes {b:,} bytes{wobble}."
     if fit.max_batch is not None:
-        said += (f" Extended past the measured batches, the line stays under 2 GiB up to batch {fit.max_batch:,}, "
-                 f"{_times(fit.max_batch / largest)} the largest batch measured.")
+        said += (f" Extended past the measured batches, up to batch {fit.max_batch:,} "
+                 f"({_times(fit.max_batch / largest)} the largest batch measured) the line stays under the "
+                 f"{limits.GRAPHDEF}.")
+        tensor = limits.max_tensor_batch(dtype)
+        if a > example and tensor != fit.max_batch:
+            said += (f" Each copy of X is one tensor and stays under the {limits.TENSOR} up to batch {tensor:,}: "
+                     f"between the two, the graph can be built and run in a local session but not serialized.")
     return said
 
 
@@ -79,13 +84,14 @@ def _limit_sentence(probe):
     batch, fitted = probe["batch"], probe["predicted_max_batch"]
     if probe.get("failure"):
         return f"The limit was not put to TensorFlow at batch {batch:,}: {probe['failure']}."
-    what = (f"a {probe['data_bytes']:,}-byte tensor for X ({probe['variant']} at batch {batch:,}; the fitted limit "
-            f"is batch {fitted:,})")
+    what = (f"a {probe['data_bytes']:,}-byte tensor for X ({probe['variant']} at batch {batch:,}; the fitted "
+            f"GraphDef limit is batch {fitted:,})")
     if probe.get("refused"):
-        return (f"TensorFlow refused {what}: \"{probe['message']}\" So {probe['variant']} cannot be built at batch "
-                f"{batch:,}, as the fit predicts; batch {fitted:,} itself was not tried." + _memory_clause(probe))
-    return (f"TensorFlow accepted {what}: its check on a single tensor let X through, so the fitted limit at this "
-            f"batch rests on serializing the whole GraphDef, which this probe did not try." + _memory_clause(probe))
+        return (f"TensorFlow refused {what} when the constant was made, the {limits.TENSOR}: "
+                f"\"{probe['message']}\" So {probe['variant']} cannot be built at batch {batch:,}, as the fit "
+                f"predicts; batch {fitted:,} itself was not tried." + _memory_clause(probe))
+    return (f"TensorFlow accepted {what}: the {limits.TENSOR} let X through, so the fitted limit at this "
+            f"batch is the {limits.GRAPHDEF}, which this probe did not try." + _memory_clause(probe))
 
 
 def _against_fed(report):
@@ -99,14 +105,34 @@ def _against_fed(report):
     for f in found:
         if f.bytes_per_example == 0:
             continue
-        pairs = [(r.batch, r.later_median_s / fed[r.batch]) for r in series(report, f.variant)
+        pairs = [(r.batch, r.later_median_s / fed[r.batch], r.folded) for r in series(report, f.variant)
                  if fed.get(r.batch)]
         if pairs:
             said.append(f"{f.variant}'s median later run over {base}'s: "
-                        + ", ".join(f"{q:.2f}x at batch {b:,}" for b, q in pairs) + ".")
+                        + ", ".join(f"{q:.2f}x at batch {b:,}" + (" (folded: the network was skipped)" if folded else "")
+                                    for b, q, folded in pairs) + ".")
     if said:
         said[-1] = said[-1][:-1] + " (`tfgraphs explain` shows what the first run and the optimizers do with X)."
     return said
+
+
+def _boundary(rows, dtype):
+    """Where a variant's later runs stopped skipping the network: the boundary batch this sweep found, or None."""
+    folded = [r.batch for r in rows if r.folded]
+    kept = [r.batch for r in rows if r.folded is False]
+    if not folded or not kept:
+        return None
+    lo, hi = max(folded), min(kept)
+    if lo > hi:
+        return (f"{rows[0].variant}: the network was replaced by a constant at batches {', '.join(map(str, folded))} "
+                f"but not at {', '.join(map(str, kept))}, with no single boundary; growth is given within one regime.")
+    out = network.output_bytes
+    return (f"{rows[0].variant}: constant folding replaced the whole network by one constant up to batch {lo:,} "
+            f"(output {out(lo, dtype):,} bytes) and not from batch {hi:,} (output {out(hi, dtype):,} bytes), across "
+            f"the folder's {network.FOLD_REPLACE_TEXT} replacement threshold: below it later runs skip "
+            f"the network. " + (f"Growth and the fit use batch {hi:,} and up only." if len(one_regime(rows)) > 1 else
+                                f"Only batch {hi:,} lies on the side of the largest batch, so no growth or fit is "
+                                f"given for {rows[0].variant}: sweep more batches above the boundary."))
 
 
 def sentences(report):
@@ -119,7 +145,8 @@ def sentences(report):
     said.append(_limit_sentence(report.extra.get("tf_error")))
     said.extend(_against_fed(report))
     for v in report.config["variants"]:
-        rows = series(report, v)
+        said.append(_boundary(series(report, v), dtype))
+        rows = one_regime(series(report, v))
         if len(rows) < 2:
             continue
         lo, hi = rows[0], rows[-1]
@@ -128,8 +155,8 @@ def sentences(report):
                     f"run went from {fmt_s(lo.first_run_s)} to {fmt_s(hi.first_run_s)} "
                     f"({_times(hi.first_run_s / lo.first_run_s)}) and its median later run from {fmt_s(lo_later)} "
                     f"to {fmt_s(hi_later)} ({_times(hi_later / lo_later)}).")
-        copies = peak_copies(report, v)
-        if copies is not None:
-            said.append(f"{v}'s peak memory grew by {copies:.1f} copies of each added example "
+        per_example = peak_per_example(report, v)
+        if per_example is not None:
+            said.append(f"{v}'s peak memory grew by {per_example:.1f}x the bytes of each added example "
                         f"(up to {fmt_bytes(hi.peak_rss_bytes)} at batch {hi.batch:,}).")
     return [s for s in said if s]

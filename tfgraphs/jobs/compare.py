@@ -1,13 +1,13 @@
 """The compare job: every chosen variant, in fresh workers, for K trials in rotating order."""
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 from tfgraphs.jobs import remote, runner
 from tfgraphs.jobs.plan import Plan
 from tfgraphs.jobs.trials import run_trials
 from tfgraphs.records.report import Report
 from tfgraphs.records.rows import Measurement, Row
-from tfgraphs.spec import limits
+from tfgraphs.spec import limits, network
 from tfgraphs.spec.tasks import SeedTask
 from tfgraphs.spec.variants import COMPARED
 
@@ -55,7 +55,7 @@ def label(task):
 
 
 def refusals(config):
-    """{variant: reason} for embedded variants whose copies of X would not fit under the 2 GiB GraphDef limit."""
+    """{variant: reason} for embedded variants past a 2 GiB limit (the tensor's or the serialized GraphDef's)."""
     found = {v: limits.refusal(v, config.batch, config.dtype) for v in config.variants}
     return {v: reason for v, reason in found.items() if reason}
 
@@ -86,7 +86,8 @@ def measure(config, refused, progress, timeout=None, prefix=""):
     rows = [Row.refused(key[0], why(*key)) if why(*key)
             else Row.from_trials(key[0], [Measurement.from_dict(d) for d in docs[tasks[key]]])
             for key in keys]
-    return rows, ran
+    activations = int(network.activation_bytes(config.batch, config.dtype))
+    return [replace(r, activation_bytes=activations) for r in rows], ran
 
 
 def run(config, plan, progress, timeout=None):

@@ -11,6 +11,7 @@ from tfgraphs.records.rows import Measurement, Row
 from tfgraphs.spec.presets import PRESETS
 
 EXPLAINED = ("constant", "placeholder", "variable")
+SINGLE_THREAD_VARIANT = "placeholder"   # the network without X in it: nothing to fold, evaluated as the folder would
 
 
 @dataclass(frozen=True)
@@ -29,7 +30,7 @@ def plan(config):
     refused = compare.refusals(config)
     refused.update({v: reason for (v, _), reason in remote.refusals(config, config.variants).items()})
     ok = compare.runnable(config, refused)
-    return Plan(refused, tuple(refused.values()), workers=len(ok) * len(config.presets) * (config.trials + 1),
+    return Plan(refused, tuple(refused.values()), workers=len(ok) * len(config.presets) * (config.trials + 1) + 1,
                 needs=tuple((v, config.batch, config.dtype) for v in ok))
 
 
@@ -51,17 +52,28 @@ def run(config, plan, progress, timeout=None, trace_dir=None, tensorboard_dir=No
             traced[(v, p)] = Measurement.from_dict(doc)
             ran.append(doc)
     rows = [_row(t, docs[t], traced[(t.variant, t.preset)]) for t in timed]
+    single = config.task(SINGLE_THREAD_VARIANT, mode="single-thread")
+    doc = runner.run_worker(single, compare.label(single), progress, timeout)
+    ran.append(doc)
     tf_version, machine = runner.envelope(ran)
     config = replace(config, variants=tuple(variants))
     return Report("explain", config.to_dict(), tuple(rows), tf_version=tf_version, machine=machine,
-                  extra={"attribution": attributions(rows)})
+                  extra={"attribution": attributions(rows), "single_thread": _single_thread(doc)})
+
+
+def _single_thread(doc):
+    """What the single-threaded worker measured: its runs, or why there are none."""
+    kept = ("status", "error", "first_run_s", "runs_s", "max_abs_err")
+    return {"variant": SINGLE_THREAD_VARIANT, "intra_op_threads": 1, "inter_op_threads": 1,
+            **{k: doc.get(k) for k in kept}}
 
 
 def _row(task, docs, trace):
     """A timed row with its traced run's ops; failed when the traced run failed."""
     row = Row.from_trials(task.variant, [Measurement.from_dict(d) for d in docs], preset=task.preset)
     if trace.status == "ok":
-        return replace(row, top_ops=trace.top_ops)
+        # The traced later run is what says whether Conv2D still ran.
+        return replace(row, top_ops=trace.top_ops, folded=trace.folded)
     if row.ok:
         return replace(row, status="failed", error=f"traced run: {trace.error}")
     return row

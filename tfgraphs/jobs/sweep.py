@@ -56,10 +56,10 @@ def probe_limit(config, fits, progress, timeout=None):
     batch = fit.max_batch + 1
     out = {"variant": LIMIT_VARIANT, "batch": batch, "data_bytes": network.data_bytes(batch, config.dtype),
            "predicted_max_batch": fit.max_batch, "refused": None, "message": None, "failure": None}
-    if out["data_bytes"] < limits.GRAPHDEF_LIMIT:
+    if out["data_bytes"] < limits.TENSOR_LIMIT:
         # The worker asks only TensorFlow's check on a single tensor, which lets anything under 2 GiB through.
         out["failure"] = (f"X alone would be {out['data_bytes']:,} bytes, under 2 GiB, and the probe tests "
-                          f"only TensorFlow's check on a single tensor, which refuses 2 GiB or more")
+                          f"only the {limits.TENSOR}, not the {limits.GRAPHDEF}")
         progress.skip(label, "X would be under 2 GiB")
         return out
     task = config.at(batch).task(LIMIT_VARIANT, mode="limit")

@@ -47,7 +47,8 @@ def fed_graph_takes_any_batch(mod):
     """build_fed: the same graph runs on a batch of another size"""
     x, w = _data()
     graph, out, feed = mod.build_fed(x, w)
-    x_key = next((k for k, v in feed.items() if getattr(v, "shape", None) == x.shape), None)
+    # A feed value may be the array, a list or anything numpy reads as X's shape.
+    x_key = next((k for k, v in feed.items() if np.shape(v) == x.shape), None)
     if x_key is None:
         return False, "the feed_dict has no entry for X", ""
     x7, _ = _data(7, seed=1)
@@ -57,21 +58,36 @@ def fed_graph_takes_any_batch(mod):
     return err < 1e-9, f"batch 7 gave shape {y.shape}", ""
 
 
+PYTHON_OPS = {"PyFunc", "PyFuncStateless", "EagerPyFunc"}   # tf.numpy_function / tf.py_function
+
+
 @hint("Create tf.compat.v1.Variable(placeholder, trainable=False); its initializer is fed once with the array.")
 def loaded_graph_needs_no_feed(mod):
-    """build_loaded: small graph, one fed initializer, later runs without any feed"""
+    """build_loaded: small graph, X held in a variable after one fed initializer, later runs without any feed"""
     x, w = _data()
+    # A copy to judge by: TensorFlow may keep the fed array's own buffer as the variable's value.
+    kept = x.copy()
     graph, out, init, init_feed = mod.build_loaded(x, w)
     size = _graph_bytes(graph)
     if size >= SMALL:
         return False, f"GraphDef is {size:,} bytes", "The initial value must come from a placeholder, not the array."
+    python = sorted({op.type for op in graph.get_operations()} & PYTHON_OPS)
+    if python:
+        return False, f"the graph calls back into Python ({', '.join(python)})", (
+            "X must live in the TensorFlow runtime after the initializer; do not fetch it from Python on each run.")
+    with graph.as_default():
+        variables = tf.compat.v1.global_variables()
     with tf.compat.v1.Session(graph=graph) as sess:
         sess.run(init, feed_dict=init_feed)
         first = sess.run(out)
         second = sess.run(out)
-    err = network.max_abs_error(x, w, first, second)
-    ok = err < 1e-9 and np.array_equal(first, second)
-    return ok, f"GraphDef {size:,} bytes, max abs error {err:.1e} over two unfed runs", ""
+        holds = [v.name for v in variables if np.shape(sess.run(v)) == kept.shape
+                 and np.array_equal(sess.run(v), kept)]
+    err = network.max_abs_error(kept, w, first, second)
+    ok = err < 1e-9 and np.array_equal(first, second) and bool(holds)
+    where = f"X held in {holds[0]}" if holds else "no variable holds X after the initializer"
+    return ok, f"GraphDef {size:,} bytes, {where}, max abs error {err:.1e} over two unfed runs", (
+        "" if holds or not err < 1e-9 else "Initialise a variable from a placeholder fed with X; run the network on it.")
 
 
 CHECKS = (fed_graph_is_small, fed_graph_is_correct, fed_graph_takes_any_batch, loaded_graph_needs_no_feed)

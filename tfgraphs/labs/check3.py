@@ -9,17 +9,23 @@ from tfgraphs.labs.checking import hint
 
 
 def _sample_graph_def():
-    """Consts stored three ways: tensor_content, a repeated value (splat), and a scalar."""
+    """Consts stored three ways (tensor_content, a repeated value, a scalar), and one inside a function body."""
+    @tf.function
+    def scale(v):
+        return v * tf.constant(np.linspace(0.0, 1.0, 500), tf.float64)   # 4,000 bytes in the function's body
+
     with tf.Graph().as_default() as g:
         tf.constant(np.arange(1000, dtype=np.float32), name="content")
         tf.constant(7.0, shape=[64, 64], dtype=tf.float64, name="splat")
         tf.constant(3, name="scalar")
         tf.compat.v1.placeholder(tf.float32, [None, 4], name="input")
+        scale.get_concrete_function(tf.TensorSpec([500], tf.float64)).add_to_graph(g)
     return g.as_graph_def()
 
 
 @hint("Bytes = number of elements (the product of tensor_shape dims) x dtype size; a tensor written as one "
-      "repeated value has an empty tensor_content but still expands to every element.")
+      "repeated value has an empty tensor_content but still expands to every element; the Consts inside "
+      "graph_def.library.function[*].node_def count too.")
 def const_bytes_match(mod):
     """const_bytes(graph_def) counts every Const's expanded bytes"""
     gd = _sample_graph_def()
@@ -35,17 +41,25 @@ def max_batch_matches_tensorflow(mod):
     for dtype in network.DTYPES:
         n = mod.max_embedded_batch(dtype)
         per = network.example_bytes(dtype)
-        # n + 1 must be refused (checked by TensorFlow on a view that costs no memory); n must be under the bound.
-        x = np.broadcast_to(np.zeros((), dtype), (n + 1, network.HEIGHT, network.WIDTH, network.CHANNELS))
-        try:
-            with tf.Graph().as_default():
-                tf.constant(x)
-            refused = False
-        except ValueError:
-            refused = True
-        if not refused or n * per >= 2**31:
-            wrong.append(f"{dtype}: {n:,}")
+        if n * per >= 2**31:
+            wrong.append(f"{dtype}: {n:,} (TensorFlow refuses that batch itself)")
+        elif (n + 1) * per < 2**31:
+            # Asking TensorFlow here would copy a tensor of nearly 2 GiB: the arithmetic already says it fits.
+            wrong.append(f"{dtype}: {n:,} (batch {n + 1:,} is still under 2 GiB)")
+        elif not _refused(n + 1, dtype):
+            wrong.append(f"{dtype}: {n:,} (TensorFlow accepted batch {n + 1:,})")
     return not wrong, "wrong: " + ", ".join(wrong) if wrong else "float64, float32, float16", ""
+
+
+def _refused(batch, dtype):
+    """True when TensorFlow refuses X of this batch at creation (asked on a view that costs no memory)."""
+    x = np.broadcast_to(np.zeros((), dtype), (batch, network.HEIGHT, network.WIDTH, network.CHANNELS))
+    try:
+        with tf.Graph().as_default():
+            tf.constant(x)
+    except ValueError:
+        return True
+    return False
 
 
 KEPT_FIELDS = {"dtype", "tensor_shape", "version_number"}

@@ -1,14 +1,27 @@
-"""Load a student's file and run a lab's checks: each says ok or wrong, with a hint when wrong."""
+"""Run a lab's checks on a student's file in a child process with a timeout: each says ok or wrong, with a hint.
+
+The parent (check_lab) never imports the student's code. The child (`python -m tfgraphs.labs.checking N PATH`)
+imports it, runs the checks and prints one JSON line per event on its own stdout; a hang or a crash of the child
+becomes a WRONG outcome with the reason.
+"""
 
 import importlib
 import importlib.util
+import json
+import os
+import queue
+import subprocess
 import sys
+import threading
 import traceback
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 from tfgraphs.errors import UsageError
 from tfgraphs.labs import LABS
-from tfgraphs.tfimport import import_tensorflow
+
+DEFAULT_TIMEOUT_S = 60.0
+LOADING = "loading your file"
+START_S = 300.0   # importing TensorFlow in the child, before any student code runs: not the student's time
 
 
 @dataclass(frozen=True)
@@ -38,20 +51,25 @@ def load(path):
     return module
 
 
+def check_name(check):
+    return check.__doc__.strip().splitlines()[0] if check.__doc__ else check.__name__
+
+
+def run_check(check, module):
+    """Run one check(module) -> (passed, detail, hint); an exception counts as wrong, with its message."""
+    try:
+        passed, detail, hint = check(module)
+    except NotImplementedError:
+        passed, detail, hint = False, "not implemented yet (raises NotImplementedError)", ""
+    except Exception as exc:
+        last = traceback.extract_tb(exc.__traceback__)[-1]
+        passed, detail, hint = False, f"raised {type(exc).__name__}: {exc} (line {last.lineno})", ""
+    return Outcome(check_name(check), bool(passed), detail, hint or ("" if passed else _hint_of(check)))
+
+
 def run_checks(checks, module):
-    """Run each check(module) -> (passed, detail, hint); an exception counts as wrong, with its message."""
-    outcomes = []
-    for check in checks:
-        name = check.__doc__.strip().splitlines()[0] if check.__doc__ else check.__name__
-        try:
-            passed, detail, hint = check(module)
-        except NotImplementedError:
-            passed, detail, hint = False, "not implemented yet (raises NotImplementedError)", ""
-        except Exception as exc:
-            last = traceback.extract_tb(exc.__traceback__)[-1]
-            passed, detail, hint = False, f"raised {type(exc).__name__}: {exc} (line {last.lineno})", ""
-        outcomes.append(Outcome(name, passed, detail, hint or ("" if passed else _hint_of(check))))
-    return outcomes
+    """Every check's Outcome, in order, in this process."""
+    return [run_check(check, module) for check in checks]
 
 
 def _hint_of(check):
@@ -66,14 +84,114 @@ def hint(text):
     return mark
 
 
-def check_lab(number, path, stream=sys.stdout):
-    """Run lab `number`'s checks on the file at path; print them; return the exit status (0 = all passed)."""
+def _known(number):
     if number not in LABS:
         raise UsageError(f"no lab {number}; the labs are {', '.join(map(str, LABS))}")
-    import_tensorflow()   # before the student's file, which imports it too
-    module = load(path)
-    checker = importlib.import_module(f"tfgraphs.labs.check{number}")
-    outcomes = run_checks(checker.CHECKS, module)
+
+
+def _checker(number):
+    _known(number)
+    return importlib.import_module(f"tfgraphs.labs.check{number}")
+
+
+def child(number, path, first=0):
+    """The child's side: load the file, run the checks from index `first`, one JSON line per event on stdout."""
+    out = os.fdopen(os.dup(1), "w")
+    os.dup2(2, 1)   # whatever the student's code prints goes to stderr, not into the events
+
+    def say(**event):
+        out.write(json.dumps(event) + "\n")
+        out.flush()
+
+    try:
+        from tfgraphs.tfimport import import_tensorflow
+        import_tensorflow()   # before the student's file, which imports it too
+        checks = _checker(number).CHECKS
+        say(ready=True)
+        module = load(path)
+    except UsageError as exc:
+        say(usage=str(exc))
+        return 2
+    say(checks=[check_name(c) for c in checks])
+    for check in checks[first:]:
+        say(start=check_name(check))
+        say(outcome=asdict(run_check(check, module)))
+    return 0
+
+
+def _events(proc):
+    """A queue the child's events arrive on, None when its stdout closes."""
+    events = queue.Queue()
+
+    def read():
+        for line in proc.stdout:
+            try:
+                events.put(json.loads(line))
+            except ValueError:
+                continue
+        events.put(None)
+
+    threading.Thread(target=read, daemon=True).start()
+    return events
+
+
+def collect(number, path, timeout_s):
+    """Every check's Outcome; a check that hangs or crashes is WRONG and the next ones run in a fresh child."""
+    outcomes, names = [], None
+    while names is None or len(outcomes) < len(names):
+        found, names, failure = _one_child(number, path, timeout_s, len(outcomes))
+        outcomes += found
+        if failure is not None:
+            outcomes.append(failure)
+            if failure.name == LOADING:
+                return outcomes
+    return outcomes
+
+
+def _one_child(number, path, timeout_s, first):
+    """(outcomes, check names, the failed Outcome or None) of one child running the checks from index first."""
+    argv = [sys.executable, "-m", "tfgraphs.labs.checking", str(number), str(path), str(first)]
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    errors = []   # the child's stderr, kept to say why it crashed
+    threading.Thread(target=lambda: errors.extend(proc.stderr), daemon=True).start()
+    events, outcomes, running, names, ready = _events(proc), [], None, None, False
+    while True:
+        try:
+            event = events.get(timeout=timeout_s if ready else START_S)
+        except queue.Empty:
+            proc.kill()
+            proc.wait()
+            return outcomes, names, Outcome(running or LOADING, False,
+                                            f"did not finish within {timeout_s:g} s (a loop that never ends?); "
+                                            f"stopped")
+        if event is None:
+            break
+        if "usage" in event:
+            proc.wait()
+            raise UsageError(event["usage"])
+        if "ready" in event:
+            ready, running = True, LOADING
+        elif "checks" in event:
+            names, running = event["checks"], None
+        elif "start" in event:
+            running = event["start"]
+        elif "outcome" in event:
+            outcomes.append(Outcome(**event["outcome"]))
+            running = None
+    code = proc.wait()
+    if code == 0 and running is None and names is not None:
+        return outcomes, names, None
+    last = next((line.strip() for line in reversed(errors) if line.strip()), "")
+    what = f"the process running your code ended with status {code}" + (f": {last[:200]}" if last else "")
+    return outcomes, names, Outcome(running or LOADING, False, what)
+
+
+def check_lab(number, path, stream=sys.stdout, timeout_s=DEFAULT_TIMEOUT_S):
+    """Run lab `number`'s checks on the file at path; print them; return the exit status (0 = all passed)."""
+    _known(number)
+    if not os.path.exists(path):
+        raise UsageError(f"{path} does not exist")
+    outcomes = collect(number, os.path.abspath(path), timeout_s)
     for o in outcomes:
         mark = "ok   " if o.passed else "WRONG"
         print(f"{mark} {o.name}" + (f": {o.detail}" if o.detail else ""), file=stream)
@@ -82,3 +200,9 @@ def check_lab(number, path, stream=sys.stdout):
     passed = sum(o.passed for o in outcomes)
     print(f"lab {number}: {passed} of {len(outcomes)} checks passed", file=stream)
     return 0 if passed == len(outcomes) else 1
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    sys.stdout.flush()
+    os._exit(child(int(sys.argv[1]), sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else 0))

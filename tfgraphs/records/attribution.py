@@ -6,14 +6,18 @@ PARTS = ("grappler_s", "folding_s", "rest_s", "interaction_s")
 LABELS = {"grappler_s": "Grappler", "folding_s": "constant folding", "rest_s": "the rest",
           "interaction_s": "interaction"}
 NEEDED = ("default", "no-grappler", "no-folding", "bare")
+# The presets each part is a difference of: its noise is the largest spread among their workers.
+FROM_PRESETS = {"grappler_s": ("default", "no-grappler"), "folding_s": ("default", "no-folding"),
+                "rest_s": ("bare",), "interaction_s": NEEDED}
 
 
 def attribute(by_preset):
     """Attribution from {preset: first-run excess in s}; parts are None unless all four presets were measured.
 
     grappler = E(default) - E(no-grappler); folding = E(default) - E(no-folding); rest = E(bare).
-    interaction = E(default) - grappler - folding - rest, which is not zero when switching both off saves more or
-    less than switching each off alone (Grappler's own constant folding is counted in both presets, for one).
+    interaction = E(default) - grappler - folding - rest = (E(default) - E(bare)) - grappler - folding: what
+    switching both off saves beyond the sum of switching each off alone. Negative when both off saves less than
+    that sum: the parts overlap (Grappler's own constant folding is counted in both presets, for one).
     """
     e = by_preset
     out = {"excess_s": e.get("default")}
@@ -35,6 +39,12 @@ def attributions(rows):
         by_preset = {r.preset: r.first_run_excess_s for r in rows if r.variant == variant}
         out.append({"variant": variant, **attribute(by_preset)})
     return out
+
+
+def part_spread(rows, variant, part):
+    """The largest spread among the workers a part of `variant`'s attribution was computed from."""
+    presets = FROM_PRESETS[part]
+    return max((r.spread_s for r in rows if r.variant == variant and r.preset in presets and r.ok), default=0.0)
 
 
 def share(part, total):

@@ -17,9 +17,11 @@ class Fit:
     max_batch: int | None        # largest batch whose GraphDef stays under 2 GiB; None when it does not grow
     max_residual_bytes: int
     points: int
+    folded: bool | None = None   # the regime of the batches fitted: the largest batch's (None: not recorded)
 
     def to_dict(self):
-        return asdict(self)
+        d = asdict(self)
+        return d if self.folded is not None else {k: v for k, v in d.items() if k != "folded"}
 
     @classmethod
     def from_dict(cls, d):
@@ -41,15 +43,24 @@ def largest_batch(a, b):
     return limits.largest_batch(a, b) if a > 0 else None
 
 
+def one_regime(rows):
+    """The rows in the regime of the largest batch: folded or not, a fit never spans the change."""
+    if not rows:
+        return rows
+    regime = max(rows, key=lambda r: r.batch).folded
+    return [r for r in rows if r.folded == regime]
+
+
 def fit_all(rows, variants):
-    """A Fit for every variant with graph sizes at two or more distinct batches."""
+    """A Fit for every variant with graph sizes at two or more distinct batches of one regime."""
     out = []
     for v in variants:
-        points = {r.batch: r.graph_bytes for r in rows if r.variant == v and r.ok and r.graph_bytes is not None}
+        same = one_regime([r for r in rows if r.variant == v and r.ok and r.graph_bytes is not None])
+        points = {r.batch: r.graph_bytes for r in same}
         if len(points) < 2:
             continue
         a, b, residual = fit_line(list(points), list(points.values()))
-        out.append(Fit(v, a, b, largest_batch(a, b), residual, len(points)))
+        out.append(Fit(v, a, b, largest_batch(a, b), residual, len(points), same[0].folded))
     return out
 
 

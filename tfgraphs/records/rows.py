@@ -43,6 +43,7 @@ class Measurement:
     data_device: str | None = None         # where X lived, in a two-task cluster
     traced_between_tasks_bytes: int | None = None   # RecvTensor bytes from another task in one traced run
     traced_run_s: float | None = None
+    folded: bool | None = None      # embedded X only: no Conv2D executed after the first run (None: not measured)
 
     @classmethod
     def from_dict(cls, d):
@@ -50,21 +51,25 @@ class Measurement:
         return cls(**known(cls, d, runs_s=tuple, top_ops=tuple))
 
     def to_dict(self):
-        return _without_unset(asdict(self))
+        return _set_or_old(asdict(self))
 
 
 REMOTE_FIELDS = ("target", "fetch", "bytes_fed_per_run", "bytes_fetched_per_run", "network_device", "data_device",
                  "traced_between_tasks_bytes", "traced_run_s")
 
 
-def _without_unset(d):
-    """d without the remote-session keys that are None, so older documents round-trip unchanged."""
-    return {k: v for k, v in d.items() if k not in REMOTE_FIELDS or v is not None}
-
-
 # Fields aggregated across trials by their median.
 _MEDIAN_FIELDS = ("graph_bytes", "const_bytes", "nodes", "build_s", "serialize_s", "session_s",
-                  "init_s", "first_run_s", "peak_rss_bytes", "max_abs_err")
+                  "init_s", "first_run_s", "peak_rss_bytes", "max_abs_err", "import_s")
+
+
+# Keys added after the format was first written: left out when unset, so older documents write back as they were read.
+_ADDED_KEYS = ("import_s", "activation_bytes", "folded", *REMOTE_FIELDS)
+
+
+def _set_or_old(d):
+    """d without the keys added to the format later that are unset."""
+    return {k: v for k, v in d.items() if v is not None or k not in _ADDED_KEYS}
 
 
 @dataclass(frozen=True)
@@ -75,6 +80,7 @@ class Row(Measurement):
     preset: str = "default"
     trials: tuple = ()
     batch: int | None = None   # set when one report spans several batches (sweep)
+    activation_bytes: int | None = None   # conv, pool and relu output bytes, from shapes and dtype
 
     @classmethod
     def from_trials(cls, variant, trials, preset="default"):
@@ -94,7 +100,9 @@ class Row(Measurement):
         # A trial's remote fields are the same in every trial but the target (a fresh server each); the first says.
         remote = {name: getattr((ok or trials or [Measurement()])[0], name) for name in REMOTE_FIELDS}
         remote["traced_run_s"] = median_or_none(t.traced_run_s for t in ok)
+        regimes = {t.folded for t in ok}
         return cls(status="failed" if failed else "ok", error=error,
+                   folded=regimes.pop() if len(regimes) == 1 else None,
                    runs_s=tuple(s for t in ok for s in t.runs_s), rss_bytes=rss,
                    top_ops=ok[0].top_ops if ok else (), variant=variant, preset=preset,
                    trials=tuple(trials), **agg, **remote)
@@ -137,8 +145,7 @@ class Row(Measurement):
         return bool(self.target)
 
     def to_dict(self):
-        d = _without_unset(asdict(self))
-        d = {"name": self.variant, **d}
+        d = {"name": self.variant, **_set_or_old(asdict(self))}
         d["trials"] = [t.to_dict() for t in self.trials]
         return d
 

@@ -6,7 +6,9 @@
 #      shapes ("modes": one per mode and switch setting, plus "switch") likewise; inspect (the Inspection's fields);
 #      pitfalls ("lessons": one per lesson and variant, each with its "cases") likewise;
 #      later "tfgraphs_version", "created" (ISO-8601 UTC), "env" (timing variables set) and machine["tf_build"]
-#      added, each optional when read;
+#      added, each optional when read; then per row "activation_bytes" (compare, sweep) and "folded" (embedded
+#      variants: did the network still run after the first run), per fit "folded" and, in explain,
+#      "single_thread" (one single-threaded evaluation of the network), each left out when unset;
 #      remote sessions: rows (and their trials) may carry "target", "fetch", "bytes_fed_per_run",
 #      "bytes_fetched_per_run", "network_device", "data_device", "traced_between_tasks_bytes", "traced_run_s", and
 #      compare/explain configs "target", "baseline", "fetches", "place", "connect_timeout"; absent means in-process.

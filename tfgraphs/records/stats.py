@@ -77,6 +77,14 @@ def judge(delta, *spreads):
     return Difference(delta, max(spreads, default=0.0))
 
 
+def share_bounds(part, whole, *spreads):
+    """part / whole as (share, share) when part exceeds every spread; else the (low, high) range it may lie in."""
+    d = judge(part, *spreads)
+    if d.real:
+        return part / whole, part / whole
+    return tuple(sorted(((part - d.spread) / whole, (part + d.spread) / whole)))
+
+
 def between(a, b):
     """Median of samples a minus median of samples b, against the spread (max - min) of both."""
     return judge(statistics.median(a) - statistics.median(b), spread(a), spread(b))

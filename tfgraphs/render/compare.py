@@ -2,7 +2,8 @@
 
 from dataclasses import replace
 
-from tfgraphs.explain.compare import PHASES, copies_rows, sentences, why_rows
+from tfgraphs.explain.compare import sentences, why_rows
+from tfgraphs.explain.memory import PHASES, growth_rows
 from tfgraphs.explain.remote import has_remote
 from tfgraphs.explain.remote import sentences as remote_sentences
 from tfgraphs.records.stats import Summary
@@ -57,27 +58,38 @@ def phase_tables(report, wide=False):
              _times_legend(u))]
 
 
+def _limits_cell(tensor, graphdef):
+    """Both 2 GiB limits' batches, or one when they agree."""
+    if graphdef is None:
+        return "no limit"
+    return f"{graphdef:,}" if tensor in (None, graphdef) else f"{tensor:,} / {graphdef:,}"
+
+
 def why_table(report):
     """The "why" table: embedded bytes, graph/data, batch limit, first/later, peak/data."""
     rows = tuple((r["variant"], fmt_int(r["embedded_bytes"]), f"{r['graph_over_data']:.4f}",
-                  "no limit" if r["max_batch"] is None else f"{r['max_batch']:,}",
-                  sig3(r["first_over_later"]), sig3(r["peak_over_data"])) for r in why_rows(report))
-    table = Table(("variant", "embedded bytes", "graph / data", "max batch < 2 GiB", "first / later",
+                  _limits_cell(r["max_tensor_batch"], r["max_batch"]),
+                  "folded" if r["folded"] else sig3(r["first_over_later"]), sig3(r["peak_over_data"]))
+                 for r in why_rows(report))
+    table = Table(("variant", "embedded bytes", "graph / data", "max batch: tensor / GraphDef", "first / later",
                    "peak RSS / data"), rows)
-    legend = ("data = the bytes of X; max batch = the largest batch whose GraphDef stays under 2 GiB, from this "
-              "run's bytes per example (no limit when X is not in the graph); first / later = first run over the "
-              "median later run.")
+    legend = ("data = the bytes of X; max batch: tensor = the largest batch whose X, one tensor, stays under the "
+              "2 GiB tensor limit at creation; GraphDef = the largest whose serialized GraphDef stays under 2 GiB, "
+              "from this run's bytes per example; one number when both fall on the same batch (no limit when X "
+              "is not in the graph); first / later = first run over the median later run; folded = the later "
+              "runs skipped the network (no Conv2D in an untimed run after the timed ones), so no ratio is given.")
     return table, legend
 
 
-def copies_table(report):
-    """Resident memory each phase added, in copies of X."""
-    rows = copies_rows(report)
+def growth_table(report):
+    """Resident-memory growth of each phase, in units of X's bytes."""
+    rows = growth_rows(report)
     phases = [p for p in PHASES if any(r[p] is not None for r in rows)]
     body = tuple((r["variant"], *(None if r[p] is None else f"{r[p]:.2f}" for p in phases),
                   None if r["peak"] is None else f"{r['peak']:.1f}") for r in rows)
-    legend = ("Growth of the worker's resident memory during each phase divided by the bytes of X (1.00 = one more "
-              "copy of the data); peak = peak resident memory / bytes of X, TensorFlow's own footprint included.")
+    legend = ("Growth of the worker's resident memory (RSS) during each phase divided by the bytes of X: 1.00 = "
+              "growth by as many bytes as X holds, whatever fills them (activations, kernels, allocator caches); "
+              "peak = peak resident memory / bytes of X, TensorFlow's own footprint included.")
     return Table(("variant", *(p.replace("_", " ") for p in phases), "peak"), body), legend
 
 
@@ -91,7 +103,7 @@ def render(report, fmt="simple", width=WIDTH):
     sections = []
     if ok:
         sections = [*phase_tables(report, wide=width is None), ("Why", *why_table(report)),
-                    ("Memory: copies of X added per phase", *copies_table(report))]
+                    ("Memory: resident-memory growth per phase, in units of X's bytes", *growth_table(report))]
     return page(head, sections, "What this run shows:" if ok else None, sentences(report) if ok else (),
                 failures(report.rows, lambda r: r.label), fmt, width)
 

@@ -1,7 +1,9 @@
 """Render an explain report: the ablation table, the attribution, and what ran (no TensorFlow here)."""
 
-from tfgraphs.explain.explain import sentences
-from tfgraphs.records.attribution import LABELS, PARTS, share
+import statistics
+
+from tfgraphs.explain.explain import sentences, share_text
+from tfgraphs.records.attribution import LABELS, PARTS, part_spread
 from tfgraphs.render.compare import header
 from tfgraphs.render.owngraph import graph_header
 from tfgraphs.render.page import WIDTH, failures, page, time_unit
@@ -30,19 +32,28 @@ def ablation_table(report):
 def attribution_table(report):
     """Each embedded variant's excess split into parts, in one time unit and % of the excess."""
     found = report.extra.get("attribution", [])
-    u, scale = time_unit([a[k] and abs(a[k]) for a in found for k in ("excess_s", *PARTS)])
+    single = report.extra.get("single_thread") or {}
+    one = statistics.median(single["runs_s"]) if single.get("status") == "ok" and single.get("runs_s") else None
+    u, scale = time_unit([a[k] and abs(a[k]) for a in found for k in ("excess_s", *PARTS)] + [one])
     rows = []
     for a in found:
         total = a["excess_s"]
         cells = [a["variant"], _in(total, scale)]
         for k in PARTS:
-            pct = share(a[k], total)
-            cells.append(None if a[k] is None else _in(a[k], scale) + ("" if pct is None else f" ({pct:.0f}%)"))
-        rows.append(tuple(cells))
+            pct = share_text(a[k], total, part_spread(report.rows, a["variant"], k))
+            cells.append(None if a[k] is None else _in(a[k], scale) + ("" if pct is None else f" ({pct})"))
+        rows.append(tuple(cells) + ((_in(one, scale),) if single else ()))
     legend = (f"Times in {u}. Grappler = excess(default) - excess(no-grappler); constant folding = excess(default) - "
-              "excess(no-folding); the rest = excess(bare); interaction = excess - the three parts (not zero when "
-              "the presets overlap).")
-    return Table(("variant", "excess", *(LABELS[k] for k in PARTS)), tuple(rows)), legend, u
+              "excess(no-folding), which also holds common-subexpression elimination (OptimizerOptions.L0 turns "
+              "both off); the rest = excess(bare); interaction = excess - the three parts: negative when switching "
+              "both off saves less than the sum of switching each off (the parts overlap), positive when it saves "
+              "more. A share is given when the part exceeds the spread of the workers it came from, else the range "
+              "it may lie in.")
+    if single:
+        legend += (" 1-thread eval = the median later run of the network (placeholder) in a session with one intra-op "
+                   "and one inter-op thread, its own worker: the classic folder evaluates a constant subgraph so.")
+    heads = ("variant", "excess", *(LABELS[k] for k in PARTS), *(("1-thread eval",) if single else ()))
+    return Table(heads, tuple(rows)), legend, u
 
 
 def ops_table(report):

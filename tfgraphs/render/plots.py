@@ -53,7 +53,7 @@ def sweep_plot(report, path):
         time_ax.plot(batches, [r.first_run_s for r in rows], "o-", color=color, label=f"{v} first run")
         time_ax.plot(batches, [r.later_median_s for r in rows], "s:", color=color, lw=1, ms=4,
                      label=f"{v} median later run")
-    size_ax.axhline(GRAPHDEF_LIMIT, color="red", lw=1, label="2 GiB GraphDef limit")
+    size_ax.axhline(GRAPHDEF_LIMIT, color="red", lw=1, label="2 GiB serialized-GraphDef limit")
     if probe.get("refused"):
         f = fits[probe["variant"]]
         size_ax.plot([probe["batch"]], [f.bytes_per_example * probe["batch"] + f.overhead_bytes], "x", color="red",

@@ -1,6 +1,6 @@
 """Render a sweep report: every batch x variant, the fitted lines, and what TensorFlow said at the limit."""
 
-from tfgraphs.explain.sweep import PEAK_SPAN_BYTES, peak_copies, sentences
+from tfgraphs.explain.sweep import PEAK_SPAN_BYTES, peak_per_example, sentences
 from tfgraphs.records.fits import fits
 from tfgraphs.records.stats import ratio
 from tfgraphs.render.page import WIDTH, failures, machine_line, page, time_unit
@@ -17,6 +17,10 @@ def header(report):
             f"trial{'s' if trials != 1 else ''}, seed {c.get('seed', 0)}\n{machine_line(report)}")
 
 
+def _regime(row):
+    return None if row.folded is None else ("yes" if row.folded else "no")
+
+
 def points_table(report):
     """Graph bytes, first run, median later run and peak memory per variant x batch, in one time unit."""
     order = {v: i for i, v in enumerate(report.config["variants"])}
@@ -24,13 +28,28 @@ def points_table(report):
     u, scale = time_unit([t for r in ok for t in (r.first_run_s, *r.runs_s)])
     rows = tuple((r.variant, fmt_int(r.batch), fmt_int(network.data_bytes(r.batch, report.config["dtype"])),
                   fmt_int(r.graph_bytes), sig3(r.first_run_s / scale), sig3(r.later_median_s / scale),
-                  sig3(ratio(r.first_run_s, r.later_median_s)), fmt_bytes(r.peak_rss_bytes)) for r in ok)
+                  None if r.folded else sig3(ratio(r.first_run_s, r.later_median_s)), fmt_bytes(r.peak_rss_bytes))
+                 for r in ok)
+    regimes = any(r.folded is not None for r in ok)
+    if regimes:
+        rows = tuple((*cells, _regime(r)) for cells, r in zip(rows, ok))
     legend = (f"Times in {u}; each point is a fresh worker (the median when there are several trials). data bytes = "
               f"the bytes of X; graph bytes = the serialized GraphDef; later median = median of the runs after the "
-              f"first; peak RSS = the worker's peak resident memory.")
+              f"first; peak RSS = the worker's peak resident memory." + (" folded = yes when no Conv2D was left in the "
+              "graph that ran (one untimed run after the timed ones): its later runs skip the network, so it gets no "
+              "first / later ratio." if regimes
+              else ""))
     table = Table(("variant", "batch", "data bytes", "graph bytes", "first run", "later median", "first / later",
-                   "peak RSS"), rows, keys=2)
+                   "peak RSS", *(("folded",) if regimes else ())), rows, keys=2)
     return table, legend, u
+
+
+def _limits_cell(fit, dtype):
+    """Both 2 GiB limits' batches for a fitted line, or one when they agree."""
+    if fit.max_batch is None:
+        return "no limit"
+    tensor = limits.max_tensor_batch(dtype)
+    return f"{fit.max_batch:,}" if tensor == fit.max_batch else f"{tensor:,} / {fit.max_batch:,}"
 
 
 def fit_table(report):
@@ -38,17 +57,19 @@ def fit_table(report):
     example = network.example_bytes(report.config["dtype"])
     rows = []
     for f in fits(report):
-        copies = peak_copies(report, f.variant)
+        copies = peak_per_example(report, f.variant)
         rows.append((f.variant, fmt_int(f.bytes_per_example), fmt_int(example), fmt_int(f.overhead_bytes),
-                     fmt_int(f.max_residual_bytes), "no limit" if f.max_batch is None else f"{f.max_batch:,}",
+                     fmt_int(f.max_residual_bytes), _limits_cell(f, report.config["dtype"]),
                      str(f.points), None if copies is None else f"{copies:.1f}"))
     legend = ("a = bytes per example; one example = H*W*C*itemsize; b = the other bytes. Least squares over the "
               "measured batches, a rounded to whole bytes and b refitted for it; residual = the largest distance in "
-              "bytes of a measured graph from the line. max batch = the largest N with "
-              f"a*N + b < 2 GiB ({limits.GRAPHDEF_LIMIT:,} bytes). peak RSS / example = slope of peak memory against "
-              "batch, in copies of one example (shown when the batches span at least "
+              "bytes of a measured graph from the line. max batch: tensor = the largest N whose X, one tensor, "
+              "TensorFlow accepts at creation; GraphDef = the largest N with "
+              f"a*N + b < 2 GiB ({limits.GRAPHDEF_LIMIT:,} bytes), which can be serialized; one number when both "
+              "agree. peak RSS / example = slope of peak memory against "
+              "batch, in units of one example's bytes (shown when the batches span at least "
               f"{fmt_bytes(PEAK_SPAN_BYTES)} of data).")
-    table = Table(("variant", "a", "one example", "b", "residual", "max batch < 2 GiB", "points",
+    table = Table(("variant", "a", "one example", "b", "residual", "max batch: tensor / GraphDef", "points",
                    "peak RSS / example"), tuple(rows))
     return table, legend
 

@@ -10,7 +10,7 @@ class Preset:
     name: str
     description: str
     grappler: bool = True    # Grappler's meta optimizer runs
-    folding: bool = True     # Grappler's and the classic optimizer's constant folding run
+    folding: bool = True     # Grappler's and the classic optimizer's constant folding run (off: L0, so CSE off too)
 
 
 PRESETS = {
@@ -18,8 +18,9 @@ PRESETS = {
     for p in (
         Preset("default", "TensorFlow's default session config"),
         Preset("no-grappler", "Grappler off (rewrite_options.disable_meta_optimizer)", grappler=False),
-        Preset("no-folding", "Grappler constant folding off and classic optimizer at L0 without constant folding",
-               folding=False),
-        Preset("bare", "both: Grappler off and classic constant folding off", grappler=False, folding=False),
+        Preset("no-folding", "Grappler constant folding off and the classic optimizer at OptimizerOptions.L0, "
+               "which turns off its constant folding and its common-subexpression elimination (CSE)", folding=False),
+        Preset("bare", "both: Grappler off, and the classic optimizer at L0 (no constant folding, no CSE)",
+               grappler=False, folding=False),
     )
 }

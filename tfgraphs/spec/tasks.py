@@ -23,7 +23,8 @@ def _choice(names):
 
 @dataclass(frozen=True)
 class SeedTask:
-    """One measurement of the seed network: `timed` phases, `traced` runs, or the 2 GiB `limit` probe."""
+    """One measurement of the seed network: `timed` phases, `traced` runs, the 2 GiB tensor `limit` probe, or
+    `single-thread` runs (one intra-op and one inter-op thread, as the classic constant folder evaluates)."""
 
     MODULE: ClassVar[str] = "tfgraphs.worker.seed"
     variant: str = _choice(VARIANTS)
@@ -32,7 +33,7 @@ class SeedTask:
     runs: int = 10
     seed: int = 0
     preset: str = field(default="default", metadata={"choices": tuple(PRESETS)})
-    mode: str = field(default="timed", metadata={"choices": ("timed", "traced", "limit")})
+    mode: str = field(default="timed", metadata={"choices": ("timed", "traced", "limit", "single-thread")})
     trace_dir: str | None = None
     tensorboard_dir: str | None = None
     fetch: str = field(default="output", metadata={"choices": FETCHES})

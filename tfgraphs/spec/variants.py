@@ -9,7 +9,7 @@ class Variant:
 
     name: str
     copies_in_graph: int
-    peak_copies: int         # rough copies of X at the worker's peak besides activations (seen on TF 2.21, CPU)
+    peak_multiple: int       # rough peak memory besides activations, in units of X's bytes (seen on TF 2.21, CPU)
     fed_per_run: bool        # X crosses feed_dict on every run
     loaded_once: bool        # X is fed once into graph state (a variable, an iterator) and never again
     default: bool = True     # measured by compare unless --variants says otherwise
@@ -22,14 +22,14 @@ class Variant:
 VARIANTS = {
     v.name: v
     for v in (
-        Variant("numpy", copies_in_graph=1, peak_copies=9, fed_per_run=False, loaded_once=False),
-        Variant("constant", copies_in_graph=1, peak_copies=9, fed_per_run=False, loaded_once=False),
-        Variant("placeholder", copies_in_graph=0, peak_copies=3, fed_per_run=True, loaded_once=False),
-        Variant("variable", copies_in_graph=0, peak_copies=3, fed_per_run=False, loaded_once=True),
+        Variant("numpy", copies_in_graph=1, peak_multiple=9, fed_per_run=False, loaded_once=False),
+        Variant("constant", copies_in_graph=1, peak_multiple=9, fed_per_run=False, loaded_once=False),
+        Variant("placeholder", copies_in_graph=0, peak_multiple=3, fed_per_run=True, loaded_once=False),
+        Variant("variable", copies_in_graph=0, peak_multiple=3, fed_per_run=False, loaded_once=True),
         # The one-shot iterator keeps a second copy of X inside its dataset function (tests pin this).
-        Variant("dataset-embedded", copies_in_graph=2, peak_copies=18, fed_per_run=False, loaded_once=False,
+        Variant("dataset-embedded", copies_in_graph=2, peak_multiple=18, fed_per_run=False, loaded_once=False,
                 default=False),
-        Variant("dataset-fed", copies_in_graph=0, peak_copies=6, fed_per_run=False, loaded_once=True, default=False),
+        Variant("dataset-fed", copies_in_graph=0, peak_multiple=6, fed_per_run=False, loaded_once=True, default=False),
     )
 }
 COMPARED = tuple(name for name, v in VARIANTS.items() if v.default)

@@ -12,6 +12,7 @@ import time
 from tfgraphs import machine
 from tfgraphs.spec import limits, network
 from tfgraphs.spec.tasks import SeedTask
+from tfgraphs.spec.variants import VARIANTS
 from tfgraphs.tfimport import import_tensorflow
 from tfgraphs.worker import protocol
 from tfgraphs.worker.buildinfo import build_facts
@@ -55,18 +56,25 @@ def _timed(task, tf, built, x, w, rss):
     out["runs_s"] = runs
     rss["later_runs"] = machine.rss_bytes()
     out["peak_rss_bytes"] = max(machine.peak_rss_bytes(), max(rss.values()))
+    if VARIANTS[task.variant].embeds_data:
+        _phase("partition graphs")
+        out["folded"] = _folded(tf, sess, built)
     out.update(_wire(task, tf, sess, built, last))
     sess.close()
 
     # Serializing makes one more copy of any embedded data, so it happens after the peak is read.
     out.update(_sizes(built.graph))
 
+    out["max_abs_err"] = _error(task, x, w, first, last)
+    return out
+
+
+def _error(task, x, w, first, last):
+    """The largest difference of the first and last outputs from the NumPy reference (of its sum, when summed)."""
     _phase("check")
     if task.fetch == "sum":
-        out["max_abs_err"] = max(network.sum_error(x, w, first), network.sum_error(x, w, last))
-    else:
-        out["max_abs_err"] = network.max_abs_error(x, w, first, last)
-    return out
+        return max(network.sum_error(x, w, first), network.sum_error(x, w, last))
+    return network.max_abs_error(x, w, first, last)
 
 
 def _wire(task, tf, sess, built, fetched):
@@ -83,6 +91,15 @@ def _wire(task, tf, sess, built, fetched):
         out["data_device"] = remote.data_device(built, task.network_device)
         out["traced_between_tasks_bytes"], out["traced_run_s"] = remote.between_tasks(tf, sess, built)
     return out
+
+
+def _folded(tf, sess, built):
+    """One more run, untimed and after the timed ones: True when no Conv2D is left in the graphs that execute."""
+    meta = tf.compat.v1.RunMetadata()
+    sess.run(built.output, feed_dict=built.feed, options=tf.compat.v1.RunOptions(output_partition_graphs=True),
+             run_metadata=meta)
+    # oneDNN and Grappler may rename the op (_MklNativeConv2D, _FusedConv2D); every name keeps "Conv2D".
+    return not any("Conv2D" in node.op for graph in meta.partition_graphs for node in graph.node)
 
 
 def _sizes(graph):
@@ -116,10 +133,12 @@ def _traced(task, tf, built, x, w, rss):
         walls.append(time.perf_counter() - t0)
         metas.append(meta)
     sess.close()
+    top_ops = stepstats.op_table(metas[0].step_stats, metas[1].step_stats)
     out = {
         "first_run_s": walls[0],
         "runs_s": walls[1:],
-        "top_ops": stepstats.op_table(metas[0].step_stats, metas[1].step_stats),
+        "top_ops": top_ops,
+        "folded": stepstats.folded(top_ops) if VARIANTS[task.variant].embeds_data else None,
         "max_abs_err": (network.sum_error if task.fetch == "sum" else network.max_abs_error)(x, w, y),
         "target": task.target or "", "fetch": task.fetch,
         "trace_files": [],
@@ -136,13 +155,36 @@ def _traced(task, tf, built, x, w, rss):
     return out
 
 
+def _single_thread(task, tf, built, x, w, rss):
+    """Time the network on one intra-op and one inter-op thread: what one evaluation costs the classic folder."""
+    from tfgraphs.worker.sessions import session_config
+
+    config = session_config(task.preset)
+    config.intra_op_parallelism_threads = 1
+    config.inter_op_parallelism_threads = 1
+    sess = tf.compat.v1.Session(graph=built.graph, config=config)
+    if built.init is not None:
+        sess.run(built.init, feed_dict=built.init_feed)
+    _phase("single-threaded runs")
+    t0 = time.perf_counter()
+    first = sess.run(built.output, feed_dict=built.feed)
+    out = {"first_run_s": time.perf_counter() - t0, "runs_s": []}
+    for _ in range(task.runs):
+        t0 = time.perf_counter()
+        last = sess.run(built.output, feed_dict=built.feed)
+        out["runs_s"].append(time.perf_counter() - t0)
+    sess.close()
+    out["max_abs_err"] = network.max_abs_error(x, w, first, last)
+    return out
+
+
 def _limit(task, tf):
     """Embed X as a zero-stride view and record TensorFlow's answer and the resident memory around the call."""
     import numpy as np
 
     size = network.data_bytes(task.batch, task.dtype)
     # Below the limit TensorFlow accepts the view and copies it into a TensorProto, which is not what this probes.
-    assert size >= limits.GRAPHDEF_LIMIT, f"limit mode needs X of at least 2 GiB, not {size:,} bytes"
+    assert size >= limits.TENSOR_LIMIT, f"limit mode needs X of at least 2 GiB, not {size:,} bytes"
     x = np.broadcast_to(np.zeros((), task.dtype), (task.batch, network.HEIGHT, network.WIDTH, network.CHANNELS))
     _phase("embed past the limit")
     out = {"data_bytes": size, "refused": False, "message": None, "rss_before_bytes": machine.rss_bytes()}
@@ -177,12 +219,12 @@ def measure(task):
     result = {"tf_version": tf.__version__, "tf_build": build_facts(tf), "import_s": import_s,
               "devices": [d.name for d in tf.config.list_physical_devices()],
               "build_s": build_s}
-    result.update((_traced if task.mode == "traced" else _timed)(task, tf, built, x, w, rss))
-    tol = network.TOLERANCE[task.dtype]
-    if not result["max_abs_err"] <= tol:
-        raise ValueError(f"output differs from the NumPy reference by {result['max_abs_err']:.3g} (tolerance {tol:g})")
+    result.update(MODES[task.mode](task, tf, built, x, w, rss))
+    network.check_close(result["max_abs_err"], task.dtype)
     return result
 
+
+MODES = {"timed": _timed, "traced": _traced, "single-thread": _single_thread}
 
 if __name__ == "__main__":
     sys.exit(protocol.main(SeedTask, measure))

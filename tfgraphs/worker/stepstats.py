@@ -38,6 +38,11 @@ def op_table(first_stats, later_stats):
     return rows
 
 
+def folded(top_ops):
+    """True when no Conv2D ran in the later traced run: the network was replaced by a constant."""
+    return not any("Conv2D" in op["type"] and op["later_ms"] is not None for op in top_ops)
+
+
 def write_chrome_trace(step_stats, directory, stem):
     """Write one run's step stats as Chrome trace JSON (opens in Perfetto or chrome://tracing)."""
     from tensorflow.python.client import timeline

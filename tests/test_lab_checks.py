@@ -1,0 +1,71 @@
+"""Every lab check fails plausible wrong solutions and passes right ones written differently (run in-process)."""
+
+from pathlib import Path
+
+import pytest
+
+from tfgraphs.labs import check1, check2, check3, check4
+from tfgraphs.labs.checking import load, run_check
+
+TESTS = Path(__file__).resolve().parent
+VARIANTS = TESTS / "lab_variants"
+ROOT = TESTS.parent
+
+
+@pytest.fixture(autouse=True)
+def variants_importable(monkeypatch):
+    monkeypatch.syspath_prepend(str(VARIANTS))
+
+
+def module(lab, name):
+    if name == "reference":
+        return load(TESTS / "lab_solutions" / f"lab{lab}.py")
+    if name == "starter":
+        (path,) = ROOT.glob(f"labs/{lab}-*/starter.py")
+        return load(path)
+    return load(VARIANTS / f"{name}.py")
+
+
+# (lab, check, wrong solutions that must fail it, right solutions that must pass it)
+CASES = [
+    (1, check1.fed_graph_is_small, ["starter", "lab1_wrong_pyfunc"], ["reference", "lab1_right_list_feed"]),
+    (1, check1.fed_graph_is_correct, ["lab1_wrong_fixed", "lab1_wrong_same"], ["reference", "lab1_right_list_feed"]),
+    (1, check1.fed_graph_takes_any_batch, ["lab1_wrong_fixed", "lab1_wrong_same"],
+     ["reference", "lab1_right_list_feed"]),
+    (1, check1.loaded_graph_needs_no_feed, ["lab1_wrong_pyfunc", "lab1_wrong_fixed", "lab1_wrong_same"],
+     ["reference", "lab1_right_list_feed"]),
+    (2, check2.configs_match, ["lab2_wrong_mean", "lab2_wrong_first_device", "lab2_wrong_max"],
+     ["reference", "lab2_right_other_forms"]),
+    (2, check2.op_types_match, ["lab2_wrong_mean", "lab2_wrong_first_device"], ["reference", "lab2_right_other_forms"]),
+    (2, check2.excess_is_robust, ["starter", "lab2_wrong_mean", "lab2_wrong_first_device", "lab2_wrong_max"],
+     ["reference", "lab2_right_other_forms"]),
+    (3, check3.const_bytes_match, ["starter", "lab3_wrong_top_level", "lab3_wrong_in_place"],
+     ["reference", "lab3_right_other_forms"]),
+    (3, check3.max_batch_matches_tensorflow, ["starter", "lab3_wrong_top_level", "lab3_wrong_in_place"],
+     ["reference", "lab3_right_other_forms"]),
+    (3, check3.strip_keeps_shapes, ["lab3_wrong_top_level", "lab3_wrong_in_place"],
+     ["reference", "lab3_right_other_forms"]),
+    (4, check4.matches_conv1d, ["lab4_wrong_no_overlap", "lab4_wrong_all_blocks"],
+     ["reference", "lab4_right_keywords", "lab4_right_conv1d_keywords", "lab4_wrong_padded",
+      "lab4_wrong_convolution"]),
+    (4, check4.one_shape_only, ["starter", "lab4_wrong_padded", "lab4_wrong_convolution", "lab4_wrong_all_blocks"],
+     ["reference", "lab4_right_keywords", "lab4_right_conv1d_keywords"]),
+]
+
+
+@pytest.mark.parametrize("lab, check, wrong, right", CASES, ids=[c[1].__name__ for c in CASES])
+def test_wrong_solutions_fail_and_right_ones_pass(lab, check, wrong, right):
+    for name in wrong:
+        outcome = run_check(check, module(lab, name))
+        assert not outcome.passed, (name, outcome)
+    for name in right:
+        outcome = run_check(check, module(lab, name))
+        assert outcome.passed, (name, outcome)
+
+
+def test_every_check_of_labs_1_to_4_is_covered():
+    covered = {c[1] for c in CASES}
+    for checker in (check1, check2, check3, check4):
+        for check in checker.CHECKS:
+            assert check in covered, check.__name__
+    assert all(len(c[2]) >= 2 and len(c[3]) >= 2 for c in CASES)

@@ -1,0 +1,110 @@
+"""The fold-everything regime: measured by the worker, and never spanned by a ratio or a fit."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from conftest import words
+from tfgraphs.explain import compare as why
+from tfgraphs.explain import sweep as growth
+from tfgraphs.records import fits
+from tfgraphs.records.report import Report
+from tfgraphs.records.rows import Row
+from tfgraphs.spec import network
+from tfgraphs.spec.tasks import SeedTask, to_argv
+from tfgraphs.worker import stepstats
+
+DATA = network.data_bytes(1000, "float64")
+
+
+def seed_doc(variant, batch, mode="timed"):
+    task = SeedTask(variant=variant, batch=batch, runs=1, mode=mode)
+    proc = subprocess.run([sys.executable, *to_argv(task)], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return json.loads(proc.stdout)
+
+
+def test_the_folder_replaces_the_network_up_to_10_mib_of_output():
+    # float64: batch 970's output is 10,476,000 bytes, 971's 10,486,800; the threshold is 10 MiB = 10,485,760.
+    assert network.replaced_by_folding(970, "float64") and not network.replaced_by_folding(971, "float64")
+    # Below the threshold (batch 20) test_compare reads folded = true from a real compare run.
+    assert seed_doc("constant", 971)["folded"] is False
+
+
+def test_the_traced_later_run_says_whether_conv2d_ran():
+    doc = seed_doc("constant", 10, mode="traced")
+    assert doc["folded"] is True
+    assert not any(op["type"] == "Conv2D" and op["later_ms"] is not None for op in doc["top_ops"])
+    ran = [{"op": "conv", "type": "Conv2D", "first_ms": 1.0, "later_ms": 0.5}]
+    assert stepstats.folded(ran) is False
+    assert stepstats.folded([{**ran[0], "later_ms": None}]) is True
+
+
+def row(variant, *, folded, first=1.0, later=0.001, batch=None, graph=None):
+    return Row(variant=variant, graph_bytes=graph or DATA + 900, const_bytes=DATA, nodes=5, build_s=0.001,
+               session_s=0.001, first_run_s=first, runs_s=(later, later, later), peak_rss_bytes=10 * DATA,
+               rss_bytes={}, max_abs_err=0.0, folded=folded, batch=batch)
+
+
+def test_compare_gives_no_ratio_across_the_regime_change():
+    config = {"batch": 1000, "dtype": "float64", "runs": 3, "trials": 1, "seed": 0}
+    fed = Row(variant="placeholder", graph_bytes=450, const_bytes=0, nodes=5, build_s=0.001, session_s=0.001,
+              first_run_s=0.3, runs_s=(0.2, 0.2, 0.2), peak_rss_bytes=10 * DATA, max_abs_err=0.0)
+    text = words(" ".join(why.sentences(Report("compare", config, (row("constant", folded=True), fed)))))
+    assert "In constant, constant folding replaced the whole network by one constant" in text
+    assert "10,800,000 bytes, over the classic folder's 10 MiB (10,485,760 bytes) replacement threshold" in text
+    assert "First run over median later run" not in text and "Later runs take" not in text
+    kept = words(" ".join(why.sentences(Report("compare", config, (row("constant", folded=False, later=0.2), fed)))))
+    assert "In constant, Conv2D still ran after the first run" in kept and "replaced the whole network" not in kept
+
+
+def sweep_report(points):
+    rows = tuple(row("constant", folded=f, batch=b, graph=b * 8192 + extra, later=t) for b, f, extra, t in points)
+    config = {"batches": [p[0] for p in points], "dtype": "float64", "runs": 3, "variants": ["constant"]}
+    return Report("sweep", config, rows, extra={"fit": [f.to_dict() for f in fits.fit_all(rows, ["constant"])],
+                                                 "tf_error": None})
+
+
+def test_sweep_names_the_boundary_and_fits_one_regime():
+    # The folded batch lies off the line on purpose: a fit that used it would leave a residual.
+    report = sweep_report([(500, True, 5000, 0.0005), (2000, False, 900, 0.2), (4000, False, 900, 0.4)])
+    (fit,) = fits.fits(report)
+    assert (fit.points, fit.folded, fit.max_residual_bytes, fit.overhead_bytes) == (2, False, 0, 900)
+    text = words(" ".join(growth.sentences(report)))
+    assert "up to batch 500 (output 5,400,000 bytes) and not from batch 2,000" in text
+    assert "From batch 2,000 to 4,000" in text and "From batch 500" not in text
+
+
+def test_one_regime_throughout_has_no_boundary():
+    report = sweep_report([(10, True, 900, 0.0005), (20, True, 900, 0.0005)])
+    assert fits.fits(report)[0].points == 2
+    assert "boundary" not in " ".join(growth.sentences(report)) and "not from batch" not in " ".join(
+        growth.sentences(report))
+
+
+@pytest.mark.parametrize("values, want", [((True, True), True), ((False, False), False), ((True, False), None)])
+def test_trials_agree_on_the_regime_or_say_none(values, want):
+    from tfgraphs.records.rows import Measurement
+    trials = [Measurement(first_run_s=1.0, runs_s=(0.1,), folded=v) for v in values]
+    assert Row.from_trials("constant", trials).folded is want
+
+
+def test_sweep_table_gives_no_first_later_ratio_for_a_folded_point():
+    from tfgraphs.render.sweep import points_table
+
+    report = sweep_report([(500, True, 5000, 0.0005), (2000, False, 900, 0.2)])
+    table, legend, _ = points_table(report)
+    folded, kept = table.rows
+    assert folded[-1] == "yes" and folded[-3] is None
+    assert kept[-1] == "no" and kept[-3] == "5.00"
+    assert "no first / later ratio" in legend
+
+
+def test_a_boundary_with_one_batch_past_it_gives_no_fit():
+    report = sweep_report([(500, True, 900, 0.0005), (2000, False, 900, 0.2)])
+    assert fits.fits(report) == []
+    text = words(" ".join(growth.sentences(report)))
+    assert "Only batch 2,000 lies on the side of the largest batch, so no growth or fit is given for constant" in text
+    assert "From batch" not in text
