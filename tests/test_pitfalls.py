@@ -190,7 +190,7 @@ def test_embedding_lessons_refused_past_2_gib(tmp_path, monkeypatch, capsys):
     assert [(t.lesson, t.variant) for t in fake.tasks] == [("graph-growth", "placeholder")]
     refused = [line for line in err.splitlines() if "refusing" in line]
     assert len(refused) == 2 and "graph-growth constant: X would be" in refused[0]
-    assert "placeholder-default placeholder: X would be" in refused[1] and "past the 2 GiB GraphDef limit" in err
+    assert "placeholder-default placeholder: X would be" in refused[1] and "past the 2 GiB single-tensor limit" in err
     statuses = [(r["lesson"], r["variant"], r["status"]) for r in json.loads(path.read_text())["lessons"]]
     assert statuses == [("graph-growth", "constant", "failed"), ("graph-growth", "placeholder", "ok"),
                         ("placeholder-default", "placeholder", "failed")]

@@ -280,8 +280,9 @@ def test_explain_runs_every_session_on_the_target(monkeypatch):
     config = explain.Config(batch=10, runs=2, variants=("placeholder",), presets=("default",),
                             target="grpc://127.0.0.1:1")
     explain.run(config, explain.plan(config), runner.Progress(2, quiet=True))
+    # The single-threaded evaluation beside the folding share is the in-process folder's cost, so it stays local.
     assert [(t.mode, t.target) for t in fake.tasks] == [("timed", "grpc://127.0.0.1:1"),
-                                                         ("traced", "grpc://127.0.0.1:1")]
+                                                         ("traced", "grpc://127.0.0.1:1"), ("single-thread", None)]
 
 
 def test_server_prints_its_target_and_stops_on_sigterm(mark):
