@@ -7,7 +7,7 @@ import pytest
 from conftest import run_cli, words
 from tfgraphs.explain.explain import sentences, share_text
 from tfgraphs.fileio import write_doc
-from tfgraphs.records.attribution import attribute, attributions
+from tfgraphs.records.explain import attribute, attributions
 from tfgraphs.records.report import Report
 from tfgraphs.records.rows import Row
 from tfgraphs.spec import network

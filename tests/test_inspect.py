@@ -169,7 +169,7 @@ def test_sentences_count_consts_that_list_fewer_values(tmp_path):
     # One value stored for 1,000 elements: 4,000 bytes expanded from a node of a few dozen bytes.
     from tfgraphs.explain.inspect import sentences
     from tfgraphs.graphdef import files
-    from tfgraphs.records.inspection import Inspection
+    from tfgraphs.records.inspect import Inspection
 
     path = tmp_path / "fill.pbtxt"
     path.write_text(REPEATED_CONST)
@@ -189,7 +189,7 @@ def test_sentences_count_consts_that_list_fewer_values(tmp_path):
 
 def test_full_consts_are_not_counted_as_elided(files, tmp_path):
     from tfgraphs.explain.inspect import sentences
-    from tfgraphs.records.inspection import Inspection
+    from tfgraphs.records.inspect import Inspection
 
     doc = inspect_json(files[0] / "constant.pb", tmp_path)
     said = sentences(Inspection.from_dict(doc))

@@ -10,11 +10,11 @@ import fakes
 from conftest import run_cli, words
 from tfgraphs.cli import main
 from tfgraphs.explain import pitfalls as why
-from tfgraphs.records.lessons import Case, LessonRun
+from tfgraphs.records.pitfalls import Case, LessonRun
 from tfgraphs.records.report import Report, load
 from tfgraphs.render import render
 from tfgraphs.spec import network
-from tfgraphs.spec.lessons import EXECUTOR_CASES, GROWTH_CASES, LESSONS, REPEATED_CASES
+from tfgraphs.spec.pitfalls import EXECUTOR_CASES, GROWTH_CASES, LESSONS, REPEATED_CASES
 from tfgraphs.spec.limits import GRAPHDEF_LIMIT
 from tfgraphs.spec.tasks import PitfallsTask
 

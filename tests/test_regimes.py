@@ -9,7 +9,7 @@ import pytest
 from conftest import words
 from tfgraphs.explain import compare as why
 from tfgraphs.explain import sweep as growth
-from tfgraphs.records import fits
+from tfgraphs.records import sweep as fits
 from tfgraphs.records.report import Report
 from tfgraphs.records.rows import Row
 from tfgraphs.spec import network

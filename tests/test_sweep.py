@@ -11,7 +11,7 @@ import fakes
 from conftest import run_cli, words
 from tfgraphs.explain import sweep as growth
 from tfgraphs.jobs import runner, sweep
-from tfgraphs.records import fits
+from tfgraphs.records import sweep as fits
 from tfgraphs.records.report import Report
 from tfgraphs.records.rows import Row
 from tfgraphs.records.schema import SCHEMA

@@ -2,7 +2,7 @@
 
 from tfgraphs.cli.common import add_output_flags, check_outputs, choose, positive_int, run_job, seed
 from tfgraphs.jobs import pitfalls
-from tfgraphs.spec.lessons import LESSONS, VARIANT_NAMES
+from tfgraphs.spec.pitfalls import LESSONS, VARIANT_NAMES
 
 DESCRIPTION = (
     "Measure four TF1 pitfalls on the seed network, each lesson on each of its variants in a fresh worker: "

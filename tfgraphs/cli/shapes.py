@@ -2,7 +2,7 @@
 
 from tfgraphs.cli.common import add_output_flags, check_outputs, choose, positive_int, run_job, seed
 from tfgraphs.jobs import shapes
-from tfgraphs.spec.modes import MODES
+from tfgraphs.spec.shapes import MODES
 
 DESCRIPTION = (
     "Run Conv1D(filters, kernel) on (batch, L, channels) float32 for L = start ... start+count-1, in passes over "

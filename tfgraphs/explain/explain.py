@@ -3,7 +3,7 @@
 import statistics
 
 from tfgraphs.explain.owngraph import slowest_ops
-from tfgraphs.records.attribution import LABELS, NEEDED, PARTS, part_spread
+from tfgraphs.records.explain import LABELS, NEEDED, PARTS, part_spread
 from tfgraphs.records.stats import judge, share_bounds, spread
 from tfgraphs.spec.variants import VARIANTS
 from tfgraphs.units import fmt_s

@@ -5,7 +5,7 @@ import statistics
 
 from tfgraphs.records.stats import judge, paired, spread
 from tfgraphs.spec import network
-from tfgraphs.spec.lessons import CHECKPOINT, DEFAULT_CASES, FROZEN, GRAPH, GROWTH_CASES, META
+from tfgraphs.spec.pitfalls import CHECKPOINT, DEFAULT_CASES, FROZEN, GRAPH, GROWTH_CASES, META
 from tfgraphs.spec.limits import largest_batch
 from tfgraphs.units import fmt_bytes, fmt_s, join
 

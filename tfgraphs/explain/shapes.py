@@ -4,7 +4,7 @@ import statistics
 from dataclasses import dataclass
 
 from tfgraphs.records.stats import iqr, judge, median_or_none, paired, share_bounds
-from tfgraphs.spec.modes import AUTOTUNE, SWITCH_NAMES
+from tfgraphs.spec.shapes import AUTOTUNE, SWITCH_NAMES
 from tfgraphs.units import fmt_s, join
 
 

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from tfgraphs.records.fits import fits, one_regime
+from tfgraphs.records.sweep import fits, one_regime
 from tfgraphs.spec import limits, network
 from tfgraphs.units import fmt_bytes, fmt_s
 

@@ -5,7 +5,7 @@ from dataclasses import dataclass, replace
 from tfgraphs.jobs import compare, remote, runner
 from tfgraphs.jobs.plan import Plan
 from tfgraphs.jobs.trials import run_trials
-from tfgraphs.records.attribution import attributions
+from tfgraphs.records.explain import attributions
 from tfgraphs.records.report import Report
 from tfgraphs.records.rows import Measurement, Row
 from tfgraphs.spec.presets import PRESETS

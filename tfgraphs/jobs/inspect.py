@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from tfgraphs.errors import UsageError
 from tfgraphs.fileio import write_atomic
 from tfgraphs.graphdef import consts, files
-from tfgraphs.records.inspection import Inspection
+from tfgraphs.records.inspect import Inspection
 from tfgraphs.spec.limits import GRAPHDEF_LIMIT
 from tfgraphs.tfimport import import_tensorflow
 

@@ -6,7 +6,7 @@ from tfgraphs.graphdef.interface import resolve
 from tfgraphs.jobs import runner
 from tfgraphs.jobs.plan import Plan
 from tfgraphs.jobs.trials import run_trials
-from tfgraphs.records.attribution import attribute
+from tfgraphs.records.explain import attribute
 from tfgraphs.records.report import Report
 from tfgraphs.records.rows import Measurement, Row
 from tfgraphs.spec.owngraph import INT_HIGH, encode_feeds, encode_fetches

@@ -1,13 +1,13 @@
-"""The pitfalls job: each lesson on each of its variants, in a fresh worker, in the order spec.lessons names them."""
+"""The pitfalls job: each lesson on each of its variants, in a fresh worker, in the order spec.pitfalls names them."""
 
 from dataclasses import asdict, dataclass
 
 from tfgraphs.errors import UsageError
 from tfgraphs.jobs import runner
 from tfgraphs.jobs.plan import Plan
-from tfgraphs.records.lessons import LessonRun
+from tfgraphs.records.pitfalls import LessonRun
 from tfgraphs.records.report import Report
-from tfgraphs.spec.lessons import DTYPE, LESSONS, VARIANT_NAMES
+from tfgraphs.spec.pitfalls import DTYPE, LESSONS, VARIANT_NAMES
 from tfgraphs.spec.limits import refusal
 from tfgraphs.spec.tasks import PitfallsTask
 from tfgraphs.spec.variants import VARIANTS

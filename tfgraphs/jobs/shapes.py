@@ -7,7 +7,7 @@ from tfgraphs.jobs import runner
 from tfgraphs.jobs.plan import Plan
 from tfgraphs.records.report import Report
 from tfgraphs.records.rows import ModeRun
-from tfgraphs.spec.modes import DTYPE, MODES, SWITCHES_ON, switch_for
+from tfgraphs.spec.shapes import DTYPE, MODES, SWITCHES_ON, switch_for
 from tfgraphs.spec.tasks import ShapesTask
 
 
@@ -28,7 +28,7 @@ class Config:
     switch_modes: tuple = ("eager",)
 
     def to_dict(self):
-        # The dtype is not a setting: every worker runs in spec.modes.DTYPE, and the document says which.
+        # The dtype is not a setting: every worker runs in spec.shapes.DTYPE, and the document says which.
         return {**asdict(self), "modes": list(self.modes), "switch_modes": list(self.switch_modes), "dtype": DTYPE}
 
     @property

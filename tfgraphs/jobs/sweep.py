@@ -4,7 +4,7 @@ from dataclasses import asdict, dataclass, replace
 
 from tfgraphs.jobs import compare, runner
 from tfgraphs.jobs.plan import Plan
-from tfgraphs.records.fits import fit_all
+from tfgraphs.records.sweep import fit_all
 from tfgraphs.records.report import Report
 from tfgraphs.spec import limits, network
 

@@ -10,7 +10,7 @@ import numpy as np
 from tfgraphs.errors import UsageError
 from tfgraphs.jobs import owngraph, runner
 from tfgraphs.records.rows import Measurement
-from tfgraphs.records.unembedding import Unembedding, side
+from tfgraphs.records.unembed import Unembedding, side
 from tfgraphs.spec.owngraph import INT_HIGH, MIN_BYTES, encode_feeds, encode_fetches, max_abs_difference, tolerance
 from tfgraphs.spec.tasks import UnembedTask
 

@@ -5,8 +5,8 @@ from dataclasses import dataclass, field
 
 import tfgraphs
 from tfgraphs.machine import now_utc, timing_env
-from tfgraphs.records.inspection import Inspection
-from tfgraphs.records.lessons import LessonRun
+from tfgraphs.records.inspect import Inspection
+from tfgraphs.records.pitfalls import LessonRun
 from tfgraphs.records.rows import ModeRun, Row
 from tfgraphs.records.schema import SCHEMA, TOOL, envelope, provenance, provenance_of
 

@@ -4,7 +4,7 @@ import csv
 import statistics
 
 from tfgraphs.fileio import write_atomic
-from tfgraphs.records.lessons import LessonRun
+from tfgraphs.records.pitfalls import LessonRun
 from tfgraphs.records.rows import ModeRun, Row
 
 PHASES = ("build_s", "serialize_s", "session_s", "init_s", "first_run_s")

@@ -3,7 +3,7 @@
 import statistics
 
 from tfgraphs.explain.explain import sentences, share_text
-from tfgraphs.records.attribution import LABELS, PARTS, part_spread
+from tfgraphs.records.explain import LABELS, PARTS, part_spread
 from tfgraphs.render.compare import header
 from tfgraphs.render.owngraph import graph_header
 from tfgraphs.render.page import WIDTH, failures, page, time_unit

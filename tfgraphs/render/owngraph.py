@@ -1,10 +1,7 @@
 """The header of an explain report on a user's graph: which file, what was fed and fetched (no TensorFlow here)."""
 
 from tfgraphs.render.page import machine_line
-
-
-def _shape(dims):
-    return "x".join(map(str, dims)) or "scalar"
+from tfgraphs.units import shape_text
 
 
 def graph_header(report):
@@ -13,7 +10,7 @@ def graph_header(report):
     trials = c.get("trials", 1)
     where = c["format"] + (f", tag {c['tag']}" if c.get("tag") else "") + (
         f", signature {c['signature']}" if c.get("signature") else "")
-    feeds = ", ".join(f"{i['key']} {i['dtype']} {_shape(i['shape'])}" for i in c["inputs"]) or "none"
+    feeds = ", ".join(f"{i['key']} {i['dtype']} {shape_text(i['shape'])}" for i in c["inputs"]) or "none"
     fetches = ", ".join(o["key"] for o in c["outputs"])
     return (f"explain --graph {c['graph']} ({where})\nfeeds {feeds}; fetches {fetches}\n"
             f"{c['runs']} later runs x {trials} trial{'s' if trials != 1 else ''}, seed {c.get('seed', 0)}, "

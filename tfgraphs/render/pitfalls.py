@@ -5,7 +5,7 @@ import statistics
 from tfgraphs.explain.pitfalls import sentences
 from tfgraphs.render.page import WIDTH, failures, machine_line, page, time_unit
 from tfgraphs.render.table import Table
-from tfgraphs.spec.lessons import GROWTH_CASES
+from tfgraphs.spec.pitfalls import GROWTH_CASES
 from tfgraphs.units import fmt_bytes, sig3 as _sig
 
 

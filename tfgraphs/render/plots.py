@@ -3,7 +3,7 @@
 from tfgraphs.errors import UsageError
 from tfgraphs.explain.sweep import series
 from tfgraphs.fileio import write_atomic
-from tfgraphs.records.fits import fits as fits_of
+from tfgraphs.records.sweep import fits as fits_of
 from tfgraphs.spec.limits import GRAPHDEF_LIMIT
 
 INSTALL = "pip install -e '.[viz]'"   # tfgraphs is installed from a checkout, so the extra comes from there

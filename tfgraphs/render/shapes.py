@@ -4,7 +4,7 @@ from tfgraphs.explain.shapes import cost, later_label, sentences, short_device, 
 from tfgraphs.records.stats import STEADY_SHARE
 from tfgraphs.render.page import WIDTH, failures, machine_line, page, time_unit
 from tfgraphs.render.table import Table
-from tfgraphs.spec.modes import SWITCH_NAMES
+from tfgraphs.spec.shapes import SWITCH_NAMES
 from tfgraphs.units import sig3
 
 

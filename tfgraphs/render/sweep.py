@@ -1,7 +1,7 @@
 """Render a sweep report: every batch x variant, the fitted lines, and what TensorFlow said at the limit."""
 
 from tfgraphs.explain.sweep import PEAK_SPAN_BYTES, peak_per_example, sentences
-from tfgraphs.records.fits import fits
+from tfgraphs.records.sweep import fits
 from tfgraphs.records.stats import ratio
 from tfgraphs.render.page import WIDTH, failures, machine_line, page, time_unit
 from tfgraphs.render.table import Table

@@ -1,37 +1,29 @@
 """Render an unembed run: what moved, what stayed, the graph before and after, and what that shows."""
 
-import math
-
-from tabulate import tabulate
-
 from tfgraphs.explain.unembed import sentences
 from tfgraphs.render.page import WIDTH, page, time_unit
-from tfgraphs.units import shape_text
+from tfgraphs.render.table import Table
+from tfgraphs.units import fmt_int, shape_text, sig3
 
 
 def header(u):
+    """What was rewritten, then with which TensorFlow on which machine."""
     m = u.machine
-    return (f"unembed {u.path} -o {u.out}: Consts of at least {u.min_bytes:,} bytes become variables | TensorFlow "
-            f"{u.tf_version}, {m.get('cpu_count')} x {m.get('cpu_model', '?')}")
+    return (f"unembed {u.path} -o {u.out}: Consts of at least {u.min_bytes:,} bytes become variables\n"
+            f"TensorFlow {u.tf_version}, {m.get('cpu_count')} x {m.get('cpu_model', '?')}")
 
 
-def moved_table(u, fmt):
-    body = [[m["name"], m["dtype"], shape_text(m["shape"]), m["bytes"]] for m in u.moved]
+def moved_table(u):
+    rows = tuple((m["name"], m["dtype"], shape_text(m["shape"]), fmt_int(m["bytes"])) for m in u.moved)
     legend = ("Each is now a non-trainable variable (VariableV2 NAME/variable, read by an Identity still named NAME) "
               "restored from OUT/variables.")
-    return tabulate(body, ["name", "dtype", "shape", "bytes"], tablefmt=fmt, intfmt=","), legend
+    return Table(("name", "dtype", "shape", "bytes"), rows, keys=1, wrap=((0, 48),)), legend
 
 
-def left_table(u, fmt):
-    body = [[x["name"], x["function"], x["dtype"], shape_text(x["shape"]), x["bytes"]] for x in u.left]
+def left_table(u):
+    rows = tuple((x["name"], x["function"], x["dtype"], shape_text(x["shape"]), fmt_int(x["bytes"])) for x in u.left)
     legend = "Left in place: " + "; ".join(dict.fromkeys(x["reason"] for x in u.left)) + "."
-    return tabulate(body, ["name", "function", "dtype", "shape", "bytes"], tablefmt=fmt, intfmt=","), legend
-
-
-def _sig(v):
-    """Three significant digits, never in exponent form."""
-    digits = max(0, 2 - math.floor(math.log10(abs(v)))) if v else 0
-    return f"{v:,.{digits}f}"
+    return Table(("name", "function", "dtype", "shape", "bytes"), rows, keys=2, wrap=((0, 36), (1, 24))), legend
 
 
 def _later(side, scale):
@@ -39,16 +31,16 @@ def _later(side, scale):
     if not runs:
         return None
     s = sorted(runs)
-    return f"{_sig(s[len(s) // 2] / scale)} ({_sig(s[0] / scale)}-{_sig(s[-1] / scale)}, n={len(s)})"
+    return f"{sig3(s[len(s) // 2] / scale)} ({sig3(s[0] / scale)}-{sig3(s[-1] / scale)}, n={len(s)})"
 
 
-def before_after_table(u, fmt):
+def before_after_table(u):
     """Sizes always; times and memory when --check ran both graphs."""
     sides = (u.before, u.after)
     unit, scale = time_unit([v for s in sides for v in (s["session_s"], s["load_s"], s["first_run_s"], *s["runs_s"])])
 
     def t(v):
-        return None if v is None else _sig(v / scale)
+        return None if v is None else sig3(v / scale)
 
     body = [["GraphDef bytes", *(f"{s['graph_bytes']:,}" for s in sides)],
             ["largest Const bytes", *(f"{s['largest_const_bytes']:,}" for s in sides)],
@@ -62,7 +54,7 @@ def before_after_table(u, fmt):
               "load+restore = tf.compat.v1.saved_model.loader.load. "
               + ("Each side ran in its own fresh worker on the same seeded feeds." if u.checked
                  else "'-' = not measured: --check runs both graphs."))
-    return tabulate(body, ["", "before", "after"], tablefmt=fmt, missingval="-", disable_numparse=True), legend
+    return Table(("", "before", "after"), tuple(map(tuple, body))), legend
 
 
 def render(u, fmt="simple", width=WIDTH):
@@ -70,9 +62,9 @@ def render(u, fmt="simple", width=WIDTH):
     sections = []
     if u.before:
         if u.moved:
-            sections.append(("Moved into variables", *moved_table(u, fmt)))
+            sections.append(("Moved into variables", *moved_table(u)))
         if u.left:
-            sections.append(("Inside function bodies", *left_table(u, fmt)))
-        sections.append(("Before and after", *before_after_table(u, fmt)))
+            sections.append(("Inside function bodies", *left_table(u)))
+        sections.append(("Before and after", *before_after_table(u)))
     return page(header(u), sections, "What this run shows:" if u.before else None,
                 sentences(u) if u.before else (), [f"FAILED {e}" for e in u.errors], fmt, width)

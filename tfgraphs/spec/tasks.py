@@ -7,8 +7,8 @@ import argparse
 from dataclasses import MISSING, dataclass, field, fields
 from typing import ClassVar
 
-from tfgraphs.spec.lessons import LESSONS
-from tfgraphs.spec.modes import MODES
+from tfgraphs.spec.pitfalls import LESSONS
+from tfgraphs.spec.shapes import MODES
 from tfgraphs.spec.network import DTYPES
 from tfgraphs.spec.presets import PRESETS
 from tfgraphs.spec.remote import FETCHES

@@ -1,13 +1,13 @@
 """One pitfalls lesson on one variant in a fresh process: `python -m tfgraphs.worker.pitfalls --lesson L ...`.
 
-Prints one JSON document: the lesson's cases, named as in spec.lessons, in the order they ran. Progress goes to
+Prints one JSON document: the lesson's cases, named as in spec.pitfalls, in the order they ran. Progress goes to
 stderr as `@phase NAME` lines.
 """
 
 import sys
 
 from tfgraphs.spec import network
-from tfgraphs.spec.lessons import DTYPE
+from tfgraphs.spec.pitfalls import DTYPE
 from tfgraphs.spec.tasks import PitfallsTask
 from tfgraphs.tfimport import import_tensorflow
 from tfgraphs.worker import protocol

@@ -7,7 +7,7 @@ import numpy as np
 
 from tfgraphs import machine
 from tfgraphs.spec import network
-from tfgraphs.spec.lessons import DTYPE, EXECUTOR_CASES, GROWTH_CASES, REPEATED_CASES
+from tfgraphs.spec.pitfalls import DTYPE, EXECUTOR_CASES, GROWTH_CASES, REPEATED_CASES
 from tfgraphs.worker import protocol
 
 
@@ -59,7 +59,7 @@ def executor_cache(tf, task, x, w):
         "callable first call": lambda: made["callable"](*args),
         "callable repeat": lambda: made["callable"](*args),
     }
-    assert tuple(steps) == EXECUTOR_CASES, "the cases run in the order spec.lessons names them"
+    assert tuple(steps) == EXECUTOR_CASES, "the cases run in the order spec.pitfalls names them"
     cases = []
     for name, call in steps.items():
         case, value = timed_case(name, call, task.steps if name in REPEATED_CASES else 1)

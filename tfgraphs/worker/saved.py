@@ -6,7 +6,7 @@ import tempfile
 import time
 
 from tfgraphs.graphdef import consts
-from tfgraphs.spec.lessons import CHECKPOINT, DEFAULT_CASES, FROZEN, GRAPH, LESSONS, META
+from tfgraphs.spec.pitfalls import CHECKPOINT, DEFAULT_CASES, FROZEN, GRAPH, LESSONS, META
 from tfgraphs.worker import protocol
 from tfgraphs.worker.runs import check_output
 
@@ -38,7 +38,7 @@ def export_meta(tf, graph, path):
 
 
 def saved_copies(tf, task, x, w):
-    """Each artifact spec.lessons names for the variant, written to a temporary folder and searched for X."""
+    """Each artifact spec.pitfalls names for the variant, written to a temporary folder and searched for X."""
     from tfgraphs.worker.graphs import build
 
     names = LESSONS[task.lesson].cases[task.variant]

@@ -10,7 +10,7 @@ import time
 
 import numpy as np
 
-from tfgraphs.spec.modes import DTYPE, SWITCHES
+from tfgraphs.spec.shapes import DTYPE, SWITCHES
 from tfgraphs.spec.tasks import ShapesTask
 from tfgraphs.tfimport import import_tensorflow
 from tfgraphs.worker import protocol
