@@ -62,7 +62,8 @@ def ops_table(report):
                  for r in report.rows for op in r.top_ops[:TOP_OPS])
     legend = (f"Times in ms. Up to {TOP_OPS} ops per row from FULL_TRACE step stats, slowest first; '-' = the op did "
               f"not run in that run. Op time is what the executor spent in the op, not the run's wall time.")
-    return Table(("variant", "preset", "op", "type", "first run", "later run"), rows, keys=4, wrap=((2, 36),)), legend
+    table = Table(("variant", "preset", "op", "type", "first run", "later run"), rows, keys=4, wrap=((2, 28), (3, 18)))
+    return table, legend
 
 
 def render(report, fmt="simple", width=WIDTH):
