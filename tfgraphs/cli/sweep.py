@@ -10,8 +10,8 @@ def add_parser(sub):
     s = sub.add_parser("sweep",
                        help="graph size, time and memory against batch, fitted up to the 2 GiB serialized-GraphDef limit",
                        description="Measure each variant at each batch in a fresh worker, fit graph bytes = "
-                                   "a*batch + b, predict the largest batch whose GraphDef serializes under 2 GiB, and ask TensorFlow to embed "
-                                   "the next one (from a zero-stride array view).")
+                                   "a*batch + b, predict the largest batch whose GraphDef serializes under 2 GiB, "
+                                   "and ask TensorFlow to embed the next one (from a zero-stride array view).")
     d = sweep.Config()
     add_measure_flags(s, runs=d.runs, batch=False)
     s.add_argument("--batches", type=batch_list, default=d.batches, metavar="N,N,...",
