@@ -95,23 +95,13 @@ def _traced(task, tf, feed, fetches, rss):
     from tfgraphs.worker.sessions import session_config
 
     sess = _open(task, tf, session_config(task.preset), {}, rss)
-    options = tf.compat.v1.RunOptions(trace_level=tf.compat.v1.RunOptions.FULL_TRACE)
-    metas, walls = [], []
-    for label in ("first", "second"):
-        _phase(f"traced {label} run")
-        meta = tf.compat.v1.RunMetadata()
-        t0 = time.perf_counter()
-        sess.run(fetches, feed_dict=feed, options=options, run_metadata=meta)
-        walls.append(time.perf_counter() - t0)
-        metas.append(meta)
+    metas, walls, _ = stepstats.traced_pair(tf, sess, fetches, feed, _phase)
     graph = sess.graph
     sess.close()
     out = {"first_run_s": walls[0], "runs_s": walls[1:], "trace_files": [],
            "top_ops": stepstats.op_table(metas[0].step_stats, metas[1].step_stats)}
     if task.trace_dir:
-        for label, meta in zip(("first", "second"), metas):
-            stem = f"{task.name}.{task.preset}.{label}-run"
-            out["trace_files"].append(stepstats.write_chrome_trace(meta.step_stats, task.trace_dir, stem))
+        out["trace_files"] = stepstats.write_chrome_traces(metas, task.trace_dir, f"{task.name}.{task.preset}")
     if task.tensorboard_dir:
         _phase("tensorboard")
         out["tensorboard_dir"] = tensorboard.write_graph(graph, os.path.join(task.tensorboard_dir, task.name))

@@ -123,15 +123,7 @@ def _traced(task, tf, built, x, w, rss):
     sess = tf.compat.v1.Session(task.target or "", graph=built.graph, config=session_config(task.preset))
     if built.init is not None:
         sess.run(built.init, feed_dict=built.init_feed)
-    options = tf.compat.v1.RunOptions(trace_level=tf.compat.v1.RunOptions.FULL_TRACE)
-    metas, walls = [], []
-    for label in ("first", "second"):
-        _phase(f"traced {label} run")
-        meta = tf.compat.v1.RunMetadata()
-        t0 = time.perf_counter()
-        y = sess.run(built.output, feed_dict=built.feed, options=options, run_metadata=meta)
-        walls.append(time.perf_counter() - t0)
-        metas.append(meta)
+    metas, walls, y = stepstats.traced_pair(tf, sess, built.output, built.feed, _phase)
     sess.close()
     top_ops = stepstats.op_table(metas[0].step_stats, metas[1].step_stats)
     out = {
@@ -143,11 +135,8 @@ def _traced(task, tf, built, x, w, rss):
         "target": task.target or "", "fetch": task.fetch,
         "trace_files": [],
     }
-    tag = f"{task.variant}.{task.preset}"
     if task.trace_dir:
-        for label, meta in zip(("first", "second"), metas):
-            path = stepstats.write_chrome_trace(meta.step_stats, task.trace_dir, f"{tag}.{label}-run")
-            out["trace_files"].append(path)
+        out["trace_files"] = stepstats.write_chrome_traces(metas, task.trace_dir, f"{task.variant}.{task.preset}")
     if task.tensorboard_dir:
         _phase("tensorboard")
         board = os.path.join(task.tensorboard_dir, task.variant)

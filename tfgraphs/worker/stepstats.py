@@ -2,6 +2,7 @@
 
 import os
 import re
+import time
 
 from tfgraphs.fileio import write_atomic
 
@@ -51,3 +52,23 @@ def write_chrome_trace(step_stats, directory, stem):
     text = timeline.Timeline(step_stats).generate_chrome_trace_format(show_memory=True)
     write_atomic(path, lambda f: f.write(text))
     return path
+
+
+def traced_pair(tf, sess, fetches, feed, phase):
+    """The first and second run with FULL_TRACE: ([RunMetadata, ...], [wall s, ...], the second run's output)."""
+    options = tf.compat.v1.RunOptions(trace_level=tf.compat.v1.RunOptions.FULL_TRACE)
+    metas, walls, out = [], [], None
+    for label in ("first", "second"):
+        phase(f"traced {label} run")
+        meta = tf.compat.v1.RunMetadata()
+        t0 = time.perf_counter()
+        out = sess.run(fetches, feed_dict=feed, options=options, run_metadata=meta)
+        walls.append(time.perf_counter() - t0)
+        metas.append(meta)
+    return metas, walls, out
+
+
+def write_chrome_traces(metas, directory, tag):
+    """The two traced runs as Chrome trace files TAG.first-run and TAG.second-run in directory; their paths."""
+    return [write_chrome_trace(meta.step_stats, directory, f"{tag}.{label}-run")
+            for label, meta in zip(("first", "second"), metas)]
