@@ -144,7 +144,7 @@ def test_a_graph_failing_at_run_time_is_a_failed_row(graphs, monkeypatch, capsys
 
 
 def test_inspect_suggests_unembed_only_for_large_constants(graphs):
-    from tfgraphs.explain.inspect import sentences
+    from tfgraphs.findings.inspect import sentences
     from tfgraphs.jobs import inspect
 
     lookup = sentences(inspect.run(inspect.Config(str(graphs["lookup"]))))

@@ -1,0 +1,38 @@
+"""Running a measuring job from Python: plan it, refuse or check what the plan says, run it, write its outputs."""
+
+import sys
+
+from tfgraphs.api.options import optional_positive, plot_path, writable
+from tfgraphs.api.progress import progress
+from tfgraphs.api.report import Report
+from tfgraphs.errors import UsageError
+from tfgraphs.jobs.plan import check_memory
+
+
+def check_outputs(json=None, csv=None, plot=None):
+    """Refuse unwritable output paths, or a plot without matplotlib, before any work starts."""
+    writable(json, csv)
+    plot_path(plot)
+
+
+def measure(job, config, *, quiet=False, timeout=None, force=False, json=None, csv=None, plot=None, **options):
+    """Run a job's plan with progress; the Report, its JSON, CSV and plot written where asked."""
+    timeout = optional_positive("timeout", timeout)
+    check_outputs(json, csv, plot)
+    plan = job.plan(config)
+    said = plan.notices if plan.runnable else plan.notices[:-1]
+    for notice in said:
+        print(f"tfgraphs: refusing {notice}", file=sys.stderr)
+    if not plan.runnable:
+        # Every row was refused: the last refusal is the error, so each one is still one line.
+        raise UsageError(f"refusing {plan.notices[-1]}" if plan.notices else "nothing to run")
+    check_memory(plan, force)
+    result = Report(job.run(config, plan, progress(plan.workers, quiet), timeout=timeout, **options),
+                    refused=plan.notices)
+    if json:
+        result.to_json(json)
+    if csv:
+        result.to_csv(csv)
+    if plot:
+        result.plot(plot)
+    return result

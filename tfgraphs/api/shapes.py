@@ -1,0 +1,28 @@
+"""tfgraphs.shapes(): what each new input length costs, in every way of running a 1-D convolution."""
+
+from tfgraphs.api.options import names, whole
+from tfgraphs.api.running import check_outputs, measure
+from tfgraphs.jobs import shapes as job
+from tfgraphs.spec.shapes import MODES
+
+D = job.Config
+SIZES = ("start", "count", "batch", "channels", "filters", "kernel", "block", "passes")
+
+
+def shapes(start=D.start, count=D.count, batch=D.batch, channels=D.channels, filters=D.filters, kernel=D.kernel,
+           block=D.block, passes=D.passes, modes=MODES, switch_modes=None, seed=D.seed, timeout=None, quiet=False,
+           json=None, csv=None, plot=None):
+    """Run each mode over many input lengths in fresh workers; switch_modes None: the default ones in modes."""
+    check_outputs(json, csv, plot)
+    given = locals()
+    sizes = {name: whole(name, given[name]) for name in SIZES}
+    modes = names("modes", modes, MODES, "mode")
+    if switch_modes is None:
+        # The default only names modes that ran; a switch mode the user names must be in modes (plan refuses).
+        switch_modes = tuple(m for m in D.switch_modes if m in modes)
+    elif switch_modes in ("none", (), []):
+        switch_modes = ()
+    else:
+        switch_modes = names("switch_modes", switch_modes, MODES, "mode")
+    config = job.Config(**sizes, seed=whole("seed", seed, least=0), modes=modes, switch_modes=switch_modes)
+    return measure(job, config, timeout=timeout, quiet=quiet, json=json, csv=csv, plot=plot)
