@@ -95,7 +95,9 @@ class Report:
 def report(path):
     """The Report saved at path by --json or Report.to_json, ready to print, show or plot again."""
     try:
-        return Report(load(read_doc(path)))
+        found = Report(load(read_doc(path)))
+        found.text()   # a document missing what its text needs is refused now, not when it is printed
+        return found
     except UsageError:
         raise
     except ValueError as exc:

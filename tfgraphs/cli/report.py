@@ -26,20 +26,9 @@ def run(args):
         raise UsageError(f"report takes one file, or two to compare, not {len(args.path)}")
     found = [report(path) for path in args.path]
     if len(found) == 1:
-        text = _rendered(args.path[0], lambda: found[0].text(args.format, text_width(args)))
+        text = found[0].text(args.format, text_width(args))
     else:
         text = versus.render(*(f.result for f in found), args.path, args.format, text_width(args))
     sys.stdout.write(text)
     return 0
 
-
-def _rendered(path, make):
-    """make(), with a saved document's faults turned into one-line usage errors naming path."""
-    try:
-        return make()
-    except UsageError:
-        raise
-    except ValueError as exc:
-        raise UsageError(f"{path}: {exc}") from None
-    except KeyError as exc:
-        raise UsageError(f"{path} is not a complete tfgraphs results file (no {exc} in it)") from None

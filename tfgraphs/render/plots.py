@@ -27,6 +27,13 @@ def _figure(**size):
     return Figure(**size)
 
 
+def _finish(fig, ax, legend_size=8, **legend):
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=legend_size, **legend)
+    fig.tight_layout()
+    return fig
+
+
 def save(fig, path):
     """Write fig to path as PNG, atomically."""
     write_atomic(path, lambda f: fig.savefig(f, format="png", dpi=110), mode="wb")
@@ -88,10 +95,7 @@ def compare_figure(report):
                     alpha=1 if k == 0 else 0.4, label=r.label if k == 0 else None)
     ax.set(yscale="log", xlabel="run (1 = the first run of a fresh session)", ylabel="seconds",
            title=f"Every run, per variant: batch {report.config['batch']:,}, {report.config['dtype']}")
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    return fig
+    return _finish(fig, ax)
 
 
 def explain_figure(report):
@@ -112,10 +116,7 @@ def explain_figure(report):
     ax.set_xticks([p + width * (len(labels) - 1) / 2 for p in range(len(presets))], presets)
     ax.set(yscale="log", ylabel="seconds", xlabel="session preset",
            title=f"First run per preset: batch {report.config.get('batch', '-')}, TensorFlow {report.tf_version}")
-    ax.grid(True, axis="y", which="both", alpha=0.3)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    return fig
+    return _finish(fig, ax)
 
 
 def shapes_figure(report):
@@ -129,10 +130,7 @@ def shapes_figure(report):
                     label=f"{m.mode}{' (switch off)' if m.env != report.rows[0].env else ''}, pass {k + 1}")
     ax.set(yscale="log", xlabel="input length", ylabel="seconds per call",
            title=f"Each new length, per mode: TensorFlow {report.tf_version}")
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=7, ncol=2)
-    fig.tight_layout()
-    return fig
+    return _finish(fig, ax, 7, ncol=2)
 
 
 FIGURES = {"compare": compare_figure, "sweep": sweep_figure, "explain": explain_figure, "shapes": shapes_figure}
