@@ -121,13 +121,22 @@ def no_worker(task, env):
     (lambda: tfgraphs.explain(graph="g.pb", batch=10), "--batch measures the built-in network"),
     (lambda: tfgraphs.sweep(batches=[10, 10]), "fewer than two different batches"),
     (lambda: tfgraphs.sweep(batches="10,ten"), "--batches 'ten' is not a whole number"),
+    (lambda: tfgraphs.explain(trials=0), "--trials 0 must be at least 1"),
+    (lambda: tfgraphs.explain(graph="g.pb", feed={"x": [1, "a"]}), "--feed 'a' is not a whole number"),
+    (lambda: tfgraphs.sweep(dtype="int8"), "--dtype 'int8' is not one of"),
+    (lambda: tfgraphs.sweep(batches=[300000, 400000], variants=["constant"]), "past the 2 GiB single-tensor limit"),
+    (lambda: tfgraphs.shapes(batch=None), "--batch None is not a whole number"),
+    (lambda: tfgraphs.shapes(switch_modes=["eager"], modes=["graph"]), "--switch-modes eager not in --modes"),
     (lambda: tfgraphs.shapes(count=2), "--count 2 is too few"),
     (lambda: tfgraphs.shapes(modes="eager,turbo"), "unknown mode turbo"),
     (lambda: tfgraphs.pitfalls(steps=1), "--steps 1 is too few"),
     (lambda: tfgraphs.pitfalls(lessons=["nope"]), "unknown lesson nope"),
+    (lambda: tfgraphs.pitfalls(batch=400000, lessons="graph-growth", variants="constant"), "past the 2 GiB"),
+    (lambda: tfgraphs.pitfalls(seed=-1), "--seed -1 must be 0 or more"),
     (lambda: tfgraphs.inspect("no/such/graph.pb"), "no/such/graph.pb"),
     (lambda: tfgraphs.inspect(FIXTURES / "compare.json", top=0), "--top 0 must be at least 1"),
     (lambda: tfgraphs.unembed("no/such/graph.pb", out="x"), "no/such/graph.pb"),
+    (lambda: tfgraphs.unembed("g.pb", out=None), "-o None is not a folder to write"),
     (lambda: tfgraphs.unembed("g.pb", out="x", min_bytes="2 XB"), "--min-bytes '2 XB' is not a size"),
     (lambda: tfgraphs.unembed("g.pb", out="x", feed=["x=1,0"]), "--feed 'x=1,0' is not NAME=D1,D2"),
     (lambda: tfgraphs.report("no/such.json"), "cannot read no/such.json"),
@@ -218,3 +227,12 @@ def test_a_report_without_a_plot_says_which_have_one():
     pytest.importorskip("matplotlib")
     with pytest.raises(tfgraphs.UsageError, match="pitfalls has no plot; compare, sweep, explain, shapes have"):
         tfgraphs.report(FIXTURES / "pitfalls.json").plot()
+
+
+def test_a_refused_row_is_kept_and_said(monkeypatch, capsys):
+    fake = fakes.install(monkeypatch, lambda task, env: fakes.seed_document())
+    r = tfgraphs.compare(batch=400000, variants=["constant", "placeholder"], runs=2, force=True, quiet=True)
+    assert [t.variant for t in fake.tasks] == ["placeholder"]
+    assert len(r.refused) == 1 and r.refused[0].startswith("constant: ") and "2 GiB" in r.refused[0]
+    assert [row["status"] for row in r.rows] == ["failed", "ok"] and r.failed and "2 GiB" in r.rows[0]["error"]
+    assert capsys.readouterr().err == f"tfgraphs: refusing {r.refused[0]}\n"
