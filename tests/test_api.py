@@ -10,7 +10,8 @@ import pytest
 
 import fakes
 import tfgraphs
-from tfgraphs.api import progress as progress_module
+from tfgraphs.api import notebook as notebook
+from tfgraphs.jobs.explain import Config
 from tfgraphs.jobs.runner import Progress
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -117,13 +118,26 @@ def no_worker(task, env):
     (lambda: tfgraphs.compare(target="http://x"), "is not local, local:ps,worker or grpc://HOST:PORT"),
     (lambda: tfgraphs.compare(baseline=False), "--no-baseline needs --target"),
     (lambda: tfgraphs.compare(timeout=0), "--timeout 0 must be greater than 0"),
+    (lambda: tfgraphs.compare(batch="\u00b2"), "--batch '\u00b2' is not a whole number"),
+    (lambda: tfgraphs.compare(json=5), "--json 5 is not a path"),
+    (lambda: tfgraphs.compare(plot=5), "is not a path"),
+    (lambda: tfgraphs.compare(target=5), "--target 5 is not text"),
+    (lambda: tfgraphs.compare(target="local", baseline="no"), "--baseline 'no' is not True or False"),
+    (lambda: tfgraphs.compare(quiet=1), "--quiet 1 is not True or False"),
     (lambda: tfgraphs.explain(presets="default,bogus"), "unknown preset bogus"),
-    (lambda: tfgraphs.explain(graph="g.pb", batch=10), "--batch measures the built-in network"),
+    (lambda: tfgraphs.explain(graph="g.pb", batch=10), "--batch sets the built-in network; it does not apply"),
+    (lambda: tfgraphs.explain(graph="g.pb", variants=["constant"]), "--variants sets the built-in network"),
+    (lambda: tfgraphs.explain(graph=Path("no/such.pb"), variants=list(Config.variants)), "no/such.pb"),
+    (lambda: tfgraphs.explain(graph="g.pb", fetch=None), "--fetch None is not a name or a list of names"),
+    (lambda: tfgraphs.explain(graph="g.pb", feed=None), "--feed None is not NAME=D1,D2"),
+    (lambda: tfgraphs.explain(graph="g.pb", tag=None), "--tag None is not text"),
+    (lambda: tfgraphs.explain(trace=5), "--trace 5 is not a path"),
     (lambda: tfgraphs.sweep(batches=[10, 10]), "fewer than two different batches"),
     (lambda: tfgraphs.sweep(batches="10,ten"), "--batches 'ten' is not a whole number"),
     (lambda: tfgraphs.explain(trials=0), "--trials 0 must be at least 1"),
     (lambda: tfgraphs.explain(graph="g.pb", feed={"x": [1, "a"]}), "--feed 'a' is not a whole number"),
     (lambda: tfgraphs.sweep(dtype="int8"), "--dtype 'int8' is not one of"),
+    (lambda: tfgraphs.sweep(batches=None), "--batches None is not a list of batches"),
     (lambda: tfgraphs.sweep(batches=[300000, 400000], variants=["constant"]), "past the 2 GiB single-tensor limit"),
     (lambda: tfgraphs.shapes(batch=None), "--batch None is not a whole number"),
     (lambda: tfgraphs.shapes(switch_modes=["eager"], modes=["graph"]), "--switch-modes eager not in --modes"),
@@ -136,7 +150,8 @@ def no_worker(task, env):
     (lambda: tfgraphs.inspect("no/such/graph.pb"), "no/such/graph.pb"),
     (lambda: tfgraphs.inspect(FIXTURES / "compare.json", top=0), "--top 0 must be at least 1"),
     (lambda: tfgraphs.unembed("no/such/graph.pb", out="x"), "no/such/graph.pb"),
-    (lambda: tfgraphs.unembed("g.pb", out=None), "-o None is not a folder to write"),
+    (lambda: tfgraphs.unembed("g.pb", out=None), "-o OUT is needed"),
+    (lambda: tfgraphs.unembed("g.pb", out="x", check="no"), "--check 'no' is not True or False"),
     (lambda: tfgraphs.unembed("g.pb", out="x", min_bytes="2 XB"), "--min-bytes '2 XB' is not a size"),
     (lambda: tfgraphs.unembed("g.pb", out="x", feed=["x=1,0"]), "--feed 'x=1,0' is not NAME=D1,D2"),
     (lambda: tfgraphs.report("no/such.json"), "cannot read no/such.json"),
@@ -175,21 +190,21 @@ class FakeHandle:
 
 def test_in_a_notebook_progress_is_one_line_updated(monkeypatch):
     handle = FakeHandle()
-    monkeypatch.setattr(progress_module, "in_notebook", lambda: True)
-    monkeypatch.setattr(progress_module.CellLine, "__init__",
+    monkeypatch.setattr(notebook, "in_notebook", lambda: True)
+    monkeypatch.setattr(notebook.CellLine, "__init__",
                         lambda self: (setattr(self, "pending", ""), setattr(self, "handle", handle)) and None)
-    p = progress_module.progress(total=2)
+    p = notebook.progress(total=2)
     with p.step("constant") as say:
         say("build")
         say("first run")
     assert len(handle.shown) == 2 and all("\r" not in s and "\n" not in s for s in handle.shown)
     assert handle.shown[-1].endswith("constant: first run") and handle.shown[0].startswith("[1/2")
-    assert progress_module.progress(total=2, quiet=True).quiet
+    assert notebook.progress(total=2, quiet=True).quiet
 
 
 def test_outside_a_notebook_progress_goes_to_stderr():
-    p = progress_module.progress(total=1)
-    assert isinstance(p, Progress) and p.stream is sys.stderr and not progress_module.in_notebook()
+    p = notebook.progress(total=1)
+    assert isinstance(p, Progress) and p.stream is sys.stderr and not notebook.in_notebook()
 
 
 def test_importing_tfgraphs_imports_no_tensorflow():

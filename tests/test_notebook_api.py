@@ -9,6 +9,7 @@ pytest.importorskip("ipykernel")
 CELLS = [
     "import tfgraphs",
     'r = tfgraphs.compare(batch=20, variants=["constant", "placeholder"], runs=2)\nr',
+    "r.plot()",
     "bad = None\ntry:\n    tfgraphs.compare(batch=0)\nexcept tfgraphs.UsageError as exc:\n    bad = str(exc)\nprint(bad)",
 ]
 
@@ -36,6 +37,11 @@ def test_progress_is_one_line_updated_in_place(executed):
     assert line.startswith("[2/2") and "placeholder" in line and "\r" not in line and "\n" not in line
 
 
+def test_a_plot_shows_as_png_without_changing_the_backend(executed):
+    (result,) = executed.cells[2].outputs
+    assert result.output_type == "execute_result" and result.data["image/png"]
+
+
 def test_bad_input_raises_usage_error_in_the_kernel(executed):
-    (out,) = executed.cells[2].outputs
+    (out,) = executed.cells[3].outputs
     assert out.text.strip() == "--batch 0 must be at least 1"

@@ -22,7 +22,7 @@ def flag(name):
 
 def whole(name, value, least=1):
     """value as an int of at least `least` (a bool or a float is refused, as the flag's text would be)."""
-    if isinstance(value, str) and value.strip().lstrip("+-").isdigit():
+    if isinstance(value, str) and value.strip().lstrip("+-").isdecimal():
         value = int(value)
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise UsageError(f"{flag(name)} {value!r} is not a whole number")
@@ -62,6 +62,28 @@ def names(name, value, known, what):
     return tuple(dict.fromkeys(given))
 
 
+def text(name, value):
+    """value, when it is a string (a name, a tag, a target)."""
+    if not isinstance(value, str):
+        raise UsageError(f"{flag(name)} {value!r} is not text")
+    return value
+
+
+def switch(name, value):
+    """value, when it is True or False (a flag that is given or not)."""
+    if not isinstance(value, bool):
+        raise UsageError(f"{flag(name)} {value!r} is not True or False")
+    return value
+
+
+def path_of(name, value):
+    """A str or os.PathLike as a str path."""
+    try:
+        return os.fspath(value)
+    except TypeError:
+        raise UsageError(f"{flag(name)} {value!r} is not a path") from None
+
+
 def one_of(name, value, known):
     """value, when it is one of known."""
     if value not in known:
@@ -72,7 +94,10 @@ def one_of(name, value, known):
 def batch_list(value):
     """Two or more different batches, each a whole number >= 1, sorted."""
     items = value.split(",") if isinstance(value, str) else value
-    found = sorted({whole("batches", b) for b in items if str(b).strip()})
+    try:
+        found = sorted({whole("batches", b) for b in items if str(b).strip()})
+    except TypeError:
+        raise UsageError(f"--batches {value!r} is not a list of batches") from None
     if len(found) < 2:
         raise UsageError(f"--batches {value!r} names fewer than two different batches, too few to fit a line")
     return tuple(found)
@@ -93,8 +118,11 @@ def byte_size(name, value):
 
 def feed_shapes(value):
     """((input name, (d1, d2, ...)), ...) from {name: dims} or NAME=D1,D2,... texts; every dimension >= 1."""
-    pairs = value.items() if isinstance(value, dict) else (_feed_text(t) for t in value)
-    return tuple((str(name), tuple(whole("feed", d) for d in dims)) for name, dims in pairs)
+    try:
+        pairs = value.items() if isinstance(value, dict) else [_feed_text(t) for t in value]
+        return tuple((text("feed", name), tuple(whole("feed", d) for d in dims)) for name, dims in pairs)
+    except TypeError:
+        raise UsageError(f"--feed {value!r} is not NAME=D1,D2,... texts or a {{name: dims}} dict") from None
 
 
 def _feed_text(text):
@@ -117,9 +145,9 @@ def table_format(fmt):
     return fmt
 
 
-def writable(*paths):
-    """Refuse, before any work, an output path that is a folder or whose folder refuses a new file."""
-    for path in filter(None, paths):
+def writable(**paths):
+    """Refuse, before any work, an output path (by option name) that is a folder or whose folder refuses a file."""
+    for path in (path_of(name, value) for name, value in paths.items() if value):
         if os.path.isdir(path):
             raise UsageError(f"{path} is a directory; give a file name")
         folder = os.path.dirname(os.path.abspath(path))
@@ -133,21 +161,23 @@ def writable(*paths):
             raise UsageError(f"cannot write {path}: {folder}: {exc.strerror}") from None
 
 
-def output_dir(path):
+def output_dir(name, folder):
     """Refuse an output folder that exists as something other than a folder, or cannot be made."""
-    if path and os.path.exists(path) and not os.path.isdir(path):
-        raise UsageError(f"{path} exists and is not a folder")
-    if path and not os.path.exists(path):
-        writable(os.path.join(path, "probe"))
+    if not folder:
+        return
+    where = path_of(name, folder)
+    if os.path.exists(where) and not os.path.isdir(where):
+        raise UsageError(f"{where} exists and is not a folder")
+    if not os.path.exists(where):
+        writable(**{name: os.path.join(where, "probe")})
 
 
 def plot_path(path):
-    """A --plot path, when matplotlib is there to draw it."""
+    """Refuse a --plot path when matplotlib is not there to draw it, or the path cannot be written."""
     if path:
         from tfgraphs.render import plots
         plots.require()
-        writable(path)
-    return path
+        writable(plot=path)
 
 
 def seed_network(batch, dtype, runs, trials, seed):

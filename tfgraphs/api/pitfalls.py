@@ -3,16 +3,15 @@
 from tfgraphs.api.options import names, whole
 from tfgraphs.api.running import check_outputs, measure
 from tfgraphs.jobs import pitfalls as job
+from tfgraphs.jobs.pitfalls import Config
 from tfgraphs.spec.pitfalls import LESSONS, VARIANT_NAMES
 
-D = job.Config
 
-
-def pitfalls(lessons=D.lessons, variants=D.variants, batch=D.batch, steps=D.steps, seed=D.seed, force=False,
+def pitfalls(lessons=Config.lessons, variants=Config.variants, batch=Config.batch, steps=Config.steps, seed=Config.seed, force=False,
              timeout=None, quiet=False, json=None, csv=None):
     """Measure each lesson (executor cache, graph growth, saved copies, placeholder defaults) on its variants."""
     check_outputs(json, csv)
-    config = job.Config(lessons=names("lessons", lessons, tuple(LESSONS), "lesson"),
+    config = Config(lessons=names("lessons", lessons, tuple(LESSONS), "lesson"),
                         variants=names("variants", variants, VARIANT_NAMES, "variant"),
                         batch=whole("batch", batch), steps=whole("steps", steps), seed=whole("seed", seed, least=0))
     return measure(job, config, force=force, timeout=timeout, quiet=quiet, json=json, csv=csv)

@@ -1,6 +1,7 @@
 """Report: what a command returns to Python, as rows of plain dicts, text, HTML for Jupyter, a plot and JSON."""
 
 from tfgraphs.api.options import table_format, writable
+from tfgraphs.api.notebook import show_figures_inline
 from tfgraphs.errors import UsageError
 from tfgraphs.fileio import read_doc, write_doc
 from tfgraphs.records.report import load
@@ -31,10 +32,12 @@ class Report:
 
     @property
     def command(self):
+        """The command that made it: compare, explain, sweep, shapes, pitfalls, inspect or unembed."""
         return self.result.command
 
     @property
     def config(self):
+        """What was asked for, as plain data (the JSON document's config)."""
         return getattr(self.result, "config", {})
 
     @property
@@ -70,16 +73,18 @@ class Report:
             raise UsageError(f"{self.command} has no plot; {', '.join(plots.FIGURES)} have")
         figure = plots.FIGURES[self.command](self.result)
         if path:
-            writable(path)
+            writable(plot=path)
             plots.save(figure, path)
+        show_figures_inline()
         return figure
 
     def to_dict(self):
+        """The JSON document, as a dict."""
         return self.result.to_dict()
 
     def to_json(self, path):
         """Write the whole report to path as the JSON document `tfgraphs report` reads."""
-        writable(path)
+        writable(json=path)
         write_doc(self.to_dict(), path)
 
     def to_csv(self, path):
@@ -88,8 +93,17 @@ class Report:
 
         if not hasattr(self.result, "rows"):
             raise UsageError(f"{self.command} has no rows to write as CSV")
-        writable(path)
+        writable(csv=path)
         write_csv(self.result, path)
+
+    def write(self, json=None, csv=None, plot=None):
+        """Write the JSON, CSV and PNG files asked for (None: not that one)."""
+        if json:
+            self.to_json(json)
+        if csv:
+            self.to_csv(csv)
+        if plot:
+            self.plot(plot)
 
 
 def report(path):

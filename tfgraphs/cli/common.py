@@ -9,7 +9,7 @@ import sys
 
 from tfgraphs.render.page import output_width
 
-GIVEN = argparse.SUPPRESS   # a flag left out stays out of the call, and the API's default applies
+OMITTED = argparse.SUPPRESS   # a flag left out stays out of the call, and the API's default applies
 
 
 class Parser(argparse.ArgumentParser):
@@ -42,7 +42,7 @@ def positive_int(text):
 
 
 def seed(text):
-    """argparse type: a whole number >= 0."""
+    """argparse type: a whole number >= 0 (NumPy's generators take no negative seed, nor a task index)."""
     return _number(text, int, "a whole number", lambda v: v >= 0, "0 or more")
 
 
@@ -60,14 +60,19 @@ def default(func, name):
 def option(p, func, name, what, **kwargs):
     """--name (dashes for underscores), passed to func as name=; its help ends with func's default."""
     shown = kwargs.pop("shown", None)
-    p.add_argument("--" + name.replace("_", "-"), dest=name, default=GIVEN, **kwargs,
+    p.add_argument("--" + name.replace("_", "-"), dest=name, default=OMITTED, **kwargs,
                    help=f"{what} (default {shown if shown is not None else default(func, name)})")
 
 
-def call(func, args):
-    """func(**the flags given that func takes)."""
-    taken = inspect.signature(func).parameters
-    return func(**{name: value for name, value in vars(args).items() if name in taken})
+CLI_ONLY = {"func", "debug", "prog", "command", "format", "wide"}   # flags of the text output and of argparse itself
+
+
+def call(func, args, leave=()):
+    """func(**the flags given but those in leave); every flag but the text output's is one of func's keywords."""
+    given = {name: value for name, value in vars(args).items() if name not in CLI_ONLY and name not in leave}
+    unknown = set(given) - set(inspect.signature(func).parameters) - set(leave)
+    assert not unknown, f"flags {sorted(unknown)} are not keywords of {func.__name__}"
+    return func(**given)
 
 
 def add_measure_flags(p, func, batch=True):
@@ -84,7 +89,7 @@ def add_measure_flags(p, func, batch=True):
 
 
 def add_force_flag(p):
-    p.add_argument("--force", action="store_true", default=GIVEN,
+    p.add_argument("--force", action="store_true", default=OMITTED,
                    help="run even when the memory estimate exceeds what is available")
 
 
@@ -93,7 +98,7 @@ def add_variants_flag(p, func, known):
 
 
 def add_plot_flag(p, what):
-    p.add_argument("--plot", metavar="PATH.png", default=GIVEN,
+    p.add_argument("--plot", metavar="PATH.png", default=OMITTED,
                    help=f"also plot {what} to PATH.png (needs matplotlib: pip install -e '.[viz]')")
 
 
@@ -108,16 +113,16 @@ def add_format_flags(p):
 def add_output_flags(p, measuring=True, csv=True):
     """--format, --wide and --json (every command that reports); --csv, --timeout and --quiet (those that measure)."""
     add_format_flags(p)
-    p.add_argument("--json", metavar="PATH", default=GIVEN,
+    p.add_argument("--json", metavar="PATH", default=OMITTED,
                    help="also write every result to PATH as JSON (atomically)")
     if measuring and csv:
-        p.add_argument("--csv", metavar="PATH", default=GIVEN,
+        p.add_argument("--csv", metavar="PATH", default=OMITTED,
                        help="also write one flat row per variant x trial (or per call for shapes) to PATH as CSV, "
                             "times in s and sizes in bytes")
     if measuring:
-        p.add_argument("--timeout", metavar="S", default=GIVEN,
+        p.add_argument("--timeout", metavar="S", default=OMITTED,
                        help="kill a worker after S seconds (it becomes a failed row)")
-        p.add_argument("--quiet", action="store_true", default=GIVEN, help="no progress lines on stderr")
+        p.add_argument("--quiet", action="store_true", default=OMITTED, help="no progress lines on stderr")
 
 
 def text_width(args):
@@ -135,8 +140,15 @@ def show(report, args):
 
 
 def run_api(func, args):
-    """The command: refuse a bad --format first, then run the API function on the flags given and show its report."""
+    """The command: check --format and the output paths, run the API function on the other flags given, print its
+    report, then write the JSON, CSV and plot asked for (so a failed write still leaves the report printed)."""
     from tfgraphs.api.options import table_format
+    from tfgraphs.api.running import check_outputs
 
     table_format(args.format)
-    return show(call(func, args), args)
+    outputs = {name: getattr(args, name) for name in ("json", "csv", "plot") if hasattr(args, name)}
+    check_outputs(**outputs)
+    report = call(func, args, leave=outputs)
+    status = show(report, args)
+    report.write(**outputs)
+    return status

@@ -1,7 +1,7 @@
 """`tfgraphs inspect FILE`: what a GraphDef or SavedModel holds, without running it."""
 
 from tfgraphs.api.inspect import inspect
-from tfgraphs.cli.common import GIVEN, add_output_flags, option, run_api
+from tfgraphs.cli.common import OMITTED, add_output_flags, option, run_api
 
 
 def add_parser(sub):
@@ -11,6 +11,6 @@ def add_parser(sub):
     i.add_argument("path", help="a GraphDef (.pb binary, .pbtxt text), a SavedModel directory or its saved_model.pb")
     option(i, inspect, "top", "largest Const nodes to list")
     add_output_flags(i, measuring=False)
-    i.add_argument("--strip-constants", metavar="OUT.pbtxt", default=GIVEN,
+    i.add_argument("--strip-constants", metavar="OUT.pbtxt", default=OMITTED,
                    help="write a text copy of the graph with every tensor's contents removed (dtype and shape kept)")
     i.set_defaults(func=lambda args: run_api(inspect, args))

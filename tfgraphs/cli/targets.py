@@ -1,15 +1,15 @@
 """The flags compare and explain share for remote sessions."""
 
-from tfgraphs.cli.common import GIVEN, option
+from tfgraphs.cli.common import OMITTED, option
 
 
 def add_remote_flags(p, func, fetch=True):
     """--target, --no-baseline, --place and --connect-timeout; fetch adds compare's --fetch output|sum."""
-    p.add_argument("--target", default=GIVEN, metavar="WHERE",
+    p.add_argument("--target", default=OMITTED, metavar="WHERE",
                    help="also run every session through TensorFlow's gRPC runtime: local (a fresh server on "
                         "127.0.0.1 per worker), local:ps,worker (a two-task cluster) or grpc://HOST:PORT "
                         "(an existing server, e.g. from `tfgraphs server`)")
-    p.add_argument("--no-baseline", dest="baseline", action="store_false", default=GIVEN,
+    p.add_argument("--no-baseline", dest="baseline", action="store_false", default=OMITTED,
                    help="with --target, skip the in-process rows measured beside the remote ones")
     if fetch:
         option(p, func, "fetch", "what each run brings back: output (the whole tensor), sum (one scalar, summed "

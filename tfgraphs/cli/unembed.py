@@ -1,7 +1,7 @@
 """`tfgraphs unembed PATH -o OUT`: move a graph's large Consts into variables restored from a checkpoint."""
 
 from tfgraphs.api.unembed import unembed
-from tfgraphs.cli.common import GIVEN, add_output_flags, option, run_api
+from tfgraphs.cli.common import OMITTED, add_output_flags, option, run_api
 from tfgraphs.cli.owngraph import add_graph_flags
 
 
@@ -15,10 +15,10 @@ def add_parser(sub):
     u.add_argument("-o", "--out", required=True, metavar="OUT", help="the SavedModel folder to write (new or empty)")
     option(u, unembed, "min_bytes", "move Consts holding at least SIZE bytes; units B, kB, MB, GB, KiB, MiB, GiB",
            metavar="SIZE", shown="1MiB")
-    u.add_argument("--check", action="store_true", default=GIVEN,
+    u.add_argument("--check", action="store_true", default=OMITTED,
                    help="run the original and the rewritten graph on the same feeds in fresh workers; exit 1 when "
                         "their outputs differ by more than the dtype's tolerance")
-    u.add_argument("--force", action="store_true", default=GIVEN,
+    u.add_argument("--force", action="store_true", default=OMITTED,
                    help="replace OUT when it exists and is not empty")
     option(u, unembed, "runs", "--check: timed runs after the first")
     option(u, unembed, "seed", "seed of the feeds' random data")

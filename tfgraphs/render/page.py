@@ -3,6 +3,7 @@
 import html
 import shutil
 import textwrap
+from dataclasses import replace
 
 from tfgraphs.render.table import Table, render_table
 
@@ -69,7 +70,10 @@ def page(head, sections=(), title=None, sentences=(), failed=(), fmt="simple", w
 
 
 def _html_block(table):
-    return render_table(table, "html") if isinstance(table, Table) else f"<pre>{html.escape(table)}</pre>"
+    # A browser wraps cells itself: text columns are not folded into lines here.
+    if isinstance(table, Table):
+        return render_table(replace(table, wrap=()), "html")
+    return f"<pre>{html.escape(table)}</pre>"
 
 
 def html_page(head, sections=(), title=None, sentences=(), failed=()):
