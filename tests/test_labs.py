@@ -69,12 +69,6 @@ def test_bad_lab_inputs(tmp_path):
     assert proc.returncode == 2 and "calls sys.exit(3) when imported" in proc.stderr
 
 
-def test_lab_list():
-    proc = run_cli("lab", "list")
-    assert proc.returncode == 0
-    assert proc.stdout.splitlines() == [f"{n}. {title}" for n, title in LABS.items()]
-
-
 WRONG = ROOT / "tests" / "lab_solutions" / "wrong"
 
 
