@@ -105,3 +105,18 @@ def test_what_of_a_namespace_is_checked(tmp_path, monkeypatch):
     namespace = {}
     exec(compile(text, "checked.py", "exec"), namespace)   # the written file stands on its own
     assert namespace["alias"] is namespace["scaled"] and namespace["KEEP"] == {"dtype"}
+
+
+def test_check_imports_no_tensorflow_here(tmp_path):
+    """The notebook's process only writes a file and waits: TensorFlow is imported by the checking child alone."""
+    (tmp_path / "cells.py").write_text("def blocked_conv1d(x, filters, block_len):\n    raise NotImplementedError\n")
+    code = ("import sys, cells, tfgraphs.labs\n"
+            "tfgraphs.labs.check(4, namespace=vars(cells))\n"
+            "assert 'tensorflow' not in sys.modules, 'imported TensorFlow'\n"
+            "try:\n    tfgraphs.labs.check(9, namespace={})\nexcept ValueError as exc:\n    print(exc)\n")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0].startswith("WRONG blocked_conv1d(x, filters, block_len) equals tf.nn.conv1d")
+    assert "not implemented yet" in lines[0]
+    assert lines[-2:] == ["lab 4: 0 of 2 checks passed", "no lab 9; the labs are 1, 2, 3, 4, 5, 6"]
