@@ -69,8 +69,9 @@ def test_list_says_how_to_start():
     proc = run_cli("lab", "list")
     assert proc.returncode == 0
     lines = proc.stdout.splitlines()
-    assert lines[:-1] == [f"{n}. {title}" for n, title in LABS.items()]
-    assert lines[-1].startswith("Start one with `tfgraphs lab start N`")
+    assert lines[:-2] == [f"{n}. {title}" for n, title in LABS.items()]
+    assert lines[-2].startswith("Start lab N with `tfgraphs lab start N`: it copies the sheet, starter.py and")
+    assert max(map(len, lines)) <= 100
 
 
 def test_check_takes_a_notebook(tmp_path):

@@ -1,5 +1,4 @@
-"""Every lab's checker fails its untouched starter and plausible wrong ones; the reference solutions pass it in
-tests/test_lab_notebooks.py, checked from the notebook, and in tests/test_lab_checks.py, check by check."""
+"""Every lab's checker fails its untouched starter and plausible wrong ones (solutions pass in test_lab_notebooks)."""
 
 import io
 from pathlib import Path
