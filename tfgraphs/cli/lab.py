@@ -30,7 +30,7 @@ def run_list(args):
     from tfgraphs.labs import LABS
     for number, title in LABS.items():
         print(f"{number}. {title}")
-    print("Start lab N with `tfgraphs lab start N`: it copies the sheet, starter.py and starter.ipynb into ./labN.")
+    print("Start lab N with `tfgraphs lab start N`: it copies its sheet, starter.py and starter.ipynb to ./labN.")
     print("Check your work with `tfgraphs lab check N labN/starter.py`, or in the notebook's last cell.")
     return 0
 
