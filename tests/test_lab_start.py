@@ -70,7 +70,7 @@ def test_list_says_how_to_start():
     assert proc.returncode == 0
     lines = proc.stdout.splitlines()
     assert lines[:-2] == [f"{n}. {title}" for n, title in LABS.items()]
-    assert lines[-2].startswith("Start lab N with `tfgraphs lab start N`: it copies its sheet, starter.py and")
+    assert lines[-2].startswith("Start lab N: `tfgraphs lab start N` copies its sheet, starter.py and")
     assert max(map(len, lines)) <= 100
 
 

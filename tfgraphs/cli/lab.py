@@ -30,8 +30,8 @@ def run_list(args):
     from tfgraphs.labs import LABS
     for number, title in LABS.items():
         print(f"{number}. {title}")
-    print("Start lab N with `tfgraphs lab start N`: it copies its sheet, starter.py and starter.ipynb to ./labN.")
-    print("Check your work with `tfgraphs lab check N labN/starter.py`, or in the notebook's last cell.")
+    print("Start lab N: `tfgraphs lab start N` copies its sheet, starter.py and starter.ipynb into ./labN.")
+    print("Check it: `tfgraphs lab check N labN/starter.py`, or run the notebook's last cell.")
     return 0
 
 
