@@ -30,13 +30,24 @@ def test_notebooks_are_made_from_their_starters():
     assert proc.returncode == 0, proc.stdout + proc.stderr + "\nrun: python scripts/make_notebooks.py"
 
 
-def test_drift_is_noticed(tmp_path):
-    from tfgraphs.labs.pairing import notebook_text
+def test_drift_is_noticed_and_mended(tmp_path, monkeypatch, capsys):
+    """A starter.py edited after its notebook was made: --check names it and fails; a plain run remakes it."""
+    import importlib.util
+    import shutil
 
-    script = tmp_path / "starter.py"
-    script.write_text((COURSE / "4-shapes" / "starter.py").read_text().replace("block_len)", "block_len, n=1)"))
-    assert notebook_text(script) != notebook_path(4).read_text()
-    assert notebook_text(COURSE / "4-shapes" / "starter.py") == notebook_path(4).read_text()
+    spec = importlib.util.spec_from_file_location("make_notebooks", ROOT / "scripts" / "make_notebooks.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    lab = tmp_path / "tfgraphs" / "labs" / "course" / "4-shapes"
+    shutil.copytree(COURSE / "4-shapes", lab)
+    monkeypatch.setattr(script, "COURSE", lab.parent)
+    assert script.main(["--check"]) == 0
+    starter = lab / "starter.py"
+    starter.write_text(starter.read_text().replace("block_len)", "block_len, n=1)"))
+    assert script.main(["--check"]) == 1
+    assert capsys.readouterr().out == "out of date: tfgraphs/labs/course/4-shapes/starter.ipynb\n"
+    assert script.main([]) == 0 and script.main(["--check"]) == 0
+    assert "block_len, n=1)" in (lab / "starter.ipynb").read_text()
 
 
 @pytest.mark.parametrize("number", sorted(LABS))

@@ -1,4 +1,4 @@
-"""`tfgraphs lab start` copies exactly a lab's sheet, starter and notebook, never overwrites, and refuses bad input."""
+"""`tfgraphs lab start` copies exactly a lab's files and never overwrites; `lab list`; `lab check` of a notebook."""
 
 import subprocess
 import sys
