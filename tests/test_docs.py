@@ -12,7 +12,8 @@ import pytest
 from tfgraphs.cli import build_parser
 
 ROOT = Path(__file__).resolve().parent.parent
-PAGES = sorted((ROOT / "docs").glob("*.md")) + [ROOT / "README.md", *sorted((ROOT / "labs").glob("**/*.md"))]
+COURSE = ROOT / "tfgraphs" / "labs" / "course"
+PAGES = sorted((ROOT / "docs").glob("*.md")) + [ROOT / "README.md", *sorted(COURSE.glob("**/*.md"))]
 FENCE = re.compile(r"^```(\w+)\n(.*?)^```$", re.M | re.S)
 TINY = {"BATCH": 20, "LENGTH": 64, "COUNT": 3}
 
@@ -88,7 +89,7 @@ def test_readme_quick_start_matches_ci():
     install, test = quick.strip().splitlines()
     assert "scripts/compare_inputs.py" in install and "pip install" in install
     assert test.strip() in (ROOT / ".ci" / "run").read_text()
-    assert "docs/index.md" in readme and "labs/README.md" in readme
+    assert "docs/index.md" in readme and "tfgraphs/labs/course/README.md" in readme
 
 
 @pytest.mark.skipif(shutil.which("mkdocs") is None and not Path(sys.executable).with_name("mkdocs").exists(),

@@ -1,4 +1,4 @@
-"""Course labs: each has a sheet and a starter under labs/, and a checker here (`tfgraphs lab check N PATH`)."""
+"""Course labs: a sheet, a starter and a notebook each in course/, and their checkers (`tfgraphs lab check N PATH`)."""
 
 LABS = {
     1: "Feed, don't embed: a placeholder graph and a variable graph",
@@ -8,3 +8,14 @@ LABS = {
     5: "Warm before serving: build the executor the first request needs",
     6: "A graph that grows: fix a leaky training loop and guard it with finalize()",
 }
+
+
+def check(number, namespace=None, timeout=60.0):
+    """In a notebook: print lab N's checks of the definitions in namespace (default: the caller's globals)."""
+    import sys
+
+    from tfgraphs.labs.notebook import check as check_namespace
+
+    if namespace is None:
+        namespace = sys._getframe(1).f_globals
+    check_namespace(number, namespace, timeout)

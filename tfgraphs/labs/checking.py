@@ -18,6 +18,7 @@ from dataclasses import asdict, dataclass
 
 from tfgraphs.errors import UsageError
 from tfgraphs.labs import LABS
+from tfgraphs.labs.pairing import as_script
 
 DEFAULT_TIMEOUT_S = 60.0
 LOADING = "loading your file"
@@ -62,9 +63,17 @@ def run_check(check, module):
     except NotImplementedError:
         passed, detail, hint = False, "not implemented yet (raises NotImplementedError)", ""
     except Exception as exc:
-        last = traceback.extract_tb(exc.__traceback__)[-1]
-        passed, detail, hint = False, f"raised {type(exc).__name__}: {exc} (line {last.lineno})", ""
+        passed, detail, hint = False, f"raised {type(exc).__name__}: {exc} ({_where(exc, module)})", ""
     return Outcome(check_name(check), bool(passed), detail, hint or ("" if passed else _hint_of(check)))
+
+
+def _where(exc, module):
+    """'line N' of the student's file where exc passed last; the file's name too when it is another file."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    theirs = [f for f in frames if f.filename == getattr(module, "__file__", None)]
+    if theirs:
+        return f"line {theirs[-1].lineno}"
+    return f"line {frames[-1].lineno} of {os.path.basename(frames[-1].filename)}"
 
 
 def run_checks(checks, module):
@@ -191,7 +200,8 @@ def check_lab(number, path, stream=sys.stdout, timeout_s=DEFAULT_TIMEOUT_S):
     _known(number)
     if not os.path.exists(path):
         raise UsageError(f"{path} does not exist")
-    outcomes = collect(number, os.path.abspath(path), timeout_s)
+    with as_script(os.path.abspath(path)) as script:   # a notebook is checked as its code cells, in order
+        outcomes = collect(number, script, timeout_s)
     for o in outcomes:
         mark = "ok   " if o.passed else "WRONG"
         print(f"{mark} {o.name}" + (f": {o.detail}" if o.detail else ""), file=stream)
