@@ -52,11 +52,14 @@ def test_drift_is_noticed_and_mended(tmp_path, monkeypatch, capsys):
 
 @pytest.mark.parametrize("number", sorted(LABS))
 def test_notebook_shape(number):
-    """An install cell first (tagged, so headless runs skip it), the check of lab N last."""
+    """An install cell first (tagged), the check of lab N last."""
     cells = json.loads(notebook_path(number).read_text())["cells"]
     code = [c for c in cells if c["cell_type"] == "code"]
     assert code[0]["metadata"] == {"tags": ["install"]}
-    assert "".join(code[0]["source"]).splitlines()[-1] == "%pip install -q tfgraphs"
+    install = "".join(code[0]["source"]).splitlines()
+    assert install[-2:] == ['if importlib.util.find_spec("tfgraphs") is None:',
+                            '    subprocess.run([sys.executable, "-m", "pip", "install", "-q", TFGRAPHS_SOURCE], '
+                            'check=True)']
     assert f"tfgraphs.labs.check({number}, namespace=globals())" in "".join(code[-1]["source"])
     assert all(c["outputs"] == [] for c in code)
 
@@ -80,10 +83,10 @@ def solution_appended(notebook, number):
 def test_notebook_runs_and_checks(number, tmp_path):
     """Top to bottom on a fresh kernel: the starter's check says WRONG; after the solution's cell, all ok."""
     notebook = solution_appended(nbformat.read(notebook_path(number), as_version=4), number)
-    client = nbclient.NotebookClient(notebook, timeout=240, kernel_name="python3", skip_cells_with_tag="install",
+    client = nbclient.NotebookClient(notebook, timeout=240, kernel_name="python3",
                                      resources={"metadata": {"path": str(tmp_path)}})
     client.execute()   # raises CellExecutionError on any cell's error
-    assert notebook.cells[1].outputs == []   # the install cell was skipped: the tests never run pip
+    assert notebook.cells[1].outputs == []   # tfgraphs is installed here, so the install cell ran no pip
     starter, solution = check_output(notebook.cells[-3]), check_output(notebook.cells[-1])
     assert "WRONG" in starter and "hint:" in starter, starter
     assert starter.strip().splitlines()[-1].startswith(f"lab {number}: ")
@@ -137,3 +140,11 @@ def test_check_imports_no_tensorflow_here(tmp_path):
     assert lines[0].startswith("WRONG blocked_conv1d(x, filters, block_len) equals tf.nn.conv1d")
     assert lines[0].endswith("raised ValueError: boom 1 (line 3 of blocked_conv1d)")   # counted from its def
     assert lines[-2:] == ["lab 4: 0 of 2 checks passed", "no lab 9; the labs are 1, 2, 3, 4, 5, 6"]
+
+
+def test_the_install_cell_names_this_versions_wheel():
+    import tfgraphs
+
+    wheel = f'TFGRAPHS_SOURCE = "tfgraphs-{tfgraphs.__version__}-py3-none-any.whl"'
+    for starter in sorted(COURSE.glob("*/starter.py")):
+        assert wheel in starter.read_text(), starter

@@ -5,10 +5,16 @@
 # from the top, and the last cell checks your functions: ok or WRONG per check, with a hint.
 
 # %% tags=["install"]
-# In Colab or a fresh environment this installs tfgraphs; where it is installed already (from PyPI or from a
-# checkout with `pip install -e .`), pip leaves it as it is. To install from a checkout or a wheel you uploaded
-# instead, give pip its path: %pip install -q path/to/tfgraphs
-# %pip install -q tfgraphs
+# tfgraphs must be installed in this kernel. In a fresh runtime (Colab) where it is not, this cell installs it from
+# TFGRAPHS_SOURCE: the wheel your course hands out, uploaded beside this notebook, or a git URL
+# ("git+https://HOST/PATH/tfgraphs.git"). Where tfgraphs is installed already, it does nothing.
+import importlib.util
+import subprocess
+import sys
+
+TFGRAPHS_SOURCE = "tfgraphs-0.3.0-py3-none-any.whl"
+if importlib.util.find_spec("tfgraphs") is None:
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", TFGRAPHS_SOURCE], check=True)
 
 # %%
 """Lab 6 starter: find and fix a leaky training loop, then guard it with graph.finalize().
