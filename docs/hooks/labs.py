@@ -1,0 +1,60 @@
+"""MkDocs hook: the lab sheets and starters, read from the package at build time, as the site's Labs section."""
+
+import posixpath
+import re
+from pathlib import Path
+
+from mkdocs.plugins import get_plugin_logger
+from mkdocs.structure.files import File
+
+ROOT = Path(__file__).resolve().parents[2]
+SOURCE = ROOT / "labs"          # the labs as they are shipped: one folder per lab, each with a sheet and starters
+SITE_FOLDER = "labs"            # where they appear on the site; the tree below it is the same as below SOURCE
+LINK = re.compile(r"(\]\()([^)\s#]*)(#[^)\s]*)?(\))")
+
+log = get_plugin_logger(__name__)
+
+
+def lab_files(source=SOURCE):
+    """Every file of the labs tree that belongs on the site, as paths relative to the tree."""
+    return sorted(path.relative_to(source) for path in source.rglob("*")
+                  if path.is_file() and not any(part.startswith(("_", ".")) for part in path.relative_to(source).parts))
+
+
+def on_files(files, config):
+    """Add the sheets as pages and the starters as files to download, under labs/, straight from SOURCE."""
+    for relative in lab_files():
+        src_uri = f"{SITE_FOLDER}/{relative.as_posix()}"
+        files.append(File.generated(config, src_uri, abs_src_path=str(SOURCE / relative)))
+    return files
+
+
+def site_link(target, sheet, page_uri, docs_dir):
+    """The link a sheet's relative TARGET becomes on the site, or None when it points at nothing the site has."""
+    real = (sheet.parent / target).resolve()
+    if real.is_relative_to(SOURCE):
+        return target              # the tree is mirrored, so a link inside it stays as it is
+    if real.is_relative_to(docs_dir) and real.exists():
+        return posixpath.relpath(real.relative_to(docs_dir).as_posix(), posixpath.dirname(page_uri))
+    return None
+
+
+def on_page_markdown(markdown, page, config, files):
+    """Point a sheet's links to the lessons at their pages on the site; warn (so --strict fails) on any other."""
+    uri = page.file.src_uri
+    if not uri.startswith(SITE_FOLDER + "/"):
+        return markdown
+    sheet = SOURCE / uri[len(SITE_FOLDER) + 1:]
+    docs_dir = Path(config["docs_dir"]).resolve()
+
+    def rewrite(match):
+        opening, target, anchor, closing = match.groups()
+        if not target or "://" in target or target.startswith("mailto:"):
+            return match.group(0)
+        link = site_link(target, sheet, uri, docs_dir)
+        if link is None:
+            log.warning("%s links to %s, which is not on the site", sheet.relative_to(ROOT), target)
+            return match.group(0)
+        return f"{opening}{link}{anchor or ''}{closing}"
+
+    return LINK.sub(rewrite, markdown)

@@ -1,0 +1,97 @@
+"""The docs site renders in a real headless browser: every page's tables and code blocks, no broken link."""
+
+import importlib.util
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "scripts"))
+
+import check_site  # noqa: E402  (scripts/ is not a package)
+from headless_chromium import Browser, find_browser  # noqa: E402
+
+needs_browser = pytest.mark.skipif(find_browser() is None, reason="no Chromium found (apt-get install chromium, or "
+                                   "set $CHROMIUM), so the site cannot be opened in a browser")
+
+MARKDOWN = "Intro.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n```console\n$ tfgraphs compare\nSizes\n```\n"
+INDEX = ('<h1 id="top">t</h1><a href="other.html#there">ok</a> <a href="missing.html">gone</a> '
+         '<a href="other.html#nope">x</a> <img src="missing.png"> <a href="#top">self</a> <a href="#gone">x</a> '
+         '<a href="https://example.invalid/page">out</a> <a href="mailto:a@example.invalid">mail</a>')
+SCRIPTED = ("<html><body><p>static</p><script>document.body.insertAdjacentHTML('beforeend', "
+            "'<table><tr><td>made by a script</td></tr></table>'); undefinedFunction();</script></body></html>")
+
+
+def labs_hook():
+    """The site's hook that adds the lab sheets, loaded from docs/hooks/."""
+    spec = importlib.util.spec_from_file_location("labs_hook", ROOT / "docs" / "hooks" / "labs.py")
+    hook = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hook)
+    return hook
+
+
+@pytest.fixture
+def serve(tmp_path):
+    """serve({name: html}) writes the files to a temporary folder and serves it; returns the base url."""
+    servers = []
+
+    def start(files):
+        for name, html in files.items():
+            (tmp_path / name).write_text(html)
+        server, base = check_site.serve(tmp_path)
+        servers.append(server)
+        return base
+    yield start
+    for server in servers:
+        server.shutdown()
+        server.server_close()
+
+
+def test_a_page_missing_its_table_or_code_block_is_reported():
+    shown = check_site.parse("<table><tr><td>1</td></tr></table><pre><code>$ tfgraphs compare\nSizes</code></pre>")
+    assert check_site.content_problems(MARKDOWN, shown) == []
+    bare = check_site.parse("<p>Intro.</p><pre><code>$ tfgraphs compare</code></pre>")
+    assert check_site.content_problems(MARKDOWN, bare) == [
+        "the markdown has 1 table(s), the page shows 0",
+        "a code block is missing: '$ tfgraphs compare'",
+    ]
+
+
+def test_a_table_inside_a_code_block_needs_no_table_element():
+    page = check_site.parse("<pre>| a |\n|---|</pre>")
+    assert check_site.content_problems("```\n| a |\n|---|\n```\n", page) == []
+
+
+def test_broken_links_and_anchors_are_reported_and_external_ones_only_listed(serve):
+    base = serve({"index.html": INDEX, "other.html": '<h2 id="there">there</h2>'})
+    problems, external = check_site.link_problems(base + "index.html", check_site.parse(INDEX), check_site.fetcher({}))
+    assert problems == ["missing.html -> HTTP 404", "other.html#nope -> no id 'nope' on /other.html",
+                        "missing.png -> HTTP 404", "#gone -> no id 'gone' on /index.html"]
+    assert external == ["https://example.invalid/page"]
+
+
+@needs_browser
+def test_the_browser_returns_the_dom_after_scripts_ran_and_their_errors(serve, tmp_path):
+    base = serve({"scripted.html": SCRIPTED})
+    browser = Browser(find_browser(), tmp_path / "profile")
+    try:
+        html, errors = browser.dom(base + "scripted.html")
+    finally:
+        browser.close()
+    assert check_site.parse(SCRIPTED).tables == 0 and check_site.parse(html).tables == 1
+    assert len(errors) == 1 and "undefinedFunction" in errors[0], errors
+
+
+@needs_browser
+def test_every_page_of_the_site_renders_in_the_browser():
+    proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "check_site.py")], cwd=ROOT, capture_output=True,
+                          text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    lessons = len(list((ROOT / "docs").glob("*.md")))
+    labs = len([path for path in labs_hook().lab_files() if path.suffix == ".md"])
+    checked = re.search(r"^(\d+) pages checked in \S+, 0 with problems$", proc.stdout, re.M)
+    assert checked and int(checked.group(1)) == lessons + labs, proc.stdout
+    assert re.search(r"^ok +/labs/1-feed/ ", proc.stdout, re.M) and re.search(r"^ok +/api/ ", proc.stdout, re.M)
