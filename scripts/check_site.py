@@ -136,6 +136,12 @@ class QuietHandler(http.server.SimpleHTTPRequestHandler):
     def log_message(self, *args):
         pass
 
+    def handle(self):
+        try:
+            super().handle()
+        except ConnectionError:
+            pass   # the browser dropped a request it no longer needed when it moved on to the next page
+
 
 def serve(folder):
     """A server for FOLDER on 127.0.0.1 at a free port, running in a daemon thread; returns (server, base url)."""

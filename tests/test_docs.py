@@ -101,7 +101,7 @@ def test_readme_quick_start_matches_ci():
     install, test = quick.strip().splitlines()
     assert "scripts/compare_inputs.py" in install and "pip install" in install
     assert test.strip() in (ROOT / ".ci" / "run").read_text()
-    assert "docs/index.md" in readme and "labs/README.md" in readme
+    assert "docs/index.md" in readme and "tfgraphs/labs/course/README.md" in readme
 
 
 @pytest.mark.skipif(shutil.which("mkdocs") is None and not Path(sys.executable).with_name("mkdocs").exists(),

@@ -21,7 +21,7 @@ def module(lab, name):
     if name == "reference":
         return load(TESTS / "lab_solutions" / f"lab{lab}.py")
     if name == "starter":
-        (path,) = ROOT.glob(f"labs/{lab}-*/starter.py")
+        (path,) = ROOT.glob(f"tfgraphs/labs/course/{lab}-*/starter.py")
         return load(path)
     return load(VARIANTS / f"{name}.py")
 

@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def starter(number):
-    (path,) = ROOT.glob(f"labs/{number}-*/starter.py")
+    (path,) = ROOT.glob(f"tfgraphs/labs/course/{number}-*/starter.py")
     return path
 
 

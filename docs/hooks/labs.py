@@ -8,8 +8,9 @@ from mkdocs.plugins import get_plugin_logger
 from mkdocs.structure.files import File
 
 ROOT = Path(__file__).resolve().parents[2]
-SOURCE = ROOT / "labs"          # the labs as they are shipped: one folder per lab, each with a sheet and starters
-SITE_FOLDER = "labs"            # where they appear on the site; the tree below it is the same as below SOURCE
+# The labs as the package ships them: one folder per lab, each with a sheet (README.md) and its starters.
+SOURCE = ROOT / "tfgraphs" / "labs" / "course"
+SITE_FOLDER = "labs"   # where they appear on the site; the tree below it is the same as below SOURCE
 LINK = re.compile(r"(\]\()([^)\s#]*)(#[^)\s]*)?(\))")
 
 log = get_plugin_logger(__name__)

@@ -8,12 +8,12 @@ from tfgraphs.cli.common import Parser, positive_float, positive_int
 def add_parser(sub):
     lab = sub.add_parser("lab", help="course labs: list them, or check a solution",
                          description="Check a lab solution: prints each check as ok or WRONG with a hint, and "
-                                     "exits 0 only when every check passes. The sheets and starters are in labs/.")
+                                     "exits 0 only when every check passes. `tfgraphs lab start N` copies lab N out.")
     lab_sub = lab.add_subparsers(dest="lab_command", required=True, parser_class=Parser)
     lab_sub.add_parser("list", help="the labs and what each one is about").set_defaults(func=run_list)
     check = lab_sub.add_parser("check", help="run lab N's checks on your file")
     check.add_argument("number", type=positive_int, help="the lab's number")
-    check.add_argument("path", help="your solution, e.g. labs/1-feed/starter.py")
+    check.add_argument("path", help="your solution, e.g. lab1/starter.py")
     check.add_argument("--timeout", type=positive_float, default=60.0, metavar="S",
                        help="seconds each check may take before it counts as WRONG (default 60); your code runs "
                             "in a separate process")

@@ -1,4 +1,4 @@
-"""Lab 1 starter: feed X instead of embedding it. Check with: tfgraphs lab check 1 labs/1-feed/starter.py"""
+"""Lab 1 starter: feed X instead of embedding it. Check with: tfgraphs lab check 1 lab1/starter.py"""
 
 import tensorflow as tf
 

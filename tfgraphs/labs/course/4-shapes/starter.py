@@ -1,6 +1,6 @@
 """Lab 4 starter: a 1-D convolution that only ever runs on one input shape.
 
-Check with: tfgraphs lab check 4 labs/4-shapes/starter.py
+Check with: tfgraphs lab check 4 lab4/starter.py
 """
 
 import tensorflow as tf

@@ -1,6 +1,6 @@
 """Lab 5 starter: warm a session's executors before serving, so that the first real request is fast.
 
-Check with: tfgraphs lab check 5 labs/5-warm/starter.py
+Check with: tfgraphs lab check 5 lab5/starter.py
 """
 
 import time

@@ -1,6 +1,6 @@
 """Lab 6 starter: find and fix a leaky training loop, then guard it with graph.finalize().
 
-Check with: tfgraphs lab check 6 labs/6-leak/starter.py
+Check with: tfgraphs lab check 6 lab6/starter.py
 """
 
 import numpy as np

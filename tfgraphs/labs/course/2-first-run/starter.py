@@ -1,6 +1,6 @@
 """Lab 2 starter: switch optimizers off, read a trace, measure the first run's excess.
 
-Check with: tfgraphs lab check 2 labs/2-first-run/starter.py
+Check with: tfgraphs lab check 2 lab2/starter.py
 """
 
 import statistics

@@ -1,6 +1,6 @@
 """Lab 3 starter: what is inside a GraphDef, and how big may it get.
 
-Check with: tfgraphs lab check 3 labs/3-bloat/starter.py
+Check with: tfgraphs lab check 3 lab3/starter.py
 """
 
 import numpy as np
