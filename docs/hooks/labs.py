@@ -58,4 +58,14 @@ def on_page_markdown(markdown, page, config, files):
             return match.group(0)
         return f"{opening}{link}{anchor or ''}{closing}"
 
-    return LINK.sub(rewrite, markdown)
+    return with_downloads(LINK.sub(rewrite, markdown), sheet)
+
+
+def with_downloads(markdown, sheet):
+    """The sheet with a line under its title that links the lab's other files (its starters), served next to it."""
+    folder = sheet.parent.relative_to(SOURCE)
+    downloads = [path.name for path in lab_files() if path.parent == folder and path.suffix != ".md"]
+    if not downloads or folder == Path("."):
+        return markdown
+    line = "Files for this lab: " + ", ".join(f"[`{name}`]({name})" for name in downloads) + "."
+    return re.sub(r"^(# .*\n)", lambda title: f"{title.group(1)}\n{line}\n", markdown, count=1, flags=re.M)
