@@ -50,6 +50,42 @@ def serve(tmp_path):
         server.server_close()
 
 
+def api_entries(text):
+    """[(python path, heading)] of every `::: path` directive on the API page, the heading option if set."""
+    entries = []
+    for block in re.split(r"^(?=::: )", text, flags=re.M)[1:]:
+        path = block.split()[1]
+        heading = re.search(r"^ +heading: *(\S+)", block, re.M)
+        entries.append((path, heading.group(1) if heading else path))
+    return entries
+
+
+def api_page_problems(text, names):
+    """What the API page TEXT gets wrong about the public NAMES: one missing, one extra or twice, one misnamed."""
+    entries = api_entries(text)
+    headings = [heading for _, heading in entries]
+    public = [f"tfgraphs.{name}" for name in names if not name.startswith("_")]
+    problems = [f"{name} has no entry" for name in public if name not in headings]
+    problems += [f"{heading} is not public" for heading in headings if heading not in public]
+    problems += [f"{heading} has {headings.count(heading)} entries" for heading in dict.fromkeys(headings)
+                 if headings.count(heading) > 1]
+    return problems + [f"{heading} documents {path}" for path, heading in entries
+                       if path.rsplit(".", 1)[1] != heading.rsplit(".", 1)[1]]
+
+
+def test_the_api_page_documents_every_public_name_once():
+    import tfgraphs
+    assert api_page_problems((ROOT / "docs" / "api.md").read_text(), tfgraphs.__all__) == []
+
+
+def test_the_api_page_check_notices_missing_extra_and_misnamed_entries():
+    text = ("::: tfgraphs.errors.UsageError\n    options:\n      heading: tfgraphs.UsageError\n\n"
+            "::: tfgraphs.api.compare.explain\n    options:\n      heading: tfgraphs.compare\n\n::: tfgraphs.old\n")
+    assert api_page_problems(text, ["UsageError", "compare", "sweep", "__version__"]) == [
+        "tfgraphs.sweep has no entry", "tfgraphs.old is not public",
+        "tfgraphs.compare documents tfgraphs.api.compare.explain"]
+
+
 def test_a_page_missing_its_table_or_code_block_is_reported():
     shown = check_site.parse("<table><tr><td>1</td></tr></table><pre><code>$ tfgraphs compare\nSizes</code></pre>")
     assert check_site.content_problems(MARKDOWN, shown) == []
