@@ -10,6 +10,7 @@ src answers 200, and every #anchor names an id on its target page. External link
 
 import functools
 import http.server
+import json
 import os
 import re
 import subprocess
@@ -36,6 +37,7 @@ class Dom:
     """What the checks need from one page's DOM."""
 
     tables: int = 0
+    copy_buttons: int = 0
     ids: set = field(default_factory=set)
     refs: list = field(default_factory=list)
     code: list = field(default_factory=list)
@@ -51,6 +53,7 @@ class DomReader(HTMLParser):
     def handle_starttag(self, tag, attrs):
         attributes = dict(attrs)
         self.dom.tables += tag == "table"
+        self.dom.copy_buttons += tag == "button" and attributes.get("data-md-type") == "copy"
         for name in ("id", "name") if tag == "a" else ("id",):
             if attributes.get(name):
                 self.dom.ids.add(attributes[name])
@@ -88,11 +91,21 @@ def content_problems(markdown, dom):
     if dom.tables < tables:
         problems.append(f"the markdown has {tables} table(s), the page shows {dom.tables}")
     shown = [squeeze(text) for text in dom.code]
-    for _, body in FENCE.findall(markdown):
+    blocks = [body for _, body in FENCE.findall(markdown)]
+    for body in blocks:
         wanted = squeeze(body)
         if wanted and not any(wanted in text for text in shown):
             problems.append(f"a code block is missing: {body.strip().splitlines()[0][:80]!r}")
+    if dom.copy_buttons < len(blocks):
+        problems.append(f"{len(blocks)} code block(s), {dom.copy_buttons} copy button(s)")
     return problems
+
+
+def search_problems(site_dir, pages):
+    """The pages [(url, markdown)] that the site's search index does not hold."""
+    index = json.loads((Path(site_dir) / "search" / "search_index.json").read_text())
+    found = {doc["location"].split("#")[0] for doc in index["docs"]}
+    return [f"the search index lacks {url}" for url, _ in pages if url.removeprefix("./") not in found]
 
 
 def link_problems(page_url, dom, fetch):
@@ -181,8 +194,9 @@ def check_pages(pages, base, browser):
     return problems, sorted(external), doms
 
 
-def report(problems, external, doms, browser_name):
-    """Print one line per page, its problems under it, and the external links; return the number of failed pages."""
+def report(problems, external, doms, browser_name, site_wide):
+    """Print a line per page with its problems under it, the site's own problems and the external links; return the
+    number of problems."""
     for url, found in problems.items():
         dom = doms[url]
         print(f"{'WRONG' if found else 'ok   '} {urlsplit(url).path:<22} {dom.tables:>2} tables "
@@ -192,9 +206,12 @@ def report(problems, external, doms, browser_name):
     print(f"external links, listed and not fetched ({len(external)}):")
     for link in external:
         print(f"      {link}")
+    for problem in site_wide:
+        print(f"WRONG {problem}")
     failed = sum(bool(found) for found in problems.values())
-    print(f"{len(problems)} pages checked in {browser_name}, {failed} with problems")
-    return failed
+    print(f"{len(problems)} pages checked in {browser_name}, {failed} with problems; search index "
+          f"{'incomplete' if site_wide else 'holds every page'}")
+    return failed + len(site_wide)
 
 
 def main():
@@ -205,6 +222,7 @@ def main():
         return 2
     with tempfile.TemporaryDirectory(prefix="tfgraphs-site-") as workdir:
         pages = build(Path(workdir) / "site")
+        site_wide = search_problems(Path(workdir) / "site", pages)
         server, base = serve(Path(workdir) / "site")
         browser = Browser(path, Path(workdir) / "profile")
         try:
@@ -213,7 +231,7 @@ def main():
             browser.close()
             server.shutdown()
             server.server_close()
-    return 1 if report(problems, external, doms, Path(path).name) else 0
+    return 1 if report(problems, external, doms, Path(path).name, site_wide) else 0
 
 
 if __name__ == "__main__":

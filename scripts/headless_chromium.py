@@ -81,7 +81,7 @@ class Browser:
         return json.loads(message)
 
     def dom(self, url):
-        """The DOM of URL, serialized once its load event fired, and the messages of the exceptions its scripts threw."""
+        """(the DOM of URL serialized once its load event fired, the messages of the exceptions its scripts threw)."""
         self.events = []
         navigation = self.call("Page.navigate", session=self.session, url=url)
         if navigation.get("errorText"):

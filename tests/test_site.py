@@ -1,6 +1,7 @@
 """The docs site renders in a real headless browser: every page's tables and code blocks, no broken link."""
 
 import importlib.util
+import json
 import re
 import subprocess
 import sys
@@ -86,19 +87,32 @@ def test_the_api_page_check_notices_missing_extra_and_misnamed_entries():
         "tfgraphs.compare documents tfgraphs.api.compare.explain"]
 
 
-def test_a_page_missing_its_table_or_code_block_is_reported():
-    shown = check_site.parse("<table><tr><td>1</td></tr></table><pre><code>$ tfgraphs compare\nSizes</code></pre>")
+COPY = '<button class="md-code__button" data-md-type="copy"></button>'
+
+
+def test_a_page_missing_its_table_code_block_or_copy_button_is_reported():
+    shown = check_site.parse(f"<table><tr><td>1</td></tr></table><pre>{COPY}<code>$ tfgraphs compare\nSizes</code>"
+                             "</pre>")
     assert check_site.content_problems(MARKDOWN, shown) == []
     bare = check_site.parse("<p>Intro.</p><pre><code>$ tfgraphs compare</code></pre>")
     assert check_site.content_problems(MARKDOWN, bare) == [
         "the markdown has 1 table(s), the page shows 0",
         "a code block is missing: '$ tfgraphs compare'",
+        "1 code block(s), 0 copy button(s)",
     ]
 
 
 def test_a_table_inside_a_code_block_needs_no_table_element():
-    page = check_site.parse("<pre>| a |\n|---|</pre>")
+    page = check_site.parse(f"<pre>{COPY}| a |\n|---|</pre>")
     assert check_site.content_problems("```\n| a |\n|---|\n```\n", page) == []
+
+
+def test_a_page_missing_from_the_search_index_is_reported(tmp_path):
+    (tmp_path / "search").mkdir()
+    docs = [{"location": "", "title": "Home"}, {"location": "compare/#sizes", "title": "Sizes"}]
+    (tmp_path / "search" / "search_index.json").write_text(json.dumps({"config": {}, "docs": docs}))
+    pages = [("./", ""), ("compare/", ""), ("labs/1-feed/", "")]
+    assert check_site.search_problems(tmp_path, pages) == ["the search index lacks labs/1-feed/"]
 
 
 def test_broken_links_and_anchors_are_reported_and_external_ones_only_listed(serve):
@@ -128,6 +142,7 @@ def test_every_page_of_the_site_renders_in_the_browser():
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     lessons = len(list((ROOT / "docs").glob("*.md")))
     labs = len([path for path in labs_hook().lab_files() if path.suffix == ".md"])
-    checked = re.search(r"^(\d+) pages checked in \S+, 0 with problems$", proc.stdout, re.M)
+    checked = re.search(r"^(\d+) pages checked in \S+, 0 with problems; search index holds every page$", proc.stdout,
+                        re.M)
     assert checked and int(checked.group(1)) == lessons + labs, proc.stdout
     assert re.search(r"^ok +/labs/1-feed/ ", proc.stdout, re.M) and re.search(r"^ok +/api/ ", proc.stdout, re.M)
