@@ -87,6 +87,26 @@ def test_the_api_page_check_notices_missing_extra_and_misnamed_entries():
         "tfgraphs.compare documents tfgraphs.api.compare.explain"]
 
 
+def test_sheet_links_become_site_links_and_links_off_the_site_are_refused():
+    hook = labs_hook()
+    docs, course, lab = ROOT / "docs", hook.SOURCE / "README.md", hook.SOURCE / "1-feed" / "README.md"
+    assert hook.site_link("../../../docs/compare.md", course, "labs/README.md", docs) == "../compare.md"
+    assert hook.site_link("../../../../docs/shapes.md", lab, "labs/1-feed/README.md", docs) == "../../shapes.md"
+    assert hook.site_link("1-feed/README.md", course, "labs/README.md", docs) == "1-feed/README.md"
+    assert hook.site_link("starter.py", lab, "labs/1-feed/README.md", docs) == "starter.py"
+    assert hook.site_link("../../../../tests/lab_solutions/lab1.py", lab, "labs/1-feed/README.md", docs) is None
+    assert hook.site_link("../../../docs/no-such-page.md", course, "labs/README.md", docs) is None
+
+
+def test_a_lab_page_links_the_files_shipped_with_it():
+    hook = labs_hook()
+    page = hook.with_downloads("# Lab 1\n\nText.\n", hook.SOURCE / "1-feed" / "README.md")
+    title, blank, files, *_ = page.splitlines()
+    assert (title, blank) == ("# Lab 1", "") and files.startswith("Files for this lab: ")
+    assert "[`starter.py`](starter.py)" in files
+    assert hook.with_downloads("# Labs\n", hook.SOURCE / "README.md") == "# Labs\n"
+
+
 COPY = '<button class="md-code__button" data-md-type="copy"></button>'
 
 
