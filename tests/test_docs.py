@@ -13,8 +13,8 @@ import pytest
 from tfgraphs.cli import build_parser
 
 ROOT = Path(__file__).resolve().parent.parent
-LABS = ROOT / "tfgraphs" / "labs" / "course"
-PAGES = sorted((ROOT / "docs").glob("*.md")) + [ROOT / "README.md", *sorted(LABS.glob("**/*.md"))]
+COURSE = ROOT / "tfgraphs" / "labs" / "course"
+PAGES = sorted((ROOT / "docs").glob("*.md")) + [ROOT / "README.md", *sorted(COURSE.glob("**/*.md"))]
 FENCE = re.compile(r"^```(\w+)\n(.*?)^```$", re.M | re.S)
 TINY = {"BATCH": 20, "LENGTH": 64, "COUNT": 3}
 

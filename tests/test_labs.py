@@ -1,4 +1,4 @@
-"""Every lab's checker passes its reference solution and fails its untouched starter and plausible wrong ones."""
+"""Every lab's checker fails its untouched starter and plausible wrong ones (solutions pass in test_lab_notebooks)."""
 
 import io
 from pathlib import Path
@@ -22,14 +22,6 @@ def check(number, path):
 
     out = io.StringIO()
     return check_lab(number, path, stream=out), out.getvalue()
-
-
-@pytest.mark.parametrize("number", sorted(LABS))
-def test_solution_passes(number):
-    code, out = check(number, ROOT / "tests" / "lab_solutions" / f"lab{number}.py")
-    assert code == 0, out
-    assert "WRONG" not in out
-    assert out.strip().endswith("checks passed")
 
 
 @pytest.mark.parametrize("number", sorted(LABS))
@@ -67,12 +59,6 @@ def test_bad_lab_inputs(tmp_path):
     exits.write_text("import sys\nsys.exit(3)\n")
     proc = run_cli("lab", "check", 1, exits)
     assert proc.returncode == 2 and "calls sys.exit(3) when imported" in proc.stderr
-
-
-def test_lab_list():
-    proc = run_cli("lab", "list")
-    assert proc.returncode == 0
-    assert proc.stdout.splitlines() == [f"{n}. {title}" for n, title in LABS.items()]
 
 
 WRONG = ROOT / "tests" / "lab_solutions" / "wrong"

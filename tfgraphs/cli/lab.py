@@ -1,4 +1,4 @@
-"""`tfgraphs lab`: list the course labs, or check a solution."""
+"""`tfgraphs lab`: list the course labs, copy one out, or check a solution."""
 
 import os
 
@@ -6,14 +6,20 @@ from tfgraphs.cli.common import Parser, positive_float, positive_int
 
 
 def add_parser(sub):
-    lab = sub.add_parser("lab", help="course labs: list them, or check a solution",
+    lab = sub.add_parser("lab", help="course labs: list them, start one, or check a solution",
                          description="Check a lab solution: prints each check as ok or WRONG with a hint, and "
                                      "exits 0 only when every check passes. `tfgraphs lab start N` copies lab N out.")
     lab_sub = lab.add_subparsers(dest="lab_command", required=True, parser_class=Parser)
     lab_sub.add_parser("list", help="the labs and what each one is about").set_defaults(func=run_list)
+    start = lab_sub.add_parser("start", help="copy lab N's sheet, starter and notebook into DIR")
+    start.add_argument("number", type=positive_int, help="the lab's number")
+    start.add_argument("dir", nargs="?", default=None, help="where to put them (default ./labN); existing files "
+                                                           "are never overwritten")
+    start.set_defaults(func=run_start)
     check = lab_sub.add_parser("check", help="run lab N's checks on your file")
     check.add_argument("number", type=positive_int, help="the lab's number")
-    check.add_argument("path", help="your solution, e.g. lab1/starter.py")
+    check.add_argument("path", help="your solution, e.g. lab1/starter.py, or a notebook "
+                                                      "(lab1/starter.ipynb; needs jupytext)")
     check.add_argument("--timeout", type=positive_float, default=60.0, metavar="S",
                        help="seconds each check may take before it counts as WRONG (default 60); your code runs "
                             "in a separate process")
@@ -24,6 +30,16 @@ def run_list(args):
     from tfgraphs.labs import LABS
     for number, title in LABS.items():
         print(f"{number}. {title}")
+    print("Start lab N: `tfgraphs lab start N` copies its sheet, starter.py and starter.ipynb into ./labN.")
+    print("Check it: `tfgraphs lab check N labN/starter.py`, or run the notebook's last cell.")
+    return 0
+
+
+def run_start(args):
+    from tfgraphs.labs.start import start
+
+    for path in start(args.number, args.dir):
+        print(path)
     return 0
 
 

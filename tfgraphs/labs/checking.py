@@ -18,6 +18,7 @@ from dataclasses import asdict, dataclass
 
 from tfgraphs.errors import UsageError
 from tfgraphs.labs import LABS
+from tfgraphs.labs.pairing import as_script
 
 DEFAULT_TIMEOUT_S = 60.0
 LOADING = "loading your file"
@@ -191,7 +192,8 @@ def check_lab(number, path, stream=sys.stdout, timeout_s=DEFAULT_TIMEOUT_S):
     _known(number)
     if not os.path.exists(path):
         raise UsageError(f"{path} does not exist")
-    outcomes = collect(number, os.path.abspath(path), timeout_s)
+    with as_script(os.path.abspath(path)) as script:   # a notebook is checked as its code cells, in order
+        outcomes = collect(number, script, timeout_s)
     for o in outcomes:
         mark = "ok   " if o.passed else "WRONG"
         print(f"{mark} {o.name}" + (f": {o.detail}" if o.detail else ""), file=stream)

@@ -1,3 +1,15 @@
+# %% [markdown]
+# # Lab 2: What the first run pays for
+#
+# The sheet (`README.md` beside this file) says what to do and why. Write the functions marked TODO, run every cell
+# from the top, and the last cell checks your functions: ok or WRONG per check, with a hint.
+
+# %% tags=["install"]
+# In Colab or a fresh environment this installs tfgraphs; where it is installed already (from PyPI or from a
+# checkout with `pip install -e .`), pip leaves it as it is.
+# %pip install -q tfgraphs
+
+# %%
 """Lab 2 starter: switch optimizers off, read a trace, measure the first run's excess.
 
 Check with: tfgraphs lab check 2 lab2/starter.py
@@ -7,7 +19,10 @@ import statistics
 
 import tensorflow as tf
 
+# %% [markdown]
+# ## Your code
 
+# %%
 def session_config(grappler=True, constant_folding=True):
     """A tf.compat.v1.ConfigProto: grappler=False turns Grappler off; constant_folding=False turns off both
     Grappler's constant folding and the classic optimizer's (opt_level L0, do_constant_folding False)."""
@@ -26,3 +41,36 @@ def first_run_excess(first_s, later_s):
     """What only the first run pays: the first run's time minus the typical later run."""
     # TODO: is the mean the right summary of the later runs?
     return first_s - statistics.mean(later_s)
+
+
+# %% [markdown]
+# ## Try it
+#
+# Which op types run when a tiny graph runs traced, with every optimizer on, then with all of them off?
+
+# %%
+if __name__ == "__main__":   # in the notebook and `python starter.py`, not when the checker imports this file
+    graph = tf.Graph()
+    with graph.as_default():
+        total = tf.reduce_sum(tf.constant([1.0, 2.0]) * 3.0 + tf.compat.v1.placeholder_with_default(1.0, []))
+    for flags in [(True, True), (False, False)]:
+        with tf.compat.v1.Session(graph=graph, config=session_config(*flags)) as sess:
+            metadata = tf.compat.v1.RunMetadata()
+            options = tf.compat.v1.RunOptions(trace_level=tf.compat.v1.RunOptions.FULL_TRACE)
+            sess.run(total, options=options, run_metadata=metadata)
+        try:
+            print(f"grappler, folding = {flags}: {sorted(op_types_that_ran(metadata))}")
+        except NotImplementedError:
+            print("op_types_that_ran: not written yet")
+
+# %% [markdown]
+# ## Check
+#
+# The same checks as `tfgraphs lab check 2 starter.py`, run in a separate process with a timeout, on what this
+# notebook defined: its functions, imports and plain constants (not the arrays or results of the cells above).
+
+# %%
+if __name__ == "__main__":
+    import tfgraphs.labs
+
+    tfgraphs.labs.check(2, namespace=globals())

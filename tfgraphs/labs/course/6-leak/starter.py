@@ -1,3 +1,15 @@
+# %% [markdown]
+# # Lab 6: A graph that grows
+#
+# The sheet (`README.md` beside this file) says what to do and why. Write the functions marked TODO, run every cell
+# from the top, and the last cell checks your functions: ok or WRONG per check, with a hint.
+
+# %% tags=["install"]
+# In Colab or a fresh environment this installs tfgraphs; where it is installed already (from PyPI or from a
+# checkout with `pip install -e .`), pip leaves it as it is.
+# %pip install -q tfgraphs
+
+# %%
 """Lab 6 starter: find and fix a leaky training loop, then guard it with graph.finalize().
 
 Check with: tfgraphs lab check 6 lab6/starter.py
@@ -9,7 +21,10 @@ import tensorflow as tf
 v1 = tf.compat.v1
 LEARNING_RATE = 0.1
 
+# %% [markdown]
+# ## Your code
 
+# %%
 def train(x, y, steps):
     """Fit y ~ x @ w by gradient descent from w = 0; return (the loss before each step, the graph it ran in)."""
     graph = tf.Graph()
@@ -31,10 +46,28 @@ def train(x, y, steps):
     return losses, graph
 
 
-if __name__ == "__main__":
+# %% [markdown]
+# ## Try it
+#
+# Train for 20 steps: how many ops does the graph have afterwards? Try 40 steps.
+
+# %%
+if __name__ == "__main__":   # in the notebook and `python starter.py`, not when the checker imports this file
     rng = np.random.default_rng(0)
     x = rng.standard_normal((200, 5))
     y = x @ np.arange(1.0, 6.0)
-    losses, graph = train(x, y, 50)
+    losses, graph = train(x, y, 20)
     print(f"loss {losses[0]:.3f} -> {losses[-1]:.3g} in {len(losses)} steps; the graph has "
           f"{len(graph.get_operations())} ops; finalized: {graph.finalized}")
+
+# %% [markdown]
+# ## Check
+#
+# The same checks as `tfgraphs lab check 6 starter.py`, run in a separate process with a timeout, on what this
+# notebook defined: its functions, imports and plain constants (not the arrays or results of the cells above).
+
+# %%
+if __name__ == "__main__":
+    import tfgraphs.labs
+
+    tfgraphs.labs.check(6, namespace=globals())

@@ -1,0 +1,122 @@
+"""Every lab notebook is its starter.py, runs headless top to bottom, and its check cell fails it and passes the solution."""
+
+import copy
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tfgraphs.labs import LABS
+
+nbclient = pytest.importorskip("nbclient", reason="pip install -e '.[test]' (nbclient runs the notebooks)")
+nbformat = pytest.importorskip("nbformat")
+pytest.importorskip("jupytext")
+
+ROOT = Path(__file__).resolve().parent.parent
+COURSE = ROOT / "tfgraphs" / "labs" / "course"
+SOLUTIONS = ROOT / "tests" / "lab_solutions"
+
+
+def notebook_path(number):
+    (path,) = COURSE.glob(f"{number}-*/starter.ipynb")
+    return path
+
+
+def test_notebooks_are_made_from_their_starters():
+    proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "make_notebooks.py"), "--check"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr + "\nrun: python scripts/make_notebooks.py"
+
+
+def test_drift_is_noticed(tmp_path):
+    from tfgraphs.labs.pairing import notebook_text
+
+    script = tmp_path / "starter.py"
+    script.write_text((COURSE / "4-shapes" / "starter.py").read_text().replace("block_len)", "block_len, n=1)"))
+    assert notebook_text(script) != notebook_path(4).read_text()
+    assert notebook_text(COURSE / "4-shapes" / "starter.py") == notebook_path(4).read_text()
+
+
+@pytest.mark.parametrize("number", sorted(LABS))
+def test_notebook_shape(number):
+    """An install cell first (tagged, so headless runs skip it), the check of lab N last."""
+    cells = json.loads(notebook_path(number).read_text())["cells"]
+    code = [c for c in cells if c["cell_type"] == "code"]
+    assert code[0]["metadata"] == {"tags": ["install"]}
+    assert "".join(code[0]["source"]).splitlines()[-1] == "%pip install -q tfgraphs"
+    assert f"tfgraphs.labs.check({number}, namespace=globals())" in "".join(code[-1]["source"])
+    assert all(c["outputs"] == [] for c in code)
+
+
+def check_output(cell):
+    """The text a check cell printed."""
+    return "".join(o.get("text", "") for o in cell.outputs if o.output_type == "stream")
+
+
+def solution_appended(notebook, number):
+    """The starter notebook, then the reference solution as one cell and the check cell again (one kernel)."""
+    source = (SOLUTIONS / f"lab{number}.py").read_text()
+    extended = copy.deepcopy(notebook)
+    extended.cells += [nbformat.v4.new_code_cell(source), copy.deepcopy(notebook.cells[-1])]
+    for index, cell in enumerate(extended.cells):
+        cell.id = f"cell-{index}"
+    return extended
+
+
+@pytest.mark.parametrize("number", sorted(LABS))
+def test_notebook_runs_and_checks(number, tmp_path):
+    """Top to bottom on a fresh kernel: the starter's check says WRONG; after the solution's cell, all ok."""
+    notebook = solution_appended(nbformat.read(notebook_path(number), as_version=4), number)
+    client = nbclient.NotebookClient(notebook, timeout=240, kernel_name="python3", skip_cells_with_tag="install",
+                                     resources={"metadata": {"path": str(tmp_path)}})
+    client.execute()   # raises CellExecutionError on any cell's error
+    assert notebook.cells[1].outputs == []   # the install cell was skipped: the tests never run pip
+    starter, solution = check_output(notebook.cells[-3]), check_output(notebook.cells[-1])
+    assert "WRONG" in starter and "hint:" in starter, starter
+    assert starter.strip().splitlines()[-1].startswith(f"lab {number}: ")
+    assert "WRONG" not in solution and "left out" not in solution, solution
+    passed = solution.strip().splitlines()[-1]
+    total = passed.split(" of ")[1].split()[0]
+    assert passed == f"lab {number}: {total} of {total} checks passed", solution
+
+
+def test_what_of_a_namespace_is_checked(tmp_path, monkeypatch):
+    """Functions, imports and plain constants are written; other values are not, and those a function needs are named."""
+    from tfgraphs.labs.notebook import script_of
+
+    (tmp_path / "cells.py").write_text(
+        "import numpy as np\nfrom time import perf_counter as clock\nimport os.path\n"
+        "KEEP = {'dtype'}\nSIZES = (1, 2.5, 'x', None)\nLIMIT = float('nan')\nDATA = np.zeros(3)\n_hidden = 1\n"
+        "def scaled(a):\n    return np.asarray(a) * SIZES[1] + len(DATA) + clock() * 0\n"
+        "class Box:\n    size = 2\n"
+        "alias = scaled\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import cells
+
+    text, left_out = script_of(vars(cells))
+    assert text.splitlines()[:3] == ["import numpy as np", "from time import perf_counter as clock",
+                                     "import os"]
+    assert "KEEP = {'dtype'}\nSIZES = (1, 2.5, 'x', None)\n" in text
+    assert "def scaled(a):" in text and "class Box:" in text and text.endswith("alias = scaled\n")
+    assert "LIMIT =" not in text and "DATA =" not in text and "_hidden" not in text
+    assert left_out == ["DATA"]
+    namespace = {}
+    exec(compile(text, "checked.py", "exec"), namespace)   # the written file stands on its own
+    assert namespace["alias"] is namespace["scaled"] and namespace["KEEP"] == {"dtype"}
+
+
+def test_check_imports_no_tensorflow_here(tmp_path):
+    """The notebook's process only writes a file and waits: TensorFlow is imported by the checking child alone."""
+    (tmp_path / "cells.py").write_text("def blocked_conv1d(x, filters, block_len):\n    raise NotImplementedError\n")
+    code = ("import sys, cells, tfgraphs.labs\n"
+            "tfgraphs.labs.check(4, namespace=vars(cells))\n"
+            "assert 'tensorflow' not in sys.modules, 'imported TensorFlow'\n"
+            "try:\n    tfgraphs.labs.check(9, namespace={})\nexcept ValueError as exc:\n    print(exc)\n")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0].startswith("WRONG blocked_conv1d(x, filters, block_len) equals tf.nn.conv1d")
+    assert "not implemented yet" in lines[0]
+    assert lines[-2:] == ["lab 4: 0 of 2 checks passed", "no lab 9; the labs are 1, 2, 3, 4, 5, 6"]

@@ -1,0 +1,88 @@
+"""`tfgraphs lab start` copies exactly a lab's sheet, starter and notebook, never overwrites, and refuses bad input."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import run_cli
+from tfgraphs.labs import LABS
+
+COURSE = Path(__file__).resolve().parent.parent / "tfgraphs" / "labs" / "course"
+FILES = ["README.md", "starter.ipynb", "starter.py"]
+
+
+def run_in(folder, *args):
+    """`python -m tfgraphs ARGS` run from folder."""
+    return subprocess.run([sys.executable, "-m", "tfgraphs", *map(str, args)], capture_output=True, text=True,
+                          cwd=folder, timeout=120)
+
+
+def test_start_copies_the_lab(tmp_path):
+    proc = run_cli("lab", "start", 2, tmp_path / "mine")
+    assert proc.returncode == 0, proc.stderr
+    assert sorted(p.name for p in (tmp_path / "mine").iterdir()) == FILES
+    for name in FILES:
+        assert (tmp_path / "mine" / name).read_bytes() == (COURSE / "2-first-run" / name).read_bytes()
+    assert proc.stdout.splitlines() == [str(tmp_path / "mine" / name) for name in ("README.md", "starter.py",
+                                                                                     "starter.ipynb")]
+
+
+def test_start_defaults_to_lab_n(tmp_path):
+    proc = run_in(tmp_path, "lab", "start", 6)
+    assert proc.returncode == 0, proc.stderr
+    assert sorted(p.name for p in (tmp_path / "lab6").iterdir()) == FILES
+
+
+def test_start_refuses_to_overwrite(tmp_path):
+    (tmp_path / "lab1").mkdir()
+    (tmp_path / "lab1" / "starter.py").write_text("my work\n")
+    (tmp_path / "lab1" / "notes.txt").write_text("mine too\n")
+    proc = run_in(tmp_path, "lab", "start", 1)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.strip().splitlines() == [
+        "tfgraphs: lab1/starter.py already exists; choose another folder: tfgraphs lab start 1 DIR"]
+    assert sorted(p.name for p in (tmp_path / "lab1").iterdir()) == ["notes.txt", "starter.py"]
+    assert (tmp_path / "lab1" / "starter.py").read_text() == "my work\n"
+
+
+@pytest.mark.parametrize("args, message", [
+    ((9,), f"no lab 9; the labs are {', '.join(map(str, LABS))}"),
+    (("one",), "argument number: 'one' is not a whole number"),
+    ((0,), "argument number: '0' must be at least 1"),
+])
+def test_start_bad_input(tmp_path, args, message):
+    proc = run_in(tmp_path, "lab", "start", *args)
+    assert proc.returncode == 2 and message in proc.stderr, proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_start_refuses_a_file_as_folder(tmp_path):
+    (tmp_path / "taken").write_text("")
+    proc = run_cli("lab", "start", 3, tmp_path / "taken")
+    assert proc.returncode == 2 and "is a file, not a folder" in proc.stderr
+
+
+def test_list_says_how_to_start():
+    proc = run_cli("lab", "list")
+    assert proc.returncode == 0
+    lines = proc.stdout.splitlines()
+    assert lines[:-2] == [f"{n}. {title}" for n, title in LABS.items()]
+    assert lines[-2].startswith("Start lab N: `tfgraphs lab start N` copies its sheet, starter.py and")
+    assert max(map(len, lines)) <= 100
+
+
+def test_check_takes_a_notebook(tmp_path):
+    """A notebook is checked as its code cells: the starter's fails, the solution's as a notebook passes."""
+    jupytext = pytest.importorskip("jupytext")
+    proc = run_cli("lab", "check", 4, COURSE / "4-shapes" / "starter.ipynb")
+    assert proc.returncode == 1 and "WRONG" in proc.stdout, proc.stdout + proc.stderr
+    solution = jupytext.read(COURSE.parent.parent.parent / "tests" / "lab_solutions" / "lab4.py")
+    jupytext.write(solution, tmp_path / "solved.ipynb")
+    proc = run_cli("lab", "check", 4, tmp_path / "solved.ipynb")
+    assert proc.returncode == 0 and proc.stdout.strip().endswith("lab 4: 2 of 2 checks passed"), proc.stdout
+    (tmp_path / "broken.ipynb").write_text("{not json")
+    proc = run_cli("lab", "check", 4, tmp_path / "broken.ipynb")
+    assert proc.returncode == 2 and "is not a notebook jupytext can read" in proc.stderr

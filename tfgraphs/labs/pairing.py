@@ -1,0 +1,56 @@
+"""A starter's notebook made from its .py by jupytext (the .py is the source), and a notebook turned back into a .py.
+
+jupytext is imported only here, and only when asked: `pip install 'tfgraphs[notebooks]'`.
+"""
+
+import os
+import tempfile
+from contextlib import contextmanager
+
+from tfgraphs.errors import UsageError
+
+KERNELSPEC = {"name": "python3", "display_name": "Python 3", "language": "python"}
+
+
+def _jupytext():
+    try:
+        import jupytext
+    except ImportError:
+        raise UsageError("notebooks need jupytext: pip install 'tfgraphs[notebooks]'") from None
+    return jupytext
+
+
+def notebook_text(script_path):
+    """The .ipynb text of a percent-format .py: cells in order, ids numbered, a Python 3 kernel, no other metadata."""
+    jupytext = _jupytext()
+    notebook = jupytext.read(script_path)
+    for number, cell in enumerate(notebook.cells, 1):
+        cell.id = f"cell-{number}"   # jupytext draws random ids; numbered ones keep regeneration reproducible
+    notebook.metadata = {"kernelspec": dict(KERNELSPEC), "language_info": {"name": "python"}}
+    return jupytext.writes(notebook, fmt="ipynb")
+
+
+def script_text(notebook_path):
+    """A notebook as a percent-format .py: markdown and magics (%pip, !cmd) become comments."""
+    jupytext = _jupytext()
+    try:
+        notebook = jupytext.read(notebook_path)
+    except FileNotFoundError:
+        raise UsageError(f"{notebook_path} does not exist") from None
+    except Exception as exc:
+        raise UsageError(f"{notebook_path} is not a notebook jupytext can read: {exc}") from None
+    return jupytext.writes(notebook, fmt="py:percent")
+
+
+@contextmanager
+def as_script(path):
+    """Yield a .py path for path: itself, or a notebook's code written to a temporary .py."""
+    if not str(path).endswith(".ipynb"):
+        yield path
+        return
+    text = script_text(path)
+    with tempfile.TemporaryDirectory(prefix="tfgraphs-notebook-") as folder:
+        script = os.path.join(folder, os.path.basename(path)[:-len(".ipynb")] + ".py")
+        with open(script, "w", encoding="utf-8") as out:
+            out.write(text)
+        yield script

@@ -1,0 +1,40 @@
+"""`tfgraphs lab start N [DIR]`: copy lab N's sheet, starter and notebook out of the installed package."""
+
+from importlib import resources
+from pathlib import Path
+
+from tfgraphs.errors import UsageError
+from tfgraphs.labs import LABS
+
+FILES = ("README.md", "starter.py", "starter.ipynb")   # what a student gets; the solutions are not shipped
+
+
+def course():
+    """The folder of the shipped labs (a Traversable: a real folder, or inside a zip)."""
+    return resources.files("tfgraphs.labs") / "course"
+
+
+def lab_folder(number):
+    """Lab `number`'s shipped folder, e.g. course/1-feed."""
+    if number not in LABS:
+        raise UsageError(f"no lab {number}; the labs are {', '.join(map(str, LABS))}")
+    (folder,) = [f for f in course().iterdir() if f.is_dir() and f.name.split("-")[0] == str(number)]
+    return folder
+
+
+def start(number, directory=None):
+    """Copy lab `number`'s FILES into directory (default ./labN); refuse before copying if any is there already."""
+    source = lab_folder(number)
+    target = Path(directory if directory is not None else f"lab{number}")
+    if target.exists() and not target.is_dir():
+        raise UsageError(f"{target} is a file, not a folder")
+    there = [str(target / name) for name in FILES if (target / name).exists()]
+    if there:
+        raise UsageError(f"{', '.join(there)} already exist{'s' if len(there) == 1 else ''}; "
+                         f"choose another folder: tfgraphs lab start {number} DIR")
+    target.mkdir(parents=True, exist_ok=True)
+    copied = []
+    for name in FILES:
+        (target / name).write_bytes((source / name).read_bytes())
+        copied.append(target / name)
+    return copied
