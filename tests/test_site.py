@@ -76,7 +76,9 @@ def api_page_problems(text, names):
 
 def test_the_api_page_documents_every_public_name_once():
     import tfgraphs
-    assert api_page_problems((ROOT / "docs" / "api.md").read_text(), tfgraphs.__all__) == []
+    problems = api_page_problems((ROOT / "docs" / "api.md").read_text(), tfgraphs.__all__)
+    assert problems == [], ("docs/api.md: each public NAME needs one '::: module.NAME' directive with the option "
+                            f"'heading: tfgraphs.NAME': {problems}")
 
 
 def test_the_api_page_check_notices_missing_extra_and_misnamed_entries():
