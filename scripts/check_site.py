@@ -3,9 +3,10 @@
     python scripts/check_site.py                  # exit 0: every page passed; 1: problems, listed; 2: no browser
     CHROMIUM=/path/to/chrome python scripts/check_site.py
 
-Each page is loaded from a local server on 127.0.0.1 and its DOM, after the page's scripts ran, is checked: a page
-whose markdown has a table shows a <table>, every fenced code block's text is on the page, every internal href and
-src answers 200, and every #anchor names an id on its target page. External links are listed, never fetched.
+Each page is loaded from a local server on 127.0.0.1 and its DOM, after the page's scripts ran, is checked: its
+scripts threw nothing, a page whose markdown has a table shows a <table>, every fenced code block's text is on the
+page with a copy button, every internal href and src answers 200, and every #anchor names an id on its target page.
+External links are listed, never fetched. The search index must hold every page.
 """
 
 import functools
@@ -22,7 +23,7 @@ import urllib.request
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
-from urllib.parse import urldefrag, urljoin, urlsplit
+from urllib.parse import unquote, urldefrag, urljoin, urlsplit
 
 from headless_chromium import BROWSERS, PAGE_TIMEOUT, Browser, find_browser
 
@@ -123,7 +124,7 @@ def link_problems(page_url, dom, fetch):
         status, target_dom = (200, dom) if target == urldefrag(page_url)[0] else fetch(target)
         if status != 200:
             problems.append(f"{ref} -> HTTP {status}")
-        elif anchor and (target_dom is None or anchor not in target_dom.ids):
+        elif anchor and (target_dom is None or unquote(anchor) not in target_dom.ids):
             problems.append(f"{ref} -> no id {anchor!r} on {urlsplit(target).path}")
     return problems, external
 
