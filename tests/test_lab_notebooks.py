@@ -30,13 +30,24 @@ def test_notebooks_are_made_from_their_starters():
     assert proc.returncode == 0, proc.stdout + proc.stderr + "\nrun: python scripts/make_notebooks.py"
 
 
-def test_drift_is_noticed(tmp_path):
-    from tfgraphs.labs.pairing import notebook_text
+def test_drift_is_noticed_and_mended(tmp_path, monkeypatch, capsys):
+    """A starter.py edited after its notebook was made: --check names it and fails; a plain run remakes it."""
+    import importlib.util
+    import shutil
 
-    script = tmp_path / "starter.py"
-    script.write_text((COURSE / "4-shapes" / "starter.py").read_text().replace("block_len)", "block_len, n=1)"))
-    assert notebook_text(script) != notebook_path(4).read_text()
-    assert notebook_text(COURSE / "4-shapes" / "starter.py") == notebook_path(4).read_text()
+    spec = importlib.util.spec_from_file_location("make_notebooks", ROOT / "scripts" / "make_notebooks.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    lab = tmp_path / "tfgraphs" / "labs" / "course" / "4-shapes"
+    shutil.copytree(COURSE / "4-shapes", lab)
+    monkeypatch.setattr(script, "COURSE", lab.parent)
+    assert script.main(["--check"]) == 0
+    starter = lab / "starter.py"
+    starter.write_text(starter.read_text().replace("block_len)", "block_len, n=1)"))
+    assert script.main(["--check"]) == 1
+    assert capsys.readouterr().out == "out of date: tfgraphs/labs/course/4-shapes/starter.ipynb\n"
+    assert script.main([]) == 0 and script.main(["--check"]) == 0
+    assert "block_len, n=1)" in (lab / "starter.ipynb").read_text()
 
 
 @pytest.mark.parametrize("number", sorted(LABS))
@@ -95,21 +106,27 @@ def test_what_of_a_namespace_is_checked(tmp_path, monkeypatch):
     monkeypatch.syspath_prepend(str(tmp_path))
     import cells
 
-    text, left_out = script_of(vars(cells))
+    script = script_of(vars(cells))
+    text = script.text
     assert text.splitlines()[:3] == ["import numpy as np", "from time import perf_counter as clock",
                                      "import os"]
     assert "KEEP = {'dtype'}\nSIZES = (1, 2.5, 'x', None)\n" in text
     assert "def scaled(a):" in text and "class Box:" in text and text.endswith("alias = scaled\n")
     assert "LIMIT =" not in text and "DATA =" not in text and "_hidden" not in text
-    assert left_out == ["DATA"]
+    assert script.left_out == ("DATA",)
+    lines = text.splitlines()
+    assert [(lines[first - 1].split("(")[0], lines[last - 1]) for first, last, _ in script.spans] == [
+        ("def scaled", "    return np.asarray(a) * SIZES[1] + len(DATA) + clock() * 0"), ("class Box:", "    size = 2"),
+        ("def scaled", "alias = scaled")]
     namespace = {}
     exec(compile(text, "checked.py", "exec"), namespace)   # the written file stands on its own
     assert namespace["alias"] is namespace["scaled"] and namespace["KEEP"] == {"dtype"}
 
 
 def test_check_imports_no_tensorflow_here(tmp_path):
-    """The notebook's process only writes a file and waits: TensorFlow is imported by the checking child alone."""
-    (tmp_path / "cells.py").write_text("def blocked_conv1d(x, filters, block_len):\n    raise NotImplementedError\n")
+    """The notebook's process only writes a file and waits (no TensorFlow); an error's line is said in the cell's terms."""
+    (tmp_path / "cells.py").write_text("import os\n\ndef blocked_conv1d(x, filters, block_len):\n"
+                                       "    n = len(x)\n    raise ValueError(f'boom {n}')\n")
     code = ("import sys, cells, tfgraphs.labs\n"
             "tfgraphs.labs.check(4, namespace=vars(cells))\n"
             "assert 'tensorflow' not in sys.modules, 'imported TensorFlow'\n"
@@ -118,5 +135,5 @@ def test_check_imports_no_tensorflow_here(tmp_path):
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     assert lines[0].startswith("WRONG blocked_conv1d(x, filters, block_len) equals tf.nn.conv1d")
-    assert "not implemented yet" in lines[0]
+    assert lines[0].endswith("raised ValueError: boom 1 (line 3 of blocked_conv1d)")   # counted from its def
     assert lines[-2:] == ["lab 4: 0 of 2 checks passed", "no lab 9; the labs are 1, 2, 3, 4, 5, 6"]

@@ -1,4 +1,4 @@
-"""`tfgraphs lab start` copies exactly a lab's sheet, starter and notebook, never overwrites, and refuses bad input."""
+"""`tfgraphs lab start` copies exactly a lab's files and never overwrites; `lab list`; `lab check` of a notebook."""
 
 import subprocess
 import sys
@@ -86,3 +86,18 @@ def test_check_takes_a_notebook(tmp_path):
     (tmp_path / "broken.ipynb").write_text("{not json")
     proc = run_cli("lab", "check", 4, tmp_path / "broken.ipynb")
     assert proc.returncode == 2 and "is not a notebook jupytext can read" in proc.stderr
+
+
+def test_every_copied_file_ships_as_package_data():
+    """setup.cfg's package data holds every file `lab start` copies, and nothing from tests/ (the solutions)."""
+    import configparser
+
+    from tfgraphs.labs.start import FILES as COPIED
+
+    config = configparser.ConfigParser()
+    config.read(COURSE.parent.parent.parent / "setup.cfg")
+    patterns = config["options.package_data"]["tfgraphs.labs"].split()
+    shipped = {p.relative_to(COURSE.parent) for pattern in patterns for p in COURSE.parent.glob(pattern)}
+    wanted = {p.relative_to(COURSE.parent) for name in COPIED for p in COURSE.glob(f"*/{name}")}
+    assert len(wanted) == len(LABS) * len(COPIED) and wanted <= shipped
+    assert shipped - wanted == {Path("course/README.md")}

@@ -18,8 +18,8 @@ def add_parser(sub):
     start.set_defaults(func=run_start)
     check = lab_sub.add_parser("check", help="run lab N's checks on your file")
     check.add_argument("number", type=positive_int, help="the lab's number")
-    check.add_argument("path", help="your solution, e.g. lab1/starter.py, or a notebook "
-                                                      "(lab1/starter.ipynb; needs jupytext)")
+    check.add_argument("path", help="your solution, e.g. lab1/starter.py, or a notebook (lab1/starter.ipynb; "
+                                    "needs jupytext)")
     check.add_argument("--timeout", type=positive_float, default=60.0, metavar="S",
                        help="seconds each check may take before it counts as WRONG (default 60); your code runs "
                             "in a separate process")

@@ -1,4 +1,4 @@
-"""Course labs: each has a sheet, a starter and a notebook in course/, and a checker here (`tfgraphs lab check N PATH`)."""
+"""Course labs: a sheet, a starter and a notebook each in course/, and their checkers (`tfgraphs lab check N PATH`)."""
 
 LABS = {
     1: "Feed, don't embed: a placeholder graph and a variable graph",

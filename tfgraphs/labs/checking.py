@@ -63,9 +63,17 @@ def run_check(check, module):
     except NotImplementedError:
         passed, detail, hint = False, "not implemented yet (raises NotImplementedError)", ""
     except Exception as exc:
-        last = traceback.extract_tb(exc.__traceback__)[-1]
-        passed, detail, hint = False, f"raised {type(exc).__name__}: {exc} (line {last.lineno})", ""
+        passed, detail, hint = False, f"raised {type(exc).__name__}: {exc} ({_where(exc, module)})", ""
     return Outcome(check_name(check), bool(passed), detail, hint or ("" if passed else _hint_of(check)))
+
+
+def _where(exc, module):
+    """'line N' of the student's file where exc passed last; the file's name too when it is another file."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    theirs = [f for f in frames if f.filename == getattr(module, "__file__", None)]
+    if theirs:
+        return f"line {theirs[-1].lineno}"
+    return f"line {frames[-1].lineno} of {os.path.basename(frames[-1].filename)}"
 
 
 def run_checks(checks, module):

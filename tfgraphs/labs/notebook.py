@@ -11,11 +11,14 @@ This module imports no TensorFlow: only the child process does.
 
 import ast
 import inspect
+import io
 import os
+import re
 import sys
 import tempfile
 import textwrap
 import types
+from dataclasses import dataclass
 
 from tfgraphs.errors import UsageError
 
@@ -66,8 +69,17 @@ def _globals_used(code):
     return names
 
 
+@dataclass(frozen=True)
+class Script:
+    """The file a namespace is checked as: its text, the names it lacks, and where each definition starts and ends."""
+
+    text: str
+    left_out: tuple
+    spans: tuple   # (first line, last line, name) of each definition in text
+
+
 def script_of(namespace):
-    """(the .py text of the namespace's definitions by the rule above, the names left out that those need)."""
+    """The Script of the namespace's definitions by the rule above."""
     main = namespace.get("__name__", "__main__")
     imports, constants, definitions, written, used = [], [], [], set(), set()
     for name, value in namespace.items():
@@ -75,7 +87,7 @@ def script_of(namespace):
             continue
         if isinstance(value, (types.FunctionType, type)) and getattr(value, "__module__", None) == main:
             try:
-                definitions.append(_definition(name, value))
+                definitions.append((_definition(name, value), value.__name__))
             except (OSError, TypeError):   # Python kept no source for it
                 continue
             used |= _globals_used(value.__code__) if isinstance(value, types.FunctionType) else set()
@@ -89,9 +101,35 @@ def script_of(namespace):
         else:
             continue
         written.add(name)
-    parts = ["\n".join(imports), "\n".join(constants)] + definitions
-    left_out = sorted(n for n in used - written if n in namespace and not n.startswith("_"))
-    return "\n\n\n".join(p.rstrip("\n") for p in parts if p) + "\n", left_out
+    left_out = tuple(sorted(n for n in used - written if n in namespace and not n.startswith("_")))
+    return _assemble([("\n".join(imports), None), ("\n".join(constants), None)] + definitions, left_out)
+
+
+def _assemble(parts, left_out):
+    """A Script of the (source, definition name or None) parts, two blank lines apart."""
+    texts, spans, first = [], [], 1
+    for source, name in parts:
+        if not source:
+            continue
+        source = source.rstrip("\n")
+        last = first + source.count("\n")
+        texts.append(source)
+        if name:
+            spans.append((first, last, name))
+        first = last + 3
+    return Script("\n\n\n".join(texts) + "\n", left_out, tuple(spans))
+
+
+def relabel(report, spans):
+    """The report with each '(line N)' of the written file said as '(line K of NAME)', K counted from its def."""
+    def where(match):
+        line = int(match.group(1))
+        for first, last, name in spans:
+            if first <= line <= last:
+                return f"(line {line - first + 1} of {name})"
+        return match.group(0)
+
+    return re.sub(r"\(line (\d+)\)", where, report)
 
 
 def check(number, namespace, timeout_s, stream=None):
@@ -99,18 +137,21 @@ def check(number, namespace, timeout_s, stream=None):
     from tfgraphs.labs.checking import check_lab
 
     stream = stream or sys.stdout
-    text, left_out = script_of(namespace)
-    if left_out:
-        print(f"left out of the check, though your functions use them: {', '.join(left_out)} (only functions, "
-              f"imports and plain constants are checked)", file=stream)
+    script = script_of(namespace)
+    if script.left_out:
+        print(f"left out of the check, though your functions use them: {', '.join(script.left_out)} (only "
+              f"functions, imports and plain constants are checked)", file=stream)
     with tempfile.TemporaryDirectory(prefix=f"tfgraphs-lab{number}-") as folder:
         path = os.path.join(folder, f"lab{number}.py")
         with open(path, "w", encoding="utf-8") as out:
-            out.write(text)
+            out.write(script.text)
+        report = io.StringIO()
         try:
-            return check_lab(number, path, stream=stream, timeout_s=timeout_s)
+            code = check_lab(number, path, stream=report, timeout_s=timeout_s)
         except UsageError as exc:
             if "no lab" in str(exc):
                 raise
-            print(f"WRONG loading your definitions: {str(exc).replace(path + ' ', '')}", file=stream)
-            return 2
+            report.write(f"WRONG loading your definitions: {str(exc).replace(path + ' ', '')}\n")
+            code = 2
+    stream.write(relabel(report.getvalue(), script.spans))
+    return code

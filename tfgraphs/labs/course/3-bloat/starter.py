@@ -6,7 +6,8 @@
 
 # %% tags=["install"]
 # In Colab or a fresh environment this installs tfgraphs; where it is installed already (from PyPI or from a
-# checkout with `pip install -e .`), pip leaves it as it is.
+# checkout with `pip install -e .`), pip leaves it as it is. To install from a checkout or a wheel you uploaded
+# instead, give pip its path: %pip install -q path/to/tfgraphs
 # %pip install -q tfgraphs
 
 # %%
