@@ -91,13 +91,13 @@ def test_trials_rotate_and_aggregate(tmp_path):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--batch", "0"], "'0' must be at least 1"),
+    (["--batch", "0"], "--batch 0 must be at least 1"),
     (["--batch", "ten"], "'ten' is not a whole number"),
-    (["--runs", "0"], "'0' must be at least 1"),
-    (["--dtype", "int8"], "invalid choice: 'int8'"),
+    (["--runs", "0"], "--runs 0 must be at least 1"),
+    (["--dtype", "int8"], "--dtype 'int8' is not one of float64, float32, float16"),
     (["--variants", "constant,bogus"], "unknown variant bogus"),
     (["--format", "nope"], "unknown table format 'nope'"),
-    (["--seed", "-1"], "'-1' must be 0 or more"),
+    (["--seed", "-1"], "--seed -1 must be 0 or more"),
     (["--batch", "400000", "--variants", "constant"], "past the 2 GiB single-tensor limit"),
     (["--batch", "100000000", "--variants", "placeholder"], "is estimated to need"),
 ])

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from conftest import run_cli, words
-from tfgraphs.explain.explain import sentences, share_text
+from tfgraphs.findings.explain import sentences, share_text
 from tfgraphs.fileio import write_doc
 from tfgraphs.records.explain import attribute, attributions
 from tfgraphs.records.report import Report

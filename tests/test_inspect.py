@@ -167,7 +167,7 @@ REPEATED_CONST = """node {
 
 def test_sentences_count_consts_that_list_fewer_values(tmp_path):
     # One value stored for 1,000 elements: 4,000 bytes expanded from a node of a few dozen bytes.
-    from tfgraphs.explain.inspect import sentences
+    from tfgraphs.findings.inspect import sentences
     from tfgraphs.graphdef import files
     from tfgraphs.records.inspect import Inspection
 
@@ -188,7 +188,7 @@ def test_sentences_count_consts_that_list_fewer_values(tmp_path):
 
 
 def test_full_consts_are_not_counted_as_elided(files, tmp_path):
-    from tfgraphs.explain.inspect import sentences
+    from tfgraphs.findings.inspect import sentences
     from tfgraphs.records.inspect import Inspection
 
     doc = inspect_json(files[0] / "constant.pb", tmp_path)

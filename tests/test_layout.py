@@ -15,11 +15,12 @@ MAY_IMPORT = {
     "graphdef": {"base", "spec", "graphdef"},
     "worker": {"base", "spec", "graphdef", "worker"},
     "records": {"base", "spec", "records"},
-    "explain": {"base", "spec", "records", "explain"},
-    "render": {"base", "spec", "records", "explain", "render"},
+    "findings": {"base", "spec", "records", "findings"},
+    "render": {"base", "spec", "records", "findings", "render"},
     "jobs": {"base", "spec", "records", "graphdef", "jobs"},
     "labs": {"base", "spec", "graphdef", "worker", "labs"},
-    "cli": {"base", "spec", "records", "jobs", "render", "labs", "cli"},
+    "api": {"base", "spec", "records", "jobs", "render", "api"},
+    "cli": {"base", "spec", "records", "jobs", "render", "labs", "api", "cli"},
 }
 # Where TensorFlow may be imported by name; everywhere else reaches it only through a worker or tfimport.
 TENSORFLOW = {"worker", "graphdef", "labs"}
@@ -111,9 +112,9 @@ def test_the_package_follows_its_layers():
      "tfgraphs.records.rows (records) imports tfgraphs.render.page (render)"),
     ({"tfgraphs.jobs.runner": "from ..worker import protocol"}, "tfgraphs.jobs.runner (jobs) imports tfgraphs.worker"),
     ({"tfgraphs.render.page": "import tensorflow as tf"}, "tfgraphs.render.page imports tensorflow"),
-    ({"tfgraphs.explain.sweep": "def f():\n    from tfgraphs.explain import compare\n",
-      "tfgraphs.explain.compare": "from tfgraphs.explain.sweep import f\n"},
-     "tfgraphs.explain.compare -> tfgraphs.explain.sweep -> tfgraphs.explain.compare"),
+    ({"tfgraphs.findings.sweep": "def f():\n    from tfgraphs.findings import compare\n",
+      "tfgraphs.findings.compare": "from tfgraphs.findings.sweep import f\n"},
+     "tfgraphs.findings.compare -> tfgraphs.findings.sweep -> tfgraphs.findings.compare"),
 ])
 def test_a_wrong_import_is_named(wrong, said):
     modules = read_modules()

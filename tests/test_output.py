@@ -143,10 +143,11 @@ def test_report_a_b_refuses_what_cannot_be_compared(other, message):
 
 def test_report_a_b_needs_a_shared_variant(tmp_path):
     doc = json.loads((FIXTURES / "compare.json").read_text())
-    for r in doc["variants"]:
-        r["name"] = r["variant"] = "renamed-" + r["name"]
-    (tmp_path / "x.json").write_text(json.dumps(doc))
-    proc = run_cli("report", FIXTURES / "compare.json", tmp_path / "x.json")
+    for name, kept in (("a", ("numpy", "constant")), ("b", ("placeholder", "variable"))):
+        part = {**doc, "variants": [r for r in doc["variants"] if r["variant"] in kept]}
+        part["config"] = {**doc["config"], "variants": list(kept)}
+        (tmp_path / f"{name}.json").write_text(json.dumps(part))
+    proc = run_cli("report", tmp_path / "a.json", tmp_path / "b.json")
     assert proc.returncode == 2 and "no variant in common" in proc.stderr
 
 

@@ -144,9 +144,17 @@ def test_a_graph_failing_at_run_time_is_a_failed_row(graphs, monkeypatch, capsys
 
 
 def test_inspect_suggests_unembed_only_for_large_constants(graphs):
-    from tfgraphs.explain.inspect import sentences
+    from tfgraphs.findings.inspect import sentences
     from tfgraphs.jobs import inspect
 
     lookup = sentences(inspect.run(inspect.Config(str(graphs["lookup"]))))
     assert any(f"`tfgraphs unembed {graphs['lookup']} -o OUT`" in s for s in lookup)
     assert not any("unembed" in s for s in sentences(inspect.run(inspect.Config(str(graphs["cnn"])))))
+
+
+def test_explain_graph_takes_the_built_in_networks_defaults(tmp_path):
+    proc = run_cli("explain", "--graph", tmp_path / "none.pb", "--batch", "6000", "--dtype", "float64")
+    assert proc.returncode == 2 and "none.pb" in proc.stderr and "built-in network" not in proc.stderr
+    proc = run_cli("explain", "--graph", tmp_path / "none.pb", "--batch", "60")
+    assert proc.returncode == 2 and proc.stderr.strip().endswith("--batch sets the built-in network; it does not "
+                                                                 "apply with --graph")

@@ -9,7 +9,7 @@ import pytest
 import fakes
 from conftest import run_cli, words
 from tfgraphs.cli import main
-from tfgraphs.explain import pitfalls as why
+from tfgraphs.findings import pitfalls as why
 from tfgraphs.records.pitfalls import Case, LessonRun
 from tfgraphs.records.report import Report, load
 from tfgraphs.render import render
@@ -142,7 +142,7 @@ def _main(argv, capsys):
     (["--lessons", "executor-cache,bogus"], "unknown lesson bogus; choose from executor-cache"),
     (["--variants", "numpy"], "unknown variant numpy"),
     (["--steps", "1"], "--steps 1 is too few"),
-    (["--steps", "0"], "'0' must be at least 1"),
+    (["--steps", "0"], "--steps 0 must be at least 1"),
     (["--batch", "ten"], "'ten' is not a whole number"),
     (["--lessons", "placeholder-default", "--variants", "constant"], "no lesson of placeholder-default runs any"),
     (["--format", "nope"], "unknown table format 'nope'"),

@@ -7,8 +7,8 @@ import sys
 import pytest
 
 from conftest import words
-from tfgraphs.explain import compare as why
-from tfgraphs.explain import sweep as growth
+from tfgraphs.findings import compare as why
+from tfgraphs.findings import sweep as growth
 from tfgraphs.records import sweep as fits
 from tfgraphs.records.report import Report
 from tfgraphs.records.rows import Row

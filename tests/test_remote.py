@@ -14,7 +14,7 @@ import pytest
 
 from conftest import needs_private_network, words
 from tfgraphs.errors import UsageError
-from tfgraphs.explain import remote as why
+from tfgraphs.findings import remote as why
 from tfgraphs.jobs import compare, remote, runner, servers
 from tfgraphs.records.report import Report
 from tfgraphs.records.rows import Measurement, Row

@@ -14,7 +14,7 @@ import fakes
 from conftest import run_cli, words
 from tfgraphs.cli import main
 from tfgraphs.errors import UsageError
-from tfgraphs.explain import shapes as shapes_why
+from tfgraphs.findings import shapes as shapes_why
 from tfgraphs.jobs import runner, shapes
 from tfgraphs.records.report import Report
 from tfgraphs.records.rows import ModeRun
@@ -217,7 +217,7 @@ def shapes_document(env, traces=None):
     (["--switch-modes", "nope"], "nope"),
     (["--modes", "eager", "--switch-modes", "function"], "--switch-modes function not in --modes"),
     (["--count", "2"], "--count 2 is too few"),
-    (["--seed", "-1"], "'-1' must be 0 or more"),
+    (["--seed", "-1"], "--seed -1 must be 0 or more"),
     (["--format", "nope"], "nope"),
 ])
 def test_bad_input_exits_2(flags, named):

@@ -9,7 +9,7 @@ import pytest
 
 import fakes
 from conftest import run_cli, words
-from tfgraphs.explain import sweep as growth
+from tfgraphs.findings import sweep as growth
 from tfgraphs.jobs import runner, sweep
 from tfgraphs.records import sweep as fits
 from tfgraphs.records.report import Report
@@ -216,7 +216,7 @@ def test_plot_without_matplotlib_exits_2_before_any_worker(command, tmp_path):
     (["--batches", "10"], "fewer than two different batches"),
     (["--batches", "10,10"], "fewer than two different batches"),
     (["--batches", "10,ten"], "'ten' is not a whole number"),
-    (["--batches", "0,10"], "'0' must be at least 1"),
+    (["--batches", "0,10"], "--batches 0 must be at least 1"),
     (["--variants", "constant,bogus"], "unknown variant bogus"),
 ])
 def test_bad_input_exits_2(args, message):

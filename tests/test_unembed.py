@@ -1,6 +1,5 @@
 """unembed on graphs the tests build: what moves, the SavedModel plain TensorFlow loads, --check, and refusals."""
 
-import argparse
 import hashlib
 import json
 
@@ -11,7 +10,8 @@ import fakes
 import owngraphs
 from conftest import run_cli
 from tfgraphs.cli import main
-from tfgraphs.cli.owngraph import byte_size
+from tfgraphs.api.options import byte_size
+from tfgraphs.errors import UsageError
 from tfgraphs.jobs.unembed import _compare
 from tfgraphs.tfimport import import_tensorflow
 
@@ -143,13 +143,13 @@ def test_out_never_touches_the_input(graphs, monkeypatch, capsys, out, said):
 @pytest.mark.parametrize("text, size", [("1048576", 2**20), ("512KiB", 512 * 1024), ("2MB", 2_000_000),
                                         ("1.5 MiB", 3 * 2**19), ("3b", 3), ("1gib", 2**30)])
 def test_sizes_take_units(text, size):
-    assert byte_size(text) == size
+    assert byte_size("min_bytes", text) == size
 
 
 @pytest.mark.parametrize("text", ["", "MiB", "2 XB", "-1", "0", "0.1"])
 def test_bad_sizes_are_refused(text):
-    with pytest.raises(argparse.ArgumentTypeError):
-        byte_size(text)
+    with pytest.raises(UsageError, match="--min-bytes"):
+        byte_size("min_bytes", text)
 
 
 def test_without_check_open_dimensions_need_no_feed(graphs, monkeypatch, tmp_path, capsys):

@@ -1,7 +1,7 @@
 """The compare explanations follow the numbers: hand-made reports, no TensorFlow."""
 
-from tfgraphs.explain import compare as why
-from tfgraphs.explain import memory
+from tfgraphs.findings import compare as why
+from tfgraphs.findings import memory
 from tfgraphs.records.report import Report
 from tfgraphs.records.rows import Row
 from tfgraphs.spec import network

@@ -1,14 +1,31 @@
-"""tfgraphs: measure how TensorFlow 1.x graph mode spends its time and memory."""
+"""tfgraphs: measure how TensorFlow 1.x graph mode spends its time and memory.
+
+    import tfgraphs
+    r = tfgraphs.compare(batch=300, variants=["constant", "placeholder"], runs=2)
+    print(r)            # the text report; in Jupyter, r alone shows it as HTML
+    r.rows              # every measured row as a dict
+"""
+
+from importlib import import_module
 
 from tfgraphs.errors import UsageError
 
-__version__ = "0.2.0"
-__all__ = ["UsageError", "blocked_conv1d", "__version__"]
+__version__ = "0.3.0"
+
+# Each public name and the module that defines it, imported on first use: `import tfgraphs` stays light and never
+# imports TensorFlow, which only the measuring workers load.
+_EXPORTS = {"compare": "tfgraphs.api.compare", "explain": "tfgraphs.api.explain", "sweep": "tfgraphs.api.sweep",
+            "shapes": "tfgraphs.api.shapes", "pitfalls": "tfgraphs.api.pitfalls", "inspect": "tfgraphs.api.inspect",
+            "unembed": "tfgraphs.api.unembed", "report": "tfgraphs.api.report", "Report": "tfgraphs.api.report",
+            "blocked_conv1d": "tfgraphs.worker.blocked"}
+__all__ = ["UsageError", "__version__", *_EXPORTS]
 
 
 def __getattr__(name):
-    """tfgraphs.blocked_conv1d, imported on first use so that importing tfgraphs never imports TensorFlow."""
-    if name == "blocked_conv1d":
-        from tfgraphs.worker.blocked import blocked_conv1d
-        return blocked_conv1d
+    if name in _EXPORTS:
+        return getattr(import_module(_EXPORTS[name]), name)
     raise AttributeError(f"module 'tfgraphs' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_EXPORTS))

@@ -1,11 +1,9 @@
 """`tfgraphs explain`: what the first sess.run pays for, by optimizer presets and traced runs."""
 
-from tfgraphs.cli.common import (add_measure_flags, add_variants_flag, check_output_dir, check_outputs, choose,
-                                 run_job)
-from tfgraphs.cli.owngraph import add_graph_flags, explain_graph
-from tfgraphs.cli.targets import add_remote_flags, remote_options
-from tfgraphs.errors import UsageError
-from tfgraphs.jobs import explain
+from tfgraphs.api.explain import explain
+from tfgraphs.cli.common import OMITTED, add_measure_flags, add_plot_flag, add_variants_flag, option, run_api
+from tfgraphs.cli.owngraph import add_graph_flags
+from tfgraphs.cli.targets import add_remote_flags
 from tfgraphs.spec.presets import PRESETS
 from tfgraphs.spec.variants import VARIANTS
 
@@ -15,31 +13,19 @@ def add_parser(sub):
                        description="Run each variant under session presets that switch graph optimizers off, "
                                    "trace the first and a later run of each, and split the first run's extra time "
                                    "into Grappler, classic constant folding and the rest.")
-    add_measure_flags(e)
-    add_variants_flag(e, explain.EXPLAINED)
-    e.add_argument("--presets", default=",".join(PRESETS),
-                   help="comma-separated session presets: "
-                        + "; ".join(f"{k} = {p.description}" for k, p in PRESETS.items()) + " (default: all)")
-    e.add_argument("--trace", metavar="DIR", help="write a Chrome trace (Perfetto, chrome://tracing) of the first "
-                                                  "and second run of each variant x preset to DIR")
-    e.add_argument("--tensorboard", metavar="DIR", help="write each variant's graph for `tensorboard --logdir DIR`")
-    add_remote_flags(e, beside=False)
-    e.add_argument("--graph", metavar="PATH", help="explain this .pb/.pbtxt GraphDef or SavedModel folder instead of "
-                                                    "the built-in network (--batch, --dtype, --variants do not apply)")
-    add_graph_flags(e)
-    e.set_defaults(func=run)
-
-
-def run(args):
-    check_outputs(args)
-    check_output_dir(args.trace)
-    check_output_dir(args.tensorboard)
-    if args.graph:
-        if args.target:
-            raise UsageError("--target measures the built-in network; it does not apply with --graph")
-        return explain_graph(args)
-    config = explain.Config(batch=args.batch, dtype=args.dtype, runs=args.runs, trials=args.trials, seed=args.seed,
-                            variants=choose(args.variants, list(VARIANTS), "variant"),
-                            presets=choose(args.presets, list(PRESETS), "preset"),
-                            **remote_options(args, beside=False))
-    return run_job(args, explain, config, trace_dir=args.trace, tensorboard_dir=args.tensorboard)
+    add_measure_flags(e, explain)
+    add_variants_flag(e, explain, VARIANTS)
+    option(e, explain, "presets", "comma-separated session presets: "
+           + "; ".join(f"{k} = {p.description}" for k, p in PRESETS.items()), shown="all")
+    e.add_argument("--trace", metavar="DIR", default=OMITTED,
+                   help="write a Chrome trace (Perfetto, chrome://tracing) of the first and second run of each "
+                        "variant x preset to DIR")
+    e.add_argument("--tensorboard", metavar="DIR", default=OMITTED,
+                   help="write each variant's graph for `tensorboard --logdir DIR`")
+    add_plot_flag(e, "each variant's first and median later run per preset")
+    add_remote_flags(e, explain, fetch=False)
+    e.add_argument("--graph", metavar="PATH", default=OMITTED,
+                   help="explain this .pb/.pbtxt GraphDef or SavedModel folder instead of the built-in network "
+                        "(--batch, --dtype, --variants and --target do not apply)")
+    add_graph_flags(e, explain)
+    e.set_defaults(func=lambda args: run_api(explain, args))

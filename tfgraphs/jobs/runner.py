@@ -18,8 +18,9 @@ from tfgraphs.spec.tasks import PHASE_PREFIX, to_argv
 class Progress:
     """One line per worker phase on stderr, silent when quiet; it advances once per worker started or skipped."""
 
-    def __init__(self, total, quiet=False, stream=sys.stderr):
-        self.total, self.quiet, self.stream = total, quiet, stream
+    def __init__(self, total, quiet=False, stream=None):
+        # sys.stderr is looked up now, not at import: pytest and Jupyter replace it after tfgraphs is imported.
+        self.total, self.quiet, self.stream = total, quiet, stream or sys.stderr
         self.done = 0
         self.started = time.monotonic()
 

@@ -2,10 +2,10 @@
 
 from dataclasses import replace
 
-from tfgraphs.explain.compare import sentences, why_rows
-from tfgraphs.explain.memory import PHASES, growth_rows
-from tfgraphs.explain.remote import has_remote
-from tfgraphs.explain.remote import sentences as remote_sentences
+from tfgraphs.findings.compare import sentences, why_rows
+from tfgraphs.findings.memory import PHASES, growth_rows
+from tfgraphs.findings.remote import has_remote
+from tfgraphs.findings.remote import sentences as remote_sentences
 from tfgraphs.records.stats import Summary
 from tfgraphs.render.page import WIDTH, failures, machine_line, page, time_unit
 from tfgraphs.render.remote import remote_table

@@ -2,7 +2,7 @@
 
 import statistics
 
-from tfgraphs.explain.explain import sentences, share_text
+from tfgraphs.findings.explain import sentences, share_text
 from tfgraphs.records.explain import LABELS, PARTS, part_spread
 from tfgraphs.render.compare import header
 from tfgraphs.render.owngraph import graph_header

@@ -1,8 +1,8 @@
 """Render an inspection: summary, op types, the largest constants, and what they show (no TensorFlow here)."""
 
-from tfgraphs.explain.inspect import sentences
+from tfgraphs.findings.inspect import sentences
 from tfgraphs.render.page import WIDTH, page
-from tfgraphs.render.table import Table, render_table
+from tfgraphs.render.table import Table
 from tfgraphs.units import fmt_int, shape_text
 
 SHOWN_OP_TYPES = 20
@@ -36,5 +36,4 @@ def render(s, fmt="simple", width=WIDTH):
                                wrap=((0, 32), (1, 20), (3, 16))),
                          "in = the graph itself or the function whose body holds the node; bytes = the tensor once "
                          "expanded (elements x itemsize); % of graph = the node's share of the serialized GraphDef."))
-    summary = render_table(summary_table(s), fmt, width)
-    return page(summary, sections, "What this graph shows:", sentences(s), (), fmt, width)
+    return page(summary_table(s), sections, "What this graph shows:", sentences(s), (), fmt, width)

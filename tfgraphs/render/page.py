@@ -1,7 +1,9 @@
 """The page every report renders to: a header, titled tables with legends, sentences, failed rows, fitted to a width."""
 
+import html
 import shutil
 import textwrap
+from dataclasses import replace
 
 from tfgraphs.render.table import Table, render_table
 
@@ -48,8 +50,13 @@ def _fold(text, width, indent=""):
 def page(head, sections=(), title=None, sentences=(), failed=(), fmt="simple", width=WIDTH):
     """head, each (title, table, legend) section whose table is not None, the sentences under title, then failed.
 
-    A table is a Table, fitted to width, or text already rendered; width None leaves every table and line whole.
+    head is text or a Table; a table is a Table, fitted to width, or text already rendered; width None leaves every
+    table and line whole. Format "html" gives the same page as HTML.
     """
+    if fmt == "html":
+        return html_page(head, sections, title, sentences, failed)
+    if isinstance(head, Table):
+        head = render_table(head, fmt, width)
     parts = [line for h in head.splitlines() for line in _fold(h, width, "  ")] + [""]
     for name, table, legend in sections:
         if table is None:
@@ -60,3 +67,24 @@ def page(head, sections=(), title=None, sentences=(), failed=(), fmt="simple", w
         parts += [title] + [line for s in sentences for line in _fold(f"- {s}", width, "  ")] + [""]
     parts += [line for f in failed for line in _fold(f, width, "  ")]
     return "\n".join(parts).rstrip() + "\n"
+
+
+def _html_block(table):
+    # A browser wraps cells itself: text columns are not folded into lines here.
+    if isinstance(table, Table):
+        return render_table(replace(table, wrap=()), "html")
+    return f"<pre>{html.escape(table)}</pre>"
+
+
+def html_page(head, sections=(), title=None, sentences=(), failed=()):
+    """The page as HTML: the head, then its parts, apart by a blank line as in text, so pages can be joined."""
+    parts = []
+    for name, table, legend in sections:
+        if table is not None:
+            parts += [f"<h4>{html.escape(name)}</h4>", _html_block(table)]
+            parts += [f"<p><small>{html.escape(legend)}</small></p>"] if legend else []
+    if title is not None:
+        parts += [f"<h4>{html.escape(title)}</h4>", "<ul>"]
+        parts += [f"<li>{html.escape(s)}</li>" for s in sentences] + ["</ul>"]
+    parts += [f'<p style="color:#b00">{html.escape(f)}</p>' for f in failed]
+    return _html_block(head) + "\n\n" + "\n".join(parts) + "\n"

@@ -2,7 +2,7 @@
 
 import statistics
 
-from tfgraphs.explain.pitfalls import sentences
+from tfgraphs.findings.pitfalls import sentences
 from tfgraphs.render.page import WIDTH, failures, machine_line, page, time_unit
 from tfgraphs.render.table import Table
 from tfgraphs.spec.pitfalls import GROWTH_CASES

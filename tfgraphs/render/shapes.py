@@ -1,6 +1,6 @@
 """Render a shapes report: per-mode costs, the backend switch, per-length times, and why (no TensorFlow here)."""
 
-from tfgraphs.explain.shapes import cost, later_label, sentences, short_device, split
+from tfgraphs.findings.shapes import cost, later_label, sentences, short_device, split
 from tfgraphs.records.stats import STEADY_SHARE
 from tfgraphs.render.page import WIDTH, failures, machine_line, page, time_unit
 from tfgraphs.render.table import Table

@@ -1,6 +1,6 @@
 """Render a sweep report: every batch x variant, the fitted lines, and what TensorFlow said at the limit."""
 
-from tfgraphs.explain.sweep import PEAK_SPAN_BYTES, peak_per_example, sentences
+from tfgraphs.findings.sweep import PEAK_SPAN_BYTES, peak_per_example, sentences
 from tfgraphs.records.sweep import fits
 from tfgraphs.records.stats import ratio
 from tfgraphs.render.page import WIDTH, failures, machine_line, page, time_unit

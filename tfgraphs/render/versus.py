@@ -1,6 +1,6 @@
 """Render two results side by side: A, B and B/A per row and phase, and what can be judged."""
 
-from tfgraphs.explain.versus import lines, sentences
+from tfgraphs.findings.versus import lines, sentences
 from tfgraphs.render.page import WIDTH, machine_line, page
 from tfgraphs.render.table import Table
 from tfgraphs.units import fmt_bytes, sig3

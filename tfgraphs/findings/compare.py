@@ -3,8 +3,8 @@
 from tfgraphs.records.stats import between, judge, ratio
 from tfgraphs.spec import limits, network
 from tfgraphs.spec.variants import VARIANTS
-from tfgraphs.explain.memory import build_growth, data_bytes, first_run_growth_sentences
-from tfgraphs.explain.regimes import regime_sentences
+from tfgraphs.findings.memory import build_growth, data_bytes, first_run_growth_sentences
+from tfgraphs.findings.regimes import regime_sentences
 from tfgraphs.units import fmt_bytes, fmt_s, join
 
 EMBEDDED_SHARE = 0.9   # a graph holding at least this share of X's bytes in Const tensors holds X

@@ -2,7 +2,7 @@
 
 import statistics
 
-from tfgraphs.explain.owngraph import slowest_ops
+from tfgraphs.findings.owngraph import slowest_ops
 from tfgraphs.records.explain import LABELS, NEEDED, PARTS, part_spread
 from tfgraphs.records.stats import judge, share_bounds, spread
 from tfgraphs.spec.variants import VARIANTS

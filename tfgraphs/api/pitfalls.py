@@ -1,0 +1,17 @@
+"""tfgraphs.pitfalls(): the TF1 pitfalls a course needs next, each measured in a fresh worker."""
+
+from tfgraphs.api.options import names, whole
+from tfgraphs.api.running import check_outputs, measure
+from tfgraphs.jobs import pitfalls as job
+from tfgraphs.jobs.pitfalls import Config
+from tfgraphs.spec.pitfalls import LESSONS, VARIANT_NAMES
+
+
+def pitfalls(lessons=Config.lessons, variants=Config.variants, batch=Config.batch, steps=Config.steps, seed=Config.seed, force=False,
+             timeout=None, quiet=False, json=None, csv=None):
+    """Measure each lesson (executor cache, graph growth, saved copies, placeholder defaults) on its variants."""
+    check_outputs(json, csv)
+    config = Config(lessons=names("lessons", lessons, tuple(LESSONS), "lesson"),
+                        variants=names("variants", variants, VARIANT_NAMES, "variant"),
+                        batch=whole("batch", batch), steps=whole("steps", steps), seed=whole("seed", seed, least=0))
+    return measure(job, config, force=force, timeout=timeout, quiet=quiet, json=json, csv=csv)

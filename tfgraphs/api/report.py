@@ -1,0 +1,120 @@
+"""Report: what a command returns to Python, as rows of plain dicts, text, HTML for Jupyter, a plot and JSON."""
+
+from tfgraphs.api.options import table_format, writable
+from tfgraphs.api.notebook import show_figures_inline
+from tfgraphs.errors import UsageError
+from tfgraphs.fileio import read_doc, write_doc
+from tfgraphs.records.report import load
+from tfgraphs.render import render
+from tfgraphs.render.page import WIDTH
+
+# Keeps a notebook's report readable: the tables take the page's font, numbers line up, rows are told apart.
+_STYLE = ("<style>.tfgraphs-report table{border-collapse:collapse;margin:0.3em 0 0.6em}"
+          ".tfgraphs-report td,.tfgraphs-report th{padding:0.15em 0.6em;border-bottom:1px solid #ddd;"
+          "font-variant-numeric:tabular-nums}.tfgraphs-report pre{white-space:pre-wrap}</style>")
+
+
+def _rows_of(result):
+    """A result's rows as plain dicts: measured rows, or an inspection's largest Consts, or what unembed moved."""
+    if hasattr(result, "rows"):
+        return [r.to_dict() for r in result.rows]
+    if hasattr(result, "largest_consts"):
+        return [dict(c) for c in result.largest_consts]
+    return [dict(m) for m in result.moved]
+
+
+class Report:
+    """A command's results: `.rows` as plain dicts, `str()` as text, HTML in Jupyter, `.plot()` and `.to_json()`."""
+
+    def __init__(self, result, refused=()):
+        self.result = result
+        self.refused = tuple(refused)   # one line per row the plan refused to run, as the command line prints them
+
+    @property
+    def command(self):
+        """The command that made it: compare, explain, sweep, shapes, pitfalls, inspect or unembed."""
+        return self.result.command
+
+    @property
+    def config(self):
+        """What was asked for, as plain data (the JSON document's config)."""
+        return getattr(self.result, "config", {})
+
+    @property
+    def rows(self):
+        return _rows_of(self.result)
+
+    @property
+    def failed(self):
+        """True when a measured row failed (a crashed or timed-out worker, a refused row, a wrong output)."""
+        if hasattr(self.result, "rows"):
+            return any(not r.ok for r in self.result.rows)
+        return not getattr(self.result, "ok", True)
+
+    def text(self, fmt="simple", width=WIDTH):
+        """The text report in any tabulate format, fitted to width columns (None: every table whole)."""
+        return render(self.result, table_format(fmt), width)
+
+    def __str__(self):
+        return self.text()
+
+    def __repr__(self):
+        return f"<tfgraphs.Report {self.command}: {len(self.rows)} rows{', some failed' if self.failed else ''}>"
+
+    def _repr_html_(self):
+        return f'{_STYLE}<div class="tfgraphs-report">{render(self.result, "html", None)}</div>'
+
+    def plot(self, path=None):
+        """A matplotlib Figure of the report (the backend is left alone); also saved as PNG to path if given."""
+        from tfgraphs.render import plots
+
+        plots.require()
+        if self.command not in plots.FIGURES:
+            raise UsageError(f"{self.command} has no plot; {', '.join(plots.FIGURES)} have")
+        figure = plots.FIGURES[self.command](self.result)
+        if path:
+            writable(plot=path)
+            plots.save(figure, path)
+        show_figures_inline()
+        return figure
+
+    def to_dict(self):
+        """The JSON document, as a dict."""
+        return self.result.to_dict()
+
+    def to_json(self, path):
+        """Write the whole report to path as the JSON document `tfgraphs report` reads."""
+        writable(json=path)
+        write_doc(self.to_dict(), path)
+
+    def to_csv(self, path):
+        """Write one flat row per variant x trial (per call for shapes) to path, times in s and sizes in bytes."""
+        from tfgraphs.render.csv import write_csv
+
+        if not hasattr(self.result, "rows"):
+            raise UsageError(f"{self.command} has no rows to write as CSV")
+        writable(csv=path)
+        write_csv(self.result, path)
+
+    def write(self, json=None, csv=None, plot=None):
+        """Write the JSON, CSV and PNG files asked for (None: not that one)."""
+        if json:
+            self.to_json(json)
+        if csv:
+            self.to_csv(csv)
+        if plot:
+            self.plot(plot)
+
+
+def report(path):
+    """The Report saved at path by --json or Report.to_json, ready to print, show or plot again."""
+    try:
+        found = Report(load(read_doc(path)))
+        found.text()   # a document missing what its text needs is refused now, not when it is printed
+        return found
+    except UsageError:
+        raise
+    except ValueError as exc:
+        raise UsageError(f"{path}: {exc}") from None
+    except KeyError as exc:
+        raise UsageError(f"{path} is not a complete tfgraphs results file (no {exc} in it)") from None

@@ -1,0 +1,36 @@
+"""Running a measuring job from Python: plan it, refuse or check what the plan says, run it, write its outputs."""
+
+import sys
+
+from tfgraphs.api.options import optional_positive, plot_path, switch, writable
+from tfgraphs.api.notebook import progress
+from tfgraphs.api.report import Report
+from tfgraphs.errors import UsageError
+from tfgraphs.jobs.plan import check_memory
+
+
+def check_outputs(json=None, csv=None, plot=None):
+    """Refuse unwritable output paths, or a plot without matplotlib, before any work starts."""
+    writable(json=json, csv=csv)
+    plot_path(plot)
+
+
+def measure(job, config, *, quiet=False, timeout=None, force=False, json=None, csv=None, plot=None, **options):
+    """Run a job's plan with progress; the Report, with its JSON, CSV and plot written where asked.
+
+    The caller has checked json, csv and plot with check_outputs before building config.
+    """
+    timeout = optional_positive("timeout", timeout)
+    quiet, force = switch("quiet", quiet), switch("force", force)
+    plan = job.plan(config)
+    said = plan.notices if plan.runnable else plan.notices[:-1]
+    for notice in said:
+        print(f"tfgraphs: refusing {notice}", file=sys.stderr)
+    if not plan.runnable:
+        # Every row was refused: the last refusal is the error, so each one is still one line.
+        raise UsageError(f"refusing {plan.notices[-1]}" if plan.notices else "nothing to run")
+    check_memory(plan, force)
+    found = Report(job.run(config, plan, progress(plan.workers, quiet), timeout=timeout, **options),
+                   refused=plan.notices)
+    found.write(json=json, csv=csv, plot=plot)
+    return found
