@@ -1,6 +1,5 @@
 """The docs stay true: their Python runs, their commands parse, their links resolve, the site builds."""
 
-import importlib.util
 import re
 import shlex
 import shutil
@@ -64,24 +63,12 @@ def test_console_blocks_hold_real_output():
 LINK = re.compile(r"\]\(([^)#\s]+)(#[^)]*)?\)")
 
 
-def on_disk(page, target):
-    """The file a relative link points at; docs/labs/ is the labs folder, which the site's hook adds at build time."""
-    path = (page.parent / target).resolve()
-    site_labs = ROOT / "docs" / "labs"
-    if path.is_relative_to(site_labs):
-        spec = importlib.util.spec_from_file_location("labs_hook", ROOT / "docs" / "hooks" / "labs.py")
-        hook = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(hook)
-        return hook.SOURCE / path.relative_to(site_labs)
-    return path
-
-
 @pytest.mark.parametrize("page", PAGES, ids=[str(p.relative_to(ROOT)) for p in PAGES])
 def test_relative_links_resolve(page):
     for target, _ in LINK.findall(page.read_text()):
         if "://" in target or target.startswith("mailto:"):
             continue
-        assert on_disk(page, target).exists(), f"{page.relative_to(ROOT)} links to missing {target}"
+        assert (page.parent / target).exists(), f"{page.relative_to(ROOT)} links to missing {target}"
 
 
 def test_regenerate_replaces_output(tmp_path):

@@ -89,7 +89,7 @@ def test_the_api_page_check_notices_missing_extra_and_misnamed_entries():
         "tfgraphs.compare documents tfgraphs.api.compare.explain"]
 
 
-def test_sheet_links_become_site_links_and_links_off_the_site_are_refused():
+def test_links_between_lessons_and_sheets_become_links_between_pages_and_others_are_refused():
     hook = labs_hook()
     docs, course, lab = ROOT / "docs", hook.SOURCE / "README.md", hook.SOURCE / "1-feed" / "README.md"
     assert hook.site_link("../../../docs/compare.md", course, "labs/README.md", docs) == "../compare.md"
@@ -98,6 +98,12 @@ def test_sheet_links_become_site_links_and_links_off_the_site_are_refused():
     assert hook.site_link("starter.py", lab, "labs/1-feed/README.md", docs) == "starter.py"
     assert hook.site_link("../../../../tests/lab_solutions/lab1.py", lab, "labs/1-feed/README.md", docs) is None
     assert hook.site_link("../../../docs/no-such-page.md", course, "labs/README.md", docs) is None
+    lesson = docs / "compare.md"
+    assert hook.site_link("../tfgraphs/labs/course/1-feed/README.md", lesson, "compare.md", docs) == \
+        "labs/1-feed/README.md"
+    assert hook.site_link("explain.md", lesson, "compare.md", docs) == "explain.md"
+    assert hook.site_link("../tfgraphs/labs/course/9-none/README.md", lesson, "compare.md", docs) is None
+    assert hook.site_link("../tests/test_site.py", lesson, "compare.md", docs) is None
 
 
 def test_a_lab_page_links_the_files_shipped_with_it():

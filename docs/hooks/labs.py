@@ -30,35 +30,38 @@ def on_files(files, config):
     return files
 
 
-def site_link(target, sheet, page_uri, docs_dir):
-    """The link a sheet's relative TARGET becomes on the site, or None when it points at nothing the site has."""
-    real = (sheet.parent / target).resolve()
-    if real.is_relative_to(SOURCE):
-        return target              # the tree is mirrored, so a link inside it stays as it is
-    if real.is_relative_to(docs_dir) and real.exists():
-        return posixpath.relpath(real.relative_to(docs_dir).as_posix(), posixpath.dirname(page_uri))
-    return None
+def site_link(target, source, page_uri, docs_dir):
+    """The link TARGET in the file SOURCE (a lesson or a sheet) becomes on the page PAGE_URI; None: not on the site."""
+    # Lessons and sheets link each other by their paths in the repository, so that the links work there too.
+    real = (source.parent / target).resolve()
+    if real.is_relative_to(SOURCE) and real.exists():
+        on_site = f"{SITE_FOLDER}/{real.relative_to(SOURCE).as_posix()}"
+    elif real.is_relative_to(docs_dir) and real.exists():
+        on_site = real.relative_to(docs_dir).as_posix()
+    else:
+        return None
+    return posixpath.relpath(on_site, posixpath.dirname(page_uri))
 
 
 def on_page_markdown(markdown, page, config, files):
-    """Point a sheet's links to the lessons at their pages on the site; warn (so --strict fails) on any other."""
+    """Turn relative links between lessons and sheets into links between pages; warn (--strict fails) on others."""
     uri = page.file.src_uri
-    if not uri.startswith(SITE_FOLDER + "/"):
-        return markdown
-    sheet = SOURCE / uri[len(SITE_FOLDER) + 1:]
     docs_dir = Path(config["docs_dir"]).resolve()
+    in_labs = uri.startswith(SITE_FOLDER + "/")
+    source = SOURCE / uri[len(SITE_FOLDER) + 1:] if in_labs else docs_dir / uri
 
     def rewrite(match):
         opening, target, anchor, closing = match.groups()
-        if not target or "://" in target or target.startswith("mailto:"):
+        if not target or "://" in target or target.startswith(("mailto:", "/")):
             return match.group(0)
-        link = site_link(target, sheet, uri, docs_dir)
+        link = site_link(target, source, uri, docs_dir)
         if link is None:
-            log.warning("%s links to %s, which is not on the site", sheet.relative_to(ROOT), target)
+            log.warning("%s links to %s, which is not on the site", source.relative_to(ROOT), target)
             return match.group(0)
         return f"{opening}{link}{anchor or ''}{closing}"
 
-    return with_downloads(LINK.sub(rewrite, markdown), sheet)
+    markdown = LINK.sub(rewrite, markdown)
+    return with_downloads(markdown, source) if in_labs else markdown
 
 
 def with_downloads(markdown, sheet):
