@@ -102,7 +102,7 @@ def test_what_of_a_namespace_is_checked(tmp_path, monkeypatch):
         "KEEP = {'dtype'}\nSIZES = (1, 2.5, 'x', None)\nLIMIT = float('nan')\nDATA = np.zeros(3)\n_hidden = 1\n"
         "def scaled(a):\n    return np.asarray(a) * SIZES[1] + len(DATA) + clock() * 0\n"
         "class Box:\n    size = 2\n"
-        "alias = scaled\n")
+        "alias = scaled\nexec('def made():\\n    return 1\\n')\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     import cells
 
@@ -113,7 +113,7 @@ def test_what_of_a_namespace_is_checked(tmp_path, monkeypatch):
     assert "KEEP = {'dtype'}\nSIZES = (1, 2.5, 'x', None)\n" in text
     assert "def scaled(a):" in text and "class Box:" in text and text.endswith("alias = scaled\n")
     assert "LIMIT =" not in text and "DATA =" not in text and "_hidden" not in text
-    assert script.left_out == ("DATA",)
+    assert script.left_out == ("DATA", "made")   # made has no source: exec'd
     lines = text.splitlines()
     assert [(lines[first - 1].split("(")[0], lines[last - 1]) for first, last, _ in script.spans] == [
         ("def scaled", "    return np.asarray(a) * SIZES[1] + len(DATA) + clock() * 0"), ("class Box:", "    size = 2"),

@@ -74,14 +74,14 @@ class Script:
     """The file a namespace is checked as: its text, the names it lacks, and where each definition starts and ends."""
 
     text: str
-    left_out: tuple
+    left_out: tuple   # names the functions use that are not written, and definitions without source
     spans: tuple   # (first line, last line, name) of each definition in text
 
 
 def script_of(namespace):
     """The Script of the namespace's definitions by the rule above."""
     main = namespace.get("__name__", "__main__")
-    imports, constants, definitions, written, used = [], [], [], set(), set()
+    imports, constants, definitions, written, used, unreadable = [], [], [], set(), set(), []
     for name, value in namespace.items():
         if name.startswith("_") or name in IPYTHON_NAMES:
             continue
@@ -89,6 +89,7 @@ def script_of(namespace):
             try:
                 definitions.append((_definition(name, value), value.__name__))
             except (OSError, TypeError):   # Python kept no source for it
+                unreadable.append(name)
                 continue
             used |= _globals_used(value.__code__) if isinstance(value, types.FunctionType) else set()
         elif isinstance(value, (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, type)):
@@ -101,7 +102,8 @@ def script_of(namespace):
         else:
             continue
         written.add(name)
-    left_out = tuple(sorted(n for n in used - written if n in namespace and not n.startswith("_")))
+    missing = {n for n in used - written if n in namespace and not n.startswith("_")}
+    left_out = tuple(sorted(missing | set(unreadable)))
     return _assemble([("\n".join(imports), None), ("\n".join(constants), None)] + definitions, left_out)
 
 
@@ -139,8 +141,8 @@ def check(number, namespace, timeout_s, stream=None):
     stream = stream or sys.stdout
     script = script_of(namespace)
     if script.left_out:
-        print(f"left out of the check, though your functions use them: {', '.join(script.left_out)} (only "
-              f"functions, imports and plain constants are checked)", file=stream)
+        print(f"left out of the check: {', '.join(script.left_out)} (your functions use them, or Python kept no "
+              f"source; only functions, imports and plain constants are checked)", file=stream)
     with tempfile.TemporaryDirectory(prefix=f"tfgraphs-lab{number}-") as folder:
         path = os.path.join(folder, f"lab{number}.py")
         with open(path, "w", encoding="utf-8") as out:
