@@ -12,8 +12,8 @@ from tfgraphs.render import render, versus
 def add_parser(sub):
     r = sub.add_parser("report", help="re-render a saved JSON report, or compare two (no TensorFlow needed)",
                        description="Print the tables and explanations of a file written with --json by compare, "
-                                   "explain, sweep, shapes, inspect or unembed, without running anything. Given two files "
-                                   "of compare, explain or sweep, print A, B and B/A per row and phase instead.")
+                                   "explain, sweep, shapes, inspect or unembed, without running anything. Given two "
+                                   "files of compare, explain or sweep, print A, B and B/A per row and phase instead.")
     r.add_argument("path", nargs="+", metavar="PATH", help="one JSON file written with --json, or two to compare")
     add_format_flags(r)
     r.set_defaults(json=None, func=run)

@@ -21,7 +21,7 @@ LEFT_IN_FUNCTION = ("inside function {function!r}: a function body cannot read a
 
 
 def sizes(graph_def, taken=0):
-    """The GraphDef's bytes (taken: the bytes of tensor contents already cleared from it), Const bytes, largest Const."""
+    """The GraphDef's bytes (plus taken: those of contents cleared from it), its Const bytes and largest Const."""
     from tfgraphs.graphdef import consts
 
     held = [size for _, size in consts.const_nodes(graph_def)]
@@ -148,7 +148,7 @@ def _import(task, tf, graph_def, source_meta):
 
 
 def _fed_saver(tf, feeds):
-    """A Saver whose save feeds `feeds` into its own SaveV2: the moved values go to the checkpoint, never to a variable."""
+    """A Saver whose save feeds `feeds` to its own SaveV2: the moved values reach the checkpoint, never a variable."""
 
     class FedSaver(tf.compat.v1.train.Saver):
         def save(self, sess, save_path, *args, **kwargs):
