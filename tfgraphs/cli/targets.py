@@ -8,14 +8,14 @@ from tfgraphs.spec.remote import FETCHES, parse_target
 
 
 def add_remote_flags(p, beside=True):
-    """--target, --place and --connect-timeout; beside adds --no-baseline and --fetch (compare's rows sit side by side)."""
+    """--target, --no-baseline, --place and --connect-timeout; beside adds --fetch (compare's output|sum rows)."""
     p.add_argument("--target", default="", metavar="WHERE",
                    help="also run every session through TensorFlow's gRPC runtime: local (a fresh server on "
                         "127.0.0.1 per worker), local:ps,worker (a two-task cluster) or grpc://HOST:PORT "
                         "(an existing server, e.g. from `tfgraphs server`)")
+    p.add_argument("--no-baseline", action="store_true",
+                   help="with --target, skip the in-process rows measured beside the remote ones")
     if beside:
-        p.add_argument("--no-baseline", action="store_true",
-                       help="with --target, skip the in-process rows measured beside the remote ones")
         p.add_argument("--fetch", default="output",
                        help="what each run brings back: output (the whole tensor), sum (one scalar, summed where "
                             "the network runs), or output,sum for both (default output)")
