@@ -84,8 +84,8 @@ def _folding_against_single_thread(a, rows, single):
     d = judge(a["folding_s"] - one, part_spread(rows, a["variant"], "folding_s", remote), spread(runs))
     verdict = ("they match within" if not d.real else
                f"the folding share is {fmt_s(abs(d.delta))} {'more' if d.delta > 0 else 'less'}, beyond")
-    return [f"{where(a['variant'], remote)}: the constant-folding share ({fmt_s(a['folding_s'])}) against one single-threaded "
-            f"evaluation of the network ({fmt_s(one)} median of {len(runs)}, {single['variant']}, one intra-op and "
+    return [f"{where(a['variant'], remote)}: the constant-folding share ({fmt_s(a['folding_s'])}) against one "
+            f"single-threaded evaluation of the network ({fmt_s(one)} median of {len(runs)}, {single['variant']}, one intra-op and "
             f"one inter-op thread, as the classic folder evaluates a constant subgraph): {verdict} a spread of "
             f"{fmt_s(d.spread)}. The share also holds common-subexpression elimination, which L0 turns off too."]
 
