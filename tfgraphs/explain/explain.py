@@ -85,9 +85,9 @@ def _folding_against_single_thread(a, rows, single):
     verdict = ("they match within" if not d.real else
                f"the folding share is {fmt_s(abs(d.delta))} {'more' if d.delta > 0 else 'less'}, beyond")
     return [f"{where(a['variant'], remote)}: the constant-folding share ({fmt_s(a['folding_s'])}) against one "
-            f"single-threaded evaluation of the network ({fmt_s(one)} median of {len(runs)}, {single['variant']}, one intra-op and "
-            f"one inter-op thread, as the classic folder evaluates a constant subgraph): {verdict} a spread of "
-            f"{fmt_s(d.spread)}. The share also holds common-subexpression elimination, which L0 turns off too."]
+            f"single-threaded evaluation of the network ({fmt_s(one)} median of {len(runs)}, {single['variant']}, "
+            f"one intra-op and one inter-op thread, as the classic folder evaluates a constant subgraph): {verdict} a "
+            f"spread of {fmt_s(d.spread)}. The share also holds common-subexpression elimination, which L0 turns off too."]
 
 
 def _no_difference(rows):
