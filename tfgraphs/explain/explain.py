@@ -87,7 +87,8 @@ def _folding_against_single_thread(a, rows, single):
     return [f"{where(a['variant'], remote)}: the constant-folding share ({fmt_s(a['folding_s'])}) against one "
             f"single-threaded evaluation of the network ({fmt_s(one)} median of {len(runs)}, {single['variant']}, "
             f"one intra-op and one inter-op thread, as the classic folder evaluates a constant subgraph): {verdict} a "
-            f"spread of {fmt_s(d.spread)}. The share also holds common-subexpression elimination, which L0 turns off too."]
+            f"spread of {fmt_s(d.spread)}. The share also holds common-subexpression elimination, which L0 turns "
+            f"off too."]
 
 
 def _no_difference(rows):
