@@ -289,7 +289,7 @@ def test_explain_measures_in_process_rows_beside_the_remote_ones(monkeypatch, ba
         + [("traced", t, p) for t in targets for p in ("default", "bare")] + [("single-thread", None, "default")])
     assert plan.workers == len(fake.tasks)
     assert [(r.target, r.preset) for r in report.rows] == [(t or "", p) for t in targets for p in ("default", "bare")]
-    assert [a.get("remote", False) for a in report.extra["attribution"]] == [bool(t) for t in targets]
+    assert [a["remote"] for a in report.extra["attribution"]] == [bool(t) for t in targets]
 
 
 def test_explain_keeps_the_in_process_rows_of_a_variant_too_big_to_send(monkeypatch):
@@ -329,7 +329,7 @@ def test_explain_sets_each_remote_attribution_beside_its_in_process_one(remote_f
             rows.append(Row.from_trials("constant", [m], preset=preset))
     report = _explained(tuple(rows))
     found = report.extra["attribution"]
-    assert [(a["variant"], a.get("remote")) for a in found] == [("constant", None), ("constant", True)]
+    assert [(a["variant"], a["remote"]) for a in found] == [("constant", False), ("constant", True)]
     assert found[1]["grappler_s"] == pytest.approx((remote_first - 0.1) * 0.5)
     text = words(" ".join(sentences(report)))
     assert said + "; remotely the first run also sends the 500-byte GraphDef" in text
@@ -354,7 +354,7 @@ def test_explain_on_a_fresh_local_server_measures_both_places(mark, tmp_path):
     doc = json.loads(path.read_text())
     assert [(r["name"], r["preset"], r["target"][:16]) for r in doc["runs"]] == [
         ("constant", "default", ""), ("constant", "default", "grpc://127.0.0.1")]
-    assert [a.get("remote") for a in doc["attribution"]] == [None, True]
+    assert [a["remote"] for a in doc["attribution"]] == [False, True]
     assert (doc["config"]["target"], doc["config"]["baseline"]) == ("local", True)
     assert all(r["status"] == "ok" and r["max_abs_err"] <= 1e-9 for r in doc["runs"])
     assert "constant remote: the first run paid" in words(out) and "in-process" in words(out)
@@ -382,3 +382,18 @@ def test_server_refuses_a_bad_cluster_in_one_line(args, said):
     proc = cli("server", *args)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 2 and len(err.splitlines()) == 1 and said in err
+
+
+def test_an_explain_document_from_before_the_in_process_rows_reads_as_remote():
+    from tfgraphs.explain.explain import sentences
+    from tfgraphs.render import render
+
+    rows = tuple(Row.from_trials("constant", [Measurement(first_run_s=0.1 + 0.8 * extra, runs_s=(0.1, 0.11),
+                                                          graph_bytes=500, target=URL, fetch="output")], preset=p)
+                 for p, extra in (("default", 1.0), ("no-grappler", 0.5), ("no-folding", 0.8), ("bare", 0.1)))
+    now = _explained(rows)
+    # Then every session ran on the target and the attribution carried no "remote".
+    before = Report("explain", now.config, rows, extra={"attribution": [
+        {k: v for k, v in a.items() if k != "remote"} for a in now.extra["attribution"]]})
+    assert sentences(before) == sentences(now) and render(before) == render(now)
+    assert "constant remote: of the 795.0 ms" in words(render(before))

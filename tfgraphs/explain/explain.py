@@ -4,7 +4,7 @@ import statistics
 
 from tfgraphs.explain import remote as far
 from tfgraphs.explain.owngraph import slowest_ops
-from tfgraphs.records.explain import LABELS, NEEDED, PARTS, part_spread, placed, where
+from tfgraphs.records.explain import LABELS, NEEDED, PARTS, is_remote, part_spread, placed, where
 from tfgraphs.records.stats import judge, share_bounds, spread
 from tfgraphs.spec.variants import VARIANTS
 from tfgraphs.units import fmt_s
@@ -43,7 +43,7 @@ def sentences(report):
 def _attribution(a, rows, trials):
     """Where one variant's first-run excess went, each share printed only when it is beyond its spread."""
     # Each variant (and place) against its own spread: a large graph's noisy runs say nothing about a small one's.
-    remote = a.get("remote", False)
+    remote = is_remote(a, rows)
     name, noise = where(a["variant"], remote), noise_s(placed(rows, a["variant"], remote))
     total = a["excess_s"]
     if total is None:
@@ -80,7 +80,7 @@ def _folding_against_single_thread(a, rows, single):
         return []
     runs = single["runs_s"]
     one = statistics.median(runs)
-    remote = a.get("remote", False)
+    remote = is_remote(a, rows)
     d = judge(a["folding_s"] - one, part_spread(rows, a["variant"], "folding_s", remote), spread(runs))
     verdict = ("they match within" if not d.real else
                f"the folding share is {fmt_s(abs(d.delta))} {'more' if d.delta > 0 else 'less'}, beyond")

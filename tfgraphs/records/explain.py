@@ -37,14 +37,22 @@ def placed(rows, variant, remote=False):
 
 def attributions(rows):
     """One attribution per variant that embeds X in its graph and per place it ran, in-process then remote."""
-    out = []
+    out, far = [], any(r.remote for r in rows)
     for variant, remote in dict.fromkeys((r.variant, r.remote) for r in rows):
         if not VARIANTS[variant].embeds_data:
             continue
         by_preset = {r.preset: r.first_run_excess_s for r in placed(rows, variant, remote)}
-        # "remote" only where true: an in-process attribution is written as it was before remote sessions.
-        out.append({"variant": variant, **({"remote": True} if remote else {}), **attribute(by_preset)})
+        # "remote" only with remote rows: an in-process run's attribution is written as it was before them.
+        out.append({"variant": variant, **({"remote": remote} if far else {}), **attribute(by_preset)})
     return out
+
+
+def is_remote(attribution, rows):
+    """Whether an attribution is of remote rows; one without the key is of its variant's rows, all in one place then
+    (a run without a target, or one from before explain measured the in-process rows beside the remote ones)."""
+    if "remote" in attribution:
+        return attribution["remote"]
+    return any(r.remote for r in rows if r.variant == attribution["variant"])
 
 
 def part_spread(rows, variant, part, remote=False):

@@ -3,7 +3,7 @@
 import statistics
 
 from tfgraphs.explain.explain import sentences, share_text
-from tfgraphs.records.explain import LABELS, PARTS, part_spread, where
+from tfgraphs.records.explain import LABELS, PARTS, is_remote, part_spread, where
 from tfgraphs.render.compare import header
 from tfgraphs.render.owngraph import graph_header
 from tfgraphs.render.page import WIDTH, failures, page, time_unit
@@ -40,7 +40,7 @@ def attribution_table(report):
     u, scale = time_unit([a[k] and abs(a[k]) for a in found for k in ("excess_s", *PARTS)] + [one])
     rows = []
     for a in found:
-        total, remote = a["excess_s"], a.get("remote", False)
+        total, remote = a["excess_s"], is_remote(a, report.rows)
         cells = [where(a["variant"], remote), _in(total, scale)]
         for k in PARTS:
             pct = share_text(a[k], total, part_spread(report.rows, a["variant"], k, remote))
