@@ -397,3 +397,18 @@ def test_an_explain_document_from_before_the_in_process_rows_reads_as_remote():
         {k: v for k, v in a.items() if k != "remote"} for a in now.extra["attribution"]]})
     assert sentences(before) == sentences(now) and render(before) == render(now)
     assert "constant remote: of the 795.0 ms" in words(render(before))
+
+
+def test_report_a_b_pairs_remote_rows_with_remote_rows():
+    from pathlib import Path
+
+    from tfgraphs.explain.versus import lines
+    from tfgraphs.records.report import load
+
+    doc = json.loads((Path(__file__).parent / "fixtures" / "explain-remote.json").read_text())
+    found = lines(load(doc), load(doc))
+    presets = ("", " [no-grappler]", " [no-folding]", " [bare]")
+    assert list(dict.fromkeys(f["row"] for f in found)) == (
+        [f"constant{p}" for p in presets] + [f"constant{p} remote" for p in presets])
+    first = {f["row"]: f["a"] for f in found if f["phase"] == "first run"}
+    assert first["constant remote"] == next(r["first_run_s"] for r in doc["runs"] if r["target"])
