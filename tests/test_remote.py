@@ -412,3 +412,12 @@ def test_report_a_b_pairs_remote_rows_with_remote_rows():
         [f"constant{p}" for p in presets] + [f"constant{p} remote" for p in presets])
     first = {f["row"]: f["a"] for f in found if f["phase"] == "first run"}
     assert first["constant remote"] == next(r["first_run_s"] for r in doc["runs"] if r["target"])
+
+
+@pytest.mark.parametrize("command", ["compare", "explain"])
+def test_no_baseline_without_a_target_is_refused_in_one_line(command, capsys):
+    from tfgraphs.cli import main
+
+    assert main([command, "--no-baseline", "--batch", "10"]) == 2
+    assert capsys.readouterr().err == ("tfgraphs: --no-baseline needs --target: without one only in-process rows "
+                                       "are measured\n")
