@@ -23,6 +23,7 @@ from tfgraphs.spec.tasks import SeedTask
 
 pytestmark = needs_private_network
 MARK = "TFGRAPHS_TEST_MARK"
+URL = "grpc://127.0.0.1:1"
 X10 = 10 * 32 * 32 * 1 * 8          # X at batch 10, float64
 W = 3 * 3 * 1 * 6 * 8               # W [3,3,1,6]
 OUT10 = 10 * 15 * 15 * 6 * 8        # relu(avg_pool(conv)) at batch 10
@@ -272,17 +273,94 @@ def test_rows_per_variant_follow_baseline_and_fetch(monkeypatch):
         assert report.to_dict()["config"]["target"] == url
 
 
-def test_explain_runs_every_session_on_the_target(monkeypatch):
+@pytest.mark.parametrize("baseline, targets", [(True, [None, URL]), (False, [URL])])
+def test_explain_measures_in_process_rows_beside_the_remote_ones(monkeypatch, baseline, targets):
     from tests import fakes
     from tfgraphs.jobs import explain
 
-    fake = fakes.install(monkeypatch, lambda task, env: fakes.seed_document(target=task.target, top_ops=[]))
-    config = explain.Config(batch=10, runs=2, variants=("placeholder",), presets=("default",),
-                            target="grpc://127.0.0.1:1")
-    explain.run(config, explain.plan(config), runner.Progress(2, quiet=True))
+    fake = fakes.install(monkeypatch, lambda task, env: fakes.seed_document(target=task.target or "", top_ops=[]))
+    config = explain.Config(batch=10, runs=2, variants=("constant",), presets=("default", "bare"), target=URL,
+                            baseline=baseline)
+    plan = explain.plan(config)
+    report = explain.run(config, plan, runner.Progress(plan.workers, quiet=True))
     # The single-threaded evaluation beside the folding share is the in-process folder's cost, so it stays local.
-    assert [(t.mode, t.target) for t in fake.tasks] == [("timed", "grpc://127.0.0.1:1"),
-                                                         ("traced", "grpc://127.0.0.1:1"), ("single-thread", None)]
+    assert [(t.mode, t.target, t.preset) for t in fake.tasks] == (
+        [("timed", t, p) for t in targets for p in ("default", "bare")]
+        + [("traced", t, p) for t in targets for p in ("default", "bare")] + [("single-thread", None, "default")])
+    assert plan.workers == len(fake.tasks)
+    assert [(r.target, r.preset) for r in report.rows] == [(t or "", p) for t in targets for p in ("default", "bare")]
+    assert [a["remote"] for a in report.extra["attribution"]] == [bool(t) for t in targets]
+
+
+def test_explain_keeps_the_in_process_rows_of_a_variant_too_big_to_send(monkeypatch):
+    from tests import fakes
+    from tfgraphs.jobs import explain
+
+    fake = fakes.install(monkeypatch, lambda task, env: fakes.seed_document(target=task.target or "", top_ops=[]))
+    batch = spec.GRPC_MESSAGE_LIMIT // (32 * 32 * 8) + 1     # X alone is past one gRPC message
+    config = explain.Config(batch=batch, runs=2, variants=("placeholder",), presets=("default",), target=URL)
+    plan = explain.plan(config)
+    assert ("placeholder", "output") in plan.refused and plan.workers == 3
+    explain.run(config, plan, runner.Progress(plan.workers, quiet=True))
+    assert [t.target for t in fake.tasks] == [None, None, None]
+
+
+def _explained(rows):
+    from tfgraphs.records.explain import attributions
+
+    return Report("explain", {"batch": 10, "dtype": "float64", "runs": 2, "trials": 1, "target": "local"}, rows,
+                  extra={"attribution": attributions(rows)})
+
+
+@pytest.mark.parametrize("remote_first, said", [
+    (0.9, "constant remote: the first run paid 795.0 ms beyond the later runs against 195.0 ms in-process, "
+          "600.0 ms more, beyond a spread of 10.0 ms"),
+    (0.305, "constant remote: the first run paid 200.0 ms beyond the later runs against 195.0 ms in-process, "
+            "5.0 ms more, no measurable difference against a spread of 10.0 ms")])
+def test_explain_sets_each_remote_attribution_beside_its_in_process_one(remote_first, said):
+    from tfgraphs.findings.explain import sentences
+    from tfgraphs.render import render
+
+    rows = []
+    for target, first in (("", 0.3), (URL, remote_first)):
+        for preset, extra in (("default", 1.0), ("no-grappler", 0.5), ("no-folding", 0.8), ("bare", 0.1)):
+            m = Measurement(first_run_s=0.1 + (first - 0.1) * extra, runs_s=(0.1, 0.11), graph_bytes=500,
+                            target=target, fetch="output")
+            rows.append(Row.from_trials("constant", [m], preset=preset))
+    report = _explained(tuple(rows))
+    found = report.extra["attribution"]
+    assert [(a["variant"], a["remote"]) for a in found] == [("constant", False), ("constant", True)]
+    assert found[1]["grappler_s"] == pytest.approx((remote_first - 0.1) * 0.5)
+    text = words(" ".join(sentences(report)))
+    assert said + "; remotely the first run also sends the 500-byte GraphDef" in text
+    assert text.count("constant remote: of the") == 1 and text.count("constant: of the") == 1
+    page = render(report)
+    assert [line.split()[:2] for line in page.splitlines() if line.startswith("constant")] == (
+        [["constant", p] for p in ("default", "no-grappler", "no-folding", "bare")]
+        + [["constant", "remote"]] * 4 + [["constant", _in_unit(found[0]["excess_s"])],
+                                         ["constant", "remote"]])
+
+
+def _in_unit(seconds):
+    return f"{seconds * 1e3:.3g}"
+
+
+def test_explain_on_a_fresh_local_server_measures_both_places(mark, tmp_path):
+    path = tmp_path / "out.json"
+    proc = cli("explain", "--target", "local", "--batch", 10, "--runs", 2, "--variants", "constant",
+               "--presets", "default", "--json", path, "--quiet")
+    out, err = proc.communicate(timeout=300)
+    assert proc.returncode == 0, err
+    doc = json.loads(path.read_text())
+    assert [(r["name"], r["preset"], r["target"][:16]) for r in doc["runs"]] == [
+        ("constant", "default", ""), ("constant", "default", "grpc://127.0.0.1")]
+    assert [a["remote"] for a in doc["attribution"]] == [False, True]
+    assert (doc["config"]["target"], doc["config"]["baseline"]) == ("local", True)
+    assert all(r["status"] == "ok" and r["max_abs_err"] <= 1e-9 for r in doc["runs"])
+    assert "constant remote: the first run paid" in words(out) and "in-process" in words(out)
+    again = subprocess.run([sys.executable, "-m", "tfgraphs", "report", str(path)], capture_output=True, text=True,
+                           timeout=120)
+    assert again.stdout == out
 
 
 def test_server_prints_its_target_and_stops_on_sigterm(mark):
@@ -304,3 +382,42 @@ def test_server_refuses_a_bad_cluster_in_one_line(args, said):
     proc = cli("server", *args)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 2 and len(err.splitlines()) == 1 and said in err
+
+
+def test_an_explain_document_from_before_the_in_process_rows_reads_as_remote():
+    from tfgraphs.findings.explain import sentences
+    from tfgraphs.render import render
+
+    rows = tuple(Row.from_trials("constant", [Measurement(first_run_s=0.1 + 0.8 * extra, runs_s=(0.1, 0.11),
+                                                          graph_bytes=500, target=URL, fetch="output")], preset=p)
+                 for p, extra in (("default", 1.0), ("no-grappler", 0.5), ("no-folding", 0.8), ("bare", 0.1)))
+    now = _explained(rows)
+    # Then every session ran on the target and the attribution carried no "remote".
+    before = Report("explain", now.config, rows, extra={"attribution": [
+        {k: v for k, v in a.items() if k != "remote"} for a in now.extra["attribution"]]})
+    assert sentences(before) == sentences(now) and render(before) == render(now)
+    assert "constant remote: of the 795.0 ms" in words(render(before))
+
+
+def test_report_a_b_pairs_remote_rows_with_remote_rows():
+    from pathlib import Path
+
+    from tfgraphs.findings.versus import lines
+    from tfgraphs.records.report import load
+
+    doc = json.loads((Path(__file__).parent / "fixtures" / "explain-remote.json").read_text())
+    found = lines(load(doc), load(doc))
+    presets = ("", " [no-grappler]", " [no-folding]", " [bare]")
+    assert list(dict.fromkeys(f["row"] for f in found)) == (
+        [f"constant{p}" for p in presets] + [f"constant{p} remote" for p in presets])
+    first = {f["row"]: f["a"] for f in found if f["phase"] == "first run"}
+    assert first["constant remote"] == next(r["first_run_s"] for r in doc["runs"] if r["target"])
+
+
+@pytest.mark.parametrize("command", ["compare", "explain"])
+def test_no_baseline_without_a_target_is_refused_in_one_line(command, capsys):
+    from tfgraphs.cli import main
+
+    assert main([command, "--no-baseline", "--batch", "10"]) == 2
+    assert capsys.readouterr().err == ("tfgraphs: --no-baseline needs --target: without one only in-process rows "
+                                       "are measured\n")

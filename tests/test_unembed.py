@@ -2,18 +2,22 @@
 
 import hashlib
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import fakes
 import owngraphs
-from conftest import run_cli
+from conftest import run_cli, words
 from tfgraphs.cli import main
 from tfgraphs.api.options import byte_size
 from tfgraphs.errors import UsageError
 from tfgraphs.jobs.unembed import _compare
 from tfgraphs.tfimport import import_tensorflow
+from tfgraphs.worker import unembed as worker
 
 SIDE = {"graph_bytes", "const_bytes", "largest_const_bytes", "session_s", "load_s", "first_run_s", "runs_s",
         "peak_rss_bytes"}
@@ -43,7 +47,8 @@ def unembedded(graphs):
 
 def test_the_table_moves_and_the_graph_shrinks(unembedded):
     _, doc, proc = unembedded
-    assert set(doc) == {"command", "before", "after", "moved", "max_abs_err"} and doc["command"] == "unembed"
+    assert {"command", "before", "after", "moved", "max_abs_err"} <= set(doc) and doc["command"] == "unembed"
+    assert (doc["schema"], doc["tool"], doc["path"]) == (1, "tfgraphs", str(graphs_root(doc) / "lookup.pb"))
     assert set(doc["before"]) == set(doc["after"]) == SIDE
     assert doc["moved"] == [{"name": "table", "bytes": owngraphs.TABLE_ROWS * owngraphs.TABLE_WIDTH * 4,
                              "dtype": "float32", "shape": [owngraphs.TABLE_ROWS, owngraphs.TABLE_WIDTH]}]
@@ -52,6 +57,36 @@ def test_the_table_moves_and_the_graph_shrinks(unembedded):
     assert doc["max_abs_err"] == 0.0 and len(doc["after"]["runs_s"]) == 2
     assert "The rewritten graph's outputs equal the original's" in proc.stdout
     assert "The rewrite took" in proc.stdout and "above the" in proc.stdout and "-byte GraphDef." in proc.stdout
+
+
+def graphs_root(doc):
+    return Path(doc["out"]).parent
+
+
+def test_report_renders_the_document_as_the_command_did(unembedded):
+    _, doc, proc = unembedded
+    report = run_cli("report", graphs_root(doc) / "u.json")
+    assert report.returncode == 0, report.stderr
+    assert report.stdout == proc.stdout
+
+
+def test_report_renders_a_document_of_the_first_five_keys(unembedded, tmp_path):
+    _, doc, proc = unembedded
+    first = {k: doc[k] for k in ("command", "before", "after", "moved", "max_abs_err")}
+    (tmp_path / "first.json").write_text(json.dumps(first))
+    report = run_cli("report", tmp_path / "first.json")
+    assert report.returncode == 0, report.stderr
+    assert report.stdout.startswith("unembed: a document without the path, OUT and --min-bytes it ran with\n\n")
+    # The tables are the command's own; of the sentences, those the five keys hold numbers for.
+    tables = [t.stdout.split("Moved into variables")[1].split("What this run shows:")[0] for t in (proc, report)]
+    assert tables[0] == tables[1]
+    sizes = f"the GraphDef went from {doc['before']['graph_bytes']:,} to {doc['after']['graph_bytes']:,} bytes"
+    assert sizes in words(report.stdout) and "The rewrite took" not in report.stdout
+    del first["moved"]
+    (tmp_path / "broken.json").write_text(json.dumps(first))
+    broken = run_cli("report", tmp_path / "broken.json")
+    assert (broken.returncode, broken.stdout) == (2, "")
+    assert broken.stderr == f"tfgraphs: {tmp_path / 'broken.json'}: not a complete unembed result (no moved)\n"
 
 
 def test_plain_tensorflow_loads_the_result(unembedded):
@@ -157,3 +192,27 @@ def test_without_check_open_dimensions_need_no_feed(graphs, monkeypatch, tmp_pat
     assert main(["unembed", str(graphs["lookup"]), "-o", str(tmp_path / "out"), "--quiet"]) == 0
     assert [type(t).__name__ for t in fake.tasks] == ["UnembedTask"]
     assert "--check runs both graphs" in " ".join(capsys.readouterr().out.split())
+
+
+# Lengths on both sides of each varint boundary a length prefix crosses (1, 2, 3 and 4 bytes).
+EDGES = [n + d for n in (2**7, 2**14, 2**21) for d in (-20, -9, -8, -7, -2, -1, 0, 1, 2, 7)]
+
+
+@settings(max_examples=60, deadline=None)
+@given(lengths=st.lists(st.one_of(st.integers(2, 400), st.sampled_from(EDGES)), min_size=1, max_size=3),
+       name=st.sampled_from(["t", "a/much/longer/scope/name" * 3]))
+def test_the_graph_is_sized_without_serializing_it(lengths, name):
+    tf = import_tensorflow()
+    graph_def = tf.compat.v1.GraphDef()
+    for i, n in enumerate(lengths):
+        graph_def.node.add(name=f"{name}{i}", op="Const").attr["value"].tensor.CopyFrom(
+            tf.make_tensor_proto(np.arange(n, dtype=np.int8)))
+        graph_def.node[-1].attr["dtype"].type = tf.int8.as_datatype_enum
+    whole = graph_def.ByteSize()
+    moved, _ = worker.choose(graph_def, 1)
+    values, taken = worker.take_values(graph_def, moved)
+    assert [values[f"{name}{i}"].tolist() for i in range(len(lengths))] == [list(np.arange(n, dtype=np.int8))
+                                                                         for n in lengths]
+    assert worker.sizes(graph_def, taken)["graph_bytes"] == whole
+    # What the cleared graph alone would say: short by every byte the contents took.
+    assert whole - worker.sizes(graph_def)["graph_bytes"] == taken > sum(lengths)

@@ -12,7 +12,8 @@ def _ms(seconds):
 def _size_sentence(u):
     b, a = u.before["graph_bytes"], u.after["graph_bytes"]
     if not u.moved:
-        return (f"No Const outside a function body holds {u.min_bytes:,} bytes or more, so nothing moved; the "
+        least = "--min-bytes" if u.min_bytes is None else f"{u.min_bytes:,} bytes"
+        return (f"No Const outside a function body holds {least} or more, so nothing moved; the "
                 f"SavedModel holds the same constants (lower --min-bytes to move smaller ones).")
     k = len(u.moved)
     return (f"{k:,} Const{'s' if k != 1 else ''} ({u.moved_bytes:,} bytes) moved into variables restored from the "
@@ -63,16 +64,22 @@ def sentences(u):
     return [s for s in said if s]
 
 
+# What each timed phase of the rewrite did, in the order it ran; assign_s only in documents from before the values
+# were written straight to the checkpoint.
+PHASES = (("read_s", "reading the graph"), ("rewrite_s", "rewriting it"),
+          ("assign_s", "handing the values to the variables"), ("save_s", "writing the SavedModel and checkpoint"))
+
+
 def _cost_sentences(u):
     """What the rewrite itself cost: its time by phase, and its memory above TensorFlow's own, in graph sizes."""
     if u.unembed_s is None:
         return []
     p = u.unembed_phases
+    timed = [f"{what} {fmt_s(p[key])}" for key, what in PHASES if key in p]
+    io = p.get("read_s", 0) + p.get("save_s", 0)
     said = [f"The rewrite took {fmt_s(u.unembed_s)}" + (
-        f": reading the graph {fmt_s(p['read_s'])}, rewriting it {fmt_s(p['rewrite_s'])}, handing the values to "
-        f"the variables {fmt_s(p['assign_s'])}, writing the SavedModel and checkpoint {fmt_s(p['save_s'])}; "
-        f"{u.unembed_s / (p['read_s'] + p['save_s']):.1f}x the time of the reading and writing alone."
-        if set(p) >= {"read_s", "rewrite_s", "assign_s", "save_s"} and p["read_s"] + p["save_s"] > 0 else ".")]
+        f": {', '.join(timed)}; {u.unembed_s / io:.1f}x the time of the reading and writing alone."
+        if {"read_s", "save_s"} <= set(p) and io > 0 else ".")]
     size, peak, base = u.before["graph_bytes"], u.unembed_peak_rss_bytes, u.tf_rss_bytes
     if peak and base and size:
         said.append(f"Its worker peaked at {fmt_bytes(peak)} RSS, {fmt_bytes(peak - base)} above the "

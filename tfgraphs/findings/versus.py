@@ -14,14 +14,15 @@ PHASES = (("build", lambda t: t.build_s), ("session", lambda t: t.session_s), ("
 
 
 def key(row):
-    """What names a row across documents: batch (sweep), variant and preset."""
-    return row.batch, row.variant, row.preset
+    """What names a row across documents: batch (sweep), variant, preset, and remote or summed (--target, --fetch)."""
+    return row.batch, row.variant, row.preset, row.remote, row.fetch or "output"
 
 
 def label(k):
-    batch, variant, preset = k
-    return (f"batch {batch:,} " if batch is not None else "") + variant + (f" [{preset}]" if preset != "default"
-                                                                          else "")
+    batch, variant, preset, remote, fetch = k
+    return ((f"batch {batch:,} " if batch is not None else "") + variant
+            + (f" [{preset}]" if preset != "default" else "") + (" remote" if remote else "")
+            + (" (sum)" if fetch == "sum" else ""))
 
 
 def pairs(a, b):

@@ -24,6 +24,31 @@ def tensor_bytes(tensor_proto):
     return math.prod(dims) * dtype.size
 
 
+def varint_bytes(n):
+    """Bytes of the non-negative integer n as a protobuf varint."""
+    return max(1, (n.bit_length() + 6) // 7)
+
+
+def _grown(size, delta):
+    """How much a length-delimited field holding a size-byte message grows when that message grows by delta."""
+    return delta + varint_bytes(size + delta) - varint_bytes(size)
+
+
+def content_bytes(node, length):
+    """Bytes a length-byte tensor_content adds to a GraphDef whose top-level Const node holds it, now cleared.
+
+    Field by field, each with a one-byte tag: TensorProto.tensor_content (4) in AttrValue.tensor (8) in the map entry
+    attr["value"] (key 1, value 2) in NodeDef.attr (5) in GraphDef.node (1).
+    """
+    value = node.attr["value"]
+    tensor, attr = value.tensor.ByteSize(), value.ByteSize()
+    entry = (1 + varint_bytes(len(b"value")) + len(b"value")) + (1 + varint_bytes(attr) + attr)
+    grows = 1 + varint_bytes(length) + length            # the tensor, by its tensor_content field
+    for size in (tensor, attr, entry, node.ByteSize()):  # each message, as held by the field one level up
+        grows = _grown(size, grows)
+    return grows
+
+
 def stored_values(tensor_proto):
     """How many values a TensorProto lists: from tensor_content when it has it, else the longest *_val field."""
     tf = import_tensorflow()

@@ -25,33 +25,32 @@ class Config(compare.Config):
         return {**super().to_dict(), "presets": list(self.presets)}
 
 
+def placed(config, refused):
+    """(variant, target) of every row group: in-process first (target None) unless --no-baseline, then remote; a
+    variant refused outright, or refused only remotely, loses those groups."""
+    targets = [t for t, _ in config.placements()]
+    return [(v, t) for v in compare.runnable(config, refused) for t in targets if not (t and (v, "output") in refused)]
+
+
 def plan(config):
-    """Refused variants are left out: the ablation of a graph that cannot be built says nothing."""
+    """Refused variants are left out: the ablation of a graph that cannot be built (or sent) says nothing."""
     refused = compare.refusals(config)
-    refused.update({v: reason for (v, _), reason in remote.refusals(config, config.variants).items()})
-    ok = compare.runnable(config, refused)
-    return Plan(refused, tuple(refused.values()), workers=len(ok) * len(config.presets) * (config.trials + 1) + 1,
-                needs=tuple((v, config.batch, config.dtype) for v in ok))
+    refused.update(remote.refusals(config, compare.runnable(config, refused)))
+    groups = placed(config, refused)
+    return Plan(refused, tuple(refused.values()), workers=len(groups) * len(config.presets) * (config.trials + 1) + 1,
+                needs=tuple((v, config.batch, config.dtype) for v in dict.fromkeys(v for v, _ in groups)))
 
 
 def run(config, plan, progress, timeout=None, trace_dir=None, tensorboard_dir=None):
-    """Timed workers for every variant x preset, then one traced worker each, kept apart from the timing."""
-    variants = compare.runnable(config, plan.refused)
-    # With a target every session of this job runs there; compare measures the in-process rows beside them.
-    where = {"target": config.target or None}
+    """Timed workers for every variant x target x preset, then one traced worker each, kept apart from the timing."""
+    groups = placed(config, plan.refused)
     run_one = remote.worker_runner(config)
-    timed = [config.task(v, preset=p, **where) for v in variants for p in config.presets]
+    timed = [config.task(v, preset=p, target=t) for v, t in groups for p in config.presets]
     docs, ran = run_trials(timed, config.trials, compare.label, progress, timeout, run=run_one)
-    traced = {}
-    for v in variants:
-        for p in config.presets:
-            # The graph is the same under every preset, so TensorBoard gets it once per variant.
-            board = tensorboard_dir if p == config.presets[0] else None
-            task = config.task(v, preset=p, mode="traced", trace_dir=trace_dir, tensorboard_dir=board, **where)
-            doc = run_one(task, compare.label(task), progress, timeout)
-            traced[(v, p)] = Measurement.from_dict(doc)
-            ran.append(doc)
-    rows = [_row(t, docs[t], traced[(t.variant, t.preset)]) for t in timed]
+    traced = _traced(config, groups, run_one, progress, timeout, trace_dir, tensorboard_dir)
+    ran.extend(traced.values())
+    rows = [_row(t, docs[t], Measurement.from_dict(traced[(t.variant, t.target, t.preset)])) for t in timed]
+    variants = list(dict.fromkeys(v for v, _ in groups))
     single = config.task(SINGLE_THREAD_VARIANT, mode="single-thread")
     doc = runner.run_worker(single, compare.label(single), progress, timeout)
     ran.append(doc)
@@ -59,6 +58,19 @@ def run(config, plan, progress, timeout=None, trace_dir=None, tensorboard_dir=No
     config = replace(config, variants=tuple(variants))
     return Report("explain", config.to_dict(), tuple(rows), tf_version=tf_version, machine=machine,
                   extra={"attribution": attributions(rows), "single_thread": _single_thread(doc)})
+
+
+def _traced(config, groups, run_one, progress, timeout, trace_dir, tensorboard_dir):
+    """{(variant, target, preset): document} of one traced worker each."""
+    traced, boarded = {}, set()
+    for v, t in groups:
+        for p in config.presets:
+            # The graph is the same under every preset and target, so TensorBoard gets it once per variant.
+            board = tensorboard_dir if v not in boarded else None
+            boarded.add(v)
+            task = config.task(v, preset=p, mode="traced", trace_dir=trace_dir, tensorboard_dir=board, target=t)
+            traced[(v, t, p)] = run_one(task, compare.label(task), progress, timeout)
+    return traced
 
 
 def _single_thread(doc):

@@ -30,21 +30,40 @@ def attribute(by_preset):
     return out
 
 
+def placed(rows, variant, remote=False):
+    """The rows of one variant in one place: in-process, or on a grpc:// target (a fresh server per worker)."""
+    return [r for r in rows if r.variant == variant and r.remote == remote]
+
+
 def attributions(rows):
-    """One attribution per variant in rows that embeds X in its graph."""
-    out = []
-    for variant in dict.fromkeys(r.variant for r in rows):
+    """One attribution per variant that embeds X in its graph and per place it ran, in-process then remote."""
+    out, far = [], any(r.remote for r in rows)
+    for variant, remote in dict.fromkeys((r.variant, r.remote) for r in rows):
         if not VARIANTS[variant].embeds_data:
             continue
-        by_preset = {r.preset: r.first_run_excess_s for r in rows if r.variant == variant}
-        out.append({"variant": variant, **attribute(by_preset)})
+        by_preset = {r.preset: r.first_run_excess_s for r in placed(rows, variant, remote)}
+        # "remote" only with remote rows: an in-process run's attribution is written as it was before them.
+        out.append({"variant": variant, **({"remote": remote} if far else {}), **attribute(by_preset)})
     return out
 
 
-def part_spread(rows, variant, part):
-    """The largest spread among the workers a part of `variant`'s attribution was computed from."""
+def is_remote(attribution, rows):
+    """Whether an attribution is of remote rows; one without the key is of its variant's rows, all in one place then
+    (a run without a target, or one from before explain measured the in-process rows beside the remote ones)."""
+    if "remote" in attribution:
+        return attribution["remote"]
+    return any(r.remote for r in rows if r.variant == attribution["variant"])
+
+
+def part_spread(rows, variant, part, remote=False):
+    """The largest spread among the workers a part of `variant`'s attribution (in that place) was computed from."""
     presets = FROM_PRESETS[part]
-    return max((r.spread_s for r in rows if r.variant == variant and r.preset in presets and r.ok), default=0.0)
+    return max((r.spread_s for r in placed(rows, variant, remote) if r.preset in presets and r.ok), default=0.0)
+
+
+def where(variant, remote):
+    """How a row group is named in tables and sentences: the variant, and `remote` when it ran on a target."""
+    return variant + (" remote" if remote else "")
 
 
 def share(part, total):

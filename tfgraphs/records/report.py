@@ -9,7 +9,10 @@ from tfgraphs.records.inspect import Inspection
 from tfgraphs.records.pitfalls import LessonRun
 from tfgraphs.records.rows import ModeRun, Row
 from tfgraphs.records.schema import SCHEMA, TOOL, envelope, provenance, provenance_of
+from tfgraphs.records.unembed import Unembedding
 
+# Commands whose document is one record rather than a Report of rows.
+RECORDS = {"inspect": Inspection, "unembed": Unembedding}
 # Per command: the key its rows are saved under, and their record type.
 ROWS = {"compare": ("variants", Row), "explain": ("runs", Row), "sweep": ("rows", Row), "shapes": ("modes", ModeRun),
         "pitfalls": ("lessons", LessonRun)}
@@ -50,11 +53,16 @@ class Report:
 
 
 def load(doc):
-    """The Report or Inspection a saved document holds; ValueError or KeyError when it holds neither."""
-    if not isinstance(doc, dict) or doc.get("tool") != TOOL or not isinstance(doc.get("schema"), int):
+    """The Report, Inspection or Unembedding a saved document holds; ValueError or KeyError when it holds none."""
+    if not isinstance(doc, dict):
+        raise ValueError("not a tfgraphs results file")
+    if doc.get("command") == "unembed" and "tool" not in doc:
+        # unembed's first documents held only the keys it was specified with, without the envelope.
+        return Unembedding.from_dict(doc)
+    if doc.get("tool") != TOOL or not isinstance(doc.get("schema"), int):
         raise ValueError("not a tfgraphs results file")
     if doc["schema"] > SCHEMA:
         raise ValueError(f"results schema {doc['schema']} is newer than this tfgraphs understands ({SCHEMA})")
-    if doc.get("command") == "inspect":
-        return Inspection.from_dict(doc)
+    if doc.get("command") in RECORDS:
+        return RECORDS[doc["command"]].from_dict(doc)
     return Report.from_dict(doc)

@@ -11,7 +11,9 @@
 #      "single_thread" (one single-threaded evaluation of the network), each left out when unset;
 #      remote sessions: rows (and their trials) may carry "target", "fetch", "bytes_fed_per_run",
 #      "bytes_fetched_per_run", "network_device", "data_device", "traced_between_tasks_bytes", "traced_run_s", and
-#      compare/explain configs "target", "baseline", "fetches", "place", "connect_timeout"; absent means in-process.
+#      compare/explain configs "target", "baseline", "fetches", "place", "connect_timeout"; absent means in-process;
+#      unembed (the Unembedding's fields: "before", "after", "moved", "max_abs_err" first); its first documents held
+#      only "command" and those four, without "schema" and "tool", and are read too.
 SCHEMA = 1
 TOOL = "tfgraphs"
 

@@ -1,6 +1,11 @@
 """What unembed did to one graph: what moved, what stayed, and the graph before and after, as numbers."""
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
+
+import tfgraphs
+from tfgraphs.machine import now_utc, timing_env
+from tfgraphs.records.rows import known
+from tfgraphs.records.schema import PROVENANCE, envelope, provenance, provenance_of
 
 # The keys of `before` and `after`: the sizes the rewrite reads, then what a --check run measured (None without).
 SIDE_KEYS = ("graph_bytes", "const_bytes", "largest_const_bytes", "session_s", "load_s", "first_run_s", "runs_s",
@@ -23,9 +28,9 @@ def side(sizes, measured=None):
 class Unembedding:
     """One rewrite: the graph before and after, the Consts moved and left, and the check of its outputs."""
 
-    path: str
-    out: str
-    min_bytes: int
+    path: str | None            # None in documents that did not record them
+    out: str | None
+    min_bytes: int | None
     before: dict = field(default_factory=dict)
     after: dict = field(default_factory=dict)
     moved: tuple = ()            # ({"name", "bytes", "dtype", "shape"}, ...)
@@ -36,11 +41,14 @@ class Unembedding:
     within: bool | None = None       # every output within its own dtype's tolerance
     unembed_s: float | None = None
     unembed_peak_rss_bytes: int | None = None
-    unembed_phases: dict = field(default_factory=dict)   # read_s, rewrite_s, assign_s, save_s
+    unembed_phases: dict = field(default_factory=dict)   # read_s, rewrite_s, save_s (and assign_s in older runs)
     tf_rss_bytes: int | None = None                       # the rewriting worker's RSS once TensorFlow was imported
     errors: tuple = ()           # ("what: TensorFlow's message", ...) of every worker that failed
     tf_version: str | None = None
     machine: dict = field(default_factory=dict)
+    tfgraphs_version: str | None = tfgraphs.__version__
+    created: str | None = field(default_factory=now_utc)
+    env: dict | None = field(default_factory=timing_env)
 
     command = "unembed"
 
@@ -58,6 +66,24 @@ class Unembedding:
         return not self.errors and self.equal is not False
 
     def to_dict(self):
-        """The --json document: exactly command, before, after, moved and max_abs_err."""
-        return {"command": self.command, "before": dict(self.before), "after": dict(self.after),
-                "moved": [dict(m) for m in self.moved], "max_abs_err": self.max_abs_err}
+        """The --json document: command, before, after, moved and max_abs_err, then the rest that renders it again."""
+        rest = {k: v for k, v in asdict(self).items() if k not in (*PROVENANCE, *CORE)}
+        rest.update(left=[dict(x) for x in self.left], errors=list(self.errors))
+        return {**envelope(self.command), **provenance(self), "before": dict(self.before),
+                "after": dict(self.after), "moved": [dict(m) for m in self.moved], "max_abs_err": self.max_abs_err,
+                **rest}
+
+    @classmethod
+    def from_dict(cls, d):
+        """Rebuild from a saved document; one holding only the keys unembed first wrote leaves the rest unknown."""
+        missing = [k for k in CORE if k not in d]
+        if missing:
+            raise ValueError(f"not a complete unembed result (no {', '.join(missing)})")
+        given = known(cls, d, moved=tuple, left=tuple, errors=tuple)
+        # Only a --check run measures the graphs, so measured runs say it ran when the document does not.
+        ran = bool(d["after"].get("runs_s"))
+        return cls(**{"path": None, "out": None, "min_bytes": None, "checked": ran, **given, **provenance_of(d)})
+
+
+# The keys the --json document was first specified with; every other key was added to re-render it.
+CORE = ("before", "after", "moved", "max_abs_err")

@@ -8,5 +8,5 @@ RENDERERS = {"compare": compare.render, "explain": explain.render, "sweep": swee
 
 
 def render(result, fmt="simple", width=WIDTH):
-    """Any Report or Inspection as text, by the command that made it, fitted to width (None: tables left wide)."""
+    """Any saved result as text, by the command that made it, fitted to width (None: tables left wide)."""
     return RENDERERS[result.command](result, fmt, width)

@@ -3,7 +3,7 @@
 import statistics
 
 from tfgraphs.findings.explain import sentences, share_text
-from tfgraphs.records.explain import LABELS, PARTS, part_spread
+from tfgraphs.records.explain import LABELS, PARTS, is_remote, part_spread, where
 from tfgraphs.render.compare import header
 from tfgraphs.render.owngraph import graph_header
 from tfgraphs.render.page import WIDTH, failures, page, time_unit
@@ -12,6 +12,8 @@ from tfgraphs.spec.presets import PRESETS
 from tfgraphs.units import fmt_int, sig3
 
 TOP_OPS = 5
+REMOTE = (" remote = the session ran on the --target server (a fresh one per worker for --target local), which "
+          "receives the GraphDef at the first run; the rows without it ran in-process.")
 
 
 def _in(value, scale):
@@ -22,10 +24,11 @@ def ablation_table(report):
     """First run, median later run and excess per variant x preset, in one time unit."""
     ok = [r for r in report.rows if r.ok]
     u, scale = time_unit([v for r in ok for v in (r.first_run_s, *r.runs_s)])
-    rows = tuple((r.variant, r.preset, _in(r.first_run_s, scale), _in(r.later_median_s, scale),
+    rows = tuple((where(r.variant, r.remote), r.preset, _in(r.first_run_s, scale), _in(r.later_median_s, scale),
                   _in(r.first_run_excess_s, scale), fmt_int(r.graph_bytes)) for r in ok)
     legend = (f"Times in {u}, from timed workers only (traces are taken in separate workers). excess = first run - "
-              f"median later run. Presets: " + "; ".join(f"{k} = {p.description}" for k, p in PRESETS.items()) + ".")
+              f"median later run. Presets: " + "; ".join(f"{k} = {p.description}" for k, p in PRESETS.items()) + "."
+              + (REMOTE if any(r.remote for r in ok) else ""))
     return Table(("variant", "preset", "first run", "later median", "excess", "graph bytes"), rows, keys=2), legend, u
 
 
@@ -37,10 +40,10 @@ def attribution_table(report):
     u, scale = time_unit([a[k] and abs(a[k]) for a in found for k in ("excess_s", *PARTS)] + [one])
     rows = []
     for a in found:
-        total = a["excess_s"]
-        cells = [a["variant"], _in(total, scale)]
+        total, remote = a["excess_s"], is_remote(a, report.rows)
+        cells = [where(a["variant"], remote), _in(total, scale)]
         for k in PARTS:
-            pct = share_text(a[k], total, part_spread(report.rows, a["variant"], k))
+            pct = share_text(a[k], total, part_spread(report.rows, a["variant"], k, remote))
             cells.append(None if a[k] is None else _in(a[k], scale) + ("" if pct is None else f" ({pct})"))
         rows.append(tuple(cells) + ((_in(one, scale),) if single else ()))
     legend = (f"Times in {u}. Grappler = excess(default) - excess(no-grappler); constant folding = excess(default) - "
@@ -58,7 +61,8 @@ def attribution_table(report):
 
 def ops_table(report):
     """The slowest ops of each variant's traced first and second run, under each preset."""
-    rows = tuple((r.variant, r.preset, op["op"], op["type"], sig3(op["first_ms"]), sig3(op["later_ms"]))
+    rows = tuple((where(r.variant, r.remote), r.preset, op["op"], op["type"], sig3(op["first_ms"]),
+                  sig3(op["later_ms"]))
                  for r in report.rows for op in r.top_ops[:TOP_OPS])
     legend = (f"Times in ms. Up to {TOP_OPS} ops per row from FULL_TRACE step stats, slowest first; '-' = the op did "
               f"not run in that run. Op time is what the executor spent in the op, not the run's wall time.")

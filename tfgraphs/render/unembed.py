@@ -9,8 +9,9 @@ from tfgraphs.units import fmt_int, shape_text, sig3
 def header(u):
     """What was rewritten, then with which TensorFlow on which machine."""
     m = u.machine
-    return (f"unembed {u.path} -o {u.out}: Consts of at least {u.min_bytes:,} bytes become variables\n"
-            f"TensorFlow {u.tf_version}, {m.get('cpu_count')} x {m.get('cpu_model', '?')}")
+    what = ("unembed: a document without the path, OUT and --min-bytes it ran with" if u.path is None else
+            f"unembed {u.path} -o {u.out}: Consts of at least {u.min_bytes:,} bytes become variables")
+    return what + (f"\nTensorFlow {u.tf_version}, {m.get('cpu_count')} x {m.get('cpu_model', '?')}" if m else "")
 
 
 def moved_table(u):

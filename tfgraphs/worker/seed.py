@@ -136,7 +136,8 @@ def _traced(task, tf, built, x, w, rss):
         "trace_files": [],
     }
     if task.trace_dir:
-        out["trace_files"] = stepstats.write_chrome_traces(metas, task.trace_dir, f"{task.variant}.{task.preset}")
+        stem = f"{task.variant}.{task.preset}" + (".remote" if task.target else "")   # beside the in-process one
+        out["trace_files"] = stepstats.write_chrome_traces(metas, task.trace_dir, stem)
     if task.tensorboard_dir:
         _phase("tensorboard")
         board = os.path.join(task.tensorboard_dir, task.variant)

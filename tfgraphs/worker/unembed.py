@@ -20,12 +20,13 @@ LEFT_IN_FUNCTION = ("inside function {function!r}: a function body cannot read a
                     "input to the function, so it stays a Const")
 
 
-def sizes(graph_def):
-    """The GraphDef's bytes, its Const bytes and its largest Const's bytes."""
+def sizes(graph_def, taken=0):
+    """The GraphDef's bytes (plus taken: those of contents cleared from it), its Const bytes and largest Const."""
     from tfgraphs.graphdef import consts
 
     held = [size for _, size in consts.const_nodes(graph_def)]
-    return {"graph_bytes": graph_def.ByteSize(), "const_bytes": sum(held), "largest_const_bytes": max(held, default=0)}
+    return {"graph_bytes": graph_def.ByteSize() + taken, "const_bytes": sum(held),
+            "largest_const_bytes": max(held, default=0)}
 
 
 def choose(graph_def, min_bytes):
@@ -47,27 +48,38 @@ def choose(graph_def, min_bytes):
     return moved, left
 
 
-def _value(tf, tensor):
-    """A Const's value as an array; over tensor_content without a copy (protobuf already hands out a new bytes)."""
+def take_values(graph_def, moved):
+    """({name: value} of the moved Consts, bytes their contents took in the GraphDef), each content cleared once taken.
+
+    Sizing the GraphDef afterwards costs nothing: protobuf's ByteSize serializes the whole message, two more copies.
+    """
     import numpy as np
 
-    if not tensor.tensor_content:
-        return tf.make_ndarray(tensor)
-    dtype = tf.dtypes.as_dtype(tensor.dtype).as_numpy_dtype
-    return np.frombuffer(tensor.tensor_content, dtype=dtype).reshape([d.size for d in tensor.tensor_shape.dim])
+    from tfgraphs.graphdef.consts import content_bytes
+
+    tf = import_tensorflow()
+    values, taken = {}, 0
+    for n, _ in moved:
+        t = n.attr["value"].tensor
+        content = t.tensor_content   # a new bytes object: the array is built over it without another copy
+        if not content:
+            values[n.name] = tf.make_ndarray(t)
+            continue
+        t.ClearField("tensor_content")
+        taken += content_bytes(n, len(content))
+        dtype = tf.dtypes.as_dtype(t.dtype).as_numpy_dtype
+        values[n.name] = np.frombuffer(content, dtype=dtype).reshape([d.size for d in t.tensor_shape.dim])
+    return values, taken
 
 
 def rewrite(graph_def, moved):
-    """Turn each moved Const into Identity(N/variable) in place; return {name: value} of what they held."""
-    tf = import_tensorflow()
-    values = {}
+    """Turn each moved Const into Identity(N/variable) in place, reading N/variable, a VariableV2 of its shape."""
     for n, _ in moved:
         t = n.attr["value"].tensor
-        values[n.name] = _value(tf, t)
         dtype, shape, device = t.dtype, type(t.tensor_shape)(), n.device
         shape.CopyFrom(t.tensor_shape)
         n.op = "Identity"
-        n.ClearField("attr")   # frees the tensor: the value now lives in `values` only
+        n.ClearField("attr")
         controls = [i for i in n.input if i.startswith("^")]
         del n.input[:]
         n.input.extend([n.name + "/variable", *controls])
@@ -76,7 +88,6 @@ def rewrite(graph_def, moved):
         var.attr["dtype"].type = dtype
         var.attr["shape"].shape.CopyFrom(shape)
         var.attr["container"].s = var.attr["shared_name"].s = b""
-    return values
 
 
 def variables(graph, names):
@@ -136,21 +147,43 @@ def _import(task, tf, graph_def, source_meta):
     return sess
 
 
-def _save(task, sess, source_meta):
-    """Write the SavedModel to task.out (a folder that must not exist yet), saving every global variable."""
+def _fed_saver(tf, feeds):
+    """A Saver whose save feeds `feeds` to its own SaveV2: the moved values reach the checkpoint, never a variable."""
+
+    class FedSaver(tf.compat.v1.train.Saver):
+        def save(self, sess, save_path, *args, **kwargs):
+            if self.saver_def is None:   # no variable at all: nothing to write, as Saver.save does
+                return None
+            # Saver.save's own run, plus the feeds: a fed VariableV2 needs no initializer and holds no copy.
+            sess.run(self.saver_def.save_tensor_name, {self.saver_def.filename_tensor_name: save_path, **feeds})
+            return save_path
+    return FedSaver
+
+
+def _save(task, sess, source_meta, feeds):
+    """Write the SavedModel to task.out (a folder that must not exist yet): every global variable, fed or restored."""
     tf = import_tensorflow()
     v1 = tf.compat.v1
     with sess.graph.as_default():
-        saver = v1.train.Saver(v1.global_variables(), sharded=False, allow_empty=True)
+        saver = _fed_saver(tf, feeds)(v1.global_variables(), sharded=False, allow_empty=True)
         serve = [v1.saved_model.tag_constants.SERVING]
         tags = list(source_meta.meta_info_def.tags) if source_meta is not None else serve
         builder = v1.saved_model.builder.SavedModelBuilder(task.out)
         builder.add_meta_graph_and_variables(sess, tags, signatures(task, sess.graph, source_meta), saver=saver)
+        feeds.clear()   # the checkpoint is written: drop the values before the rest is serialized
         builder.save()
 
 
+def _compact(graph_def, source_meta):
+    """Fresh copies of the rewritten graph (and meta graph): the parsed ones still hold the moved bytes in memory."""
+    if source_meta is not None:
+        meta = type(source_meta).FromString(source_meta.SerializeToString())
+        return meta.graph_def, meta
+    return type(graph_def).FromString(graph_def.SerializeToString()), None
+
+
 def measure(task):
-    """Read, rewrite, restore, assign and save, each phase timed; the sizes before and after, what moved or stayed."""
+    """Read, rewrite and save, each phase timed; the sizes before and after, what moved or stayed."""
     from tfgraphs.graphdef import files
 
     _phase("import tensorflow")
@@ -161,27 +194,23 @@ def measure(task):
     t0 = time.perf_counter()
     graph_def, source = files.load(task.path, task.tag)
     phases["read_s"] = time.perf_counter() - t0
-    source_meta = source.get("meta_graph_def")
-    before = sizes(graph_def)
     moved, left = choose(graph_def, task.min_bytes)
     _phase("rewrite")
     t0 = time.perf_counter()
-    values = rewrite(graph_def, moved)
-    sess = _import(task, tf, graph_def, source_meta)
-    # The moved nodes belong to graph_def: drop them too, or the whole parsed graph stays in memory.
+    values, taken = take_values(graph_def, moved)
+    before = sizes(graph_def, taken)
+    rewrite(graph_def, moved)
+    # Only the small rewritten graph is kept: the parsed file (and its moved nodes) is freed before TensorFlow runs.
     moved = [found for _, found in moved]
-    del graph_def, source
-    found = variables(sess.graph, list(values))
+    graph_def, source_meta = _compact(graph_def, source.get("meta_graph_def"))
+    del source
+    sess = _import(task, tf, graph_def, source_meta)
+    del graph_def
+    variables(sess.graph, list(values))
     phases["rewrite_s"] = time.perf_counter() - t0
-    _phase("assign")
-    t0 = time.perf_counter()
-    for name in list(values):
-        # The zero fill is fed instead of computed; pop: each value is dropped once TensorFlow holds it.
-        sess.run(found[name].initializer, {found[name].initial_value: values.pop(name)})
-    phases["assign_s"] = time.perf_counter() - t0
     _phase("save")
     t0 = time.perf_counter()
-    _save(task, sess, source_meta)
+    _save(task, sess, source_meta, {name + "/variable:0": values.pop(name) for name in list(values)})
     phases["save_s"] = time.perf_counter() - t0
     sess.close()
     peak = machine.peak_rss_bytes()
