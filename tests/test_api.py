@@ -251,3 +251,25 @@ def test_a_refused_row_is_kept_and_said(monkeypatch, capsys):
     assert len(r.refused) == 1 and r.refused[0].startswith("constant: ") and "2 GiB" in r.refused[0]
     assert [row["status"] for row in r.rows] == ["failed", "ok"] and r.failed and "2 GiB" in r.rows[0]["error"]
     assert capsys.readouterr().err == f"tfgraphs: refusing {r.refused[0]}\n"
+
+
+def test_the_api_defaults_are_the_jobs_and_the_specs():
+    """The signatures spell defaults out for readers; they must be the values the jobs and specs define."""
+    import inspect as pyinspect
+
+    from tfgraphs.jobs import compare, explain, owngraph, pitfalls, shapes, sweep, unembed
+    from tfgraphs.spec.owngraph import INT_HIGH, MIN_BYTES
+
+    for func, config in ((tfgraphs.compare, compare.Config), (tfgraphs.explain, explain.Config),
+                         (tfgraphs.sweep, sweep.Config), (tfgraphs.shapes, shapes.Config),
+                         (tfgraphs.pitfalls, pitfalls.Config), (tfgraphs.unembed, unembed.Config)):
+        given = pyinspect.signature(func).parameters
+        for field in config.__dataclass_fields__.values():
+            # switch_modes None means the defaults that are in modes; place is data=JOB as the flag says it.
+            if field.name in given and field.name not in ("switch_modes", "place", "path", "out"):
+                assert given[field.name].default == field.default, (func.__name__, field.name)
+    assert pyinspect.signature(tfgraphs.explain).parameters["int_high"].default == INT_HIGH
+    assert pyinspect.signature(tfgraphs.unembed).parameters["min_bytes"].default == MIN_BYTES
+    for name in ("tag", "signature"):
+        assert pyinspect.signature(tfgraphs.explain).parameters[name].default == owngraph.Config.__dataclass_fields__[
+            name].default

@@ -8,9 +8,9 @@ from tfgraphs.jobs.compare import Config
 from tfgraphs.spec.variants import VARIANTS
 
 
-def compare(batch=Config.batch, dtype=Config.dtype, runs=Config.runs, trials=Config.trials, seed=Config.seed, variants=Config.variants,
-            target=Config.target, baseline=Config.baseline, fetch="output", place="data=ps",
-            connect_timeout=Config.connect_timeout, force=False, timeout=None, quiet=False, json=None, csv=None,
+def compare(batch=6000, dtype="float64", runs=10, trials=1, seed=0,
+            variants=("numpy", "constant", "placeholder", "variable"), target="", baseline=True, fetch="output",
+            place="data=ps", connect_timeout=10.0, force=False, timeout=None, quiet=False, json=None, csv=None,
             plot=None):
     """Build the seed network from the same data in each variant and measure every phase in a fresh worker."""
     check_outputs(json, csv, plot)

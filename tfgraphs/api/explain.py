@@ -1,7 +1,7 @@
 """tfgraphs.explain(): what the first sess.run pays for, by optimizer presets and traced runs."""
 
 from tfgraphs.api.options import names, one_of, output_dir, seed_network, text, whole
-from tfgraphs.api.owngraph import GRAPH_DEFAULTS, graph_config
+from tfgraphs.api.owngraph import graph_config
 from tfgraphs.api.running import check_outputs, measure
 from tfgraphs.api.targets import remote_options
 from tfgraphs.errors import UsageError
@@ -22,12 +22,11 @@ def _seed_only(batch, dtype, variants, target):
             raise UsageError(f"--{name} sets the built-in network; it does not apply with --graph")
 
 
-def explain(batch=Config.batch, dtype=Config.dtype, runs=Config.runs, trials=Config.trials, seed=Config.seed,
-            variants=Config.variants, presets=Config.presets, trace=None, tensorboard=None, target=Config.target,
-            baseline=Config.baseline, place="data=ps", connect_timeout=Config.connect_timeout, graph=None,
-            tag=GRAPH_DEFAULTS["tag"], signature=GRAPH_DEFAULTS["signature"], feed=GRAPH_DEFAULTS["feed"],
-            fetch=GRAPH_DEFAULTS["fetch"], int_high=GRAPH_DEFAULTS["int_high"], force=False, timeout=None,
-            quiet=False, json=None, csv=None, plot=None):
+def explain(batch=6000, dtype="float64", runs=10, trials=1, seed=0, variants=("constant", "placeholder", "variable"),
+            presets=("default", "no-grappler", "no-folding", "bare"), trace=None, tensorboard=None, target="",
+            baseline=True, place="data=ps", connect_timeout=10.0, graph=None, tag="serve",
+            signature="serving_default", feed=(), fetch=(), int_high=2, force=False, timeout=None, quiet=False,
+            json=None, csv=None, plot=None):
     """Run each variant, or the graph at `graph`, under presets that switch optimizers off, and trace its runs."""
     check_outputs(json, csv, plot)
     output_dir("trace", trace)

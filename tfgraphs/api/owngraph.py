@@ -2,9 +2,6 @@
 
 from tfgraphs.api.options import feed_shapes, path_of, text, whole
 from tfgraphs.errors import UsageError
-from tfgraphs.spec.owngraph import INT_HIGH
-
-GRAPH_DEFAULTS = {"tag": "serve", "signature": "serving_default", "feed": (), "fetch": (), "int_high": INT_HIGH}
 
 
 def _texts(name, value):

@@ -8,9 +8,9 @@ from tfgraphs.spec.shapes import MODES
 SIZES = ("start", "count", "batch", "channels", "filters", "kernel", "block", "passes")
 
 
-def shapes(start=Config.start, count=Config.count, batch=Config.batch, channels=Config.channels, filters=Config.filters, kernel=Config.kernel,
-           block=Config.block, passes=Config.passes, modes=MODES, switch_modes=None, seed=Config.seed, timeout=None, quiet=False,
-           json=None, csv=None, plot=None):
+def shapes(start=10000, count=30, batch=10, channels=200, filters=100, kernel=10, block=1024, passes=2,
+           modes=("eager", "keras", "function", "function-relaxed", "function-signature", "graph", "blocked"),
+           switch_modes=None, seed=0, timeout=None, quiet=False, json=None, csv=None, plot=None):
     """Run each mode over many input lengths in fresh workers; switch_modes None: the default ones in modes."""
     check_outputs(json, csv, plot)
     given = locals()

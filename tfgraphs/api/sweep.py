@@ -7,8 +7,9 @@ from tfgraphs.jobs.sweep import Config
 from tfgraphs.spec.variants import VARIANTS
 
 
-def sweep(batches=Config.batches, dtype=Config.dtype, runs=Config.runs, trials=Config.trials, seed=Config.seed, variants=Config.variants,
-          force=False, timeout=None, quiet=False, json=None, csv=None, plot=None):
+def sweep(batches=(500, 1000, 2000, 4000), dtype="float64", runs=5, trials=1, seed=0,
+          variants=("constant", "placeholder"), force=False, timeout=None, quiet=False, json=None, csv=None,
+          plot=None):
     """Measure each variant at each batch, fit graph bytes against batch and put the predicted limit to TensorFlow."""
     check_outputs(json, csv, plot)
     found = batch_list(batches)

@@ -1,18 +1,13 @@
 """tfgraphs.unembed(): move a graph's large Consts into variables restored from a checkpoint."""
 
 from tfgraphs.api.options import byte_size, path_of, switch, writable
-from tfgraphs.api.owngraph import GRAPH_DEFAULTS, graph_config
+from tfgraphs.api.owngraph import graph_config
 from tfgraphs.api.running import measure
 from tfgraphs.errors import UsageError
 from tfgraphs.jobs import unembed as job
-from tfgraphs.spec.owngraph import MIN_BYTES
 
-G = GRAPH_DEFAULTS
-
-
-def unembed(path, out, min_bytes=MIN_BYTES, check=False, force=False, runs=10, seed=0, tag=G["tag"],
-            signature=G["signature"], feed=G["feed"], fetch=G["fetch"], int_high=G["int_high"], timeout=None,
-            quiet=False, json=None):
+def unembed(path, out, min_bytes=1048576, check=False, force=False, runs=10, seed=0, tag="serve",
+            signature="serving_default", feed=(), fetch=(), int_high=2, timeout=None, quiet=False, json=None):
     """Write the graph at path as a TF1 SavedModel in out, its Consts of min_bytes or more moved into variables."""
     writable(json=json)
     if not out:
