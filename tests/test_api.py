@@ -273,3 +273,10 @@ def test_the_api_defaults_are_the_jobs_and_the_specs():
     for name in ("tag", "signature"):
         assert pyinspect.signature(tfgraphs.explain).parameters[name].default == owngraph.Config.__dataclass_fields__[
             name].default
+
+
+def test_labs_check_is_reached_from_import_tfgraphs():
+    import subprocess
+
+    code = "import sys, tfgraphs; print(callable(tfgraphs.labs.check), 'tensorflow' in sys.modules)"
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout == "True False\n"

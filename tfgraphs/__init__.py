@@ -22,8 +22,11 @@ __all__ = ["UsageError", "__version__", *_EXPORTS]
 
 
 def __getattr__(name):
+    """The public names, imported on first use; `tfgraphs.labs` too, for a notebook's `tfgraphs.labs.check(N)`."""
     if name in _EXPORTS:
         return getattr(import_module(_EXPORTS[name]), name)
+    if name == "labs":
+        return import_module("tfgraphs.labs")
     raise AttributeError(f"module 'tfgraphs' has no attribute {name!r}")
 
 
