@@ -135,8 +135,7 @@ def _bare_against_fed(rows):
 
 
 def _remote_against_in_process(rows):
-    """Each variant's remote first-run excess against its in-process one, by default and with both optimizers off
-    (what is left is mostly sending and setting up the graph), then its later runs by default."""
+    """Each variant's remote first-run excess against its in-process one, by default and bare, then its later runs."""
     def under(preset):
         return [r for r in rows if r.preset == preset]
     return far.first_run_extra(under("default")) + far.first_run_extra(under("bare")) + far.remote_over_local(

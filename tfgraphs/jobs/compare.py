@@ -83,11 +83,18 @@ def measure(config, refused, progress, timeout=None, prefix=""):
     tasks = {key: config.task(key[0], target=key[1], fetch=key[2]) for key in keys if not why(*key)}
     docs, ran = run_trials(list(tasks.values()), config.trials, lambda t: prefix + label(t), progress, timeout,
                            run=remote.worker_runner(config))
-    rows = [Row.refused(key[0], why(*key)) if why(*key)
-            else Row.from_trials(key[0], [Measurement.from_dict(d) for d in docs[tasks[key]]])
+    rows = [asked_place(Row.refused(key[0], why(*key)) if why(*key)
+                        else Row.from_trials(key[0], [Measurement.from_dict(d) for d in docs[tasks[key]]]), *key[1:])
             for key in keys]
     activations = int(network.activation_bytes(config.batch, config.dtype))
     return [replace(r, activation_bytes=activations) for r in rows], ran
+
+
+def asked_place(row, target, fetch):
+    """row, placed where its task asked when no worker said so (a refused row, or one whose every trial failed)."""
+    if not target or row.target is not None:
+        return row
+    return replace(row, target=target, fetch=row.fetch or fetch)
 
 
 def run(config, plan, progress, timeout=None):

@@ -25,10 +25,12 @@ class Config(compare.Config):
         return {**super().to_dict(), "presets": list(self.presets)}
 
 
-def placed(config, refused):
-    """(variant, target) of every row group: in-process first (target None) unless --no-baseline, then remote; a
-    variant refused outright, or refused only remotely, loses those groups."""
-    targets = [t for t, _ in config.placements()]
+def row_groups(config, refused):
+    """(variant, target) of every row group: in-process first (target None) unless --no-baseline, then remote.
+
+    A variant refused outright, or refused only remotely, loses those groups.
+    """
+    targets = list(dict.fromkeys(t for t, _ in config.placements()))
     return [(v, t) for v in compare.runnable(config, refused) for t in targets if not (t and (v, "output") in refused)]
 
 
@@ -36,14 +38,14 @@ def plan(config):
     """Refused variants are left out: the ablation of a graph that cannot be built (or sent) says nothing."""
     refused = compare.refusals(config)
     refused.update(remote.refusals(config, compare.runnable(config, refused)))
-    groups = placed(config, refused)
+    groups = row_groups(config, refused)
     return Plan(refused, tuple(refused.values()), workers=len(groups) * len(config.presets) * (config.trials + 1) + 1,
                 needs=tuple((v, config.batch, config.dtype) for v in dict.fromkeys(v for v, _ in groups)))
 
 
 def run(config, plan, progress, timeout=None, trace_dir=None, tensorboard_dir=None):
     """Timed workers for every variant x target x preset, then one traced worker each, kept apart from the timing."""
-    groups = placed(config, plan.refused)
+    groups = row_groups(config, plan.refused)
     run_one = remote.worker_runner(config)
     timed = [config.task(v, preset=p, target=t) for v, t in groups for p in config.presets]
     docs, ran = run_trials(timed, config.trials, compare.label, progress, timeout, run=run_one)
@@ -82,7 +84,8 @@ def _single_thread(doc):
 
 def _row(task, docs, trace):
     """A timed row with its traced run's ops; failed when the traced run failed."""
-    row = Row.from_trials(task.variant, [Measurement.from_dict(d) for d in docs], preset=task.preset)
+    row = compare.asked_place(Row.from_trials(task.variant, [Measurement.from_dict(d) for d in docs],
+                                              preset=task.preset), task.target, task.fetch)
     if trace.status == "ok":
         # The traced later run is what says whether Conv2D still ran.
         return replace(row, top_ops=trace.top_ops, folded=trace.folded)
