@@ -148,3 +148,12 @@ def test_the_install_cell_names_this_versions_wheel():
     wheel = f'TFGRAPHS_SOURCE = "tfgraphs-{tfgraphs.__version__}-py3-none-any.whl"'
     for starter in sorted(COURSE.glob("*/starter.py")):
         assert wheel in starter.read_text(), starter
+
+
+def test_a_lambda_is_left_out_and_named_not_a_syntax_error():
+    from tfgraphs.labs.notebook import script_of
+
+    namespace = {"__name__": __name__, "square": lambda x: x * x, "LIMIT": 3}   # as a cell defines them
+    script = script_of(namespace)
+    compile(script.text, "lab.py", "exec")   # the written file is valid Python
+    assert "square" in script.left_out and "LIMIT = 3" in script.text

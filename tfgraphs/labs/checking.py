@@ -93,13 +93,14 @@ def hint(text):
     return mark
 
 
-def _known(number):
+def known_lab(number):
+    """Refuse a lab number there is no lab for."""
     if number not in LABS:
         raise UsageError(f"no lab {number}; the labs are {', '.join(map(str, LABS))}")
 
 
 def _checker(number):
-    _known(number)
+    known_lab(number)
     return importlib.import_module(f"tfgraphs.labs.check{number}")
 
 
@@ -197,7 +198,7 @@ def _one_child(number, path, timeout_s, first):
 
 def check_lab(number, path, stream=sys.stdout, timeout_s=DEFAULT_TIMEOUT_S):
     """Run lab `number`'s checks on the file at path; print them; return the exit status (0 = all passed)."""
-    _known(number)
+    known_lab(number)
     if not os.path.exists(path):
         raise UsageError(f"{path} does not exist")
     with as_script(os.path.abspath(path)) as script:   # a notebook is checked as its code cells, in order
