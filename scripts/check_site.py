@@ -141,6 +141,8 @@ def fetcher(rendered):
                 return answer.status, parse(answer.read().decode("utf-8", "replace")) if is_html else None
         except urllib.error.HTTPError as error:
             return error.code, None
+        except (urllib.error.URLError, OSError):   # no answer at all: reported as a broken link, status 0
+            return 0, None
     return fetch
 
 
@@ -222,7 +224,11 @@ def main():
               "install one, e.g. apt-get install chromium", file=sys.stderr)
         return 2
     with tempfile.TemporaryDirectory(prefix="tfgraphs-site-") as workdir:
-        pages = build(Path(workdir) / "site")
+        try:
+            pages = build(Path(workdir) / "site")
+        except RuntimeError as exc:   # the strict build's own messages say what to fix
+            print(f"check_site: {exc}", file=sys.stderr)
+            return 1
         site_wide = search_problems(Path(workdir) / "site", pages)
         server, base = serve(Path(workdir) / "site")
         browser = Browser(path, Path(workdir) / "profile")
