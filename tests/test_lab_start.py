@@ -101,3 +101,14 @@ def test_every_copied_file_ships_as_package_data():
     wanted = {p.relative_to(COURSE.parent) for name in COPIED for p in COURSE.glob(f"*/{name}")}
     assert len(wanted) == len(LABS) * len(COPIED) and wanted <= shipped
     assert shipped - wanted == {Path("course/README.md")}
+
+
+def test_a_notebook_that_fails_to_import_is_named_not_its_temporary_file(tmp_path):
+    import nbformat
+
+    path = tmp_path / "broken.ipynb"
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("def f(:\n    pass")]), path)
+    proc = subprocess.run([sys.executable, "-m", "tfgraphs", "lab", "check", "1", str(path)], capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1
+    assert f"{path} (its code cells as one .py" in proc.stderr and "tfgraphs-notebook-" not in proc.stderr

@@ -38,7 +38,7 @@ def script_text(notebook_path):
     except FileNotFoundError:
         raise UsageError(f"{notebook_path} does not exist") from None
     except Exception as exc:
-        raise UsageError(f"{notebook_path} is not a notebook jupytext can read: {exc}") from None
+        raise UsageError(f"{notebook_path} is not a notebook jupytext can read: {type(exc).__name__}: {exc}") from None
     return jupytext.writes(notebook, fmt="py:percent")
 
 
@@ -53,4 +53,9 @@ def as_script(path):
         script = os.path.join(folder, os.path.basename(path)[:-len(".ipynb")] + ".py")
         with open(script, "w", encoding="utf-8") as out:
             out.write(text)
-        yield script
+        try:
+            yield script
+        except UsageError as exc:
+            # The temporary file is gone once this returns: name the notebook, and say how its lines are counted.
+            raise UsageError(str(exc).replace(script, f"{path} (its code cells as one .py: lines count from "
+                                                      f"there)")) from None
