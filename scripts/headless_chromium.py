@@ -88,10 +88,11 @@ class Browser:
             raise RuntimeError(f"the browser could not load {url}: {navigation['errorText']}")
         while not any(event.get("method") == "Page.loadEventFired" for event in self.events):
             self.events.append(self.receive())
-        thrown = [event["params"]["exceptionDetails"] for event in self.events
-                  if event.get("method") == "Runtime.exceptionThrown"]
         html = self.call("Runtime.evaluate", session=self.session, expression="document.documentElement.outerHTML",
                          returnByValue=True)["result"]["value"]
+        # Read after the evaluation, so an exception thrown while it ran is counted too.
+        thrown = [event["params"]["exceptionDetails"] for event in self.events
+                  if event.get("method") == "Runtime.exceptionThrown"]
         return html, [details.get("exception", {}).get("description") or details["text"] for details in thrown]
 
     def close(self):
