@@ -198,8 +198,7 @@ def check_pages(pages, base, browser):
 
 
 def report(problems, external, doms, browser_name, site_wide):
-    """Print a line per page with its problems under it, the site's own problems and the external links; return the
-    number of problems."""
+    """Print each page's line and problems, the external links and the site's own problems; return the count."""
     for url, found in problems.items():
         dom = doms[url]
         print(f"{'WRONG' if found else 'ok   '} {urlsplit(url).path:<22} {dom.tables:>2} tables "

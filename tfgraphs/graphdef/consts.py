@@ -35,11 +35,9 @@ def _grown(size, delta):
 
 
 def content_bytes(node, length):
-    """Bytes a length-byte tensor_content adds to a GraphDef whose top-level Const node holds it, now cleared.
-
-    Field by field, each with a one-byte tag: TensorProto.tensor_content (4) in AttrValue.tensor (8) in the map entry
-    attr["value"] (key 1, value 2) in NodeDef.attr (5) in GraphDef.node (1).
-    """
+    """Bytes a length-byte tensor_content adds to a GraphDef whose top-level Const node holds it, now cleared."""
+    # Field by field, each with a one-byte tag: TensorProto.tensor_content (4) in AttrValue.tensor (8) in the map
+    # entry attr["value"] (key 1, value 2) in NodeDef.attr (5) in GraphDef.node (1).
     value = node.attr["value"]
     tensor, attr = value.tensor.ByteSize(), value.ByteSize()
     entry = (1 + varint_bytes(len(b"value")) + len(b"value")) + (1 + varint_bytes(attr) + attr)

@@ -26,10 +26,8 @@ class Config(compare.Config):
 
 
 def row_groups(config, refused):
-    """(variant, target) of every row group: in-process first (target None) unless --no-baseline, then remote.
-
-    A variant refused outright, or refused only remotely, loses those groups.
-    """
+    """(variant, target) of every row group: in-process (target None) unless --no-baseline, then remote."""
+    # A variant refused outright, or refused only remotely, loses those groups.
     targets = list(dict.fromkeys(t for t, _ in config.placements()))
     return [(v, t) for v in compare.runnable(config, refused) for t in targets if not (t and (v, "output") in refused)]
 

@@ -48,8 +48,8 @@ def attributions(rows):
 
 
 def is_remote(attribution, rows):
-    """Whether an attribution is of remote rows; one without the key is of its variant's rows, all in one place then
-    (a run without a target, or one from before explain measured the in-process rows beside the remote ones)."""
+    """Whether an attribution is of remote rows (one without the key: of its variant's rows, all in one place)."""
+    # No key: a run without a target, or one from before explain measured in-process rows beside the remote ones.
     if "remote" in attribution:
         return attribution["remote"]
     return any(r.remote for r in rows if r.variant == attribution["variant"])

@@ -49,10 +49,9 @@ def choose(graph_def, min_bytes):
 
 
 def take_values(graph_def, moved):
-    """({name: value} of the moved Consts, bytes their contents took in the GraphDef), each content cleared once taken.
-
-    Sizing the GraphDef afterwards costs nothing: protobuf's ByteSize serializes the whole message, two more copies.
-    """
+    """({name: value} of the moved Consts, bytes their contents took in the GraphDef), each content cleared once taken."""
+    # The bytes are counted per field as each content is cleared: protobuf's ByteSize would serialize the whole
+    # message, two more copies of the table at the peak.
     import numpy as np
 
     from tfgraphs.graphdef.consts import content_bytes
