@@ -2,6 +2,7 @@
 
 import json
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -58,8 +59,11 @@ def test_growth_counts_every_step(run_json):
     assert growth["finalize_error"] == "Graph is finalized and cannot be modified."
     leak, once = growth["cases"]
     assert (leak["case"], once["case"]) == GROWTH_CASES
+    assert set(leak) == {"case", "step_s", "nodes", "rss_bytes"}
+    # The fixed loop also says, from its partition graphs, whether its op still computes the network: fed, it does.
+    assert set(once) == {"case", "step_s", "nodes", "rss_bytes", "computes", "replaced_by_const"}
+    assert once["computes"] == {"Conv2D": True, "AvgPool": True, "Relu": True} and once["replaced_by_const"] == []
     for c in (leak, once):
-        assert set(c) == {"case", "step_s", "nodes", "rss_bytes"}
         assert len(c["step_s"]) == len(c["nodes"]) == len(c["rss_bytes"]) == STEPS
     # tf.reduce_mean adds its Mean op and the Const of its axes on every leaky step; the fixed loop adds none.
     assert np.diff(leak["nodes"]).tolist() == [2] * (STEPS - 1)
@@ -124,6 +128,15 @@ def test_placeholder_default_keeps_x_fed_or_not(tf):
     assert plain["graph_bytes"] < 2_000 and plain["const_bytes"] == 432   # W alone
     assert not_fed["const_bytes"] == fed["const_bytes"] == x_bytes + 432
     assert not_fed["graph_bytes"] == fed["graph_bytes"] > x_bytes
+    # At batch 20 the unfed default is folded (a Const in the network's place); fed, the network runs.
+    assert not_fed["computes"]["Conv2D"] is False and not_fed["replaced_by_const"]
+    assert fed["computes"] == plain["computes"] == {"Conv2D": True, "AvgPool": True, "Relu": True}
+    said = " ".join(why.placeholder_default(LessonRun.from_dict({"lesson": "placeholder-default",
+                                                                 "variant": "placeholder",
+                                                                 "cases": [plain, not_fed, fed]}),
+                                            _report(batch=BATCH)))
+    assert "exactly as large" not in said and "a feed goes to sess.run, not into the graph" in said
+    assert "the network was folded: a Const took the place of" in said and "fed, Conv2D ran (partition graphs)" in said
 
 
 # bad input, refusals and failed workers (no TensorFlow)
@@ -236,12 +249,18 @@ def test_reordered_and_callable_sentences_follow_the_numbers():
     assert "took 500.0 ms, 5.0x that list's repeat, 400.0 ms more beyond a spread of 20.0 ms, against 1.00 s more" \
            in said and "does not make a new executor" not in said
     said = " ".join(why.sentences(_report(_cache(make_callable=0.00001, callable_first_call=0.9))))
-    assert "make_callable returned in 10 us; its first call took 900.0 ms, 9.0x its repeat" in said
-    assert "built at the first call, not by make_callable" in said
-    said = " ".join(why.sentences(_report(_cache(make_callable=0.9, callable_first_call=0.5))))
-    assert "make_callable itself took longer than that excess" in said
+    assert ("make_callable(conv, feed_list=[...]) returned in 10 us; its first call took 900.0 ms, 9.0x its repeat "
+            "(100.0 ms): given a feed_list, make_callable wraps sess.run, so the executor was built at the first call"
+            ) in said
     said = " ".join(why.sentences(_report(_cache(callable_first_call=0.1))))
     assert "no measurable difference" in said and "built at the first call" not in said
+    # The real callable builds its executor when it is made, and says so only when the numbers show it.
+    said = " ".join(why.sentences(_report(_cache(real_callable_made=0.9, real_callable_first_call=0.1))))
+    assert ("a callable made from CallableOptions (what make_callable makes with feed_list=None) took 900.0 ms to "
+            "make and 100.0 ms at its first call, against 100.0 ms a repeat: it built its executor when it was made "
+            "(9.0x a repeat), and its first call paid nothing more (spread 20.0 ms)") in said
+    said = " ".join(why.sentences(_report(_cache(real_callable_made=0.1, real_callable_first_call=0.9))))
+    assert "built its executor when it was made" not in said and "took 100.0 ms to make" in said
 
 
 def _growth(leak_s, once_s, nodes=(7, 9, 11), finalize_error="Graph is finalized and cannot be modified."):
@@ -255,13 +274,28 @@ def test_growth_sentences_follow_the_numbers():
     assert said[0] == ("constant: the graph grew by 2 nodes on every step that created an op (7 -> 11 over 3 steps); "
                        "with the op created once it stayed at 7 nodes.")
     assert said[1].startswith("constant: after the first step, each step that created an op took 510.0 ms, 10.0x a "
-                              "step that didn't (51.0 ms; slower on 2 of 2 steps")
+                              "step that reused its op (whether that op still computed the network was not measured) "
+                              "(51.0 ms; slower on 2 of 2 steps")
     assert said[3] == ("constant: `graph.finalize()` turned the leaky step into an immediate error: \"Graph is "
                        "finalized and cannot be modified.\"")
     said = why.sentences(_report(_growth((1.0, 0.05, 0.06), (1.0, 0.06, 0.05), nodes=(7, 7, 9), finalize_error=None)))
     assert said[0] == "constant: the graph did not grow on every leaky step (nodes 7 -> 9)."
     assert "no measurable difference" in said[1] and "slower on 1 of 2 steps" in said[1]
     assert said[3] == "constant: after `graph.finalize()` the leaky step still created its op without error."
+
+
+def test_a_folded_fixed_loop_is_no_baseline():
+    # The old sentence set the leaky step against a fixed op folded into a scalar: "21,074x a step that didn't".
+    run = _growth((1.0, 0.5, 0.52), (1.0, 0.0001, 0.0001))
+    folded = replace(run, cases=(run.cases[0], replace(run.cases[1], computes={"Conv2D": False, "AvgPool": False,
+                     "Relu": False}, replaced_by_const=("Mean/_0__cf__0",))))
+    said = why.sentences(_report(folded))[1]
+    assert "x a step" not in said and "no baseline for a step that computes the network" in said
+    assert "a Const in place of Mean/_0__cf__0" in said
+    computing = replace(run, cases=(run.cases[0], replace(run.cases[1], computes={"Conv2D": True, "AvgPool": True,
+                        "Relu": True}, replaced_by_const=())))
+    said = why.sentences(_report(computing))[1]
+    assert "a step that reused its op and still computed the network (partition graphs)" in said
 
 
 def test_meta_prediction_follows_the_bytes():

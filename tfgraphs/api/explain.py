@@ -22,7 +22,7 @@ def _seed_only(batch, dtype, variants, target):
             raise UsageError(f"--{name} sets the built-in network; it does not apply with --graph")
 
 
-def explain(batch=6000, dtype="float64", runs=10, trials=1, seed=0, variants=("constant", "placeholder", "variable"),
+def explain(batch=6000, dtype="float64", runs=10, trials=3, seed=0, variants=("constant", "placeholder", "variable"),
             presets=("default", "no-grappler", "no-folding", "bare"), trace=None, tensorboard=None, target="",
             baseline=True, place="data=ps", connect_timeout=10.0, graph=None, tag="serve",
             signature="serving_default", feed=(), fetch=(), int_high=2, force=False, timeout=None, quiet=False,

@@ -1,13 +1,15 @@
 """Explain a compare report from its own numbers: the "why" table, memory growth per phase, and sentences."""
 
-from tfgraphs.records.stats import between, judge, ratio
+from tfgraphs.records.stats import MIN_FIRST_RUNS, between, first_runs, ratio
 from tfgraphs.spec import limits, network
 from tfgraphs.spec.variants import VARIANTS
+from tfgraphs.findings.evidence import rests_on
 from tfgraphs.findings.memory import build_growth, data_bytes, first_run_growth_sentences
 from tfgraphs.findings.regimes import regime_sentences
 from tfgraphs.units import fmt_bytes, fmt_s, join
 
 EMBEDDED_SHARE = 0.9   # a graph holding at least this share of X's bytes in Const tensors holds X
+PEAK_SHARE = 0.05      # peaks closer than this share of the process are not told apart
 
 
 def holds_data(row, report):
@@ -85,7 +87,7 @@ def sentences(report):
         said.append(f"Creating the session took at most {fmt_s(slowest_session.session_s)} in every variant, "
                     f"under 5% of the fastest first run ({fmt_s(fastest_first)}): the time is not spent there.")
 
-    said.extend(regime_sentences(ok, report.config["batch"], report.config["dtype"]))
+    said.extend(regime_sentences(ok))
     if base is not None and embedded:
         said.extend(_against_base(embedded, base, size))
     said.extend(_remedy(ok, base))
@@ -115,9 +117,15 @@ def _limit_sentences(embedded, report):
                     f"and its other nodes take {overhead_bytes(r, report):,}; up to batch {limit:,}, "
                     f"{limit / report.config['batch']:.1f}x this run's batch, it stays under the {limits.GRAPHDEF}. "
                     + (f"The {limits.TENSOR}, falls on the same batch." if tensor == limit else
-                       f"Each copy of X is one tensor and stays under the {limits.TENSOR}, up to batch {tensor:,}; a "
-                       f"local session never serializes the graph, so between the two it runs but cannot be saved."))
+                       f"Each copy of X is one tensor and stays under the {limits.TENSOR}, up to batch {tensor:,}."))
     return said
+
+
+def _count(rows):
+    """'1 first run' or '1 to 3 first runs'."""
+    counts = sorted({len(r.first_runs_s) for r in rows})
+    n = f"{counts[0]}" if len(counts) == 1 else f"{counts[0]} to {counts[-1]}"
+    return f"{n} first run{'' if counts[-1] == 1 else 's'}"
 
 
 def _each(rows, fn):
@@ -125,32 +133,39 @@ def _each(rows, fn):
     return join(f"{fn(r)} ({r.variant})" for r in rows)
 
 
+@rests_on("first_runs_s", "runs_s")
 def _against_base(embedded, base, size):
     """How the embedded variants compare with the fed baseline, one sentence per phase."""
     said = _build(embedded, base, size)
     b_later = base.later_median_s
-    b_excess = base.first_run_excess_s
 
     def extra(r):
-        """How much more r's first run paid than the base's, against the spread of both."""
-        return judge(r.first_run_excess_s - b_excess, r.spread_s, base.spread_s)
+        """r's first runs against the base's, one per fresh worker each: a folded row's later runs compute nothing,
+        so first runs are compared, not their excess over the later runs."""
+        return first_runs(r.first_runs_s, base.first_runs_s)
 
-    stands_out = [r for r in embedded if extra(r).larger]
+    unjudged = [r for r in embedded if not extra(r).judged]
+    if unjudged:
+        said.append(f"First run: {_each(unjudged, lambda r: fmt_s(r.first_run_s))} against {fmt_s(base.first_run_s)} "
+                    f"for {base.variant}; each rests on {_count(unjudged + [base])} per variant, one per fresh "
+                    f"worker, too few to call the difference (--trials {MIN_FIRST_RUNS} judges it).")
+    stands_out = [r for r in embedded if extra(r).real and extra(r).delta > 0]
     # A first/later ratio of a folded row spans a regime change: its later runs skip the network.
     computed = [r for r in stands_out if not r.folded]
     if stands_out:
         ratios = (f"First run over median later run: {_each(computed, lambda r: f'{r.first_run_s / r.later_median_s:.1f}x')}, "
                   f"against {base.first_run_s / b_later:.1f}x for {base.variant}. " if computed else "")
-        said.append(f"{ratios}The extra "
-                    f"{_each(stands_out, lambda r: fmt_s(extra(r).delta))} is paid once, before the first result, "
-                    f"beyond a spread of {_each(stands_out, lambda r: fmt_s(extra(r).spread))} "
+        said.append(f"{ratios}The first run took "
+                    f"{_each(stands_out, lambda r: fmt_s(extra(r).delta))} more than {base.variant}'s, beyond the "
+                    f"spread of first runs on either side ({_each(stands_out, lambda r: fmt_s(extra(r).spread))}, "
+                    f"{_each(stands_out, lambda r: extra(r).samples)}), paid once before the first result "
                     f"(`tfgraphs explain` shows what it is spent on).")
-    quiet = [r for r in embedded if r not in stands_out]
+    quiet = [r for r in embedded if extra(r).judged and r not in stands_out]
     if quiet:
-        said.append(f"In this run embedding X did not make the first run stand out: the first run took "
-                    f"{_each(quiet, lambda r: fmt_s(r.first_run_excess_s))} more than the median later run, against "
-                    f"{fmt_s(b_excess)} for {base.variant}, judged against a spread of "
-                    f"{_each(quiet, lambda r: fmt_s(extra(r).spread))}.")
+        said.append(f"In this run embedding X did not make the first run stand out: it took "
+                    f"{_each(quiet, lambda r: fmt_s(r.first_run_s))} against {fmt_s(base.first_run_s)} for "
+                    f"{base.variant}, within the spread of first runs ({_each(quiet, lambda r: fmt_s(extra(r).spread))}, "
+                    f"{_each(quiet, lambda r: extra(r).samples)}).")
     embedded = [r for r in embedded if not r.folded]
     same = [r for r in embedded if not between(r.runs_s, base.runs_s).real]
     if same:
@@ -165,6 +180,7 @@ def _against_base(embedded, base, size):
     return said + _peaks(embedded, base, size)
 
 
+@rests_on("build_s", "rss_bytes")
 def _build(embedded, base, size):
     """Whether building the embedded variants took clearly longer, and what it added to memory."""
     slow = [r for r in embedded if r.build_s and base.build_s and r.build_s > 3 * base.build_s]
@@ -181,23 +197,27 @@ def _build(embedded, base, size):
             f"{base.variant}{grown}{cause}."]
 
 
+@rests_on("peak_rss_bytes")
 def _peaks(embedded, base, size):
     """Peak memory of the embedded variants against the base's."""
     peaks = [r for r in embedded if r.peak_rss_bytes and base.peak_rss_bytes]
     if not peaks:
         return []
-    # Below half of X's bytes the difference is within what the allocator keeps or returns between runs.
-    apart = [r for r in peaks if abs(r.peak_rss_bytes - base.peak_rss_bytes) >= 0.5 * size]
+    # Below half of X's bytes, or 5% of the process, the difference is within what the allocator keeps or returns.
+    apart = [r for r in peaks if abs(r.peak_rss_bytes - base.peak_rss_bytes)
+             >= max(0.5 * size, PEAK_SHARE * base.peak_rss_bytes)]
     said = (f"Peak memory: {_each(peaks, lambda r: fmt_bytes(r.peak_rss_bytes))} against "
             f"{fmt_bytes(base.peak_rss_bytes)} for {base.variant}")
     if not apart:
-        return [said + ": within half of X's bytes of each other."]
-    return [said + f", a difference of {_each(apart, lambda r: f'{(r.peak_rss_bytes - base.peak_rss_bytes) / size:+.1f}x')}"
-                   f" the bytes of X."]
+        return [said + f": within half of X's bytes, or {PEAK_SHARE:.0%} of the process, of each other."]
+    return [said + f", a difference of {_each(apart, lambda r: fmt_bytes(r.peak_rss_bytes - base.peak_rss_bytes))} "
+                   f"({_each(apart, lambda r: f'{(r.peak_rss_bytes - base.peak_rss_bytes) / size:+.1f}x')} the "
+                   f"{fmt_bytes(size)} of X)."]
 
 
+@rests_on("runs_s")
 def _remedy(ok, base):
-    """What loading X once bought against feeding it on every run."""
+    """What loading X once bought against feeding it on every run; the loaded row needs its init_s as well."""
     loaded = next((r for r in ok if VARIANTS[r.variant].loaded_once and r.init_s is not None), None)
     if loaded is None or base is None or not VARIANTS[base.variant].fed_per_run:
         return []
@@ -208,6 +228,7 @@ def _remedy(ok, base):
         trend = f"against {base.variant}'s {fmt_s(p_later)}, no measurable difference (spread {fmt_s(d.spread)})"
     else:
         trend = f"{abs(change):.0f}% {'less' if change < 0 else 'more'} than {base.variant}'s {fmt_s(p_later)}"
-    return [f"{loaded.variant} paid {fmt_s(loaded.init_s)} once to load X; its later runs need no feed and took "
-            f"{fmt_s(v_later)} median, {trend}, with a GraphDef of "
-            f"{loaded.graph_bytes:,} bytes."]
+    # The initializer is the session's first run: it pays what any first run pays, beside the bytes of X it loads.
+    return [f"{loaded.variant}'s init, the session's first run (the initializer, fed X), took "
+            f"{fmt_s(loaded.init_s)} once; its later runs need no feed and took {fmt_s(v_later)} median, {trend}, "
+            f"with a GraphDef of {loaded.graph_bytes:,} bytes."]

@@ -1,119 +1,231 @@
-"""Explain an explain report from its own numbers: where the first run's excess goes, and what the traces show."""
+"""Explain an explain report from its evidence: TensorFlow's log of the first run, the graph that ran, the traces."""
 
 import statistics
 
 from tfgraphs.findings import remote as far
 from tfgraphs.findings.owngraph import slowest_ops
-from tfgraphs.records.explain import LABELS, NEEDED, PARTS, is_remote, part_spread, placed, where
-from tfgraphs.records.stats import judge, share_bounds, spread
+from tfgraphs.findings.evidence import rests_on
+from tfgraphs.records.explain import LABELS, NEEDED, PARTS, is_remote, part_first_runs, placed, where
+from tfgraphs.records.stats import MIN_FIRST_RUNS, first_runs, share_bounds, spread
+from tfgraphs.spec.kernels import runs_as
 from tfgraphs.spec.variants import VARIANTS
-from tfgraphs.units import fmt_s
+from tfgraphs.units import fmt_s, join
 
 
 def noise_s(rows):
-    """The spread a variant's differences are judged against: the largest spread of its ok rows."""
-    return max((r.spread_s for r in rows if r.ok), default=0.0)
+    """The spread of later runs a variant's later-run differences are judged against: the largest of its ok rows."""
+    return max((spread(r.runs_s) for r in rows if r.ok), default=0.0)
 
 
-def share_text(part, total, spread):
-    """part as a % of total when it exceeds the spread it was judged against; else the range it may lie in."""
-    if part is None or not total:
+def share_text(part, total, judged):
+    """part as a % of total when it is real by the first-run rule; the range it may lie in when judged but not real;
+    None when there is no judgement (fewer than MIN_FIRST_RUNS first runs a side)."""
+    if part is None or not total or judged is None or not judged.judged:
         return None
-    lo, hi = share_bounds(part, total, spread)
+    lo, hi = share_bounds(part, total, judged.spread)
     return f"{100 * lo:.0f}%" if lo == hi else f"{100 * lo:.0f}% to {100 * hi:.0f}%"
 
 
 def sentences(report):
-    """What the ablation and the traces show, from this report's numbers only."""
+    """What the ablation, TensorFlow's log and the traces show, from this report's evidence only."""
     said = []
     rows = report.rows
     single = report.extra.get("single_thread")
+    # The Conv2D facts are about the built-in network; a user's graph gets its slowest ops instead.
+    seed_rows = [r for r in rows if r.variant in VARIANTS]
+    said.extend(first_run_inside(seed_rows))
+    said.extend(folding_evidence(seed_rows))
     for a in report.extra.get("attribution", []):
-        said.extend(_attribution(a, rows, report.config.get("trials", 1)))
+        said.extend(_attribution(a, rows))
         said.extend(_folding_against_single_thread(a, rows, single))
     said.extend(_remote_against_in_process(rows))
     said.extend(_bare_against_fed(rows))
     said.extend(_no_difference(rows))
-    # The Conv2D facts are about the built-in network; a user's graph gets its slowest ops instead.
-    said.extend(_trace_facts([r for r in rows if r.variant in VARIANTS]))
+    said.extend(trace_facts(seed_rows))
     said.extend(slowest_ops(rows))
     return said
 
 
-def _attribution(a, rows, trials):
-    """Where one variant's first-run excess went, each share printed only when it is beyond its spread."""
-    # Each variant (and place) against its own spread: a large graph's noisy runs say nothing about a small one's.
-    remote = is_remote(a, rows)
-    name, noise = where(a["variant"], remote), noise_s(placed(rows, a["variant"], remote))
-    total = a["excess_s"]
-    if total is None:
-        return []
-    if not judge(total, noise).larger:
-        return [f"{name}: the first run paid {fmt_s(total)} over the later runs under the default "
-                f"config, within the spread of the later runs ({fmt_s(noise)}): nothing to attribute."]
-    if a["grappler_s"] is None:
-        return [f"{name}: the first run paid {fmt_s(total)} over the later runs under the default "
-                f"config; attributing it needs all of the presets {', '.join(NEEDED)}."]
-    spreads = {k: part_spread(rows, a["variant"], k, remote) for k in PARTS}
-    parts = sorted(((a[k], k) for k in PARTS if k != "interaction_s"), reverse=True)
-    named = ", ".join(f"{LABELS[k]} {fmt_s(v)} ({share_text(v, total, spreads[k])})" for v, k in parts)
-    line = f"{name}: of the {fmt_s(total)} the first run paid over the later runs (default config), {named}"
-    top, key = parts[0]
-    if judge(top, spreads[key]).real:
-        line += f"; the biggest measured contributor is {LABELS[key]}."
-    else:
-        line += f"; no part is larger than the spread of the workers it came from ({fmt_s(spreads[key])})."
-    inter = a["interaction_s"]
-    if judge(inter, spreads["interaction_s"]).real:
-        line += (f" The parts do not add up: the interaction term is {fmt_s(inter)} "
-                 f"({share_text(inter, total, spreads['interaction_s'])}): switching both optimizers off saved "
-                 + ("less than the sum of switching each off alone, so the parts overlap." if inter < 0 else
-                    "more than the sum of switching each off alone: with one off, the other did part of its work."))
-    if trials == 1:
-        line += " Each part rests on one first run per preset; --trials 3 shows their spread."
-    return [line]
-
-
-def _folding_against_single_thread(a, rows, single):
-    """The constant-folding share beside one single-threaded evaluation of the network, judged on both spreads."""
-    if not single or single.get("status") != "ok" or a.get("folding_s") is None:
-        return []
-    runs = single["runs_s"]
-    one = statistics.median(runs)
-    remote = is_remote(a, rows)
-    d = judge(a["folding_s"] - one, part_spread(rows, a["variant"], "folding_s", remote), spread(runs))
-    verdict = ("they match within" if not d.real else
-               f"the folding share is {fmt_s(abs(d.delta))} {'more' if d.delta > 0 else 'less'}, beyond")
-    return [f"{where(a['variant'], remote)}: the constant-folding share ({fmt_s(a['folding_s'])}) against one "
-            f"single-threaded evaluation of the network ({fmt_s(one)} median of {len(runs)}, {single['variant']}, "
-            f"one intra-op and one inter-op thread, as the classic folder evaluates a constant subgraph): {verdict} a "
-            f"spread of {fmt_s(d.spread)}. The share also holds common-subexpression elimination, which L0 turns "
-            f"off too."]
-
-
-def _no_difference(rows):
-    """Name the presets that changed a variant's first run by no more than that variant's spread."""
+@rests_on("first_run_inside", "logged_first_run_s")
+def first_run_inside(rows):
+    """Where each default-config first run went, pass by pass, as TensorFlow's own log timed it."""
     said = []
-    defaults = {(r.variant, r.remote): r for r in rows if r.preset == "default" and r.ok}
-    for (variant, remote), base in defaults.items():
-        group = placed(rows, variant, remote)
-        noise, name = noise_s(group), where(variant, remote)
-        same = [r for r in group if r.preset != "default" and r.ok
-                and not judge(r.first_run_s - base.first_run_s, noise).real]
-        if same:
-            said.append(f"{name}: {', '.join(r.preset for r in same)} made no measurable difference to the first "
-                        f"run ({', '.join(fmt_s(r.first_run_s) for r in same)} against {fmt_s(base.first_run_s)} "
-                        f"by default, within that variant's spread of {fmt_s(noise)}).")
-        moved = [r for r in group if r.preset != "default" and r.ok and r not in same]
-        if moved:
-            said.append(f"{name}: the first run took " + ", ".join(
-                f"{fmt_s(r.first_run_s)} with {r.preset}" for r in moved) + f", against {fmt_s(base.first_run_s)} "
-                f"by default (beyond that variant's spread of {fmt_s(noise)}).")
+    for r in rows:
+        if r.preset != "default":
+            continue
+        passes = [s for s in r.first_run_inside if s["stage"].startswith("grappler/") and s["seconds"] is not None]
+        line = f"{_named(r)}: "
+        if passes:
+            spent = sum(s["seconds"] for s in passes)
+            by = grouped(passes)
+            top = ", ".join(f"{stage.split('/', 1)[1]} {fmt_s(t)}" for stage, t in by[:3])
+            fold = [s for s in passes if s["stage"] == "grappler/constant_folding"]
+            removed = sum(-s["nodes_change"] for s in fold)
+            folding = ("" if not fold else
+                       f"; its constant_folding passes removed no node" if removed == 0
+                       else f"; its constant_folding passes removed {removed} node{'s' if removed != 1 else ''}")
+            line += (f"TensorFlow logged {len(passes)} Grappler passes taking {fmt_s(spent)} of the logged first "
+                     f"run's {fmt_s(r.logged_first_run_s)} ({100 * spent / r.logged_first_run_s:.0f}%); the largest: "
+                     f"{top}{folding}.")
+        else:
+            line += "TensorFlow logged no Grappler pass in this first run."
+        found = classic_on_graph_that_ran(r)
+        replaced = [s["replaced"] for s in r.first_run_inside if "replaced" in s]
+        if replaced:
+            line += f" The classic folder logged that it replaced {join(replaced)} by a constant (it logs no time)."
+        elif found:
+            line += (f" The classic folder logged {found['foldable']} of the {found['nodes']} node ids of the graph "
+                     f"that ran as foldable ({found['source']}, _SOURCE and _SINK counted) and no replacement (it "
+                     f"logs no time).")
+        said.append(line)
     return said
 
 
+def classic_on_graph_that_ran(row):
+    """The classic folder's log line about the graph that ran, or None: several graphs are folded in one run (a
+    dataset's own, say), and the line's node count, _SOURCE and _SINK included, tells which one it was."""
+    if not row.first_run_inside or not row.partition_ops:
+        return None
+    nodes = sum(row.partition_ops.values()) + 2
+    return next((s for s in row.first_run_inside
+                 if s["stage"] == "classic/constant_folding" and s.get("nodes") == nodes), None)
+
+
+
+def grouped(passes):
+    """[(stage, seconds)] summed over rounds, largest first."""
+    by = {}
+    for s in passes:
+        by[s["stage"]] = by.get(s["stage"], 0.0) + s["seconds"]
+    return sorted(by.items(), key=lambda kv: -kv[1])
+
+
+@rests_on("partition_computes", "replaced_by_const")
+def folding_evidence(rows):
+    """Per default-config row: what the graph that ran holds, and what the classic folder's log said of it."""
+    said = []
+    for r in rows:
+        if r.preset != "default":
+            continue
+        if not r.partition_computes["Conv2D"]:
+            said.append(f"{_named(r)}: folded. The graph that ran holds no Conv2D; a Const took the place of "
+                        f"{join(r.replaced_by_const)} (partition graphs).")
+            continue
+        found = classic_on_graph_that_ran(r)
+        # The executor's own _Retval and _Arg are marked stateful too; they say nothing about the network.
+        stateful = [t for t in (r.partition_stateful or ()) if not t.startswith("_")]
+        if stateful:
+            said.append(f"{_named(r)}: not folded. The graph that ran still holds Conv2D, fed by stateful ops "
+                        f"({join(stateful)}, as TensorFlow's op registry marks them), which no constant folder "
+                        f"evaluates (partition graphs).")
+        elif found and found["foldable"] and not r.replaced_by_const:
+            # common_runtime/constant_folding.cc, with no shape map (DirectSession's case), evaluates the foldable
+            # subgraph first and only then skips the results over max_constant_size_in_bytes.
+            said.append(f"{_named(r)}: not folded. The classic folder logged {found['foldable']} of the "
+                        f"{found['nodes']} node ids of the graph that ran as foldable ({found['source']}) and no "
+                        f"replacement, and that graph still holds Conv2D (partition graphs): the folder evaluated "
+                        f"the network and did not keep the result.")
+        elif r.partition_ops.get("_Arg"):
+            said.append(f"{_named(r)}: not folded. The graph that ran receives its inputs as "
+                        f"{r.partition_ops['_Arg']} fed _Arg node{'s' if r.partition_ops['_Arg'] > 1 else ''} and "
+                        f"still holds Conv2D (partition graphs): a fed tensor is not a constant, so nothing after "
+                        f"it folds.")
+        else:
+            said.append(f"{_named(r)}: not folded. The graph that ran still holds Conv2D and no Const took the "
+                        f"place of any node (partition graphs).")
+    return said
+
+
+@rests_on("first_runs_s")
+def _attribution(a, rows):
+    """Where one variant's first-run excess went; a part is called real only by the first-run rule."""
+    remote = is_remote(a, rows)
+    group = placed(rows, a["variant"], remote)
+    name, total = where(a["variant"], remote), a["excess_s"]
+    if total is None or not group:
+        return []
+    n = min(len(r.first_runs_s) for r in group)
+    if a["grappler_s"] is None:
+        return [f"{name}: the first run paid {fmt_s(total)} over the later runs under the default "
+                f"config; attributing it needs all of the presets {', '.join(NEEDED)}."]
+    judged = {k: part_first_runs(rows, a["variant"], k, remote) for k in PARTS}
+    parts = sorted(((a[k], k) for k in PARTS if k != "interaction_s"), reverse=True)
+    named = ", ".join(f"{LABELS[k]} {fmt_s(v)}" + (f" ({share_text(v, total, judged[k])})"
+                                                  if share_text(v, total, judged[k]) else "") for v, k in parts)
+    line = f"{name}: of the {fmt_s(total)} the first run paid over the later runs (default config), {named}"
+    if n < MIN_FIRST_RUNS:
+        return [line + f". Each part is a difference of first runs resting on {n} sample{'s' if n != 1 else ''} "
+                       f"per preset, so none is judged (--trials {MIN_FIRST_RUNS} judges them)."]
+    real = [(v, k) for v, k in parts if judged[k] is not None and judged[k].real]
+    if real:
+        v, k = max(real, key=lambda vk: abs(vk[0]))
+        line += (f"; the largest part beyond the spread of its first runs ({fmt_s(judged[k].spread)}, "
+                 f"{judged[k].samples}) is {LABELS[k]}.")
+    else:
+        line += f"; no part exceeds the spread of the first runs it is a difference of (n={n} per preset)."
+    return [line]
+
+
+@rests_on("first_runs_s", "runs_s")
+def _folding_against_single_thread(a, rows, single):
+    """The constant-folding share beside one single-threaded evaluation, said only when folding changed the first
+    run by the first-run rule."""
+    if not single or single.get("status") != "ok" or a.get("folding_s") is None:
+        return []
+    remote = is_remote(a, rows)
+    judged = part_first_runs(rows, a["variant"], "folding_s", remote)
+    # Where the no-folding first run is no different, the share is the later run that folding removed, not a cost.
+    if judged is None or not judged.real:
+        return []
+    runs = single["runs_s"]
+    one = statistics.median(runs)
+    return [f"{where(a['variant'], remote)}: switching constant folding off changed the first run by "
+            f"{fmt_s(a['folding_s'])} ({judged.samples} first runs, beyond their spread of {fmt_s(judged.spread)}); "
+            f"one single-threaded evaluation of the network took {fmt_s(one)} (median of {len(runs)}, "
+            f"{single['variant']}, one intra-op and one inter-op thread). The share also holds "
+            f"common-subexpression elimination, which L0 turns off too."]
+
+@rests_on("first_runs_s")
+def _no_difference(rows):
+    """Each preset's first run against the default's, by the first-run rule; with too few samples, the numbers."""
+    said = []
+    defaults = {(r.variant, r.remote): r for r in rows if r.preset == "default" and r.ok}
+    for (variant, remote), base in defaults.items():
+        group = [r for r in placed(rows, variant, remote) if r.preset != "default" and r.ok]
+        name = where(variant, remote)
+        judged = {r.preset: first_runs(r.first_runs_s, base.first_runs_s) for r in group}
+        unjudged = [r for r in group if not judged[r.preset].judged]
+        if unjudged:
+            said.append(f"{name}: the first run took " + ", ".join(
+                f"{fmt_s(r.first_run_s)} with {r.preset}" for r in unjudged) + f", against {fmt_s(base.first_run_s)} "
+                f"by default; each rests on {_samples(unjudged + [base])}, too few to call a difference "
+                f"(--trials {MIN_FIRST_RUNS} judges it).")
+        same = [r for r in group if judged[r.preset].judged and not judged[r.preset].real]
+        if same:
+            said.append(f"{name}: {', '.join(r.preset for r in same)} made no measurable difference to the first "
+                        f"run ({', '.join(fmt_s(r.first_run_s) for r in same)} against {fmt_s(base.first_run_s)} "
+                        f"by default, medians within the spread of first runs, "
+                        + ", ".join(f"{fmt_s(judged[r.preset].spread)} ({judged[r.preset].samples})" for r in same)
+                        + ").")
+        moved = [r for r in group if judged[r.preset].real]
+        if moved:
+            said.append(f"{name}: the first run took " + ", ".join(
+                f"{fmt_s(r.first_run_s)} with {r.preset}" for r in moved) + f", against {fmt_s(base.first_run_s)} "
+                f"by default, beyond the spread of first runs ("
+                + ", ".join(f"{fmt_s(judged[r.preset].spread)}, {judged[r.preset].samples}" for r in moved) + ").")
+    return said
+
+
+def _samples(rows):
+    """'1 first run' or '1 to 3 first runs': how many fresh-worker samples the rows' first runs rest on."""
+    counts = sorted({len(r.first_runs_s) for r in rows})
+    n = f"{counts[0]}" if len(counts) == 1 else f"{counts[0]} to {counts[-1]}"
+    return f"{n} first run{'' if counts[-1] == 1 else 's'} (one per fresh worker)"
+
+
+@rests_on("first_runs_s", "runs_s")
 def _bare_against_fed(rows):
-    """With every optimizer off, is an embedded variant's excess still above a fed variant's?"""
+    """With every optimizer off, is an embedded variant's first-run excess still above a fed variant's?"""
     # Rows of a user's graph name no variant, so there is no fed variant to hold them against.
     said = []
     for remote in (False, True):
@@ -125,12 +237,16 @@ def _bare_against_fed(rows):
             if not VARIANTS[r.variant].embeds_data:
                 continue
             e, f = r.first_run_excess_s, fed.first_run_excess_s
-            d = judge(e - f, r.spread_s, fed.spread_s)
-            verdict = "not measurably different from" if not d.real else f"{e / f:.1f}x"
-            said.append(f"With both optimizers off, {where(r.variant, remote)}'s first-run excess ({fmt_s(e)}) is "
-                        f"{verdict} {where(fed.variant, remote)}'s ({fmt_s(f)}, judged against a spread of "
-                        f"{fmt_s(d.spread)})"
-                        + (": what remains is about what the fed graph's first run pays too." if not d.real else "."))
+            d = first_runs(r.first_run_excesses_s, fed.first_run_excesses_s)
+            head = (f"With both optimizers off, {where(r.variant, remote)}'s first-run excess ({fmt_s(e)}) against "
+                    f"{where(fed.variant, remote)}'s ({fmt_s(f)})")
+            if not d.judged:
+                said.append(f"{head}: each rests on {_samples([r, fed])}, too few to call a difference.")
+            elif d.real:
+                said.append(f"{head}: {e / f:.1f}x, beyond the spread of first runs ({fmt_s(d.spread)}, {d.samples}).")
+            else:
+                said.append(f"{head}: no measurable difference against the spread of first runs ({fmt_s(d.spread)}, "
+                            f"{d.samples}); what remains is about what the fed graph's first run pays too.")
     return said
 
 
@@ -143,30 +259,28 @@ def _remote_against_in_process(rows):
 
 
 def ran_in_later(row, op_type):
-    """True/False whether an op of this type ran in the second traced run; None without a trace."""
-    if not row.top_ops:
-        return None
-    return any(op["type"] == op_type and op["later_ms"] is not None for op in row.top_ops)
+    """True/False whether a kernel computing op_type (oneDNN's names too) ran in the second traced run."""
+    return any(runs_as(op["type"], op_type) and op["later_ms"] is not None for op in row.top_ops)
 
 
-def folded_into(row):
-    """Names of constant-folded nodes (`..._cf__...`, from Grappler or the classic folder) in the later traced run."""
-    return [op["op"] for op in row.top_ops if "__cf__" in op["op"] and op["later_ms"] is not None]
-
-
-def _trace_facts(rows):
-    """Whether the convolution was still computed in the later runs, per variant and preset."""
+@rests_on("top_ops")
+def trace_facts(rows):
+    """Whether a kernel computing Conv2D ran in the traced later run, per variant and preset (step stats)."""
     said = []
-    kept = [r for r in rows if ran_in_later(r, "Conv2D") and not folded_into(r)]
+    kept = [r for r in rows if ran_in_later(r, "Conv2D")]
     if kept:
-        said.append("Conv2D ran in the traced later run of " + ", ".join(_named(r) for r in kept)
-                    + ", with no folded constant in its place.")
-    for r in rows:
-        if ran_in_later(r, "Conv2D") is False:
-            cf = folded_into(r)
-            what = f": a folded constant ({cf[0]}) ran in its place" if cf else ""
-            said.append(f"Conv2D did not run in the traced later run of {_named(r)}{what}.")
+        said.append("Conv2D ran in the traced later run of " + ", ".join(
+            f"{_named(r)} (as {_kernel(r, 'Conv2D')})" for r in kept) + " (step stats).")
+    gone = [r for r in rows if not ran_in_later(r, "Conv2D")]
+    if gone:
+        said.append("No kernel computing Conv2D ran in the traced later run of " + ", ".join(_named(r) for r in gone)
+                    + " (step stats).")
     return said
+
+
+def _kernel(row, op_type):
+    """The kernel type that computed op_type in the later traced run, as step stats name it."""
+    return next(op["type"] for op in row.top_ops if runs_as(op["type"], op_type) and op["later_ms"] is not None)
 
 
 def _named(row):

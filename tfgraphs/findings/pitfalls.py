@@ -76,16 +76,32 @@ def _reordered(c):
 
 
 def _callable(variant, c):
+    """make_callable with a feed_list against a callable made from CallableOptions: when each built its executor."""
+    said = []
     made, first, repeat = c["make_callable"], c["callable first call"], c["callable repeat"]
     d, times = _against(first, repeat)
-    if not d.larger:
-        return [f"{variant}: make_callable took {_short_s(made.seconds)}; " + _no_difference(
-            "its first call", first, repeat) + "."]
-    excess = d.delta
-    when = ("so the executor is built at the first call, not by make_callable" if made.seconds < excess else
-            "and make_callable itself took longer than that excess")
-    return [f"{variant}: make_callable returned in {_short_s(made.seconds)}; its first call took {fmt_s(first.seconds)}, "
-            f"{times:.1f}x its repeat ({fmt_s(statistics.median(_runs(repeat)))}), {when}."]
+    # client/session.py: with a feed_list (even []), make_callable returns a function that calls sess.run.
+    wrapped = f"{variant}: make_callable(conv, feed_list=[...]) returned in {_short_s(made.seconds)}; "
+    if d.larger:
+        said.append(wrapped + f"its first call took {fmt_s(first.seconds)}, {times:.1f}x its repeat "
+                    f"({fmt_s(statistics.median(_runs(repeat)))}): given a feed_list, make_callable wraps sess.run, "
+                    f"so the executor was built at the first call.")
+    else:
+        said.append(wrapped + _no_difference("its first call", first, repeat) + ".")
+    if "real callable made" not in c:
+        return said
+    real, real_first, real_repeat = c["real callable made"], c["real callable first call"], c["real callable repeat"]
+    made_d, made_times = _against(real, real_repeat)
+    first_d, _ = _against(real_first, real_repeat)
+    head = (f"{variant}: a callable made from CallableOptions (what make_callable makes with feed_list=None) took "
+            f"{fmt_s(real.seconds)} to make and {fmt_s(real_first.seconds)} at its first call, against "
+            f"{fmt_s(statistics.median(_runs(real_repeat)))} a repeat")
+    if made_d.larger and not first_d.larger:
+        said.append(head + f": it built its executor when it was made ({made_times:.1f}x a repeat), and its first "
+                    f"call paid nothing more (spread {fmt_s(first_d.spread)}).")
+    else:
+        said.append(head + f" (spread {fmt_s(max(made_d.spread, first_d.spread))}).")
+    return said
 
 
 def graph_growth(run):
@@ -114,14 +130,24 @@ def graph_growth(run):
 
 
 def _step_cost(leak, once):
-    """The leaky loop's steps after the first against the fixed loop's, step by step (the paired rule)."""
-    d = paired(leak.step_s[1:], once.step_s[1:])
+    """The leaky loop's steps after the first against the fixed loop's, step by step (the paired rule), when the
+    fixed loop's op computes the network (its partition graphs say so)."""
     a, b = statistics.median(leak.step_s[1:]), statistics.median(once.step_s[1:])
+    if once.computes is not None and not once.computes["Conv2D"]:
+        # A folded op computes nothing: a ratio against it would set a whole network against a constant.
+        return (f"after the first step, each step that created an op took {fmt_s(a)}; the op made once was folded "
+                f"into a constant (no Conv2D in the graph that ran, a Const in place of "
+                f"{join(once.replaced_by_const or ())}: partition graphs), so its {_short_s(b)} steps compute "
+                f"nothing and are no baseline for a step that computes the network.")
+    d = paired(leak.step_s[1:], once.step_s[1:])
     counts = f"slower on {d.above} of {d.n} steps"
+    reused = ("a step that reused its op and still computed the network (partition graphs)" if once.computes else
+              "a step that reused its op (whether that op still computed the network was not measured)")
     if d.larger:
-        return (f"after the first step, each step that created an op took {fmt_s(a)}, {_ratio_text(a / b)} a step "
-                f"that didn't ({_short_s(b)}; {counts}, by a median {fmt_s(d.delta)} beyond the fixed loop's "
-                f"{_short_s(d.spread)} IQR): every new op is a new fetch, so every step paid a first run again.")
+        return (f"after the first step, each step that created an op took {fmt_s(a)}, {_ratio_text(a / b)} {reused} "
+                f"({_short_s(b)}; {counts}, by a median "
+                f"{fmt_s(d.delta)} beyond the fixed loop's {_short_s(d.spread)} IQR): every new op is a new fetch, "
+                f"so every step paid a first run again.")
     return (f"after the first step, a step that created an op took {fmt_s(a)} against {fmt_s(b)}: no measurable "
             f"difference (a median {fmt_s(d.delta)} per step against the fixed loop's {fmt_s(d.spread)} IQR, "
             f"{counts}).")
@@ -183,14 +209,20 @@ def placeholder_default(run, report):
     if stored < x:
         return [f"placeholder_with_default(X) added {stored:,} Const bytes to the graph, less than X's {x:,}: the "
                 f"default is not stored whole."]
-    same = fed.graph_bytes == not_fed.graph_bytes
-    either = ("the default is in the GraphDef either way" if fed.const_bytes - plain.const_bytes >= x else
-              "fed, the Consts held less than X")
-    return [f"placeholder_with_default(X) stored its default as a Const: {not_fed.graph_bytes:,} graph bytes "
+    said = [f"placeholder_with_default(X) stored its default as a Const: {not_fed.graph_bytes:,} graph bytes "
             f"({not_fed.const_bytes:,} in Consts) against {plain.graph_bytes:,} for a plain placeholder, "
-            f"{stored / x:.2f}x X's {x:,} bytes.",
-            f"Feeding it {'left the graph exactly as large' if same else 'changed the graph'}: "
-            f"{fed.graph_bytes:,} bytes fed, {not_fed.graph_bytes:,} not fed; {either}."]
+            f"{stored / x:.2f}x X's {x:,} bytes. The GraphDef is the same whether or not it is fed at run time: a "
+            f"feed goes to sess.run, not into the graph."]
+    if not_fed.computes is not None and fed.computes is not None:
+        unfed = ("folded: a Const took the place of " + join(not_fed.replaced_by_const) if not not_fed.computes["Conv2D"]
+                 else "not folded: Conv2D still ran")
+        fed_text = "Conv2D ran" if fed.computes["Conv2D"] else "no Conv2D ran"
+        said.append(f"Not fed, the default is a constant the folders may evaluate, and the network was {unfed}; "
+                    f"fed, {fed_text} (partition graphs). First runs, one sample each: {fmt_s(not_fed.seconds)} not "
+                    f"fed, {fmt_s(fed.seconds)} fed, {fmt_s(plain.seconds)} for a plain placeholder; fed or not, "
+                    f"Grappler is handed the whole graph, the default's Const included, before it is pruned to the "
+                    f"fetch and feeds (graph_execution_state.cc).")
+    return said
 
 
 def sentences(report):

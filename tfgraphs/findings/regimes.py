@@ -1,23 +1,21 @@
-"""The fold-everything regime: whether constant folding replaced the whole network, as measured, and why."""
+"""The fold-everything regime: whether constant folding replaced the whole network, read from the graph that ran."""
 
-from tfgraphs.spec import network
+from tfgraphs.findings.evidence import rests_on
 from tfgraphs.units import join
 
 
-def regime_sentences(rows, batch, dtype):
-    """Which embedded rows had their whole network replaced by a constant, as measured, against the threshold."""
-    out_bytes = network.output_bytes(batch, dtype)
-    where = (f"the network's output is {out_bytes:,} bytes, "
-             + ("at most" if network.replaced_by_folding(batch, dtype) else "over")
-             + f" the classic folder's {network.FOLD_REPLACE_TEXT} replacement threshold")
-    folded = [r for r in rows if r.folded]
-    kept = [r for r in rows if r.folded is False]
+@rests_on("partition_computes", "replaced_by_const")
+def regime_sentences(rows):
+    """Which rows had their whole network replaced by a constant, from the partition graphs of an untimed run."""
+    folded = [r for r in rows if not r.partition_computes["Conv2D"]]
+    kept = [r for r in rows if r.partition_computes["Conv2D"]]
     said = []
     if folded:
-        said.append(f"In {join(r.label for r in folded)}, constant folding replaced the whole network by one constant "
-                    f"({where}): no Conv2D was left in the graph that ran after the first run, so later runs skip "
-                    f"the network and are not compared with a graph that computes it.")
+        said.append(f"In {join(r.label for r in folded)}, constant folding replaced the network: the graph that ran "
+                    f"after the first run holds no Conv2D, and a Const took the place of "
+                    f"{join(sorted({n for r in folded for n in r.replaced_by_const}))} (partition graphs). Later "
+                    f"runs skip the network, so they are not compared with a graph that computes it.")
     if kept:
-        said.append(f"In {join(r.label for r in kept)}, Conv2D still ran after the first run ({where}): the folder "
-                    f"evaluated the network and threw the result away.")
+        said.append(f"In {join(r.label for r in kept)}, the graph that ran after the first run still holds Conv2D "
+                    f"(partition graphs): the network was not folded, and later runs compute it.")
     return said

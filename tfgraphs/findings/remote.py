@@ -1,6 +1,7 @@
 """Explain the remote rows of a report: remote against in-process, the feed and fetch costs, what crossed tasks."""
 
-from tfgraphs.records.stats import between, judge
+from tfgraphs.findings.evidence import rests_on
+from tfgraphs.records.stats import MIN_FIRST_RUNS, between, first_runs
 from tfgraphs.spec import network
 from tfgraphs.spec.remote import task_of
 from tfgraphs.spec.variants import VARIANTS
@@ -59,12 +60,19 @@ def feed_cost(rows):
     return said
 
 
+@rests_on("partition_computes")
 def fetch_cost(rows):
-    """Per variant and place: fetching the whole output against fetching its sum."""
+    """Per variant and place: fetching the whole output against fetching its sum, when both graphs compute."""
     said, got = [], _by_key(rows)
     for (variant, remote, fetch), whole in got.items():
         total = got.get((variant, remote, "sum"))
         if fetch != "output" or total is None:
+            continue
+        if not total.partition_computes["Conv2D"]:
+            # A scalar fetch can fold where the whole output does not: the difference is then the network itself.
+            said.append(f"{variant} {'remote' if remote else 'in-process'}: fetching the sum folded the network "
+                        f"(no Conv2D in the graph that ran; partition graphs), so its {fmt_s(total.later_median_s)} "
+                        f"later runs compute nothing and say nothing about the cost of fetching.")
             continue
         d = between(whole.runs_s, total.runs_s)
         where = "remote" if remote else "in-process"
@@ -74,19 +82,28 @@ def fetch_cost(rows):
     return said
 
 
+@rests_on("first_runs_s", "runs_s")
 def first_run_extra(rows):
-    """Per variant and fetch: what the remote first run paid beyond its later runs, against in-process."""
+    """Per variant and fetch: what the remote first run paid beyond its later runs, against in-process, judged only
+    by the first-run rule."""
     said, got = [], _by_key(rows)
     for (variant, remote, fetch), r in got.items():
         local = got.get((variant, False, fetch))
         if not remote or local is None or r.first_run_excess_s is None or local.first_run_excess_s is None:
             continue
-        d = judge(r.first_run_excess_s - local.first_run_excess_s, r.spread_s, local.spread_s)
+        d = first_runs(r.first_run_excesses_s, local.first_run_excesses_s)
+        head = (f"{r.label}: the first run paid {fmt_s(r.first_run_excess_s)} beyond the later runs against "
+                f"{fmt_s(local.first_run_excess_s)} in-process")
+        if not d.judged:
+            said.append(f"{head}; {d.samples} first runs, one per fresh worker, too few to call a difference "
+                        f"(--trials {MIN_FIRST_RUNS} judges it).")
+            continue
+        verdict = (f"beyond the spread of first runs ({fmt_s(d.spread)}, {d.samples})" if d.real else
+                   f"no measurable difference against the spread of first runs ({fmt_s(d.spread)}, {d.samples})")
         # Sending the graph is offered as the reason only for an extra that was measured.
-        why = (f"; remotely the first run also sends the {r.graph_bytes:,}-byte GraphDef and sets the graph up on the "
-               f"server" if d.larger else "")
-        said.append(f"{r.label}: the first run paid {fmt_s(r.first_run_excess_s)} beyond the later runs against "
-                    f"{fmt_s(local.first_run_excess_s)} in-process, {_more(d.delta)}, {_apart(d)}{why}.")
+        why = (f"; remotely the first run also sends the {r.graph_bytes:,}-byte GraphDef to the server"
+               if d.real and d.delta > 0 else "")
+        said.append(f"{head}, {_more(d.delta)}, {verdict}{why}.")
     return said
 
 

@@ -108,7 +108,8 @@ def _devices(report, ok):
     devices = sorted({short_device(r.device) or "?" for r in ok})
     where = f"every mode ran on {devices[0]}" if len(devices) == 1 else f"the modes ran on {join(devices)}"
     if report.extra.get("switch") == AUTOTUNE:
-        return f"A GPU was visible and {where}; cuDNN autotuning applies to the convolutions placed on it."
+        return (f"A GPU was visible and {where}; cuDNN autotuning is likely to apply to the convolutions placed on it "
+                f"(not measured on a GPU by this tool).")
     return f"No GPU was visible and {where}, so cuDNN autotuning does not apply here."
 
 
@@ -192,9 +193,18 @@ def _remedy(report, costs):
         said = [f"No mode paid measurably for new lengths, so blocked (blocks of {block}) had no penalty to "
                 f"remove; {price}."]
     elif not b.penalized:
-        said = [f"{head}; blocked (blocks of {block}) removed that penalty: a new length changed its call by "
-                f"{_signed(b.extra_s)}, nothing measurable by the same rule, against {fmt_s(ref.extra_s)} in "
-                f"{ref.mode}, and {price}."]
+        # blocked fixes the input signature and the block's shape; function-signature fixes the signature alone.
+        sig = costs.get("function-signature")
+        alone = ("" if sig is None or sig.penalty is None else
+                 f" function-signature, which fixes only the input signature, "
+                 + (f"paid nothing measurable either ({_signed(sig.extra_s)}): the fixed signature alone removed "
+                    f"the retracing, and the fixed block shape removed nothing the signature left."
+                    if not sig.penalized else
+                    f"still paid {fmt_s(sig.extra_s)} per new length: the signature alone did not remove it, the "
+                    f"fixed block shape did the rest."))
+        said = [f"{head}; blocked (blocks of {block}, a fixed input signature and a fixed shape) paid no measurable "
+                f"penalty: a new length changed its call by {_signed(b.extra_s)}, against {fmt_s(ref.extra_s)} in "
+                f"{ref.mode}, and {price}." + alone]
     elif b.extra_s >= ref.extra_s:
         said = [f"{head}, and blocked (blocks of {block}) did not remove that penalty: a new length added "
                 f"{fmt_s(b.extra_s)} to it against {fmt_s(ref.extra_s)}; {price}."]

@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from tfgraphs.records.stats import between
 from tfgraphs.records.sweep import fits, one_regime
 from tfgraphs.spec import limits, network
 from tfgraphs.units import fmt_bytes, fmt_s
@@ -100,17 +101,20 @@ def _against_fed(report):
     base = next((f.variant for f in found if f.bytes_per_example == 0), None)
     if base is None:
         return []
-    fed = {r.batch: r.later_median_s for r in series(report, base)}
+    fed = {r.batch: r for r in series(report, base)}
     said = []
     for f in found:
         if f.bytes_per_example == 0:
             continue
-        pairs = [(r.batch, r.later_median_s / fed[r.batch], r.folded) for r in series(report, f.variant)
-                 if fed.get(r.batch)]
+        # A ratio is given only where the later runs differ beyond both sides' spread.
+        pairs = [(r.batch, r.later_median_s / fed[r.batch].later_median_s, r.folded, between(r.runs_s, fed[r.batch].runs_s))
+                 for r in series(report, f.variant) if r.batch in fed and fed[r.batch].later_median_s]
         if pairs:
             said.append(f"{f.variant}'s median later run over {base}'s: "
-                        + ", ".join(f"{q:.2f}x at batch {b:,}" + (" (folded: the network was skipped)" if folded else "")
-                                    for b, q, folded in pairs) + ".")
+                        + ", ".join((f"{q:.2f}x at batch {b:,} (beyond a spread of {fmt_s(d.spread)})" if d.real else
+                                     f"no measurable difference at batch {b:,} (spread {fmt_s(d.spread)})")
+                                    + (" (folded: the network was skipped)" if folded else "")
+                                    for b, q, folded, d in pairs) + ".")
     if said:
         said[-1] = said[-1][:-1] + " (`tfgraphs explain` shows what the first run and the optimizers do with X)."
     return said
@@ -128,9 +132,8 @@ def _boundary(rows, dtype):
                 f"but not at {', '.join(map(str, kept))}, with no single boundary; growth is given within one regime.")
     out = network.output_bytes
     return (f"{rows[0].variant}: constant folding replaced the whole network by one constant up to batch {lo:,} "
-            f"(output {out(lo, dtype):,} bytes) and not from batch {hi:,} (output {out(hi, dtype):,} bytes), across "
-            f"the folder's {network.FOLD_REPLACE_TEXT} replacement threshold: below it later runs skip "
-            f"the network. " + (f"Growth and the fit use batch {hi:,} and up only." if len(one_regime(rows)) > 1 else
+            f"(output {out(lo, dtype):,} bytes) and not from batch {hi:,} (output {out(hi, dtype):,} bytes), "
+            f"as the partition graphs of each batch showed: below it later runs skip the network. " + (f"Growth and the fit use batch {hi:,} and up only." if len(one_regime(rows)) > 1 else
                                 f"Only batch {hi:,} lies on the side of the largest batch, so no growth or fit is "
                                 f"given for {rows[0].variant}: sweep more batches above the boundary."))
 

@@ -1,14 +1,14 @@
 """Split the first run's excess over the later runs into Grappler, classic constant folding and the rest."""
 
+from tfgraphs.records.stats import first_runs
 from tfgraphs.spec.variants import VARIANTS
 
 PARTS = ("grappler_s", "folding_s", "rest_s", "interaction_s")
 LABELS = {"grappler_s": "Grappler", "folding_s": "constant folding", "rest_s": "the rest",
           "interaction_s": "interaction"}
 NEEDED = ("default", "no-grappler", "no-folding", "bare")
-# The presets each part is a difference of: its noise is the largest spread among their workers.
-FROM_PRESETS = {"grappler_s": ("default", "no-grappler"), "folding_s": ("default", "no-folding"),
-                "rest_s": ("bare",), "interaction_s": NEEDED}
+# The two presets each part is a difference of; the rest and the interaction are no single difference.
+FROM_PRESETS = {"grappler_s": ("default", "no-grappler"), "folding_s": ("default", "no-folding")}
 
 
 def attribute(by_preset):
@@ -55,10 +55,14 @@ def is_remote(attribution, rows):
     return any(r.remote for r in rows if r.variant == attribution["variant"])
 
 
-def part_spread(rows, variant, part, remote=False):
-    """The largest spread among the workers a part of `variant`'s attribution (in that place) was computed from."""
-    presets = FROM_PRESETS[part]
-    return max((r.spread_s for r in placed(rows, variant, remote) if r.preset in presets and r.ok), default=0.0)
+def part_first_runs(rows, variant, part, remote=False):
+    """The first-run excesses, one per fresh worker, of the two presets a part is the difference of; None for the
+    rest and the interaction, or when a preset has no ok row."""
+    if part not in FROM_PRESETS:
+        return None
+    by = {r.preset: r for r in placed(rows, variant, remote) if r.ok}
+    a, b = (by.get(p) for p in FROM_PRESETS[part])
+    return None if a is None or b is None else first_runs(a.first_run_excesses_s, b.first_run_excesses_s)
 
 
 def where(variant, remote):

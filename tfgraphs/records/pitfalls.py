@@ -21,6 +21,8 @@ class Case:
     probe_bytes: int | None = None
     graph_bytes: int | None = None     # placeholder-default: serialized GraphDef
     const_bytes: int | None = None     # and the bytes held in its Const tensors
+    computes: dict | None = None       # partition graphs: {Conv2D, AvgPool, Relu: still computed}
+    replaced_by_const: tuple | None = None   # partition graphs: nodes a Const took the place of
 
     def to_dict(self):
         return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items() if v is not None}

@@ -44,11 +44,20 @@ class Measurement:
     traced_between_tasks_bytes: int | None = None   # RecvTensor bytes from another task in one traced run
     traced_run_s: float | None = None
     folded: bool | None = None      # embedded X only: no Conv2D executed after the first run (None: not measured)
+    # TensorFlow's own reports, from an untimed run: the partition graphs that ran, and the first run's optimizer log.
+    partition_ops: dict | None = None         # {op type: nodes} over the partition graphs
+    partition_computes: dict | None = None    # {Conv2D, AvgPool, Relu: a node computing it is in the partition graphs}
+    replaced_by_const: tuple | None = None    # nodes a Const took the place of (folded), by name
+    partition_stateful: tuple | None = None   # op types there that TensorFlow's op registry marks stateful
+    first_run_inside: tuple | None = None     # [{stage, seconds, source, ...}] parsed from first_run_log
+    first_run_log: tuple | None = None        # the raw log lines of the asked-for modules, as TensorFlow printed them
+    logged_first_run_s: float | None = None   # the logged worker's own first run, which the stages are part of
 
     @classmethod
     def from_dict(cls, d):
         """Build from a worker's or a file's dict, ignoring keys this version does not know."""
-        return cls(**known(cls, d, runs_s=tuple, top_ops=tuple))
+        evidence = {k: tuple for k in _EVIDENCE_TUPLES if d.get(k) is not None}
+        return cls(**known(cls, d, runs_s=tuple, top_ops=tuple, **evidence))
 
     def to_dict(self):
         return _set_or_old(asdict(self))
@@ -63,8 +72,12 @@ _MEDIAN_FIELDS = ("graph_bytes", "const_bytes", "nodes", "build_s", "serialize_s
                   "init_s", "first_run_s", "peak_rss_bytes", "max_abs_err", "import_s")
 
 
+EVIDENCE_FIELDS = ("partition_ops", "partition_computes", "replaced_by_const", "partition_stateful",
+                   "first_run_inside", "first_run_log", "logged_first_run_s")
+_EVIDENCE_TUPLES = ("replaced_by_const", "partition_stateful", "first_run_inside", "first_run_log")
+
 # Keys added after the format was first written: left out when unset, so older documents write back as they were read.
-_ADDED_KEYS = ("import_s", "activation_bytes", "folded", *REMOTE_FIELDS)
+_ADDED_KEYS = ("import_s", "activation_bytes", "folded", *REMOTE_FIELDS, *EVIDENCE_FIELDS)
 
 
 def _set_or_old(d):
@@ -101,7 +114,9 @@ class Row(Measurement):
         remote = {name: getattr((ok or trials or [Measurement()])[0], name) for name in REMOTE_FIELDS}
         remote["traced_run_s"] = median_or_none(t.traced_run_s for t in ok)
         regimes = {t.folded for t in ok}
-        return cls(status="failed" if failed else "ok", error=error,
+        # The graph that ran is the same in every trial; the first trial's report of it stands for all.
+        evidence = {name: getattr(ok[0], name) for name in EVIDENCE_FIELDS} if ok else {}
+        return cls(status="failed" if failed else "ok", error=error, **evidence,
                    folded=regimes.pop() if len(regimes) == 1 else None,
                    runs_s=tuple(s for t in ok for s in t.runs_s), rss_bytes=rss,
                    top_ops=ok[0].top_ops if ok else (), variant=variant, preset=preset,
@@ -128,6 +143,17 @@ class Row(Measurement):
         if not self.ok or self.first_run_s is None or later is None:
             return None
         return self.first_run_s - later
+
+    @property
+    def first_runs_s(self):
+        """The first run of every ok trial: one sample per fresh worker."""
+        return tuple(t.first_run_s for t in self.trials if t.status == "ok" and t.first_run_s is not None)
+
+    @property
+    def first_run_excesses_s(self):
+        """Each ok trial's first run minus its own median later run: one sample per fresh worker."""
+        return tuple(t.first_run_s - median_or_none(t.runs_s) for t in self.trials
+                     if t.status == "ok" and t.first_run_s is not None and t.runs_s)
 
     @property
     def spread_s(self):

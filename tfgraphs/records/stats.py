@@ -104,3 +104,43 @@ def paired(a, b):
     above = sum(d > 0 for d in diffs)
     return Paired(statistics.median(diffs), iqr(b), steady=above >= STEADY_SHARE * len(diffs), above=above,
                   n=len(diffs))
+
+
+# A first run is one sample per fresh worker: a difference between first runs is judged only on this many a side.
+MIN_FIRST_RUNS = 3
+
+
+@dataclass(frozen=True)
+class FirstRuns:
+    """Two sides' first runs, one per fresh worker each: real only with MIN_FIRST_RUNS a side and beyond both
+    sides' spread of first runs."""
+
+    a: tuple
+    b: tuple
+
+    @property
+    def delta(self):
+        return statistics.median(self.a) - statistics.median(self.b)
+
+    @property
+    def judged(self):
+        """True when each side has enough samples for the difference to be judged at all."""
+        return min(len(self.a), len(self.b)) >= MIN_FIRST_RUNS
+
+    @property
+    def spread(self):
+        return max(spread(self.a), spread(self.b))
+
+    @property
+    def real(self):
+        return self.judged and abs(self.delta) > self.spread
+
+    @property
+    def samples(self):
+        """How many first runs each side rests on, as the output says it: 'n=3 and n=3'."""
+        return f"n={len(self.a)} and n={len(self.b)}"
+
+
+def first_runs(a, b):
+    """FirstRuns of two sides' per-worker first runs (None values left out)."""
+    return FirstRuns(tuple(s for s in a if s is not None), tuple(s for s in b if s is not None))

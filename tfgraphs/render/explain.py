@@ -2,8 +2,8 @@
 
 import statistics
 
-from tfgraphs.findings.explain import sentences, share_text
-from tfgraphs.records.explain import LABELS, PARTS, is_remote, part_spread, where
+from tfgraphs.findings.explain import grouped, sentences, share_text
+from tfgraphs.records.explain import LABELS, PARTS, is_remote, part_first_runs, where
 from tfgraphs.render.compare import header
 from tfgraphs.render.owngraph import graph_header
 from tfgraphs.render.page import WIDTH, failures, page, time_unit
@@ -12,6 +12,7 @@ from tfgraphs.spec.presets import PRESETS
 from tfgraphs.units import fmt_int, sig3
 
 TOP_OPS = 5
+TOP_STAGES = 5   # stages per variant in the first-run table; the rest are summed in one row
 REMOTE = (" remote = the session ran on the --target server (a fresh one per worker for --target local), which "
           "receives the GraphDef at the first run; the rows without it ran in-process.")
 
@@ -43,20 +44,55 @@ def attribution_table(report):
         total, remote = a["excess_s"], is_remote(a, report.rows)
         cells = [where(a["variant"], remote), _in(total, scale)]
         for k in PARTS:
-            pct = share_text(a[k], total, part_spread(report.rows, a["variant"], k, remote))
+            pct = share_text(a[k], total, part_first_runs(report.rows, a["variant"], k, remote))
             cells.append(None if a[k] is None else _in(a[k], scale) + ("" if pct is None else f" ({pct})"))
         rows.append(tuple(cells) + ((_in(one, scale),) if single else ()))
     legend = (f"Times in {u}. Grappler = excess(default) - excess(no-grappler); constant folding = excess(default) - "
               "excess(no-folding), which also holds common-subexpression elimination (OptimizerOptions.L0 turns "
               "both off); the rest = excess(bare); interaction = excess - the three parts: negative when switching "
               "both off saves less than the sum of switching each off (the parts overlap), positive when it saves "
-              "more. A share is given when the part exceeds the spread of the workers it came from, else the range "
-              "it may lie in.")
+              "more. A share is given only for a part that is a difference of two presets' first runs with at least 3 "
+              "fresh workers each (--trials 3): the share when the part exceeds both spreads of first runs, else the "
+              "range it may lie in.")
     if single:
         legend += (" 1-thread eval = the median later run of the network (placeholder) in a session with one intra-op "
                    "and one inter-op thread, its own worker: the classic folder evaluates a constant subgraph so.")
     heads = ("variant", "excess", *(LABELS[k] for k in PARTS), *(("1-thread eval",) if single else ()))
     return Table(heads, tuple(rows)), legend, u
+
+
+def inside_table(report):
+    """Each default-config row's logged first run, stage by stage as TensorFlow timed it, summed over rounds."""
+    rows = []
+    for r in report.rows:
+        if r.preset != "default" or not r.first_run_inside or r.logged_first_run_s is None:
+            continue
+        passes = [s for s in r.first_run_inside if s["seconds"] is not None]
+        stages = grouped(passes)
+        for stage, seconds in stages[:TOP_STAGES]:
+            count = sum(s["stage"] == stage for s in passes)
+            changed = sum(s.get("nodes_change", 0) for s in passes if s["stage"] == stage)
+            rows.append((where(r.variant, r.remote), stage, count, sig3(seconds * 1000),
+                         f"{100 * seconds / r.logged_first_run_s:.0f}%", f"{changed:+d}"))
+        if stages[TOP_STAGES:]:
+            others = stages[TOP_STAGES:]
+            seconds = sum(t for _, t in others)
+            count = sum(s["stage"] in dict(others) for s in passes)
+            changed = sum(s.get("nodes_change", 0) for s in passes if s["stage"] in dict(others))
+            rows.append((where(r.variant, r.remote), f"{len(others)} other stages", count, sig3(seconds * 1000),
+                         f"{100 * seconds / r.logged_first_run_s:.0f}%", f"{changed:+d}"))
+        logged = sum(s["seconds"] for s in passes)
+        rows.append((where(r.variant, r.remote), "not logged (the rest)", "-",
+                     sig3((r.logged_first_run_s - logged) * 1000),
+                     f"{100 * (r.logged_first_run_s - logged) / r.logged_first_run_s:.0f}%", "-"))
+    legend = ("Times in ms, from TensorFlow's own log of one first run in an untimed worker per variant "
+              "(TF_CPP_VMODULE=meta_optimizer=1: each Grappler pass with its time and the change in nodes); % = of "
+              "that worker's first run. passes = how often the stage ran (Grappler runs its passes in rounds); "
+              f"the {TOP_STAGES} longest stages of each variant are shown, the others summed. The "
+              "rest is what the log does not time: the classic folder, the executors and the run itself.")
+    table = Table(("variant", "stage", "passes", "ms", "% first run", "nodes"), tuple(rows), keys=2,
+                  wrap=((1, 40),))
+    return table, legend
 
 
 def ops_table(report):
@@ -81,6 +117,11 @@ def render(report, fmt="simple", width=WIDTH):
     if ok and report.extra.get("attribution"):
         table, legend, u = attribution_table(report)
         sections.append((f"Where the first run's excess goes ({u})", table, legend))
+    if ok and any(r.first_run_inside for r in report.rows):
+        sections.append(("Where the first run went, as TensorFlow logged it (ms)", *inside_table(report)))
+    elif ok and any(r.first_run_log is not None for r in report.rows):
+        sections.append(("Where the first run went", f"TensorFlow {report.tf_version} logged no Grappler pass or "
+                         "folder line in a form this tool understands, so the first run is not broken down.", None))
     if ok and any(r.top_ops for r in report.rows):
         sections.append(("What ran (traced runs, ms)", *ops_table(report)))
     return page(head, sections, "What this run shows:" if ok else None, sentences(report) if ok else (),

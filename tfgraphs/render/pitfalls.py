@@ -36,7 +36,8 @@ def executor_table(report):
     legend = (f"Times in {u}, every case timed alone with perf_counter, in this order, in one session per variant "
               f"(each variant in a fresh worker). A repeat case is the median of n runs (min and max beside it). "
               f"new fetches = [relu, pool]; reordered = [pool, relu]; new feeds = relu fetched with pool fed; "
-              f"make_callable = making a callable for conv, then calling it.")
+              f"make_callable = make_callable(conv, feed_list=[...]), which wraps sess.run, then calling it; real callable "
+              f"= a callable made from CallableOptions, as make_callable(conv) with feed_list=None makes one.")
     return _table(body, ["variant", "case", u, f"min {u}", f"max {u}", "n"]), legend
 
 

@@ -12,7 +12,8 @@ from tfgraphs.spec.variants import VARIANTS
 TENSOR_LIMIT = 1 << 31     # make_tensor_proto refuses nbytes >= 2**31 (tensor_util.py)
 GRAPHDEF_LIMIT = 1 << 31   # protobuf cannot serialize a message of 2**31 bytes or more
 TENSOR = "2 GiB single-tensor limit, checked when the constant is made"
-GRAPHDEF = "2 GiB serialized-GraphDef limit, met by SerializeToString, write_graph, Saver's .meta and remote sessions"
+GRAPHDEF = ("2 GiB serialized-GraphDef limit, met wherever the graph becomes one protobuf: as_graph_def() itself, "
+            "SerializeToString, write_graph, a Saver's .meta and a remote session")
 
 # TensorFlow's own resident memory once imported; the peak in units of X's bytes comes from each Variant.
 TF_BASELINE_BYTES = 700 * 2**20

@@ -15,10 +15,12 @@ class Lesson:
     always_embeds: bool = False  # X lands in a GraphDef whatever the variant (a frozen graph, a placeholder default)
 
 
+# make_callable with a feed_list (even []) wraps sess.run; a callable made from CallableOptions is TensorFlow's own.
 EXECUTOR_CASES = ("first", "repeat", "new fetches", "new fetches repeat", "reordered fetches", "new feeds",
-                  "make_callable", "callable first call", "callable repeat")
+                  "make_callable", "callable first call", "callable repeat",
+                  "real callable made", "real callable first call", "real callable repeat")
 # Cases timed --steps times: the runs whose executor already exists.
-REPEATED_CASES = ("repeat", "new fetches repeat", "callable repeat")
+REPEATED_CASES = ("repeat", "new fetches repeat", "callable repeat", "real callable repeat")
 GROWTH_CASES = ("op per step", "op once")
 GRAPH, META, CHECKPOINT, FROZEN = "graph", "saver .meta", "checkpoint", "frozen graph"
 DEFAULT_CASES = ("placeholder", "with default, not fed", "with default, fed")

@@ -95,7 +95,7 @@ def _traced(task, tf, feed, fetches, rss):
     from tfgraphs.worker.sessions import session_config
 
     sess = _open(task, tf, session_config(task.preset), {}, rss)
-    metas, walls, _ = stepstats.traced_pair(tf, sess, fetches, feed, _phase)
+    metas, walls, _, _ = stepstats.traced_pair(tf, sess, fetches, feed, _phase)
     graph = sess.graph
     sess.close()
     out = {"first_run_s": walls[0], "runs_s": walls[1:], "trace_files": [],

@@ -38,6 +38,25 @@ def timed_case(name, call, repeats=1):
     return case, value
 
 
+def real_callable(tf, sess, fetch, feeds):
+    """A callable of TensorFlow's own (client/session.py's _make_callable_from_options), feeding `feeds` in order."""
+    from tensorflow.core.protobuf import config_pb2
+
+    # make_callable(fetch) with feed_list=None makes the same; with feeds to name, only the options can.
+    options = config_pb2.CallableOptions(feed=[t.name for t in feeds], fetch=[fetch.name])
+    return sess._make_callable_from_options(options)
+
+
+def ran_graph(tf, sess, built, fetch):
+    """One more, untimed run of fetch: what its partition graphs computed (worker.inside.ran_graph)."""
+    from tfgraphs.worker import inside
+
+    meta = tf.compat.v1.RunMetadata()
+    sess.run(fetch, feed_dict=built.feed, options=tf.compat.v1.RunOptions(output_partition_graphs=True),
+             run_metadata=meta)
+    return inside.ran_graph(built.graph.as_graph_def(), meta.partition_graphs)
+
+
 def executor_cache(tf, task, x, w):
     """Every EXECUTOR_CASES run in one session, in order: which runs pay for a new executor."""
     from tfgraphs.worker.graphs import build
@@ -58,6 +77,9 @@ def executor_cache(tf, task, x, w):
         "make_callable": lambda: sess.make_callable(conv, feed_list=list(feed)),
         "callable first call": lambda: made["callable"](*args),
         "callable repeat": lambda: made["callable"](*args),
+        "real callable made": lambda: real_callable(tf, sess, conv, list(feed)),
+        "real callable first call": lambda: made["real"](*args),
+        "real callable repeat": lambda: made["real"](*args),
     }
     assert tuple(steps) == EXECUTOR_CASES, "the cases run in the order spec.pitfalls names them"
     cases = []
@@ -70,6 +92,8 @@ def executor_cache(tf, task, x, w):
             made["pool"] = value[1]
         elif name == "make_callable":
             made["callable"] = value
+        elif name == "real callable made":
+            made["real"] = value
     sess.close()
     return {"cases": cases}
 
@@ -96,11 +120,15 @@ def growth_loop(tf, task, x, w, leaky):
             step_s.append(time.perf_counter() - t0)
             nodes.append(len(graph.get_operations()))
             rss.append(machine.rss_bytes())
+        # Whether the fixed loop's op still computes the network, or was folded to a constant: untimed, after it.
+        ran = None if leaky else ran_graph(tf, sess, built, fixed)
     sess.close()
     if not abs(value - reference_mean(x, w)) <= network.TOLERANCE[DTYPE]:
         raise ValueError(f"the loop's mean {value!r} differs from the NumPy reference")
     case = {"case": GROWTH_CASES[0] if leaky else GROWTH_CASES[1], "step_s": step_s, "nodes": nodes,
             "rss_bytes": rss}
+    if ran:
+        case.update(computes=ran["partition_computes"], replaced_by_const=ran["replaced_by_const"])
     return case, graph, make_op
 
 

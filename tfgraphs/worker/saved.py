@@ -82,6 +82,7 @@ def _variable_artifacts(tf, built, names, x, w, prefix):
 
 def placeholder_default(tf, task, x, w):
     """A plain placeholder, then placeholder_with_default(X) not fed and fed: graph and Const bytes, first run."""
+    from tfgraphs.worker import inside
     from tfgraphs.worker.graphs import seed_network
 
     v1, cases = tf.compat.v1, []
@@ -99,8 +100,13 @@ def placeholder_default(tf, task, x, w):
             t0 = time.perf_counter()
             y = sess.run(out, feed)
             seconds = time.perf_counter() - t0
+            # After the timed run: the graph that ran, which says whether the unfed default was folded.
+            meta = v1.RunMetadata()
+            sess.run(out, feed, options=v1.RunOptions(output_partition_graphs=True), run_metadata=meta)
         check_output(x, w, y)
         graph_def = graph.as_graph_def()
+        ran = inside.ran_graph(graph_def, meta.partition_graphs)
         cases.append({"case": name, "graph_bytes": graph_def.ByteSize(), "const_bytes": consts.const_bytes(graph_def),
-                      "seconds": seconds})
+                      "seconds": seconds, "computes": ran["partition_computes"],
+                      "replaced_by_const": ran["replaced_by_const"]})
     return {"cases": cases}

@@ -10,7 +10,7 @@ import sys
 import time
 
 from tfgraphs import machine
-from tfgraphs.spec import limits, network
+from tfgraphs.spec import limits, network, tflog
 from tfgraphs.spec.tasks import SeedTask
 from tfgraphs.spec.variants import VARIANTS
 from tfgraphs.tfimport import import_tensorflow
@@ -56,9 +56,8 @@ def _timed(task, tf, built, x, w, rss):
     out["runs_s"] = runs
     rss["later_runs"] = machine.rss_bytes()
     out["peak_rss_bytes"] = max(machine.peak_rss_bytes(), max(rss.values()))
-    if VARIANTS[task.variant].embeds_data:
-        _phase("partition graphs")
-        out["folded"] = _folded(tf, sess, built)
+    _phase("partition graphs")
+    out.update(_folded(tf, sess, built, VARIANTS[task.variant].embeds_data))
     out.update(_wire(task, tf, sess, built, last))
     sess.close()
 
@@ -93,13 +92,16 @@ def _wire(task, tf, sess, built, fetched):
     return out
 
 
-def _folded(tf, sess, built):
-    """One more run, untimed and after the timed ones: True when no Conv2D is left in the graphs that execute."""
+def _folded(tf, sess, built, embeds_data):
+    """One more run, untimed and after the timed ones: the partition graphs that ran, and, for an embedded X,
+    whether Conv2D is gone from them."""
+    from tfgraphs.worker import inside
+
     meta = tf.compat.v1.RunMetadata()
     sess.run(built.output, feed_dict=built.feed, options=tf.compat.v1.RunOptions(output_partition_graphs=True),
              run_metadata=meta)
-    # oneDNN and Grappler may rename the op (_MklNativeConv2D, _FusedConv2D); every name keeps "Conv2D".
-    return not any("Conv2D" in node.op for graph in meta.partition_graphs for node in graph.node)
+    ran = inside.ran_graph(built.graph.as_graph_def(), meta.partition_graphs)
+    return {"folded": not ran["partition_computes"]["Conv2D"] if embeds_data else None, **ran}
 
 
 def _sizes(graph):
@@ -116,14 +118,16 @@ def _sizes(graph):
 
 
 def _traced(task, tf, built, x, w, rss):
-    """Trace the first and second run with FULL_TRACE; optionally write Chrome traces and a TensorBoard graph."""
-    from tfgraphs.worker import stepstats, tensorboard
+    """Trace the first and second run with FULL_TRACE, the first logged by TensorFlow's optimizers; optionally write
+    Chrome traces and a TensorBoard graph."""
+    from tfgraphs.worker import inside, stepstats, tensorboard
     from tfgraphs.worker.sessions import session_config
 
     sess = tf.compat.v1.Session(task.target or "", graph=built.graph, config=session_config(task.preset))
     if built.init is not None:
         sess.run(built.init, feed_dict=built.init_feed)
-    metas, walls, y = stepstats.traced_pair(tf, sess, built.output, built.feed, _phase)
+    metas, walls, y, log = stepstats.traced_pair(tf, sess, built.output, built.feed, _phase,
+                                                  around_first=inside.captured_stderr)
     sess.close()
     top_ops = stepstats.op_table(metas[0].step_stats, metas[1].step_stats)
     out = {
@@ -134,6 +138,10 @@ def _traced(task, tf, built, x, w, rss):
         "max_abs_err": (network.sum_error if task.fetch == "sum" else network.max_abs_error)(x, w, y),
         "target": task.target or "", "fetch": task.fetch,
         "trace_files": [],
+        # A remote session's optimizers log in the server's process, not here: nothing to read for them.
+        "first_run_log": None if task.target else log,
+        "first_run_inside": None if task.target else tflog.stages(log),
+        **inside.ran_graph(built.graph.as_graph_def(), metas[1].partition_graphs),
     }
     if task.trace_dir:
         stem = f"{task.variant}.{task.preset}" + (".remote" if task.target else "")   # beside the in-process one
@@ -189,6 +197,9 @@ def _limit(task, tf):
 
 def measure(task):
     """Make the data, build the graph, and run the chosen measurement."""
+    if task.mode == "traced":
+        from tfgraphs.worker import inside
+        inside.ask_for_log()
     _phase("import tensorflow")
     t0 = time.perf_counter()
     tf = import_tensorflow()

@@ -3,8 +3,10 @@
 import os
 import re
 import time
+from contextlib import nullcontext
 
 from tfgraphs.fileio import write_atomic
+from tfgraphs.spec import kernels
 
 _LABEL = re.compile(r"^\s*([^=]+?)\s*=\s*([A-Za-z0-9_]+)")
 
@@ -40,8 +42,8 @@ def op_table(first_stats, later_stats):
 
 
 def folded(top_ops):
-    """True when no Conv2D ran in the later traced run: the network was replaced by a constant."""
-    return not any("Conv2D" in op["type"] and op["later_ms"] is not None for op in top_ops)
+    """True when no kernel computing Conv2D ran in the later traced run (step stats): it was replaced by a constant."""
+    return not any(kernels.runs_as(op["type"], "Conv2D") and op["later_ms"] is not None for op in top_ops)
 
 
 def write_chrome_trace(step_stats, directory, stem):
@@ -54,18 +56,21 @@ def write_chrome_trace(step_stats, directory, stem):
     return path
 
 
-def traced_pair(tf, sess, fetches, feed, phase):
-    """The first and second run with FULL_TRACE: ([RunMetadata, ...], [wall s, ...], the second run's output)."""
-    options = tf.compat.v1.RunOptions(trace_level=tf.compat.v1.RunOptions.FULL_TRACE)
-    metas, walls, out = [], [], None
+def traced_pair(tf, sess, fetches, feed, phase, around_first=nullcontext):
+    """The first and second run with FULL_TRACE and the partition graphs: ([RunMetadata, ...], [wall s, ...], the
+    second run's output, what around_first() yielded for the first run)."""
+    options = tf.compat.v1.RunOptions(trace_level=tf.compat.v1.RunOptions.FULL_TRACE, output_partition_graphs=True)
+    metas, walls, out, held = [], [], None, None
     for label in ("first", "second"):
         phase(f"traced {label} run")
         meta = tf.compat.v1.RunMetadata()
-        t0 = time.perf_counter()
-        out = sess.run(fetches, feed_dict=feed, options=options, run_metadata=meta)
-        walls.append(time.perf_counter() - t0)
+        with around_first() if label == "first" else nullcontext() as caught:
+            t0 = time.perf_counter()
+            out = sess.run(fetches, feed_dict=feed, options=options, run_metadata=meta)
+            walls.append(time.perf_counter() - t0)
+        held = caught if label == "first" else held
         metas.append(meta)
-    return metas, walls, out
+    return metas, walls, out, held
 
 
 def write_chrome_traces(metas, directory, tag):

@@ -1,0 +1,173 @@
+"""Every why-sentence rests on what TensorFlow reported in the run: its optimizers' log, the graph that ran, step stats."""
+
+import json
+from dataclasses import replace
+
+import pytest
+
+from conftest import run_cli, words
+from tfgraphs.findings import compare as compare_why
+from tfgraphs.findings import explain as explain_why
+from tfgraphs.findings.evidence import RESTS_ON, Finding
+from tfgraphs.records.report import load
+from tfgraphs.records.stats import first_runs
+from tfgraphs.spec import kernels, tflog
+
+# The same two lines as TensorFlow 2.12 (tsl logging, the file's path) and 2.21 (absl, the file alone) print them.
+LOG_212 = [
+    "2026-12-01 08:33:58.122678: I tensorflow/core/grappler/optimizers/meta_optimizer.cc:960] "
+    "model_pruner: Graph size after: 13 nodes (-4), 12 edges (-4), time = 0.064ms.",
+    "2026-12-01 08:33:58.122700: I tensorflow/core/common_runtime/constant_folding.cc:631] Constant foldable 8 : 12",
+    "2026-12-01 08:33:58.137138: I tensorflow/core/common_runtime/constant_folding.cc:562] Replacing s :: 0 with a "
+    "constant",
+]
+LOG_221 = [
+    "I0000 00:00:1796113864.437352    2276 meta_optimizer.cc:973] tfg_optimizer{any(tfg-consolidate-attrs,"
+    "tfg-toposort,tfg-shape-inference{graph-version=0},tfg-prepare-attrs-export)}: Graph size after: 5 nodes (0), "
+    "4 edges (0), time = 28.864ms.",
+    "I0000 00:00:1796113864.612939    2276 constant_folding.cc:644] No constant foldable nodes found",
+    "I0000 00:00:1796113864.605770    2276 meta_optimizer.cc:1092] Optimized main graph.",
+    "W0000 00:00:1796113864.606481    2276 dump_graph.cc:162] Failed to dump after_MetaOptimizer_1",
+]
+
+
+def test_both_log_formats_parse_to_named_stages():
+    assert tflog.stages(LOG_212) == [
+        {"stage": "grappler/model_pruner", "seconds": 0.064 / 1000, "source": "meta_optimizer.cc:960",
+         "nodes_after": 13, "nodes_change": -4, "item": 0},
+        {"stage": "classic/constant_folding", "seconds": None, "source": "constant_folding.cc:631", "foldable": 8,
+         "nodes": 12},
+        {"stage": "classic/constant_folding", "seconds": None, "source": "constant_folding.cc:562", "replaced": "s"},
+    ]
+    assert tflog.stages(LOG_221) == [
+        {"stage": "grappler/tfg_optimizer", "seconds": 0.028864, "source": "meta_optimizer.cc:973", "nodes_after": 5,
+         "nodes_change": 0, "item": 0},
+        {"stage": "classic/constant_folding", "seconds": None, "source": "constant_folding.cc:644", "foldable": 0},
+    ]
+    # Only the files asked for are kept raw; a line of another file, or one not understood, becomes no stage.
+    assert tflog.logged_lines("\n".join(LOG_221)) == LOG_221[:3]
+    assert tflog.stages(["meta_optimizer.cc:973] model_pruner did nothing. time = 1ms.", "garbage"]) == []
+
+
+def test_onednn_and_fused_kernels_count_as_the_op():
+    assert all(kernels.runs_as(t, "Conv2D") for t in ("Conv2D", "_MklNativeConv2D", "_MklConv2D", "_FusedConv2D"))
+    assert not any(kernels.runs_as(t, "Conv2D") for t in ("Conv2DBackpropInput", "DepthwiseConv2dNative", "Const"))
+
+
+def test_first_runs_are_judged_only_on_three_fresh_workers_a_side():
+    assert not first_runs((1.0,), (0.1,)).judged and not first_runs((1.0,), (0.1,)).real
+    assert first_runs((1.0, 1.1, 1.2), (0.1, 0.12, 0.11)).real
+    # Beyond one side's spread is not enough: the difference must exceed both.
+    assert not first_runs((1.0, 1.1, 1.2), (0.1, 0.5, 1.3)).real
+
+
+@pytest.fixture(scope="module")
+def explained(tmp_path_factory):
+    """A tiny real explain of every kind of input, one trial, the default config only."""
+    path = tmp_path_factory.mktemp("evidence") / "e.json"
+    proc = run_cli("explain", "--batch", 20, "--runs", 2, "--trials", 1, "--presets", "default", "--variants",
+                   "constant,placeholder,variable,dataset-embedded", "--json", path, "--quiet")
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(path.read_text()), proc.stdout
+
+
+def rows_by_variant(doc):
+    return {r["variant"]: r for r in doc["runs"]}
+
+
+def test_first_run_inside_is_tensorflows_own_log(explained):
+    for variant, row in rows_by_variant(explained[0]).items():
+        inside = row["first_run_inside"]
+        passes = [s for s in inside if s["stage"].startswith("grappler/")]
+        assert passes and all(s["source"].startswith("meta_optimizer.cc:") for s in passes), variant
+        assert {"grappler/model_pruner", "grappler/constant_folding", "grappler/memory_optimizer"} <= {
+            s["stage"] for s in passes}
+        # The passes are part of the logged first run, so they sum to no more than it.
+        assert 0 < sum(s["seconds"] for s in passes) <= row["logged_first_run_s"]
+        # The raw lines are kept, and every stage comes from one of them.
+        assert len(row["first_run_log"]) >= len(inside) and tflog.stages(row["first_run_log"]) == inside
+
+
+def test_the_graph_that_ran_says_what_was_folded(explained):
+    rows = rows_by_variant(explained[0])
+    # batch 20: the classic folder replaced constant's network by one Const, and logged that it did.
+    assert rows["constant"]["partition_computes"] == {"Conv2D": False, "AvgPool": False, "Relu": False}
+    assert rows["constant"]["replaced_by_const"] == ["relu/_0__cf__0"]
+    assert {"stage": "classic/constant_folding", "replaced": "relu"}.items() <= next(
+        s for s in rows["constant"]["first_run_inside"] if "replaced" in s).items()
+    for variant in ("placeholder", "variable", "dataset-embedded"):
+        assert rows[variant]["partition_computes"]["Conv2D"] is True and rows[variant]["replaced_by_const"] == []
+    assert {"IteratorGetNext", "OneShotIterator"} <= set(rows["dataset-embedded"]["partition_stateful"])
+    assert rows["placeholder"]["partition_ops"]["_Arg"] == 2
+
+
+def test_dataset_embedded_is_not_said_to_be_evaluated_and_thrown_away(explained):
+    text = words(explained[1])
+    # Claim 1: iterator ops are stateful, so no folder evaluates the network; nor does a size decide it.
+    assert "threw the result away" not in text and "did not keep the result" not in text
+    assert ("dataset-embedded [default]: not folded. The graph that ran still holds Conv2D, fed by stateful ops "
+            "(IteratorGetNext and OneShotIterator, as TensorFlow's op registry marks them)") in text
+    assert "placeholder [default]: not folded. The graph that ran receives its inputs as 2 fed _Arg nodes" in text
+    assert "constant [default]: folded. The graph that ran holds no Conv2D; a Const took the place of " \
+           "relu/_0__cf__0 (partition graphs)." in text
+    assert "replacement threshold" not in text and "at most the" not in text
+
+
+def test_a_network_evaluated_and_not_kept_is_said_only_from_the_folders_log(explained):
+    doc = explained[0]
+    row = next(r for r in load(doc).rows if r.variant == "placeholder")
+    # The same row made to look like constant at batch 3000: the folder logged 5 of its 8 node ids foldable,
+    # nothing was replaced, Conv2D still ran.
+    logged = replace(row, partition_ops={"AvgPool": 1, "Const": 2, "Conv2D": 1, "Relu": 1, "_Retval": 1},
+                     first_run_inside=row.first_run_inside + ({"stage": "classic/constant_folding", "seconds": None,
+                                                               "source": "constant_folding.cc:662", "foldable": 5,
+                                                               "nodes": 8},))
+    said = words(" ".join(explain_why.folding_evidence([logged])))
+    assert "the folder evaluated the network and did not keep the result" in said
+    # Without the folder's line about the graph that ran (a dataset's own graph has other node counts), it is not said.
+    other = replace(logged, first_run_inside=row.first_run_inside + ({"stage": "classic/constant_folding",
+                                                                      "seconds": None, "source": "x", "foldable": 6,
+                                                                      "nodes": 11},))
+    assert "did not keep the result" not in " ".join(explain_why.folding_evidence([other]))
+
+
+def test_conv2d_under_its_onednn_name_ran(explained):
+    # Claim 2: oneDNN builds name the kernel _MklNativeConv2D; the old check matched the type exactly.
+    row = next(r for r in load(explained[0]).rows if r.variant == "placeholder")
+    renamed = replace(row, top_ops=tuple({**op, "type": "_MklNativeConv2D"} if op["type"] == "Conv2D" else op
+                                         for op in row.top_ops))
+    said = " ".join(explain_why.trace_facts([renamed]))
+    assert said == "Conv2D ran in the traced later run of placeholder [default] (as _MklNativeConv2D) (step stats)."
+    assert "did not run" not in said
+
+
+def test_with_one_trial_no_first_run_difference_is_called_real(compare_json):
+    # Claim 7: one first run per side was judged against the later runs' spread. compare_json ran --trials 1.
+    text = words(compare_json[2].stdout)
+    assert "beyond the spread of first runs" not in text and "is paid once" not in text
+    assert ("against " in text and "for placeholder; each rests on 1 first run per variant, one per fresh worker, "
+            "too few to call the difference (--trials 3 judges it).") in text
+
+
+def strip(row, field):
+    """The row without one evidence field: a first-run sample set goes with its trials."""
+    if field in ("first_runs_s", "first_run_excesses_s"):
+        return replace(row, trials=())
+    return replace(row, **{field: None if row.__dataclass_fields__[field].default is None else ()})
+
+
+def kinds(said):
+    return {s.kind for s in said if isinstance(s, Finding)}
+
+
+@pytest.mark.parametrize("doc_of", ["explain", "compare"])
+def test_a_sentence_is_not_said_without_its_evidence(doc_of, explained, compare_json):
+    report = load(explained[0] if doc_of == "explain" else compare_json[1])
+    said = (explain_why if doc_of == "explain" else compare_why).sentences(report)
+    found = kinds(said)
+    assert found, "the real run says sentences that name their evidence"
+    for kind in found:
+        for field in RESTS_ON[kind]:
+            bare = replace(report, rows=tuple(strip(r, field) for r in report.rows))
+            again = (explain_why if doc_of == "explain" else compare_why).sentences(bare)
+            assert kind not in kinds(again), (kind, field)
