@@ -1,6 +1,7 @@
 """explain: presets, traces, TensorBoard graphs, and the attribution arithmetic."""
 
 import json
+import statistics
 
 import pytest
 
@@ -9,7 +10,8 @@ from tfgraphs.findings.explain import sentences, share_text
 from tfgraphs.fileio import write_doc
 from tfgraphs.records.explain import attribute, attributions
 from tfgraphs.records.report import Report
-from tfgraphs.records.rows import Row
+from tfgraphs.records.rows import Measurement, Row
+from tfgraphs.records.stats import MIN_FIRST_RUNS, first_runs
 from tfgraphs.spec import network
 from tfgraphs.worker.sessions import session_config
 
@@ -43,7 +45,7 @@ def test_presets_set_exactly_their_fields(preset, expected):
 @pytest.fixture(scope="module")
 def explained(tmp_path_factory):
     root = tmp_path_factory.mktemp("explain")
-    proc = run_cli("explain", "--batch", 20, "--runs", 2, "--presets", "default,bare", "--trace", root / "traces",
+    proc = run_cli("explain", "--batch", 20, "--runs", 2, "--trials", 1, "--presets", "default,bare", "--trace", root / "traces",
                    "--tensorboard", root / "tb", "--json", root / "e.json", "--quiet")
     assert proc.returncode == 0, proc.stderr
     return root, json.loads((root / "e.json").read_text()), proc
@@ -59,6 +61,7 @@ def test_runs_and_what_ran(explained):
     assert sorted(rows) == [(v, p) for v in ("constant", "placeholder", "variable") for p in ("bare", "default")]
     for (variant, preset), r in rows.items():
         assert r["status"] == "ok" and len(r["runs_s"]) == 2 and r["first_run_s"] > 0
+        assert len(r["trials"]) == doc["config"]["trials"] == 1
         assert any(op["type"] == "Conv2D" for op in r["top_ops"]) or (variant, preset) == ("constant", "default")
     # Every variant still computes the convolution in later runs with the optimizers off ...
     for variant in ("constant", "placeholder", "variable"):
@@ -67,7 +70,7 @@ def test_runs_and_what_ran(explained):
     assert "Conv2D" not in later_types(rows[("constant", "default")])
     assert "Conv2D" in later_types(rows[("placeholder", "default")])
     default = rows[("constant", "default")]
-    excess = default["first_run_s"] - sum(default["runs_s"]) / 2   # the median of two runs
+    excess = default["first_run_s"] - statistics.median(default["runs_s"])
     assert doc["attribution"] == [{"variant": "constant", "excess_s": pytest.approx(excess), "grappler_s": None,
                                    "folding_s": None, "rest_s": None, "interaction_s": None}]
     # The traced later run decides the regime of the embedded rows; the others record none.
@@ -105,19 +108,22 @@ def test_tensorboard_graph_holds_the_data(explained):
     assert "X" not in consts["placeholder"]
 
 
-def make_row(variant, preset, excess_s, later=1.0):
-    return Row(variant=variant, preset=preset, first_run_s=later + excess_s, runs_s=(later, later, later),
-               graph_bytes=100, trials=())
+def make_row(variant, preset, excess_s, later=1.0, spread=0.0, trials=3):
+    """A row of `trials` fresh workers whose first runs exceed the later runs by `excess_s` median, their first runs
+    spread over a range of `spread`."""
+    offsets = [0.0] if trials == 1 else [spread * (i / (trials - 1) - 0.5) for i in range(trials)]
+    return Row.from_trials(variant, [Measurement(first_run_s=later + excess_s + o, runs_s=(later, later, later),
+                                                 graph_bytes=100) for o in offsets], preset=preset)
 
 
 def test_attribution_arithmetic(tmp_path):
     excesses = {"default": 10.0, "no-grappler": 6.0, "no-folding": 7.0, "bare": 2.0}
-    rows = [make_row("constant", p, e) for p, e in excesses.items()]
-    rows += [make_row("placeholder", p, 2.0) for p in excesses]
+    rows = [make_row("constant", p, e, spread=0.2) for p, e in excesses.items()]
+    rows += [make_row("placeholder", p, 2.0, spread=0.2) for p in excesses]
     (a,) = attributions(rows)
-    assert a == {"variant": "constant", "excess_s": 10.0, "grappler_s": 4.0, "folding_s": 3.0, "rest_s": 2.0,
-                 "interaction_s": 1.0}
-    report = Report("explain", {"batch": 10, "dtype": "float64", "runs": 3, "trials": 1, "seed": 0},
+    assert a == pytest.approx({"variant": "constant", "excess_s": 10.0, "grappler_s": 4.0, "folding_s": 3.0,
+                               "rest_s": 2.0, "interaction_s": 1.0})
+    report = Report("explain", {"batch": 10, "dtype": "float64", "runs": 3, "trials": 3, "seed": 0},
                     tuple(rows), extra={"attribution": [a]})
     path = tmp_path / "hand.json"
     write_doc(report.to_dict(), path)
@@ -125,38 +131,78 @@ def test_attribution_arithmetic(tmp_path):
     assert proc.returncode == 0, proc.stderr
     said = words(proc.stdout)
     assert "Where the first run's excess goes (s)" in said
-    assert "4.00 (40%)" in said and "3.00 (30%)" in said and "1.00 (10%)" in said
-    assert "the biggest measured contributor is Grappler" in said
-    assert "the interaction term is 1.00 s (10%)" in said
-    assert ("With both optimizers off, constant's first-run excess (2.00 s) is not measurably different from "
-            "placeholder's (2.00 s, judged against a spread of 0.0 ms)") in said
-    assert "placeholder: no-grappler, no-folding, bare made no measurable difference" in said
+    # Grappler and folding are each a difference of two presets' first runs, beyond both spreads: a share each. The
+    # rest and the interaction are no single difference, so they get no share.
+    assert "constant 10.0 4.00 (40%) 3.00 (30%) 2.00 1.00 Times in s." in said
+    assert ("the largest part beyond the spread of its first runs (200.0 ms, n=3 and n=3) is Grappler."
+            in said)
+    assert "interaction term" not in said and "none is judged" not in said
+    assert ("With both optimizers off, constant's first-run excess (2.00 s) against placeholder's (2.00 s): no "
+            "measurable difference against the spread of first runs (200.0 ms, n=3 and n=3); what remains is about "
+            "what the fed graph's first run pays too.") in said
+    assert ("placeholder: no-grappler, no-folding, bare made no measurable difference to the first run (3.00 s, "
+            "3.00 s, 3.00 s against 3.00 s by default, medians within the spread of first runs") in said
 
 
-def test_no_excess_nothing_to_attribute(tmp_path):
-    rows = [make_row("constant", p, 0.0) for p in ("default", "no-grappler", "no-folding", "bare")]
-    report = Report("explain", {"batch": 10, "dtype": "float64", "runs": 3, "trials": 1, "seed": 0},
+def test_one_first_run_per_preset_judges_no_part(tmp_path):
+    excesses = {"default": 10.0, "no-grappler": 6.0, "no-folding": 7.0, "bare": 2.0}
+    rows = [make_row("constant", p, e, trials=1) for p, e in excesses.items()]
+    rows += [make_row("placeholder", p, 2.0 if p == "default" else 5.0, trials=1) for p in excesses]
+    text = explain_text(rows)
+    assert ("constant: of the 10.00 s the first run paid over the later runs (default config), Grappler 4.00 s, "
+            "constant folding 3.00 s, the rest 2.00 s. Each part is a difference of first runs resting on 1 sample "
+            "per preset, so none is judged (--trials 3 judges them).") in text
+    assert "%" not in text and "largest part" not in text
+    assert ("With both optimizers off, constant's first-run excess (2.00 s) against placeholder's (5.00 s): each "
+            "rests on 1 first run (one per fresh worker), too few to call a difference (--trials 3 judges it).") in text
+    # 3.00 s against 6.00 s would be beyond any spread of one sample: with one sample a side no difference is called.
+    assert ("placeholder: the first run took 6.00 s with no-grappler, 6.00 s with no-folding, 6.00 s with bare, "
+            "against 3.00 s by default; each rests on 1 first run (one per fresh worker), too few to call a "
+            "difference (--trials 3 judges it).") in text
+    assert "made no measurable difference" not in text and "beyond the spread" not in text
+
+
+def test_rows_without_fresh_worker_first_runs_get_no_first_run_sentence():
+    # Rows with no trials kept (a hand-made or older row) carry no sample of the first run per worker.
+    rows = [Row(variant="constant", preset=p, first_run_s=1.0 + e, runs_s=(1.0, 1.0, 1.0), graph_bytes=100)
+            for p, e in {"default": 10.0, "no-grappler": 6.0, "no-folding": 7.0, "bare": 2.0}.items()]
+    rows += [Row(variant="placeholder", preset=p, first_run_s=3.0, runs_s=(1.0, 1.0, 1.0), graph_bytes=100)
+             for p in ("default", "bare")]
+    text = explain_text(rows, {"status": "ok", "variant": "placeholder", "runs_s": [2.9, 3.0, 3.1]})
+    for gone in ("of the", "first run took", "no measurable difference", "With both optimizers off",
+                 "single-threaded"):
+        assert gone not in text
+
+
+def test_no_excess_no_part_is_real(tmp_path):
+    rows = [make_row("constant", p, 0.0, spread=0.2) for p in ("default", "no-grappler", "no-folding", "bare")]
+    report = Report("explain", {"batch": 10, "dtype": "float64", "runs": 3, "trials": 3, "seed": 0},
                     tuple(rows), extra={"attribution": attributions(rows)})
     path = tmp_path / "zero.json"
     write_doc(report.to_dict(), path)
     proc = run_cli("report", path)
     assert proc.returncode == 0, proc.stderr
     said = words(proc.stdout)
-    assert "nothing to attribute" in said and "biggest" not in said
+    assert "constant: of the 0.0 ms the first run paid over the later runs (default config)," in said
+    assert "; no part exceeds the spread of the first runs it is a difference of (n=3 per preset)." in said
+    assert "largest part" not in said and "%" not in said.split("What this run shows:")[1]
     assert "constant default 1.00 1.00 0 100" in said
 
 
 def test_each_variant_judged_by_its_own_spread():
-    noisy = [Row(variant="constant", preset=p, first_run_s=30.0, runs_s=(1.0, 1.5, 2.5), graph_bytes=100)
-             for p in ("default", "bare")]
-    fed = [make_row("placeholder", "default", 0.1, later=2.4), make_row("placeholder", "bare", 1.2, later=2.4)]
-    report = Report("explain", {"batch": 10, "dtype": "float64", "runs": 3, "trials": 1, "seed": 0},
+    # constant's first runs spread over 3 s; placeholder's over 0.1 s, and its 1.1 s difference is judged by that.
+    noisy = [make_row("constant", p, 29.0, spread=3.0) for p in ("default", "bare")]
+    fed = [make_row("placeholder", "default", 0.1, later=2.4, spread=0.1),
+           make_row("placeholder", "bare", 1.2, later=2.4, spread=0.1)]
+    report = Report("explain", {"batch": 10, "dtype": "float64", "runs": 3, "trials": 3, "seed": 0},
                     tuple(noisy + fed), extra={"attribution": []})
-    text = "\n".join(sentences(report))
-    assert "placeholder: the first run took 3.60 s with bare, against 2.50 s by default" in text
+    text = words(" ".join(sentences(report)))
+    assert ("placeholder: the first run took 3.60 s with bare, against 2.50 s by default, beyond the spread of "
+            "first runs (100.0 ms, n=3 and n=3).") in text
     assert "placeholder: bare made no measurable difference" not in text
     assert ("constant: bare made no measurable difference to the first run (30.00 s against 30.00 s by default, "
-            "within that variant's spread of 1.50 s)") in text
+            "medians within the spread of first runs, 3.00 s (n=3 and n=3)).") in text
+    assert "constant: the first run took" not in text
 
 
 def test_attribution_needs_every_preset():
@@ -176,9 +222,8 @@ def test_bad_names_exit_2(args, message):
     assert len(proc.stderr.strip().splitlines()) == 1 and proc.stdout == ""
 
 
-def four_presets(excesses, later=1.0, spread=0.0):
-    return [Row(variant="constant", preset=p, first_run_s=later + e, graph_bytes=100,
-                runs_s=(later - spread / 2, later, later + spread / 2)) for p, e in excesses.items()]
+def four_presets(excesses, later=1.0, spread=0.0, trials=3):
+    return [make_row("constant", p, e, later=later, spread=spread, trials=trials) for p, e in excesses.items()]
 
 
 def explain_text(rows, single=None):
@@ -189,31 +234,51 @@ def explain_text(rows, single=None):
 
 
 def test_folding_share_beside_one_single_threaded_evaluation():
-    rows = four_presets({"default": 10.0, "no-grappler": 9.0, "no-folding": 4.0, "bare": 1.0}, spread=0.2)
     single = {"status": "ok", "variant": "placeholder", "runs_s": [5.9, 6.0, 6.1]}
+    # Switching folding off changed the first run by 6 s, beyond the 0.2 s spread of either preset's first runs.
+    rows = four_presets({"default": 10.0, "no-grappler": 9.0, "no-folding": 4.0, "bare": 1.0}, spread=0.2)
     text = explain_text(rows, single)
-    assert "constant-folding share (6.00 s) against one single-threaded evaluation of the network (6.00 s" in text
-    assert "they match within a spread of 200.0 ms" in text and "common-subexpression elimination" in text
-    far = explain_text(rows, {**single, "runs_s": [1.9, 2.0, 2.1]})
-    assert "the folding share is 4.00 s more, beyond a spread of 200.0 ms" in far
+    assert ("constant: switching constant folding off changed the first run by 6.00 s (n=3 and n=3 first runs, "
+            "beyond their spread of 200.0 ms); one single-threaded evaluation of the network took 6.00 s (median of "
+            "3, placeholder, one intra-op and one inter-op thread).") in text
+    assert "common-subexpression elimination" in text
+    assert "took 2.00 s (median of 3" in explain_text(rows, {**single, "runs_s": [1.9, 2.0, 2.1]})
     assert "single-threaded" not in explain_text(rows, {"status": "failed", "error": "boom"})
+    # Folding's part within the spread of the first runs it is a difference of: nothing to set beside the evaluation.
+    within = four_presets({"default": 10.0, "no-grappler": 9.0, "no-folding": 9.9, "bare": 1.0}, spread=0.2)
+    assert "single-threaded" not in explain_text(within, single)
+    # One first run per preset judges no part, so no part is set beside it either.
+    once = four_presets({"default": 10.0, "no-grappler": 9.0, "no-folding": 4.0, "bare": 1.0}, trials=1)
+    assert "single-threaded" not in explain_text(once, single)
 
 
-@pytest.mark.parametrize("bare, sign", [(1.0, "positive"), (5.0, "negative")])
-def test_interaction_sign_is_explained(bare, sign):
+@pytest.mark.parametrize("bare, interaction", [(1.0, "2.00"), (5.0, "-2.00")])
+def test_interaction_is_tabled_with_its_sign_and_never_judged(bare, interaction):
+    from tfgraphs.render.explain import attribution_table
+
     # interaction = excess - grappler - folding - rest = 10 - 1 - 6 - bare.
-    text = explain_text(four_presets({"default": 10.0, "no-grappler": 9.0, "no-folding": 4.0, "bare": bare}))
-    if sign == "negative":
-        assert "the interaction term is -2.00 s (-20%)" in text
-        assert "saved less than the sum of switching each off alone, so the parts overlap" in text
-    else:
-        assert "the interaction term is 2.00 s (20%)" in text and "saved more than the sum" in text
+    rows = four_presets({"default": 10.0, "no-grappler": 9.0, "no-folding": 4.0, "bare": bare})
+    extra = {"attribution": attributions(rows)}
+    assert extra["attribution"][0]["interaction_s"] == pytest.approx(float(interaction))
+    table, legend, _ = attribution_table(Report("explain", {"batch": 10, "dtype": "float64", "trials": 3},
+                                                tuple(rows), extra=extra))
+    # No two presets' first runs differ by the interaction, so it has no spread of first runs and gets no share.
+    ((_, _, grappler, _, _, inter),) = table.rows
+    assert inter == interaction and grappler == "1.00 (10%)"
+    assert ("negative when switching both off saves less than the sum of switching each off (the parts overlap), "
+            "positive when it saves more") in legend
+    assert "interaction" not in explain_text(rows)
 
 
 def test_a_share_within_its_spread_is_given_as_a_range():
-    # Grappler's part (0.1 s) is within the 0.4 s spread of its workers: no single percentage for it.
+    # Grappler's part (0.1 s) is within the 0.4 s spread of its first runs: no single percentage for it.
     text = explain_text(four_presets({"default": 10.0, "no-grappler": 9.9, "no-folding": 4.0, "bare": 3.9},
                                      spread=0.4))
     assert "Grappler 100.0 ms (-3% to 5%)" in text
     assert "constant folding 6.00 s (60%)" in text
-    assert share_text(0.1, 10.0, 0.4) == "-3% to 5%" and share_text(1.0, 10.0, 0.4) == "10%"
+    assert "the largest part beyond the spread of its first runs (400.0 ms, n=3 and n=3) is constant folding" in text
+    spread_04 = first_runs((9.8, 10.0, 10.2), (9.7, 9.9, 10.1))
+    assert share_text(0.1, 10.0, spread_04) == "-3% to 5%" and share_text(1.0, 10.0, spread_04) == "10%"
+    # Fewer than three first runs a side, or no pair of presets at all: no share, not even a range.
+    assert share_text(1.0, 10.0, first_runs((9.8, 10.0), (8.8, 9.0, 9.2))) is None
+    assert share_text(1.0, 10.0, None) is None

@@ -97,7 +97,7 @@ def test_a_known_wrong_shape_is_refused_by_the_resolver(graphs):
 @pytest.fixture(scope="module")
 def explained(graphs):
     out = graphs["root"] / "cnn-explain"
-    proc = run_cli("explain", "--graph", graphs["cnn"], "--feed", "images=4,8,8,1", "--runs", 2,
+    proc = run_cli("explain", "--graph", graphs["cnn"], "--feed", "images=4,8,8,1", "--runs", 2, "--trials", 1,
                    "--presets", "default", "--trace", out / "traces", "--tensorboard", out / "tb",
                    "--json", out / "e.json", "--quiet")
     assert proc.returncode == 0, proc.stderr
@@ -126,7 +126,7 @@ def test_explain_graph_report(explained):
 ])
 def test_explain_graph_runs_each_graph(graphs, monkeypatch, tmp_path, name, flags):
     fake = fakes.install(monkeypatch, fakes.in_process)
-    assert main(["explain", "--graph", str(graphs[name]), *flags, "--runs", "2", "--presets", "bare",
+    assert main(["explain", "--graph", str(graphs[name]), *flags, "--runs", "2", "--trials", "1", "--presets", "bare",
                  "--json", str(tmp_path / "e.json"), "--quiet"]) == 0
     doc = json.loads((tmp_path / "e.json").read_text())
     assert [(r["variant"], r["preset"], r["status"]) for r in doc["runs"]] == [(graphs[name].name, "bare", "ok")]
@@ -138,7 +138,7 @@ def test_a_graph_failing_at_run_time_is_a_failed_row(graphs, monkeypatch, capsys
     fakes.install(monkeypatch, fakes.in_process)
     # ids up to 10**6 index past the table's 8,192 rows: TensorFlow refuses the gather.
     assert main(["explain", "--graph", str(graphs["lookup"]), "--feed", "ids=50", "--int-high", "1000000",
-                 "--runs", "2", "--presets", "default", "--quiet"]) == 1
+                 "--runs", "2", "--trials", "1", "--presets", "default", "--quiet"]) == 1
     out = capsys.readouterr().out
     assert "FAILED lookup.pb: InvalidArgumentError" in out and "not in [0, 8192)" in out
 

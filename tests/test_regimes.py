@@ -11,7 +11,7 @@ from tfgraphs.findings import compare as why
 from tfgraphs.findings import sweep as growth
 from tfgraphs.records import sweep as fits
 from tfgraphs.records.report import Report
-from tfgraphs.records.rows import Row
+from tfgraphs.records.rows import Measurement, Row
 from tfgraphs.spec import network
 from tfgraphs.spec.tasks import SeedTask, to_argv
 from tfgraphs.worker import stepstats
@@ -26,11 +26,18 @@ def seed_doc(variant, batch, mode="timed"):
     return json.loads(proc.stdout)
 
 
-def test_the_folder_replaces_the_network_up_to_10_mib_of_output():
-    # float64: batch 970's output is 10,476,000 bytes, 971's 10,486,800; the threshold is 10 MiB = 10,485,760.
-    assert network.replaced_by_folding(970, "float64") and not network.replaced_by_folding(971, "float64")
-    # Below the threshold (batch 20) test_compare reads folded = true from a real compare run.
-    assert seed_doc("constant", 971)["folded"] is False
+def test_the_partition_graphs_say_whether_the_network_was_folded():
+    # float64: batch 10's output is 108,000 bytes and is folded; batch 971's, 10,486,800 bytes, is computed. No size
+    # rule decides it: the worker reads the partition graphs that ran, and the sentence rests on them.
+    small, large = seed_doc("constant", 10), seed_doc("constant", 971)
+    assert small["folded"] is True and not any(small["partition_computes"].values())
+    assert small["replaced_by_const"] == ["relu/_0__cf__0"]
+    assert large["folded"] is False and all(large["partition_computes"].values())
+    assert large["replaced_by_const"] == []
+    rows = [Row.from_trials("constant", [Measurement.from_dict(d)]) for d in (small, large)]
+    (folded,), (kept,) = (why.regime_sentences([r]) for r in rows)
+    assert "constant folding replaced the network" in folded and "relu/_0__cf__0 (partition graphs)" in folded
+    assert "still holds Conv2D (partition graphs): the network was not folded" in kept
 
 
 def test_the_traced_later_run_says_whether_conv2d_ran():
@@ -42,22 +49,45 @@ def test_the_traced_later_run_says_whether_conv2d_ran():
     assert stepstats.folded([{**ran[0], "later_ms": None}]) is True
 
 
-def row(variant, *, folded, first=1.0, later=0.001, batch=None, graph=None):
+FOLDED = {"partition_computes": {"Conv2D": False, "AvgPool": False, "Relu": False},
+          "replaced_by_const": ("relu/_0__cf__0",)}
+KEPT = {"partition_computes": {"Conv2D": True, "AvgPool": True, "Relu": True}, "replaced_by_const": ()}
+
+
+def row(variant, *, folded, first=1.0, later=0.001, batch=None, graph=None, trials=3, **evidence):
+    firsts = tuple(Measurement(first_run_s=first, runs_s=(later,)) for _ in range(trials))
     return Row(variant=variant, graph_bytes=graph or DATA + 900, const_bytes=DATA, nodes=5, build_s=0.001,
                session_s=0.001, first_run_s=first, runs_s=(later, later, later), peak_rss_bytes=10 * DATA,
-               rss_bytes={}, max_abs_err=0.0, folded=folded, batch=batch)
+               rss_bytes={}, max_abs_err=0.0, folded=folded, batch=batch, trials=firsts, **evidence)
 
 
 def test_compare_gives_no_ratio_across_the_regime_change():
-    config = {"batch": 1000, "dtype": "float64", "runs": 3, "trials": 1, "seed": 0}
+    config = {"batch": 1000, "dtype": "float64", "runs": 3, "trials": 3, "seed": 0}
     fed = Row(variant="placeholder", graph_bytes=450, const_bytes=0, nodes=5, build_s=0.001, session_s=0.001,
-              first_run_s=0.3, runs_s=(0.2, 0.2, 0.2), peak_rss_bytes=10 * DATA, max_abs_err=0.0)
-    text = words(" ".join(why.sentences(Report("compare", config, (row("constant", folded=True), fed)))))
-    assert "In constant, constant folding replaced the whole network by one constant" in text
-    assert "10,800,000 bytes, over the classic folder's 10 MiB (10,485,760 bytes) replacement threshold" in text
+              first_run_s=0.3, runs_s=(0.2, 0.2, 0.2), peak_rss_bytes=10 * DATA, max_abs_err=0.0,
+              trials=tuple(Measurement(first_run_s=0.3, runs_s=(0.2,)) for _ in range(3)))
+
+    def said(*rows):
+        return words(" ".join(why.sentences(Report("compare", config, rows))))
+
+    # Both first runs stand out by the first-run rule (1 s against 0.3 s, three workers a side, no spread) ...
+    text = said(row("constant", folded=True, **FOLDED), fed)
+    assert ("In constant, constant folding replaced the network: the graph that ran after the first run holds no "
+            "Conv2D, and a Const took the place of relu/_0__cf__0 (partition graphs).") in text
+    assert "The first run took 700.0 ms (constant) more than placeholder's" in text
+    # ... but across the regime change no first/later ratio is given, nor a comparison of later runs.
     assert "First run over median later run" not in text and "Later runs take" not in text
-    kept = words(" ".join(why.sentences(Report("compare", config, (row("constant", folded=False, later=0.2), fed)))))
-    assert "In constant, Conv2D still ran after the first run" in kept and "replaced the whole network" not in kept
+    kept = said(row("constant", folded=False, later=0.2, **KEPT), fed)
+    assert ("In constant, the graph that ran after the first run still holds Conv2D (partition graphs): the network "
+            "was not folded, and later runs compute it.") in kept and "replaced the network" not in kept
+    assert "First run over median later run: 5.0x (constant), against 1.5x for placeholder." in kept
+
+
+def test_no_regime_is_said_without_the_partition_graphs():
+    # A row with no partition graphs (an older document) has only the worker's folded flag: no sentence rests on it.
+    assert why.regime_sentences([row("constant", folded=True), row("constant", folded=False)]) == []
+    only = why.regime_sentences([row("constant", folded=True, **FOLDED), row("numpy", folded=False)])
+    assert len(only) == 1 and only[0].startswith("In constant, constant folding replaced the network")
 
 
 def sweep_report(points):

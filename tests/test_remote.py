@@ -18,6 +18,7 @@ from tfgraphs.findings import remote as why
 from tfgraphs.jobs import compare, remote, runner, servers
 from tfgraphs.records.report import Report
 from tfgraphs.records.rows import Measurement, Row
+from tfgraphs.records.stats import MIN_FIRST_RUNS
 from tfgraphs.spec import remote as spec
 from tfgraphs.spec.tasks import SeedTask
 
@@ -220,15 +221,29 @@ def test_feed_cost_sentence_follows_the_numbers():
     assert "no measurable difference against a spread of 20.0 ms" in why.feed_cost(same.rows)[0]
 
 
+COMPUTES = {"partition_computes": {"Conv2D": True, "AvgPool": True, "Relu": True}}
+SUM_FOLDED = {"partition_computes": {"Conv2D": False, "AvgPool": False, "Relu": False}}
+
+
 def test_remote_over_local_and_fetch_cost_sentences():
     url = "grpc://127.0.0.1:1"
-    rows = (_row("placeholder", [0.1, 0.1]), _row("placeholder", [0.3, 0.3], url, bytes_fetched_per_run=800),
-            _row("placeholder", [0.1, 0.1], url, "sum", bytes_fetched_per_run=8))
+    rows = (_row("placeholder", [0.1, 0.1], **COMPUTES),
+            _row("placeholder", [0.3, 0.3], url, bytes_fetched_per_run=800, **COMPUTES),
+            _row("placeholder", [0.1, 0.1], url, "sum", bytes_fetched_per_run=8, **COMPUTES))
     assert why.remote_over_local(rows) == [
         "placeholder remote: later runs took 300.0 ms median against 100.0 ms in-process, 3.00x, "
         "beyond a spread of 0.0 ms."]
     assert "the whole output (800 bytes) took 300.0 ms per run against 100.0 ms for its sum (8 bytes), 200.0 ms more" in \
         why.fetch_cost(rows)[0]
+    # A sum that folded computes nothing: its later runs say nothing about what fetching costs.
+    folded = rows[:2] + (_row("placeholder", [0.001, 0.001], url, "sum", bytes_fetched_per_run=8, **SUM_FOLDED),)
+    assert why.fetch_cost(folded) == [
+        "placeholder remote: fetching the sum folded the network (no Conv2D in the graph that ran; partition "
+        "graphs), so its 1.0 ms later runs compute nothing and say nothing about the cost of fetching."]
+    # Without the partition graphs there is no evidence either way, so no fetch cost is said.
+    bare = tuple(_row(r.variant, list(r.runs_s), r.target, r.fetch, bytes_fetched_per_run=r.bytes_fetched_per_run)
+                 for r in rows)
+    assert why.fetch_cost(bare) == [] and why.remote_over_local(bare) == why.remote_over_local(rows)
 
 
 def test_between_tasks_notices_a_traced_count_that_disagrees():
@@ -283,12 +298,17 @@ def test_explain_measures_in_process_rows_beside_the_remote_ones(monkeypatch, ba
                             baseline=baseline)
     plan = explain.plan(config)
     report = explain.run(config, plan, runner.Progress(plan.workers, quiet=True))
+    # explain runs MIN_FIRST_RUNS fresh timed workers per row (in rotating order), then one traced worker per row.
     # The single-threaded evaluation beside the folding share is the in-process folder's cost, so it stays local.
-    assert [(t.mode, t.target, t.preset) for t in fake.tasks] == (
-        [("timed", t, p) for t in targets for p in ("default", "bare")]
-        + [("traced", t, p) for t in targets for p in ("default", "bare")] + [("single-thread", None, "default")])
+    asked = [(t.mode, t.target, t.preset) for t in fake.tasks]
+    timed = len(targets) * 2 * MIN_FIRST_RUNS
+    assert sorted(asked[:timed], key=str) == sorted(
+        [("timed", t, p) for t in targets for p in ("default", "bare")] * MIN_FIRST_RUNS, key=str)
+    assert asked[timed:] == (
+        [("traced", t, p) for t in targets for p in ("default", "bare")] + [("single-thread", None, "default")])
     assert plan.workers == len(fake.tasks)
     assert [(r.target, r.preset) for r in report.rows] == [(t or "", p) for t in targets for p in ("default", "bare")]
+    assert all(len(r.first_runs_s) == MIN_FIRST_RUNS for r in report.rows)
     assert [a["remote"] for a in report.extra["attribution"]] == [bool(t) for t in targets]
 
 
@@ -300,9 +320,10 @@ def test_explain_keeps_the_in_process_rows_of_a_variant_too_big_to_send(monkeypa
     batch = spec.GRPC_MESSAGE_LIMIT // (32 * 32 * 8) + 1     # X alone is past one gRPC message
     config = explain.Config(batch=batch, runs=2, variants=("placeholder",), presets=("default",), target=URL)
     plan = explain.plan(config)
-    assert ("placeholder", "output") in plan.refused and plan.workers == 3
+    # In-process only: MIN_FIRST_RUNS timed workers, one traced, one single-threaded.
+    assert ("placeholder", "output") in plan.refused and plan.workers == MIN_FIRST_RUNS + 2
     explain.run(config, plan, runner.Progress(plan.workers, quiet=True))
-    assert [t.target for t in fake.tasks] == [None, None, None]
+    assert [t.target for t in fake.tasks] == [None] * (MIN_FIRST_RUNS + 2)
 
 
 def _explained(rows):
@@ -312,28 +333,36 @@ def _explained(rows):
                   extra={"attribution": attributions(rows)})
 
 
-@pytest.mark.parametrize("remote_first, said", [
-    (0.9, "constant remote: the first run paid 795.0 ms beyond the later runs against 195.0 ms in-process, "
-          "600.0 ms more, beyond a spread of 10.0 ms; remotely the first run also sends the 500-byte GraphDef"),
+@pytest.mark.parametrize("remote_first, trials, said, sends", [
+    (0.9, 3, "constant remote: the first run paid 795.0 ms beyond the later runs against 195.0 ms in-process, "
+             "600.0 ms more, beyond the spread of first runs (10.0 ms, n=3 and n=3); remotely the first run also "
+             "sends the 500-byte GraphDef to the server.", True),
     # No extra measured: sending the graph is not offered as a reason.
-    (0.305, "constant remote: the first run paid 200.0 ms beyond the later runs against 195.0 ms in-process, "
-            "5.0 ms more, no measurable difference against a spread of 10.0 ms.")])
-def test_explain_sets_each_remote_attribution_beside_its_in_process_one(remote_first, said):
+    (0.305, 3, "constant remote: the first run paid 200.0 ms beyond the later runs against 195.0 ms in-process, "
+               "5.0 ms more, no measurable difference against the spread of first runs (10.0 ms, n=3 and n=3).",
+     False),
+    # One fresh worker a side: 600 ms is not called a difference, so neither is a reason offered for it.
+    (0.9, 1, "constant remote: the first run paid 795.0 ms beyond the later runs against 195.0 ms in-process; n=1 "
+             "and n=1 first runs, one per fresh worker, too few to call a difference (--trials 3 judges it).",
+     False)])
+def test_explain_sets_each_remote_attribution_beside_its_in_process_one(remote_first, trials, said, sends):
     from tfgraphs.findings.explain import sentences
     from tfgraphs.render import render
 
+    # Each trial's first run is 5 ms off its row's median either way: its first-run excesses spread over 10 ms.
+    offsets = (-0.005, 0.0, 0.005) if trials == 3 else (0.0,)
     rows = []
     for target, first in (("", 0.3), (URL, remote_first)):
         for preset, extra in (("default", 1.0), ("no-grappler", 0.5), ("no-folding", 0.8), ("bare", 0.1)):
-            m = Measurement(first_run_s=0.1 + (first - 0.1) * extra, runs_s=(0.1, 0.11), graph_bytes=500,
-                            target=target, fetch="output")
-            rows.append(Row.from_trials("constant", [m], preset=preset))
+            ms = [Measurement(first_run_s=0.1 + (first - 0.1) * extra + o, runs_s=(0.1, 0.11), graph_bytes=500,
+                              target=target, fetch="output") for o in offsets]
+            rows.append(Row.from_trials("constant", ms, preset=preset))
     report = _explained(tuple(rows))
     found = report.extra["attribution"]
     assert [(a["variant"], a["remote"]) for a in found] == [("constant", False), ("constant", True)]
     assert found[1]["grappler_s"] == pytest.approx((remote_first - 0.1) * 0.5)
     text = words(" ".join(sentences(report)))
-    assert said in text and ("also sends" in text) == (remote_first > 0.5)
+    assert said in text and ("also sends" in text) == sends
     assert text.count("constant remote: of the") == 1 and text.count("constant: of the") == 1
     page = render(report)
     assert [line.split()[:2] for line in page.splitlines() if line.startswith("constant")] == (
@@ -348,7 +377,7 @@ def _in_unit(seconds):
 
 def test_explain_on_a_fresh_local_server_measures_both_places(mark, tmp_path):
     path = tmp_path / "out.json"
-    proc = cli("explain", "--target", "local", "--batch", 10, "--runs", 2, "--variants", "constant",
+    proc = cli("explain", "--target", "local", "--batch", 10, "--runs", 2, "--trials", 1, "--variants", "constant",
                "--presets", "default", "--json", path, "--quiet")
     out, err = proc.communicate(timeout=300)
     assert proc.returncode == 0, err

@@ -87,7 +87,7 @@ def sentences(report):
         said.append(f"Creating the session took at most {fmt_s(slowest_session.session_s)} in every variant, "
                     f"under 5% of the fastest first run ({fmt_s(fastest_first)}): the time is not spent there.")
 
-    said.extend(regime_sentences(ok))
+    said.extend(regime_sentences(embedded))
     if base is not None and embedded:
         said.extend(_against_base(embedded, base, size))
     said.extend(_remedy(ok, base))

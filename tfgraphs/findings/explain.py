@@ -33,7 +33,7 @@ def sentences(report):
     single = report.extra.get("single_thread")
     # The Conv2D facts are about the built-in network; a user's graph gets its slowest ops instead.
     seed_rows = [r for r in rows if r.variant in VARIANTS]
-    said.extend(first_run_inside(seed_rows))
+    said.extend(first_run_inside(rows))
     said.extend(folding_evidence(seed_rows))
     for a in report.extra.get("attribution", []):
         said.extend(_attribution(a, rows))
@@ -51,7 +51,8 @@ def first_run_inside(rows):
     """Where each default-config first run went, pass by pass, as TensorFlow's own log timed it."""
     said = []
     for r in rows:
-        if r.preset != "default":
+        # Nothing understood in the log: the page says so once, in place of the table.
+        if r.preset != "default" or not r.first_run_inside:
             continue
         passes = [s for s in r.first_run_inside if s["stage"].startswith("grappler/") and s["seconds"] is not None]
         line = f"{_named(r)}: "
@@ -241,7 +242,8 @@ def _bare_against_fed(rows):
             head = (f"With both optimizers off, {where(r.variant, remote)}'s first-run excess ({fmt_s(e)}) against "
                     f"{where(fed.variant, remote)}'s ({fmt_s(f)})")
             if not d.judged:
-                said.append(f"{head}: each rests on {_samples([r, fed])}, too few to call a difference.")
+                said.append(f"{head}: each rests on {_samples([r, fed])}, too few to call a difference "
+                            f"(--trials {MIN_FIRST_RUNS} judges it).")
             elif d.real:
                 said.append(f"{head}: {e / f:.1f}x, beyond the spread of first runs ({fmt_s(d.spread)}, {d.samples}).")
             else:
@@ -270,7 +272,8 @@ def trace_facts(rows):
     kept = [r for r in rows if ran_in_later(r, "Conv2D")]
     if kept:
         said.append("Conv2D ran in the traced later run of " + ", ".join(
-            f"{_named(r)} (as {_kernel(r, 'Conv2D')})" for r in kept) + " (step stats).")
+            _named(r) + ("" if _kernel(r, "Conv2D") == "Conv2D" else f" (as {_kernel(r, 'Conv2D')})")
+            for r in kept) + " (step stats).")
     gone = [r for r in rows if not ran_in_later(r, "Conv2D")]
     if gone:
         said.append("No kernel computing Conv2D ran in the traced later run of " + ", ".join(_named(r) for r in gone)

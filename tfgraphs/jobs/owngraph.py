@@ -9,6 +9,7 @@ from tfgraphs.jobs.trials import run_trials
 from tfgraphs.records.explain import attribute
 from tfgraphs.records.report import Report
 from tfgraphs.records.rows import Measurement, Row
+from tfgraphs.records.stats import MIN_FIRST_RUNS
 from tfgraphs.spec.owngraph import INT_HIGH, encode_feeds, encode_fetches
 from tfgraphs.spec.presets import PRESETS
 from tfgraphs.spec.tasks import GraphTask
@@ -20,7 +21,7 @@ class Config:
 
     path: str
     runs: int = 10
-    trials: int = 1
+    trials: int = MIN_FIRST_RUNS   # the least the first-run rule judges, as for the seed network
     seed: int = 0
     presets: tuple = tuple(PRESETS)
     tag: str = "serve"
@@ -96,7 +97,10 @@ def _row(name, t, docs, trace):
     """A timed row named after the graph, with its traced run's ops; failed when the traced run failed."""
     row = Row.from_trials(name, [Measurement.from_dict(d) for d in docs], preset=t.preset)
     if trace.status == "ok":
-        return replace(row, top_ops=trace.top_ops)
+        # What the logged first run went through, and the graph that ran, come from the traced worker.
+        return replace(row, top_ops=trace.top_ops, first_run_inside=trace.first_run_inside,
+                       first_run_log=trace.first_run_log, partition_ops=trace.partition_ops,
+                       logged_first_run_s=trace.first_run_s if trace.first_run_inside is not None else None)
     if row.ok:
         return replace(row, status="failed", error=f"traced run: {trace.error}")
     return row

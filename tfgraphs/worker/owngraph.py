@@ -7,7 +7,7 @@ import sys
 import time
 
 from tfgraphs import machine
-from tfgraphs.spec import owngraph
+from tfgraphs.spec import owngraph, tflog
 from tfgraphs.spec.tasks import GraphTask
 from tfgraphs.tfimport import import_tensorflow
 from tfgraphs.worker import protocol
@@ -90,16 +90,19 @@ def _sizes(graph):
 
 
 def _traced(task, tf, feed, fetches, rss):
-    """Trace the first and second run with FULL_TRACE; optionally write Chrome traces and a TensorBoard graph."""
-    from tfgraphs.worker import stepstats, tensorboard
+    """Trace the first and second run with FULL_TRACE, the first logged by TensorFlow's optimizers; optionally
+    write Chrome traces and a TensorBoard graph."""
+    from tfgraphs.worker import inside, stepstats, tensorboard
     from tfgraphs.worker.sessions import session_config
 
     sess = _open(task, tf, session_config(task.preset), {}, rss)
-    metas, walls, _, _ = stepstats.traced_pair(tf, sess, fetches, feed, _phase)
+    metas, walls, _, log = stepstats.traced_pair(tf, sess, fetches, feed, _phase, around_first=inside.captured_stderr)
     graph = sess.graph
     sess.close()
     out = {"first_run_s": walls[0], "runs_s": walls[1:], "trace_files": [],
-           "top_ops": stepstats.op_table(metas[0].step_stats, metas[1].step_stats)}
+           "top_ops": stepstats.op_table(metas[0].step_stats, metas[1].step_stats),
+           "first_run_log": log, "first_run_inside": tflog.stages(log),
+           **inside.ran_graph(graph.as_graph_def(), metas[1].partition_graphs)}
     if task.trace_dir:
         out["trace_files"] = stepstats.write_chrome_traces(metas, task.trace_dir, f"{task.name}.{task.preset}")
     if task.tensorboard_dir:
@@ -117,6 +120,9 @@ def short_message(message):
 
 def measure(task):
     """Make the seeded feeds, open the graph, and run the chosen measurement; a failed run keeps TF's message."""
+    if task.mode == "traced":
+        from tfgraphs.worker import inside
+        inside.ask_for_log()
     _phase("import tensorflow")
     tf = import_tensorflow()
     try:
