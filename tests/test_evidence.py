@@ -112,8 +112,8 @@ def test_dataset_embedded_is_not_said_to_be_evaluated_and_thrown_away(explained)
     assert ("dataset-embedded [default]: not folded. The graph that ran still holds Conv2D, fed by stateful ops "
             "(IteratorGetNext and OneShotIterator, as TensorFlow's op registry marks them)") in text
     assert "placeholder [default]: not folded. The graph that ran receives its inputs as 2 fed _Arg nodes" in text
-    assert "constant [default]: folded. The graph that ran holds no Conv2D; a Const took the place of " \
-           "relu/_0__cf__0 (partition graphs)." in text
+    assert "constant [default]: folded. The graph that ran holds no Conv2D; the Const relu/_0__cf__0, made by " \
+           "folding, stands in its place (partition graphs)." in text
     assert "replacement threshold" not in text and "at most the" not in text
 
 

@@ -134,14 +134,14 @@ def test_attribution_arithmetic(tmp_path):
     # Grappler and folding are each a difference of two presets' first runs, beyond both spreads: a share each. The
     # rest and the interaction are no single difference, so they get no share.
     assert "constant 10.0 4.00 (40%) 3.00 (30%) 2.00 1.00 Times in s." in said
-    assert ("the largest part beyond the spread of its first runs (200.0 ms, n=3 and n=3) is Grappler."
+    assert ("the largest part beyond the spread of its first-run excesses (200.0 ms, n=3 and n=3) is Grappler."
             in said)
     assert "interaction term" not in said and "none is judged" not in said
     assert ("With both optimizers off, constant's first-run excess (2.00 s) against placeholder's (2.00 s): no "
-            "measurable difference against the spread of first runs (200.0 ms, n=3 and n=3); what remains is about "
-            "what the fed graph's first run pays too.") in said
-    assert ("placeholder: no-grappler, no-folding, bare made no measurable difference to the first run (3.00 s, "
-            "3.00 s, 3.00 s against 3.00 s by default, medians within the spread of first runs") in said
+            "difference resolved against the spread of first-run excesses (200.0 ms, n=3 and n=3); what remains is "
+            "about what the fed graph's first run pays too.") in said
+    assert ("placeholder: the first run's excess was 2.00 s with no-grappler, 2.00 s with no-folding, 2.00 s with "
+            "bare, against 2.00 s by default: no difference resolved by these first runs (within their spread") in said
 
 
 def test_one_first_run_per_preset_judges_no_part(tmp_path):
@@ -156,10 +156,10 @@ def test_one_first_run_per_preset_judges_no_part(tmp_path):
     assert ("With both optimizers off, constant's first-run excess (2.00 s) against placeholder's (5.00 s): each "
             "rests on 1 first run (one per fresh worker), too few to call a difference (--trials 3 judges it).") in text
     # 3.00 s against 6.00 s would be beyond any spread of one sample: with one sample a side no difference is called.
-    assert ("placeholder: the first run took 6.00 s with no-grappler, 6.00 s with no-folding, 6.00 s with bare, "
-            "against 3.00 s by default; each rests on 1 first run (one per fresh worker), too few to call a "
-            "difference (--trials 3 judges it).") in text
-    assert "made no measurable difference" not in text and "beyond the spread" not in text
+    assert ("placeholder: the first run's excess over the later runs was 5.00 s with no-grappler, 5.00 s with "
+            "no-folding, 5.00 s with bare, against 2.00 s by default; each rests on 1 first run (one per fresh "
+            "worker), too few to call a difference (--trials 3 judges it).") in text
+    assert "no difference resolved" not in text and "beyond the spread" not in text
 
 
 def test_rows_without_fresh_worker_first_runs_get_no_first_run_sentence():
@@ -169,7 +169,7 @@ def test_rows_without_fresh_worker_first_runs_get_no_first_run_sentence():
     rows += [Row(variant="placeholder", preset=p, first_run_s=3.0, runs_s=(1.0, 1.0, 1.0), graph_bytes=100)
              for p in ("default", "bare")]
     text = explain_text(rows, {"status": "ok", "variant": "placeholder", "runs_s": [2.9, 3.0, 3.1]})
-    for gone in ("of the", "first run took", "no measurable difference", "With both optimizers off",
+    for gone in ("of the", "first run's excess", "no difference resolved", "With both optimizers off",
                  "single-threaded"):
         assert gone not in text
 
@@ -197,12 +197,12 @@ def test_each_variant_judged_by_its_own_spread():
     report = Report("explain", {"batch": 10, "dtype": "float64", "runs": 3, "trials": 3, "seed": 0},
                     tuple(noisy + fed), extra={"attribution": []})
     text = words(" ".join(sentences(report)))
-    assert ("placeholder: the first run took 3.60 s with bare, against 2.50 s by default, beyond the spread of "
-            "first runs (100.0 ms, n=3 and n=3).") in text
-    assert "placeholder: bare made no measurable difference" not in text
-    assert ("constant: bare made no measurable difference to the first run (30.00 s against 30.00 s by default, "
-            "medians within the spread of first runs, 3.00 s (n=3 and n=3)).") in text
-    assert "constant: the first run took" not in text
+    assert ("placeholder: the first run's excess was 1.20 s with bare, against 100.0 ms by default, beyond the "
+            "spread of first-run excesses (100.0 ms, n=3 and n=3).") in text
+    assert "placeholder: the first run's excess was 1.20 s with bare, against 100.0 ms by default: no" not in text
+    assert ("constant: the first run's excess was 29.00 s with bare, against 29.00 s by default: no difference "
+            "resolved by these first runs (within their spread, 3.00 s (n=3 and n=3)).") in text
+    assert "constant: the first run's excess was 29.00 s with bare, against 29.00 s by default, beyond" not in text
 
 
 def test_attribution_needs_every_preset():
@@ -267,7 +267,11 @@ def test_interaction_is_tabled_with_its_sign_and_never_judged(bare, interaction)
     assert inter == interaction and grappler == "1.00 (10%)"
     assert ("negative when switching both off saves less than the sum of switching each off (the parts overlap), "
             "positive when it saves more") in legend
-    assert "interaction" not in explain_text(rows)
+    # The sentence gives the interaction as a number, never judged: no spread of first runs belongs to it.
+    text = explain_text(rows)
+    negative = str(interaction).startswith("-")
+    assert f"(interaction {'-' if negative else ''}2.00 s, not judged)" in text
+    assert ("they overlap." if negative else "they leave a part unexplained.") in text
 
 
 def test_a_share_within_its_spread_is_given_as_a_range():
@@ -276,9 +280,11 @@ def test_a_share_within_its_spread_is_given_as_a_range():
                                      spread=0.4))
     assert "Grappler 100.0 ms (-3% to 5%)" in text
     assert "constant folding 6.00 s (60%)" in text
-    assert "the largest part beyond the spread of its first runs (400.0 ms, n=3 and n=3) is constant folding" in text
+    assert "the largest part beyond the spread of its first-run excesses (400.0 ms, n=3 and n=3) is constant folding" in text
     spread_04 = first_runs((9.8, 10.0, 10.2), (9.7, 9.9, 10.1))
-    assert share_text(0.1, 10.0, spread_04) == "-3% to 5%" and share_text(1.0, 10.0, spread_04) == "10%"
+    assert share_text(0.1, 10.0, spread_04) == "-3% to 5%"
+    # The verdict is the samples': a part of 1 s is a share when its first runs differ beyond both spreads.
+    assert share_text(1.0, 10.0, first_runs((9.8, 10.0, 10.2), (8.8, 9.0, 9.2))) == "10%"
     # Fewer than three first runs a side, or no pair of presets at all: no share, not even a range.
     assert share_text(1.0, 10.0, first_runs((9.8, 10.0), (8.8, 9.0, 9.2))) is None
     assert share_text(1.0, 10.0, None) is None

@@ -36,7 +36,7 @@ def test_the_partition_graphs_say_whether_the_network_was_folded():
     assert large["replaced_by_const"] == []
     rows = [Row.from_trials("constant", [Measurement.from_dict(d)]) for d in (small, large)]
     (folded,), (kept,) = (why.regime_sentences([r]) for r in rows)
-    assert "constant folding replaced the network" in folded and "relu/_0__cf__0 (partition graphs)" in folded
+    assert "constant folding replaced the network" in folded and "relu/_0__cf__0, made by folding, stands in its place (partition graphs)" in folded
     assert "still holds Conv2D (partition graphs): the network was not folded" in kept
 
 
@@ -73,7 +73,7 @@ def test_compare_gives_no_ratio_across_the_regime_change():
     # Both first runs stand out by the first-run rule (1 s against 0.3 s, three workers a side, no spread) ...
     text = said(row("constant", folded=True, **FOLDED), fed)
     assert ("In constant, constant folding replaced the network: the graph that ran after the first run holds no "
-            "Conv2D, and a Const took the place of relu/_0__cf__0 (partition graphs).") in text
+            "Conv2D; the Const relu/_0__cf__0, made by folding, stands in its place (partition graphs).") in text
     assert "The first run took 700.0 ms (constant) more than placeholder's" in text
     # ... but across the regime change no first/later ratio is given, nor a comparison of later runs.
     assert "First run over median later run" not in text and "Later runs take" not in text

@@ -49,9 +49,9 @@ def test_sentences_change_with_the_numbers():
     # 30 ms between the first runs' medians, within the 40 ms spread of constant's three first runs.
     text = said(row("constant", graph=DATA + 900, first=0.18, later=0.1, session=0.5, first_spread=0.04),
                 row("placeholder", graph=450, first=0.15, later=0.1, session=0.5, first_spread=0.01))
-    assert ("In this run embedding X did not make the first run stand out: it took 180.0 ms (constant) against "
-            "150.0 ms for placeholder, within the spread of first runs (40.0 ms (constant), n=3 and n=3 "
-            "(constant)).") in text
+    assert ("This run does not resolve a first-run difference for constant: 180.0 ms (160.0 ms to 200.0 ms, n=3) "
+            "(constant) against 150.0 ms (145.0 ms to 155.0 ms, n=3) for placeholder (median, min to max), a "
+            "difference within the larger spread of first runs (40.0 ms (constant)).") in text
     assert "The first run took" not in text and "paid once" not in text and "too few" not in text
     assert "Creating the session" not in text        # 0.5 s is not negligible against a 0.15 s first run
     assert "Building took" not in text               # build times are equal

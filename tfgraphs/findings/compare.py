@@ -1,9 +1,11 @@
 """Explain a compare report from its own numbers: the "why" table, memory growth per phase, and sentences."""
 
+import statistics
+
+from tfgraphs.findings.evidence import rests_on
 from tfgraphs.records.stats import MIN_FIRST_RUNS, between, first_runs, ratio
 from tfgraphs.spec import limits, network
 from tfgraphs.spec.variants import VARIANTS
-from tfgraphs.findings.evidence import rests_on
 from tfgraphs.findings.memory import build_growth, data_bytes, first_run_growth_sentences
 from tfgraphs.findings.regimes import regime_sentences
 from tfgraphs.units import fmt_bytes, fmt_s, join
@@ -121,6 +123,11 @@ def _limit_sentences(embedded, report):
     return said
 
 
+def _range(samples):
+    """'2.29 s (1.93 s to 5.27 s, n=3)': a first run's median with its range."""
+    return f"{fmt_s(statistics.median(samples))} ({fmt_s(min(samples))} to {fmt_s(max(samples))}, n={len(samples)})"
+
+
 def _count(rows):
     """'1 first run' or '1 to 3 first runs'."""
     counts = sorted({len(r.first_runs_s) for r in rows})
@@ -162,10 +169,10 @@ def _against_base(embedded, base, size):
                     f"(`tfgraphs explain` shows what it is spent on).")
     quiet = [r for r in embedded if extra(r).judged and r not in stands_out]
     if quiet:
-        said.append(f"In this run embedding X did not make the first run stand out: it took "
-                    f"{_each(quiet, lambda r: fmt_s(r.first_run_s))} against {fmt_s(base.first_run_s)} for "
-                    f"{base.variant}, within the spread of first runs ({_each(quiet, lambda r: fmt_s(extra(r).spread))}, "
-                    f"{_each(quiet, lambda r: extra(r).samples)}).")
+        said.append(f"This run does not resolve a first-run difference for {join(r.variant for r in quiet)}: "
+                    f"{_each(quiet, lambda r: _range(r.first_runs_s))} against {_range(base.first_runs_s)} for "
+                    f"{base.variant} (median, min to max), a difference within the larger spread of first "
+                    f"runs ({_each(quiet, lambda r: fmt_s(extra(r).spread))}).")
     embedded = [r for r in embedded if not r.folded]
     same = [r for r in embedded if not between(r.runs_s, base.runs_s).real]
     if same:

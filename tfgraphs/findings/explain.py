@@ -6,7 +6,7 @@ from tfgraphs.findings import remote as far
 from tfgraphs.findings.owngraph import slowest_ops
 from tfgraphs.findings.evidence import rests_on
 from tfgraphs.records.explain import LABELS, NEEDED, PARTS, is_remote, part_first_runs, placed, where
-from tfgraphs.records.stats import MIN_FIRST_RUNS, first_runs, share_bounds, spread
+from tfgraphs.records.stats import MIN_FIRST_RUNS, first_runs, spread
 from tfgraphs.spec.kernels import runs_as
 from tfgraphs.spec.variants import VARIANTS
 from tfgraphs.units import fmt_s, join
@@ -22,8 +22,11 @@ def share_text(part, total, judged):
     None when there is no judgement (fewer than MIN_FIRST_RUNS first runs a side)."""
     if part is None or not total or judged is None or not judged.judged:
         return None
-    lo, hi = share_bounds(part, total, judged.spread)
-    return f"{100 * lo:.0f}%" if lo == hi else f"{100 * lo:.0f}% to {100 * hi:.0f}%"
+    # The verdict is the first-run rule's, on the per-worker samples; the share is of the part as reported.
+    if judged.real:
+        return f"{100 * part / total:.0f}%"
+    lo, hi = sorted(((part - judged.spread) / total, (part + judged.spread) / total))
+    return f"{100 * lo:.0f}% to {100 * hi:.0f}%"
 
 
 def sentences(report):
@@ -63,8 +66,8 @@ def first_run_inside(rows):
             fold = [s for s in passes if s["stage"] == "grappler/constant_folding"]
             removed = sum(-s["nodes_change"] for s in fold)
             folding = ("" if not fold else
-                       f"; its constant_folding passes removed no node" if removed == 0
-                       else f"; its constant_folding passes removed {removed} node{'s' if removed != 1 else ''}")
+                       f"; its constant_folding passes left the node count unchanged" if removed == 0
+                       else f"; its constant_folding passes changed the node count by {-removed:+d}")
             line += (f"TensorFlow logged {len(passes)} Grappler passes taking {fmt_s(spent)} of the logged first "
                      f"run's {fmt_s(r.logged_first_run_s)} ({100 * spent / r.logged_first_run_s:.0f}%); the largest: "
                      f"{top}{folding}.")
@@ -75,9 +78,8 @@ def first_run_inside(rows):
         if replaced:
             line += f" The classic folder logged that it replaced {join(replaced)} by a constant (it logs no time)."
         elif found:
-            line += (f" The classic folder logged {found['foldable']} of the {found['nodes']} node ids of the graph "
-                     f"that ran as foldable ({found['source']}, _SOURCE and _SINK counted) and no replacement (it "
-                     f"logs no time).")
+            line += (f" The classic folder logged \"Constant foldable {found['foldable']} : {found['nodes']}\" "
+                     f"({found['source']}) and no replacement (it logs no time).")
         said.append(line)
     return said
 
@@ -109,8 +111,10 @@ def folding_evidence(rows):
         if r.preset != "default":
             continue
         if not r.partition_computes["Conv2D"]:
-            said.append(f"{_named(r)}: folded. The graph that ran holds no Conv2D; a Const took the place of "
-                        f"{join(r.replaced_by_const)} (partition graphs).")
+            said.append(f"{_named(r)}: folded. The graph that ran holds no Conv2D"
+                        + (f"; the Const {join(r.replaced_by_const)}, made by folding, stands in its place"
+                           if r.replaced_by_const else "")
+                        + " (partition graphs).")
             continue
         found = classic_on_graph_that_ran(r)
         # The executor's own _Retval and _Arg are marked stateful too; they say nothing about the network.
@@ -122,18 +126,18 @@ def folding_evidence(rows):
         elif found and found["foldable"] and not r.replaced_by_const:
             # common_runtime/constant_folding.cc, with no shape map (DirectSession's case), evaluates the foldable
             # subgraph first and only then skips the results over max_constant_size_in_bytes.
-            said.append(f"{_named(r)}: not folded. The classic folder logged {found['foldable']} of the "
-                        f"{found['nodes']} node ids of the graph that ran as foldable ({found['source']}) and no "
-                        f"replacement, and that graph still holds Conv2D (partition graphs): the folder evaluated "
-                        f"the network and did not keep the result.")
+            said.append(f"{_named(r)}: not folded. The classic folder logged \"Constant foldable {found['foldable']} : "
+                        f"{found['nodes']}\" ({found['source']}; node ids of the constant graph it built : of the "
+                        f"graph that ran) and no replacement, and that graph still holds Conv2D (partition graphs): "
+                        f"the folder evaluated the network and did not keep the result, as its source does with a "
+                        f"result over its size limit.")
         elif r.partition_ops.get("_Arg"):
             said.append(f"{_named(r)}: not folded. The graph that ran receives its inputs as "
                         f"{r.partition_ops['_Arg']} fed _Arg node{'s' if r.partition_ops['_Arg'] > 1 else ''} and "
-                        f"still holds Conv2D (partition graphs): a fed tensor is not a constant, so nothing after "
-                        f"it folds.")
+                        f"still holds Conv2D (partition graphs): no op that needs a fed value can be folded.")
         else:
-            said.append(f"{_named(r)}: not folded. The graph that ran still holds Conv2D and no Const took the "
-                        f"place of any node (partition graphs).")
+            said.append(f"{_named(r)}: not folded. The graph that ran still holds Conv2D and folding made no Const "
+                        f"(partition graphs).")
     return said
 
 
@@ -160,10 +164,15 @@ def _attribution(a, rows):
     real = [(v, k) for v, k in parts if judged[k] is not None and judged[k].real]
     if real:
         v, k = max(real, key=lambda vk: abs(vk[0]))
-        line += (f"; the largest part beyond the spread of its first runs ({fmt_s(judged[k].spread)}, "
+        line += (f"; the largest part beyond the spread of its first-run excesses ({fmt_s(judged[k].spread)}, "
                  f"{judged[k].samples}) is {LABELS[k]}.")
     else:
         line += f"; no part exceeds the spread of the first runs it is a difference of (n={n} per preset)."
+    inter = a["interaction_s"]
+    if inter:
+        # The interaction is a sum over four presets: no single spread judges it, so it is given as a number.
+        line += (f" The parts add up to {100 * (total - inter) / total:.0f}% of the excess (interaction "
+                 f"{fmt_s(inter)}, not judged): " + ("they overlap." if inter < 0 else "they leave a part unexplained."))
     return [line]
 
 
@@ -186,33 +195,34 @@ def _folding_against_single_thread(a, rows, single):
             f"{single['variant']}, one intra-op and one inter-op thread). The share also holds "
             f"common-subexpression elimination, which L0 turns off too."]
 
-@rests_on("first_runs_s")
+@rests_on("first_runs_s", "runs_s")
 def _no_difference(rows):
-    """Each preset's first run against the default's, by the first-run rule; with too few samples, the numbers."""
+    """Each preset's first-run excess against the default's, by the first-run rule, on the same quantity the
+    attribution splits; with too few samples, the numbers."""
     said = []
     defaults = {(r.variant, r.remote): r for r in rows if r.preset == "default" and r.ok}
     for (variant, remote), base in defaults.items():
         group = [r for r in placed(rows, variant, remote) if r.preset != "default" and r.ok]
         name = where(variant, remote)
-        judged = {r.preset: first_runs(r.first_runs_s, base.first_runs_s) for r in group}
+        judged = {r.preset: first_runs(r.first_run_excesses_s, base.first_run_excesses_s) for r in group}
+        against = f"against {fmt_s(base.first_run_excess_s)} by default"
         unjudged = [r for r in group if not judged[r.preset].judged]
         if unjudged:
-            said.append(f"{name}: the first run took " + ", ".join(
-                f"{fmt_s(r.first_run_s)} with {r.preset}" for r in unjudged) + f", against {fmt_s(base.first_run_s)} "
-                f"by default; each rests on {_samples(unjudged + [base])}, too few to call a difference "
-                f"(--trials {MIN_FIRST_RUNS} judges it).")
+            said.append(f"{name}: the first run's excess over the later runs was " + ", ".join(
+                f"{fmt_s(r.first_run_excess_s)} with {r.preset}" for r in unjudged) + f", {against}; each rests "
+                f"on {_samples(unjudged + [base])}, too few to call a difference (--trials {MIN_FIRST_RUNS} "
+                f"judges it).")
         same = [r for r in group if judged[r.preset].judged and not judged[r.preset].real]
         if same:
-            said.append(f"{name}: {', '.join(r.preset for r in same)} made no measurable difference to the first "
-                        f"run ({', '.join(fmt_s(r.first_run_s) for r in same)} against {fmt_s(base.first_run_s)} "
-                        f"by default, medians within the spread of first runs, "
-                        + ", ".join(f"{fmt_s(judged[r.preset].spread)} ({judged[r.preset].samples})" for r in same)
-                        + ").")
+            said.append(f"{name}: the first run's excess was " + ", ".join(
+                f"{fmt_s(r.first_run_excess_s)} with {r.preset}" for r in same) + f", {against}: no difference "
+                f"resolved by these first runs (within their spread, "
+                + ", ".join(f"{fmt_s(judged[r.preset].spread)} ({judged[r.preset].samples})" for r in same) + ").")
         moved = [r for r in group if judged[r.preset].real]
         if moved:
-            said.append(f"{name}: the first run took " + ", ".join(
-                f"{fmt_s(r.first_run_s)} with {r.preset}" for r in moved) + f", against {fmt_s(base.first_run_s)} "
-                f"by default, beyond the spread of first runs ("
+            said.append(f"{name}: the first run's excess was " + ", ".join(
+                f"{fmt_s(r.first_run_excess_s)} with {r.preset}" for r in moved) + f", {against}, beyond the "
+                f"spread of first-run excesses ("
                 + ", ".join(f"{fmt_s(judged[r.preset].spread)}, {judged[r.preset].samples}" for r in moved) + ").")
     return said
 
@@ -245,10 +255,12 @@ def _bare_against_fed(rows):
                 said.append(f"{head}: each rests on {_samples([r, fed])}, too few to call a difference "
                             f"(--trials {MIN_FIRST_RUNS} judges it).")
             elif d.real:
-                said.append(f"{head}: {e / f:.1f}x, beyond the spread of first runs ({fmt_s(d.spread)}, {d.samples}).")
+                said.append(f"{head}: {e / f:.1f}x, beyond the spread of first-run excesses ({fmt_s(d.spread)}, "
+                            f"{d.samples}).")
             else:
-                said.append(f"{head}: no measurable difference against the spread of first runs ({fmt_s(d.spread)}, "
-                            f"{d.samples}); what remains is about what the fed graph's first run pays too.")
+                said.append(f"{head}: no difference resolved against the spread of first-run excesses "
+                            f"({fmt_s(d.spread)}, {d.samples}); what remains is about what the fed graph's first run "
+                            f"pays too.")
     return said
 
 

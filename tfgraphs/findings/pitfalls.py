@@ -5,7 +5,8 @@ import statistics
 
 from tfgraphs.records.stats import judge, paired, spread
 from tfgraphs.spec import network
-from tfgraphs.spec.pitfalls import CHECKPOINT, DEFAULT_CASES, FROZEN, GRAPH, GROWTH_CASES, META
+from tfgraphs.spec.pitfalls import (CHECKPOINT, DEFAULT_CASES, FOLDING_CASES, FROZEN, GRAPH, GROWTH_CASES, META,
+                                    RAISED_FOLD_LIMIT)
 from tfgraphs.spec.limits import largest_batch
 from tfgraphs.units import fmt_bytes, fmt_s, join
 
@@ -80,12 +81,12 @@ def _callable(variant, c):
     said = []
     made, first, repeat = c["make_callable"], c["callable first call"], c["callable repeat"]
     d, times = _against(first, repeat)
-    # client/session.py: with a feed_list (even []), make_callable returns a function that calls sess.run.
+    # client/session.py: make_callable returns a function that calls _call_tf_sessionrun, as sess.run does.
     wrapped = f"{variant}: make_callable(conv, feed_list=[...]) returned in {_short_s(made.seconds)}; "
     if d.larger:
         said.append(wrapped + f"its first call took {fmt_s(first.seconds)}, {times:.1f}x its repeat "
-                    f"({fmt_s(statistics.median(_runs(repeat)))}): given a feed_list, make_callable wraps sess.run, "
-                    f"so the executor was built at the first call.")
+                    f"({fmt_s(statistics.median(_runs(repeat)))}): make_callable returns a function that runs the "
+                    f"session as sess.run does (client/session.py), so the executor was built at the first call.")
     else:
         said.append(wrapped + _no_difference("its first call", first, repeat) + ".")
     if "real callable made" not in c:
@@ -93,7 +94,7 @@ def _callable(variant, c):
     real, real_first, real_repeat = c["real callable made"], c["real callable first call"], c["real callable repeat"]
     made_d, made_times = _against(real, real_repeat)
     first_d, _ = _against(real_first, real_repeat)
-    head = (f"{variant}: a callable made from CallableOptions (what make_callable makes with feed_list=None) took "
+    head = (f"{variant}: a callable made by Session._make_callable_from_options(CallableOptions) took "
             f"{fmt_s(real.seconds)} to make and {fmt_s(real_first.seconds)} at its first call, against "
             f"{fmt_s(statistics.median(_runs(real_repeat)))} a repeat")
     if made_d.larger and not first_d.larger:
@@ -136,8 +137,9 @@ def _step_cost(leak, once):
     if once.computes is not None and not once.computes["Conv2D"]:
         # A folded op computes nothing: a ratio against it would set a whole network against a constant.
         return (f"after the first step, each step that created an op took {fmt_s(a)}; the op made once was folded "
-                f"into a constant (no Conv2D in the graph that ran, a Const in place of "
-                f"{join(once.replaced_by_const or ())}: partition graphs), so its {_short_s(b)} steps compute "
+                f"into a constant (no Conv2D in the graph that ran"
+                + (f"; the Const {join(once.replaced_by_const)} stands in its place" if once.replaced_by_const else "")
+                + f": partition graphs), so its {_short_s(b)} steps compute "
                 f"nothing and are no baseline for a step that computes the network.")
     d = paired(leak.step_s[1:], once.step_s[1:])
     counts = f"slower on {d.above} of {d.n} steps"
@@ -214,14 +216,58 @@ def placeholder_default(run, report):
             f"{stored / x:.2f}x X's {x:,} bytes. The GraphDef is the same whether or not it is fed at run time: a "
             f"feed goes to sess.run, not into the graph."]
     if not_fed.computes is not None and fed.computes is not None:
-        unfed = ("folded: a Const took the place of " + join(not_fed.replaced_by_const) if not not_fed.computes["Conv2D"]
-                 else "not folded: Conv2D still ran")
+        unfed = ("not folded: Conv2D still ran" if not_fed.computes["Conv2D"] else
+                 f"folded: the Const {join(not_fed.replaced_by_const)} stands in its place" if not_fed.replaced_by_const
+                 else "folded: no Conv2D ran")
         fed_text = "Conv2D ran" if fed.computes["Conv2D"] else "no Conv2D ran"
-        said.append(f"Not fed, the default is a constant the folders may evaluate, and the network was {unfed}; "
+        said.append(f"Not fed, the default is a constant the classic folder may evaluate, and the network was {unfed}; "
                     f"fed, {fed_text} (partition graphs). First runs, one sample each: {fmt_s(not_fed.seconds)} not "
                     f"fed, {fmt_s(fed.seconds)} fed, {fmt_s(plain.seconds)} for a plain placeholder; fed or not, "
                     f"Grappler is handed the whole graph, the default's Const included, before it is pruned to the "
                     f"fetch and feeds (graph_execution_state.cc).")
+    return said
+
+
+def folding(run):
+    """What each folding case left in the graph that ran, and what the folders logged, case by case."""
+    c = {case.case: case for case in run.cases}
+    said = []
+    for case in run.cases:
+        if case.computes is None:
+            continue
+        head = f"{case.case}: "
+        if not case.computes["Conv2D"]:
+            said.append(head + f"folded: the graph that ran holds no Conv2D"
+                        + (f", and the Const {join(case.replaced_by_const)}, made by folding, stands in its place"
+                           if case.replaced_by_const else "") + " (partition graphs); its second run took "
+                        f"{_short_s(case.later_s)} against a first run of {fmt_s(case.seconds)}.")
+        elif [t for t in case.stateful or () if not t.startswith("_")]:
+            said.append(head + f"not folded: Conv2D still ran, fed by "
+                        f"{join(t for t in case.stateful if not t.startswith('_'))}, which TensorFlow's op "
+                        f"registry marks stateful; no constant folder evaluates a stateful op.")
+        elif case.fed:
+            said.append(head + f"not folded: Conv2D still ran behind {case.fed} fed _Arg node"
+                        f"{'s' if case.fed > 1 else ''} (partition graphs); no op that needs a fed value can be folded.")
+        else:
+            logged = [s for s in case.folder_log or () if "foldable" in s and s["foldable"]]
+            note = (f"; the classic folder logged {logged[0]['foldable']} foldable node ids and no replacement"
+                    if logged and not any("replaced" in s for s in case.folder_log) else "")
+            said.append(head + f"not folded: Conv2D still ran and folding made no Const (partition "
+                        f"graphs){note}.")
+    whole, scalar, raised = c.get(FOLDING_CASES[0]), c.get(FOLDING_CASES[1]), c.get(FOLDING_CASES[2])
+    if whole and scalar and whole.computes and scalar.computes and whole.computes["Conv2D"] \
+            and not scalar.computes["Conv2D"]:
+        said.append(f"The same network folded when it fetched its sum ({scalar.fetched_bytes} bytes) and not when "
+                    f"it fetched the whole output ({whole.fetched_bytes:,} bytes): what decides is the size of the "
+                    f"tensor that leaves the folded subgraph, not the size of X or of the tensors inside it.")
+    if whole and raised and whole.computes and raised.computes and whole.computes["Conv2D"] \
+            and not raised.computes["Conv2D"]:
+        grappler = [s for s in raised.folder_log or () if s["stage"] == "grappler/constant_folding"]
+        kept = (" Grappler's constant_folding passes removed no node even then: its own limit is separate "
+                "(grappler/optimizers/constant_folding.cc)." if grappler and not any(s["nodes_change"] for s in grappler)
+                else "")
+        said.append(f"With OptimizerOptions.max_folded_constant_in_bytes = {RAISED_FOLD_LIMIT:,} the classic folder "
+                    f"replaced the whole output, which it did not under its default limit.{kept}")
     return said
 
 
@@ -237,4 +283,6 @@ def sentences(report):
             said += saved_copies(run, report)
         elif run.lesson == "placeholder-default":
             said += placeholder_default(run, report)
+        elif run.lesson == "folding":
+            said += folding(run)
     return said or ["No lesson produced a result, so there is nothing to explain."]

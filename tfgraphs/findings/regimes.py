@@ -11,9 +11,10 @@ def regime_sentences(rows):
     kept = [r for r in rows if r.partition_computes["Conv2D"]]
     said = []
     if folded:
+        consts = sorted({n for r in folded for n in r.replaced_by_const})
         said.append(f"In {join(r.label for r in folded)}, constant folding replaced the network: the graph that ran "
-                    f"after the first run holds no Conv2D, and a Const took the place of "
-                    f"{join(sorted({n for r in folded for n in r.replaced_by_const}))} (partition graphs). Later "
+                    f"after the first run holds no Conv2D"
+                    + (f"; the Const {join(consts)}, made by folding, stands in its place" if consts else "") + " (partition graphs). Later "
                     f"runs skip the network, so they are not compared with a graph that computes it.")
     if kept:
         said.append(f"In {join(r.label for r in kept)}, the graph that ran after the first run still holds Conv2D "

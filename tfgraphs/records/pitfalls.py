@@ -23,6 +23,11 @@ class Case:
     const_bytes: int | None = None     # and the bytes held in its Const tensors
     computes: dict | None = None       # partition graphs: {Conv2D, AvgPool, Relu: still computed}
     replaced_by_const: tuple | None = None   # partition graphs: nodes a Const took the place of
+    later_s: float | None = None       # folding: the second run
+    stateful: tuple | None = None      # folding: op types in the graph that ran marked stateful by the op registry
+    fed: int | None = None             # folding: _Arg nodes (fed tensors) in the graph that ran
+    folder_log: tuple | None = None    # folding: the first run's log, parsed (spec.tflog.stages)
+    fetched_bytes: int | None = None   # folding: bytes of the fetched tensor
 
     def to_dict(self):
         return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items() if v is not None}

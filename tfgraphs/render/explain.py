@@ -89,7 +89,8 @@ def inside_table(report):
               "(TF_CPP_VMODULE=meta_optimizer=1: each Grappler pass with its time and the change in nodes); % = of "
               "that worker's first run. passes = how often the stage ran (Grappler runs its passes in rounds); "
               f"the {TOP_STAGES} longest stages of each variant are shown, the others summed. The "
-              "rest is what the log does not time: the classic folder, the executors and the run itself.")
+              "rest is all the log does not time, among it Grappler's own graph conversions, placement and "
+              "partitioning, the classic folder, the executors and the run itself.")
     table = Table(("variant", "stage", "passes", "ms", "% first run", "nodes"), tuple(rows), keys=2,
                   wrap=((1, 40),))
     return table, legend

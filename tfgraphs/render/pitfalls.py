@@ -36,8 +36,9 @@ def executor_table(report):
     legend = (f"Times in {u}, every case timed alone with perf_counter, in this order, in one session per variant "
               f"(each variant in a fresh worker). A repeat case is the median of n runs (min and max beside it). "
               f"new fetches = [relu, pool]; reordered = [pool, relu]; new feeds = relu fetched with pool fed; "
-              f"make_callable = make_callable(conv, feed_list=[...]), which wraps sess.run, then calling it; real callable "
-              f"= a callable made from CallableOptions, as make_callable(conv) with feed_list=None makes one.")
+              f"make_callable = make_callable(conv, feed_list=[...]), a function that runs the session as sess.run does, "
+              f"then calling it; real callable = Session._make_callable_from_options(CallableOptions), which makes "
+              f"TensorFlow's own callable (DirectSession::MakeCallable), then calling it.")
     return _table(body, ["variant", "case", u, f"min {u}", f"max {u}", "n"]), legend
 
 
@@ -89,12 +90,31 @@ def default_table(report):
     return _table(body, ["variant", "case", "graph bytes", "const bytes", f"first run {u}"]), legend
 
 
+def folding_table(report):
+    """Each folding case: whether the graph that ran still computes the network, and its first and second run."""
+    runs = _runs(report, "folding")
+    if not runs:
+        return None
+    u, scale = time_unit([t for r in runs for c in r.cases for t in (c.seconds, c.later_s)])
+    body = [[c.case, "no" if c.computes["Conv2D"] else "yes", ", ".join(c.replaced_by_const) or "-",
+             f"{c.fetched_bytes:,}", _sig(c.seconds / scale), _sig(c.later_s / scale)]
+            for r in runs for c in r.cases]
+    legend = (f"Each case in its own graph and session; times in {u}. folded = no Conv2D in the partition graphs "
+              f"that ran; replaced by Const = the nodes a Const took the place of. whole output and scalar fetch embed "
+              f"X as a Const and fetch relu or its sum; larger folder limit sets "
+              f"OptimizerOptions.max_folded_constant_in_bytes; stateful input reads X from a one-shot iterator; fed "
+              f"input feeds X to a placeholder.")
+    return (Table(("case", "folded", "replaced by Const", "fetched bytes", f"first {u}", f"second {u}"),
+                  tuple(tuple(row) for row in body), wrap=((2, 20),)), legend)
+
+
 def render(report, fmt="simple", width=WIDTH):
     """The whole pitfalls report as text, fitted to width (None: one wide table per section)."""
     head, ok = header(report), any(r.ok for r in report.rows)
     sections = []
     for title, made in (("Executor cache", executor_table), ("Graph growth", growth_table),
-                        ("Saved copies", saved_table), ("Placeholder default", default_table)):
+                        ("Saved copies", saved_table), ("Placeholder default", default_table),
+                        ("What can be folded", folding_table)):
         found = made(report)
         if found is not None:
             sections.append((title, *found))

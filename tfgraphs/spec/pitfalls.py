@@ -15,7 +15,8 @@ class Lesson:
     always_embeds: bool = False  # X lands in a GraphDef whatever the variant (a frozen graph, a placeholder default)
 
 
-# make_callable with a feed_list (even []) wraps sess.run; a callable made from CallableOptions is TensorFlow's own.
+# make_callable returns a function that runs the session as sess.run does; _make_callable_from_options makes
+# TensorFlow's own callable.
 EXECUTOR_CASES = ("first", "repeat", "new fetches", "new fetches repeat", "reordered fetches", "new feeds",
                   "make_callable", "callable first call", "callable repeat",
                   "real callable made", "real callable first call", "real callable repeat")
@@ -24,6 +25,9 @@ REPEATED_CASES = ("repeat", "new fetches repeat", "callable repeat", "real calla
 GROWTH_CASES = ("op per step", "op once")
 GRAPH, META, CHECKPOINT, FROZEN = "graph", "saver .meta", "checkpoint", "frozen graph"
 DEFAULT_CASES = ("placeholder", "with default, not fed", "with default, fed")
+# What can be folded: the size of the fetched tensor, the folder's own limit, a stateful input, a fed input.
+FOLDING_CASES = ("whole output", "scalar fetch", "larger folder limit", "stateful input", "fed input")
+RAISED_FOLD_LIMIT = 2**31 - 1   # OptimizerOptions.max_folded_constant_in_bytes in the larger-limit case
 
 LESSONS = {
     lesson.name: lesson
@@ -35,6 +39,8 @@ LESSONS = {
         Lesson("saved-copies", ("constant", "variable"),
                {"constant": (GRAPH, META), "variable": (GRAPH, META, CHECKPOINT, FROZEN)}, always_embeds=True),
         Lesson("placeholder-default", ("placeholder",), {"placeholder": DEFAULT_CASES}, always_embeds=True),
+        # Its cases build their own graphs (an embedded X, a dataset, a placeholder); the worker names the variant.
+        Lesson("folding", ("constant",), {"constant": FOLDING_CASES}),
     )
 }
 VARIANT_NAMES = tuple(dict.fromkeys(v for lesson in LESSONS.values() for v in lesson.variants))

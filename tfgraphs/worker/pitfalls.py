@@ -15,14 +15,18 @@ from tfgraphs.worker import protocol
 
 def measure(task):
     """Run the task's lesson on its variant."""
+    if task.lesson == "folding":
+        from tfgraphs.worker import inside
+        inside.ask_for_log()
     protocol.phase("import tensorflow")
     tf = import_tensorflow()
-    from tfgraphs.worker import runs, saved
+    from tfgraphs.worker import folding, runs, saved
 
     protocol.phase("data")
     x, w = network.make_data(task.batch, DTYPE, task.seed)
     lessons = {"executor-cache": runs.executor_cache, "graph-growth": runs.graph_growth,
-               "saved-copies": saved.saved_copies, "placeholder-default": saved.placeholder_default}
+               "saved-copies": saved.saved_copies, "placeholder-default": saved.placeholder_default,
+               "folding": folding.folding}
     result = lessons[task.lesson](tf, task, x, w)
     return {"tf_version": tf.__version__, "devices": [d.name for d in tf.config.list_physical_devices()], **result}
 

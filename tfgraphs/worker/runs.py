@@ -42,7 +42,7 @@ def real_callable(tf, sess, fetch, feeds):
     """A callable of TensorFlow's own (client/session.py's _make_callable_from_options), feeding `feeds` in order."""
     from tensorflow.core.protobuf import config_pb2
 
-    # make_callable(fetch) with feed_list=None makes the same; with feeds to name, only the options can.
+    # make_callable, with or without a feed_list, returns a function that runs the session as sess.run does.
     options = config_pb2.CallableOptions(feed=[t.name for t in feeds], fetch=[fetch.name])
     return sess._make_callable_from_options(options)
 
