@@ -10,6 +10,7 @@ import pytest
 from conftest import run_cli, words
 from tfgraphs.findings import compare as compare_why
 from tfgraphs.findings import explain as explain_why
+from tfgraphs.findings import inside as inside_why
 from tfgraphs.findings.evidence import RESTS_ON, Finding
 from tfgraphs.records.report import load
 from tfgraphs.records.rows import Measurement, Row
@@ -126,13 +127,13 @@ def test_a_network_evaluated_and_not_kept_is_said_only_from_the_folders_log(expl
                      first_run_inside=row.first_run_inside + ({"stage": "classic/constant_folding", "seconds": None,
                                                                "source": "constant_folding.cc:662", "foldable": 5,
                                                                "nodes": 8},))
-    said = words(" ".join(explain_why.folding_evidence([logged])))
+    said = words(" ".join(inside_why.folding_evidence([logged])))
     assert "the folder evaluated the network and did not keep the result" in said
     # Without the folder's line about the graph that ran (a dataset's own graph has other node counts), it is not said.
     other = replace(logged, first_run_inside=row.first_run_inside + ({"stage": "classic/constant_folding",
                                                                       "seconds": None, "source": "x", "foldable": 6,
                                                                       "nodes": 11},))
-    assert "did not keep the result" not in " ".join(explain_why.folding_evidence([other]))
+    assert "did not keep the result" not in " ".join(inside_why.folding_evidence([other]))
 
 
 def test_float32_conv2d_ran_as_onednn_names_it():
@@ -142,7 +143,7 @@ def test_float32_conv2d_ran_as_onednn_names_it():
     assert proc.returncode == 0, proc.stderr[-2000:]
     row = Row.from_trials("placeholder", [Measurement.from_dict(json.loads(proc.stdout))])
     kernel = next(op["type"] for op in row.top_ops if op["op"] == "conv")
-    said = " ".join(explain_why.trace_facts([row]))
+    said = " ".join(inside_why.trace_facts([row]))
     assert said == f"Conv2D ran in the traced later run of placeholder [default] (as {kernel}) (step stats)."
     assert "did not run" not in said and kernels.runs_as(kernel, "Conv2D")
 
@@ -152,7 +153,7 @@ def test_conv2d_under_its_onednn_name_ran(explained):
     row = next(r for r in load(explained[0]).rows if r.variant == "placeholder")
     renamed = replace(row, top_ops=tuple({**op, "type": "_MklNativeConv2D"} if op["type"] == "Conv2D" else op
                                          for op in row.top_ops))
-    said = " ".join(explain_why.trace_facts([renamed]))
+    said = " ".join(inside_why.trace_facts([renamed]))
     assert said == "Conv2D ran in the traced later run of placeholder [default] (as _MklNativeConv2D) (step stats)."
     assert "did not run" not in said
 

@@ -11,7 +11,7 @@ from tfgraphs.fileio import write_doc
 from tfgraphs.records.explain import attribute, attributions
 from tfgraphs.records.report import Report
 from tfgraphs.records.rows import Measurement, Row
-from tfgraphs.records.stats import MIN_FIRST_RUNS, first_runs
+from tfgraphs.records.stats import first_runs
 from tfgraphs.spec import network
 from tfgraphs.worker.sessions import session_config
 

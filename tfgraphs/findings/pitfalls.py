@@ -237,7 +237,7 @@ def folding(run):
             continue
         head = f"{case.case}: "
         if not case.computes["Conv2D"]:
-            said.append(head + f"folded: the graph that ran holds no Conv2D"
+            said.append(head + "folded: the graph that ran holds no Conv2D"
                         + (f", and the Const {join(case.replaced_by_const)}, made by folding, stands in its place"
                            if case.replaced_by_const else "") + " (partition graphs); its second run took "
                         f"{_short_s(case.later_s)} against a first run of {fmt_s(case.seconds)}.")

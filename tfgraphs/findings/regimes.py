@@ -14,8 +14,9 @@ def regime_sentences(rows):
         consts = sorted({n for r in folded for n in r.replaced_by_const})
         said.append(f"In {join(r.label for r in folded)}, constant folding replaced the network: the graph that ran "
                     f"after the first run holds no Conv2D"
-                    + (f"; the Const {join(consts)}, made by folding, stands in its place" if consts else "") + " (partition graphs). Later "
-                    f"runs skip the network, so they are not compared with a graph that computes it.")
+                    + (f"; the Const {join(consts)}, made by folding, stands in its place" if consts else "")
+                    + " (partition graphs). Later runs skip the network, so they are not compared with a graph "
+                      "that computes it.")
     if kept:
         said.append(f"In {join(r.label for r in kept)}, the graph that ran after the first run still holds Conv2D "
                     f"(partition graphs): the network was not folded, and later runs compute it.")

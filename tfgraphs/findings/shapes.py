@@ -196,7 +196,7 @@ def _remedy(report, costs):
         # blocked fixes the input signature and the block's shape; function-signature fixes the signature alone.
         sig = costs.get("function-signature")
         alone = ("" if sig is None or sig.penalty is None else
-                 f" function-signature, which fixes only the input signature, "
+                 " function-signature, which fixes only the input signature, "
                  + (f"paid nothing measurable either ({_signed(sig.extra_s)}): the fixed signature alone removed "
                     f"the retracing, and the fixed block shape removed nothing the signature left."
                     if not sig.penalized else

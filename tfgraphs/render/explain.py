@@ -2,7 +2,8 @@
 
 import statistics
 
-from tfgraphs.findings.explain import grouped, sentences, share_text
+from tfgraphs.findings.explain import sentences, share_text
+from tfgraphs.findings.inside import grouped
 from tfgraphs.records.explain import LABELS, PARTS, is_remote, part_first_runs, where
 from tfgraphs.render.compare import header
 from tfgraphs.render.owngraph import graph_header
