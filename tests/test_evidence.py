@@ -136,12 +136,33 @@ def test_a_network_evaluated_and_not_kept_is_said_only_from_the_folders_log(expl
     assert "did not keep the result" not in " ".join(inside_why.folding_evidence([other]))
 
 
-def test_float32_conv2d_ran_as_onednn_names_it():
-    # Claim 2 on real TensorFlow: in float32 a oneDNN build runs _MklNativeConv2D, which the old check missed.
-    task = SeedTask(variant="placeholder", batch=20, dtype="float32", runs=1, mode="traced")
+def traced_doc(variant, batch, dtype="float64"):
+    """One traced (and logged) seed worker's document."""
+    task = SeedTask(variant=variant, batch=batch, dtype=dtype, runs=1, mode="traced")
     proc = subprocess.run([sys.executable, *to_argv(task)], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:]
-    row = Row.from_trials("placeholder", [Measurement.from_dict(json.loads(proc.stdout))])
+    return json.loads(proc.stdout)
+
+
+def test_at_batch_3000_grappler_passes_are_named_with_their_times():
+    doc = traced_doc("constant", 3000)
+    passes = [s for s in doc["first_run_inside"] if s["stage"].startswith("grappler/")]
+    assert {"grappler/model_pruner", "grappler/constant_folding", "grappler/memory_optimizer",
+            "grappler/common_subgraph_elimination", "grappler/layout"} <= {s["stage"] for s in passes}
+    assert all(s["seconds"] > 0 for s in passes) and sum(s["seconds"] for s in passes) <= doc["first_run_s"]
+    # Grappler's own folder left the 5-node graph as it was; the classic folder found it foldable, replaced nothing.
+    assert all(s["nodes_change"] == 0 for s in passes if s["stage"] == "grappler/constant_folding")
+    assert doc["partition_computes"]["Conv2D"] and doc["replaced_by_const"] == []
+    row = Row.from_trials("constant", [Measurement.from_dict(doc)])
+    row = replace(row, logged_first_run_s=doc["first_run_s"])
+    said = words(" ".join(inside_why.first_run_inside([row]) + inside_why.folding_evidence([row])))
+    assert "its constant_folding passes left the node count unchanged" in said
+    assert "the folder evaluated the network and did not keep the result" in said
+
+
+def test_float32_conv2d_ran_as_onednn_names_it():
+    # Claim 2 on real TensorFlow: in float32 a oneDNN build runs _MklNativeConv2D, which the old check missed.
+    row = Row.from_trials("placeholder", [Measurement.from_dict(traced_doc("placeholder", 20, "float32"))])
     kernel = next(op["type"] for op in row.top_ops if op["op"] == "conv")
     said = " ".join(inside_why.trace_facts([row]))
     assert said == f"Conv2D ran in the traced later run of placeholder [default] (as {kernel}) (step stats)."
