@@ -22,7 +22,7 @@ class Case:
     graph_bytes: int | None = None     # placeholder-default: serialized GraphDef
     const_bytes: int | None = None     # and the bytes held in its Const tensors
     computes: dict | None = None       # partition graphs: {Conv2D, AvgPool, Relu: still computed}
-    replaced_by_const: tuple | None = None   # partition graphs: nodes a Const took the place of
+    replaced_by_const: tuple | None = None   # partition graphs: the Const nodes folding made
     later_s: float | None = None       # folding: the second run
     stateful: tuple | None = None      # folding: op types in the graph that ran marked stateful by the op registry
     fed: int | None = None             # folding: _Arg nodes (fed tensors) in the graph that ran

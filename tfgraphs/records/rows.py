@@ -47,7 +47,7 @@ class Measurement:
     # TensorFlow's own reports, from an untimed run: the partition graphs that ran, and the first run's optimizer log.
     partition_ops: dict | None = None         # {op type: nodes} over the partition graphs
     partition_computes: dict | None = None    # {Conv2D, AvgPool, Relu: a node computing it is in the partition graphs}
-    replaced_by_const: tuple | None = None    # nodes a Const took the place of (folded), by name
+    replaced_by_const: tuple | None = None    # Const nodes folding made: not Consts in the user's graph
     partition_stateful: tuple | None = None   # op types there that TensorFlow's op registry marks stateful
     first_run_inside: tuple | None = None     # [{stage, seconds, source, ...}] parsed from first_run_log
     first_run_log: tuple | None = None        # the raw log lines of the asked-for modules, as TensorFlow printed them

@@ -100,11 +100,12 @@ def folding_table(report):
              f"{c.fetched_bytes:,}", _sig(c.seconds / scale), _sig(c.later_s / scale)]
             for r in runs for c in r.cases]
     legend = (f"Each case in its own graph and session; times in {u}. folded = no Conv2D in the partition graphs "
-              f"that ran; replaced by Const = the nodes a Const took the place of. whole output and scalar fetch embed "
+              f"that ran; Const made by folding = the Const nodes there that the user's graph did not hold as "
+              f"Consts. whole output and scalar fetch embed "
               f"X as a Const and fetch relu or its sum; larger folder limit sets "
               f"OptimizerOptions.max_folded_constant_in_bytes; stateful input reads X from a one-shot iterator; fed "
               f"input feeds X to a placeholder.")
-    return (Table(("case", "folded", "replaced by Const", "fetched bytes", f"first {u}", f"second {u}"),
+    return (Table(("case", "folded", "Const made by folding", "fetched bytes", f"first {u}", f"second {u}"),
                   tuple(tuple(row) for row in body), wrap=((2, 20),)), legend)
 
 

@@ -32,7 +32,7 @@ def captured_stderr():
 
 
 def ran_graph(graph_def, partition_graphs):
-    """What the partition graphs hold: op types counted, and the nodes of the user's graph that a Const replaced."""
+    """What the partition graphs hold: op types counted, and the Const nodes that folding made."""
     before = {node.name: node.op for node in graph_def.node}
     ops, replaced = {}, []
     for graph in partition_graphs:
