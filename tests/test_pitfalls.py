@@ -1,7 +1,6 @@
 """pitfalls: real tiny workers for the structure and counts, saved artifacts in process, sentences from set numbers."""
 
 import json
-import math
 from dataclasses import replace
 
 import numpy as np
@@ -133,9 +132,9 @@ def test_saved_copies_find_x_where_it_is(tf):
     per_example, over = why.meta_limit(meta, BATCH)
     # Not exact: the varint that prefixes X's bytes grows by a byte or two with the batch.
     assert per_example == pytest.approx(network.example_bytes("float64"), abs=1)
-    # The predicted batch is the first whose .meta would reach 2 GiB: one fewer stays under.
-    step, overhead = math.ceil(per_example), math.floor(meta.probe_bytes - per_example)
-    assert (over - 1) * step + overhead < GRAPHDEF_LIMIT <= over * step + overhead
+    # The predicted batch is the first whose .meta would reach 2 GiB on the fitted line: one fewer stays under.
+    overhead = meta.probe_bytes - per_example
+    assert (over - 1) * per_example + overhead < GRAPHDEF_LIMIT <= over * per_example + overhead
 
 
 def test_holds_notices_a_missing_or_changed_copy():
@@ -308,7 +307,7 @@ def test_growth_sentences_follow_the_numbers():
                        "finalized and cannot be modified.\"")
     said = why.sentences(_report(_growth((1.0, 0.05, 0.06), (1.0, 0.06, 0.05), nodes=(7, 7, 9), finalize_error=None)))
     assert said[0] == "constant: the graph did not grow on every leaky step (nodes 7 -> 9)."
-    assert "no measurable difference" in said[1] and "slower on 1 of 2 steps" in said[1]
+    assert "no steady difference by the paired rule" in said[1] and "slower on 1 of 2 steps" in said[1]
     assert said[3] == "constant: after `graph.finalize()` the leaky step still created its op without error."
 
 
