@@ -115,6 +115,24 @@ def test_what_can_be_folded_is_read_from_the_graphs_that_ran(tmp_path):
     assert "what decides is the size" not in " ".join(why.folding(both))
 
 
+def test_a_run_executes_only_its_fetches_fan_in(tmp_path):
+    path = tmp_path / "prune.json"
+    proc = run_cli("pitfalls", "--lessons", "pruning", "--batch", BATCH, "--json", path, "--quiet")
+    assert proc.returncode == 0, proc.stderr
+    cases = {c["case"]: c for c in json.loads(path.read_text())["lessons"][0]["cases"]}
+    assert list(cases) == list(LESSONS["pruning"].cases["placeholder"])
+    tensor, op, bump = cases.values()
+    # Counted from step stats: the assign_add is outside relu's fan-in, so fetching relu never runs it.
+    assert {"Conv2D", "AvgPool", "Relu"} <= set(tensor["kernels"]) and "AssignAddVariableOp" not in tensor["kernels"]
+    assert (tensor["counter_after"], op["counter_after"], bump["counter_after"]) == (0, 0, 1)
+    assert op["returned_none"] and not tensor["returned_none"] and "_Retval" not in op["kernels"]
+    assert "AssignAddVariableOp" in bump["kernels"] and "Conv2D" not in bump["kernels"]
+    said = words(proc.stdout)
+    assert ("placeholder: fetch relu ran Conv2D, AvgPool and Relu and no assign_add: the counter still read 0 "
+            "(step stats).") in said
+    assert "fetch the assign_add ran no kernel of the network and AssignAddVariableOp: the counter read 1" in said
+
+
 def test_saved_copies_find_x_where_it_is(tf):
     x_bytes = network.data_bytes(BATCH, "float64")
     constant = {c["case"]: c for c in _measure(tf, "saved-copies", "constant")}

@@ -5,20 +5,21 @@ from tfgraphs.cli.common import add_force_flag, add_output_flags, default, optio
 from tfgraphs.spec.pitfalls import LESSONS, VARIANT_NAMES
 
 DESCRIPTION = (
-    "Measure five TF1 pitfalls on the seed network, each lesson on each of its variants in a fresh worker: "
+    "Measure six TF1 pitfalls on the seed network, each lesson on each of its variants in a fresh worker: "
     "executor-cache (which sess.run calls build a new executor: a new fetch list, reordered fetches, a fed "
     "intermediate tensor, make_callable and a callable made from CallableOptions), graph-growth (a training loop that creates an op on every step, against one "
     "that creates it once, then graph.finalize()), saved-copies (X in Saver's .meta, a checkpoint and a frozen graph) "
     "placeholder-default (placeholder_with_default keeps its default in the GraphDef, fed or not) and folding "
     "(what the constant folders can replace: a large or a scalar fetch, a raised folder limit, a stateful or fed "
-    "input, read from the graphs that ran). Variants per lesson: "
+    "input, read from the graphs that ran) and pruning (a run executes only its fetches' fan-in: relu as a tensor, as "
+    "an op, and an assign_add outside it, counted from step stats). Variants per lesson: "
     + "; ".join(f"{name}: {', '.join(lesson.variants)}" for name, lesson in LESSONS.items()) + ".")
 
 
 def add_parser(sub):
     """Add `pitfalls` to the subcommands."""
     s = sub.add_parser("pitfalls", help="the executor cache, a graph that grows in a loop, copies of X in saved "
-                                        "files, placeholder_with_default, what can be folded",
+                                        "files, placeholder_with_default, what can be folded, what a run executes",
                         description=DESCRIPTION)
     option(s, pitfalls, "lessons", f"comma-separated, from {', '.join(LESSONS)}", shown="all")
     option(s, pitfalls, "variants", f"comma-separated, from {', '.join(VARIANT_NAMES)}; each lesson runs those of "

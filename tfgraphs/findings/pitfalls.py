@@ -7,6 +7,7 @@ from tfgraphs.records.stats import judge, paired, spread
 from tfgraphs.spec import network
 from tfgraphs.spec.pitfalls import (CHECKPOINT, DEFAULT_CASES, FOLDING_CASES, FROZEN, GRAPH, GROWTH_CASES, META,
                                     RAISED_FOLD_LIMIT)
+from tfgraphs.spec.kernels import NETWORK_OPS, runs_as
 from tfgraphs.spec.limits import GRAPHDEF_LIMIT
 from tfgraphs.units import fmt_bytes, fmt_s, join
 
@@ -273,6 +274,22 @@ def folding(run):
     return said
 
 
+def pruning(run):
+    """Which kernels each fetch ran (step stats), and whether the assign_add outside relu's fan-in ran."""
+    said = []
+    for case in run.cases:
+        if case.kernels is None:
+            continue
+        network = [op for op in NETWORK_OPS if any(runs_as(k, op) for k in case.kernels)]
+        computed = f"ran {join(network)}" if network else "ran no kernel of the network"
+        bumped = [k for k in case.kernels if k.startswith("AssignAdd")]
+        side = (f"and {join(bumped)}: the counter read {case.counter_after} after it" if bumped else
+                f"and no assign_add: the counter still read {case.counter_after}")
+        returned = "; sess.run returned None" if case.returned_none else ""
+        said.append(f"{run.variant}: {case.case} {computed} {side} (step stats){returned}.")
+    return said
+
+
 def sentences(report):
     """Sentences that hold for this report's numbers, lesson by lesson."""
     said = []
@@ -287,4 +304,6 @@ def sentences(report):
             said += placeholder_default(run, report)
         elif run.lesson == "folding":
             said += folding(run)
+        elif run.lesson == "pruning":
+            said += pruning(run)
     return said or ["No lesson produced a result, so there is nothing to explain."]

@@ -28,6 +28,9 @@ class Case:
     fed: int | None = None             # folding: _Arg nodes (fed tensors) in the graph that ran
     folder_log: tuple | None = None    # folding: the first run's log, parsed (spec.tflog.stages)
     fetched_bytes: int | None = None   # folding: bytes of the fetched tensor
+    kernels: tuple | None = None       # pruning: the kernel types a traced run's step stats list
+    returned_none: bool | None = None  # pruning: sess.run returned None (an op was fetched)
+    counter_after: int | None = None   # pruning: the assign_add's variable, read after the run
 
     def to_dict(self):
         return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items() if v is not None}

@@ -109,13 +109,25 @@ def folding_table(report):
                   tuple(tuple(row) for row in body), wrap=((2, 20),)), legend)
 
 
+def pruning_table(report):
+    """Each fetch: the kernels its traced run executed, and the counter the assign_add bumps."""
+    runs = _runs(report, "pruning")
+    if not runs:
+        return None
+    body = [[r.variant, c.case, ", ".join(c.kernels), str(c.counter_after)] for r in runs for c in r.cases]
+    legend = ("kernels = the kernel types in one FULL_TRACE run's step stats, in one session, in this order; "
+              "counter = a variable that an assign_add outside relu's fan-in adds 1 to, read after each run.")
+    return Table(("variant", "fetch", "kernels that ran", "counter"), tuple(tuple(row) for row in body), keys=2,
+                 wrap=((2, 44),)), legend
+
+
 def render(report, fmt="simple", width=WIDTH):
     """The whole pitfalls report as text, fitted to width (None: one wide table per section)."""
     head, ok = header(report), any(r.ok for r in report.rows)
     sections = []
     for title, made in (("Executor cache", executor_table), ("Graph growth", growth_table),
                         ("Saved copies", saved_table), ("Placeholder default", default_table),
-                        ("What can be folded", folding_table)):
+                        ("What can be folded", folding_table), ("What a run executes", pruning_table)):
         found = made(report)
         if found is not None:
             sections.append((title, *found))

@@ -28,6 +28,8 @@ DEFAULT_CASES = ("placeholder", "with default, not fed", "with default, fed")
 # What can be folded: the size of the fetched tensor, the folder's own limit, a stateful input, a fed input.
 FOLDING_CASES = ("whole output", "scalar fetch", "larger folder limit", "stateful input", "fed input")
 RAISED_FOLD_LIMIT = 2**31 - 1   # OptimizerOptions.max_folded_constant_in_bytes in the larger-limit case
+# What a run executes: relu fetched as a tensor, as an op, and an assign_add outside relu's fan-in.
+PRUNING_CASES = ("fetch relu", "fetch relu's op", "fetch the assign_add")
 
 LESSONS = {
     lesson.name: lesson
@@ -41,6 +43,7 @@ LESSONS = {
         Lesson("placeholder-default", ("placeholder",), {"placeholder": DEFAULT_CASES}, always_embeds=True),
         # Its cases build their own graphs (an embedded X, a dataset, a placeholder); the worker names the variant.
         Lesson("folding", ("constant",), {"constant": FOLDING_CASES}),
+        Lesson("pruning", ("placeholder",), {"placeholder": PRUNING_CASES}),
     )
 }
 VARIANT_NAMES = tuple(dict.fromkeys(v for lesson in LESSONS.values() for v in lesson.variants))
