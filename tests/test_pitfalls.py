@@ -133,6 +133,22 @@ def test_a_run_executes_only_its_fetches_fan_in(tmp_path):
     assert "fetch the assign_add ran no kernel of the network and AssignAddVariableOp: the counter read 1" in said
 
 
+def test_every_new_set_of_targets_keeps_an_executor(tmp_path):
+    path = tmp_path / "leak.json"
+    proc = run_cli("pitfalls", "--lessons", "executor-leak", "--variants", "placeholder", "--batch", BATCH, "--json",
+                   path, "--quiet")
+    assert proc.returncode == 0, proc.stderr
+    cases = json.loads(path.read_text())["lessons"][0]["cases"]
+    assert [c["case"] for c in cases] == list(LESSONS["executor-leak"].cases["placeholder"])
+    assert cases[0]["case"] == "[conv]" and cases[-2]["case"] == "[conv, pool, relu]"
+    # RSS before and after each run, chained: each run starts where the one before it ended.
+    assert all(len(c["rss_bytes"]) == 2 and c["seconds"] > 0 for c in cases)
+    assert all(a["rss_bytes"][1] == b["rss_bytes"][0] for a, b in zip(cases, cases[1:]))
+    said = words(proc.stdout)
+    assert "placeholder: 7 new sets of targets in one session grew resident memory by" in said
+    assert "[conv] run again at the end took" in said and "(one sample each)" in said and "still cached" not in said
+
+
 def test_saved_copies_find_x_where_it_is(tf):
     x_bytes = network.data_bytes(BATCH, "float64")
     constant = {c["case"]: c for c in _measure(tf, "saved-copies", "constant")}

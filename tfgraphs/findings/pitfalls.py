@@ -5,8 +5,8 @@ import statistics
 
 from tfgraphs.records.stats import judge, paired, spread
 from tfgraphs.spec import network
-from tfgraphs.spec.pitfalls import (CHECKPOINT, DEFAULT_CASES, FOLDING_CASES, FROZEN, GRAPH, GROWTH_CASES, META,
-                                    RAISED_FOLD_LIMIT)
+from tfgraphs.spec.pitfalls import (CHECKPOINT, DEFAULT_CASES, FOLDING_CASES, FROZEN, GRAPH, GROWTH_CASES,
+                                    LEAK_AGAIN, META, RAISED_FOLD_LIMIT)
 from tfgraphs.spec.kernels import NETWORK_OPS, runs_as
 from tfgraphs.spec.limits import GRAPHDEF_LIMIT
 from tfgraphs.units import fmt_bytes, fmt_s, join
@@ -290,6 +290,25 @@ def pruning(run):
     return said
 
 
+def executor_leak(run, report):
+    """What each new signature added to resident memory, and whether the first one was still cached at the end."""
+    new = [c for c in run.cases if c.case != LEAK_AGAIN]
+    again = run.case(LEAK_AGAIN)
+    grew = [c.rss_bytes[1] - c.rss_bytes[0] for c in new]
+    x = data_bytes(report)
+    said = [f"{run.variant}: {len(new)} new sets of targets in one session grew resident memory by "
+            f"{fmt_bytes(sum(grew))} in all, {fmt_bytes(statistics.median(grew))} median per new set "
+            f"({statistics.median(grew) / x:.2f}x X's {fmt_bytes(x)}); RSS, one sample per set."]
+    if again is not None:
+        first = new[0]
+        # One sample each: the times are given, not judged; RSS shows only what went back to the system.
+        said.append(f"{run.variant}: {first.case} run again at the end took {fmt_s(again.seconds)} against "
+                    f"{fmt_s(first.seconds)} the first time (one sample each), and resident memory changed by "
+                    f"{_signed_bytes(again.rss_bytes)}: none of what the earlier sets added went back to the "
+                    f"system (RSS; an allocator may also keep memory it freed).")
+    return said
+
+
 def sentences(report):
     """Sentences that hold for this report's numbers, lesson by lesson."""
     said = []
@@ -306,4 +325,6 @@ def sentences(report):
             said += folding(run)
         elif run.lesson == "pruning":
             said += pruning(run)
+        elif run.lesson == "executor-leak":
+            said += executor_leak(run, report)
     return said or ["No lesson produced a result, so there is nothing to explain."]

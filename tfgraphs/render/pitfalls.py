@@ -121,13 +121,27 @@ def pruning_table(report):
                  wrap=((2, 44),)), legend
 
 
+def leak_table(report):
+    """Each new set of targets in one session: its run and what it added to resident memory."""
+    runs = _runs(report, "executor-leak")
+    if not runs:
+        return None
+    u, scale = time_unit([c.seconds for r in runs for c in r.cases])
+    body = [[r.variant, c.case, _sig(c.seconds / scale), fmt_bytes(c.rss_bytes[1] - c.rss_bytes[0])]
+            for r in runs for c in r.cases]
+    legend = (f"Times in {u}, one session per variant, each set of ops run as targets once, in this order (nothing "
+              f"fetched back). RSS change = resident memory after the run minus before it.")
+    return _table(body, ["variant", "targets", f"run {u}", "RSS change"]), legend
+
+
 def render(report, fmt="simple", width=WIDTH):
     """The whole pitfalls report as text, fitted to width (None: one wide table per section)."""
     head, ok = header(report), any(r.ok for r in report.rows)
     sections = []
     for title, made in (("Executor cache", executor_table), ("Graph growth", growth_table),
                         ("Saved copies", saved_table), ("Placeholder default", default_table),
-                        ("What can be folded", folding_table), ("What a run executes", pruning_table)):
+                        ("What can be folded", folding_table), ("What a run executes", pruning_table),
+                        ("Executors kept", leak_table)):
         found = made(report)
         if found is not None:
             sections.append((title, *found))

@@ -1,5 +1,6 @@
 """The pitfalls lessons: each one's name, the variants it runs, and the cases it measures, in order."""
 
+import itertools
 from dataclasses import dataclass
 
 DTYPE = "float64"   # every lesson runs the seed network in float64, as compare does by default
@@ -30,6 +31,11 @@ FOLDING_CASES = ("whole output", "scalar fetch", "larger folder limit", "statefu
 RAISED_FOLD_LIMIT = 2**31 - 1   # OptimizerOptions.max_folded_constant_in_bytes in the larger-limit case
 # What a run executes: relu fetched as a tensor, as an op, and an assign_add outside relu's fan-in.
 PRUNING_CASES = ("fetch relu", "fetch relu's op", "fetch the assign_add")
+# Every non-empty set of these ops is a new signature; the first set is run once more at the end.
+LEAKED_TENSORS = ("conv", "pool", "relu")
+LEAK_AGAIN = "the first set again"
+LEAK_CASES = tuple("[" + ", ".join(c) + "]" for k in range(1, len(LEAKED_TENSORS) + 1) for c in itertools.combinations(
+    LEAKED_TENSORS, k)) + (LEAK_AGAIN,)
 
 LESSONS = {
     lesson.name: lesson
@@ -44,6 +50,7 @@ LESSONS = {
         # Its cases build their own graphs (an embedded X, a dataset, a placeholder); the worker names the variant.
         Lesson("folding", ("constant",), {"constant": FOLDING_CASES}),
         Lesson("pruning", ("placeholder",), {"placeholder": PRUNING_CASES}),
+        Lesson("executor-leak", ("constant", "placeholder"), {"constant": LEAK_CASES, "placeholder": LEAK_CASES}),
     )
 }
 VARIANT_NAMES = tuple(dict.fromkeys(v for lesson in LESSONS.values() for v in lesson.variants))
