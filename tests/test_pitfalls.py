@@ -133,6 +133,28 @@ def test_a_run_executes_only_its_fetches_fan_in(tmp_path):
     assert "fetch the assign_add ran no kernel of the network and AssignAddVariableOp: the counter read 1" in said
 
 
+def test_feeds_from_aligned_and_unaligned_buffers(tmp_path):
+    path = tmp_path / "align.json"
+    proc = run_cli("pitfalls", "--lessons", "feed-alignment", "--batch", BATCH, "--steps", STEPS, "--json", path,
+                   "--quiet")
+    assert proc.returncode == 0, proc.stderr
+    aligned, unaligned = json.loads(path.read_text())["lessons"][0]["cases"]
+    assert (aligned["case"], unaligned["case"]) == LESSONS["feed-alignment"].cases["placeholder"]
+    assert (aligned["address_mod_64"], unaligned["address_mod_64"]) == (0, 8)
+    assert len(aligned["runs_s"]) == len(unaligned["runs_s"]) == STEPS and unaligned["copy_s"] > 0
+    assert "placeholder: feeding X from data 8 bytes past a 64-byte boundary took" in words(proc.stdout)
+
+
+def test_a_copy_is_said_only_beside_a_measured_difference():
+    cases = (Case("aligned feed", seconds=0.001, runs_s=(0.0009, 0.001, 0.0011), address_mod_64=0, copy_s=0.004),
+             Case("unaligned feed", seconds=0.003, runs_s=(0.0029, 0.003, 0.0031), address_mod_64=8, copy_s=0.004))
+    said = " ".join(why.feed_alignment(LessonRun("feed-alignment", "placeholder", cases=cases)))
+    assert "3.0x, beyond a spread of 0.2 ms. One NumPy copy of X takes 4.0 ms here" in said
+    same = (cases[0], replace(cases[1], seconds=0.001, runs_s=(0.0009, 0.001, 0.0011)))
+    said = " ".join(why.feed_alignment(LessonRun("feed-alignment", "placeholder", cases=same)))
+    assert "no measurable difference" in said and "NumPy copy" not in said
+
+
 def test_every_new_set_of_targets_keeps_an_executor(tmp_path):
     path = tmp_path / "leak.json"
     proc = run_cli("pitfalls", "--lessons", "executor-leak", "--variants", "placeholder", "--batch", BATCH, "--json",

@@ -8,7 +8,7 @@ from tfgraphs.spec.pitfalls import LESSONS, VARIANT_NAMES
 
 
 def pitfalls(lessons=("executor-cache", "graph-growth", "saved-copies", "placeholder-default", "folding",
-                      "pruning", "executor-leak"),
+                      "pruning", "feed-alignment", "executor-leak"),
              variants=("constant", "placeholder", "variable"), batch=6000, steps=20, seed=0, force=False,
              timeout=None, quiet=False, json=None, csv=None):
     """Measure each lesson (executor cache, graph growth, saved copies, placeholder defaults) on its variants."""

@@ -31,6 +31,8 @@ class Case:
     kernels: tuple | None = None       # pruning: the kernel types a traced run's step stats list
     returned_none: bool | None = None  # pruning: sess.run returned None (an op was fetched)
     counter_after: int | None = None   # pruning: the assign_add's variable, read after the run
+    address_mod_64: int | None = None  # feed-alignment: where the fed array's data starts, past a 64-byte boundary
+    copy_s: float | None = None        # feed-alignment: one NumPy copy of the fed array (median of 3)
 
     def to_dict(self):
         return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items() if v is not None}

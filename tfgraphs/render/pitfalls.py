@@ -121,6 +121,19 @@ def pruning_table(report):
                  wrap=((2, 44),)), legend
 
 
+def alignment_table(report):
+    """The same feed from an aligned and an unaligned buffer: each case's runs."""
+    runs = _runs(report, "feed-alignment")
+    if not runs:
+        return None
+    u, scale = time_unit([s for r in runs for c in r.cases for s in c.runs_s or (c.seconds,)])
+    body = [[r.variant, c.case, str(c.address_mod_64), _sig(c.seconds / scale), _sig(min(c.runs_s) / scale),
+             _sig(max(c.runs_s) / scale), str(len(c.runs_s))] for r in runs for c in r.cases]
+    legend = (f"Times in {u}: sess.run(tf.size(X), {{X: x}}), each run timed alone, after one untimed run. "
+              f"address % 64 = where x's data starts past a 64-byte boundary.")
+    return _table(body, ["variant", "case", "address % 64", f"median {u}", f"min {u}", f"max {u}", "n"]), legend
+
+
 def leak_table(report):
     """Each new set of targets in one session: its run and what it added to resident memory."""
     runs = _runs(report, "executor-leak")
@@ -141,7 +154,7 @@ def render(report, fmt="simple", width=WIDTH):
     for title, made in (("Executor cache", executor_table), ("Graph growth", growth_table),
                         ("Saved copies", saved_table), ("Placeholder default", default_table),
                         ("What can be folded", folding_table), ("What a run executes", pruning_table),
-                        ("Executors kept", leak_table)):
+                        ("Feed alignment", alignment_table), ("Executors kept", leak_table)):
         found = made(report)
         if found is not None:
             sections.append((title, *found))

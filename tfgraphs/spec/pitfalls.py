@@ -31,6 +31,7 @@ FOLDING_CASES = ("whole output", "scalar fetch", "larger folder limit", "statefu
 RAISED_FOLD_LIMIT = 2**31 - 1   # OptimizerOptions.max_folded_constant_in_bytes in the larger-limit case
 # What a run executes: relu fetched as a tensor, as an op, and an assign_add outside relu's fan-in.
 PRUNING_CASES = ("fetch relu", "fetch relu's op", "fetch the assign_add")
+ALIGNMENT_CASES = ("aligned feed", "unaligned feed")   # X's data at a 64-byte boundary, and 8 bytes past one
 # Every non-empty set of these ops is a new signature; the first set is run once more at the end.
 LEAKED_TENSORS = ("conv", "pool", "relu")
 LEAK_AGAIN = "the first set again"
@@ -50,6 +51,7 @@ LESSONS = {
         # Its cases build their own graphs (an embedded X, a dataset, a placeholder); the worker names the variant.
         Lesson("folding", ("constant",), {"constant": FOLDING_CASES}),
         Lesson("pruning", ("placeholder",), {"placeholder": PRUNING_CASES}),
+        Lesson("feed-alignment", ("placeholder",), {"placeholder": ALIGNMENT_CASES}),
         Lesson("executor-leak", ("constant", "placeholder"), {"constant": LEAK_CASES, "placeholder": LEAK_CASES}),
     )
 }

@@ -20,13 +20,14 @@ def measure(task):
         inside.ask_for_log()
     protocol.phase("import tensorflow")
     tf = import_tensorflow()
-    from tfgraphs.worker import folding, leak, pruning, runs, saved
+    from tfgraphs.worker import alignment, folding, leak, pruning, runs, saved
 
     protocol.phase("data")
     x, w = network.make_data(task.batch, DTYPE, task.seed)
     lessons = {"executor-cache": runs.executor_cache, "graph-growth": runs.graph_growth,
                "saved-copies": saved.saved_copies, "placeholder-default": saved.placeholder_default,
-               "folding": folding.folding, "pruning": pruning.pruning, "executor-leak": leak.executor_leak}
+               "folding": folding.folding, "pruning": pruning.pruning, "executor-leak": leak.executor_leak,
+               "feed-alignment": alignment.feed_alignment}
     result = lessons[task.lesson](tf, task, x, w)
     return {"tf_version": tf.__version__, "devices": [d.name for d in tf.config.list_physical_devices()], **result}
 
