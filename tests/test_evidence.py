@@ -201,17 +201,31 @@ def kinds(said):
     return {s.kind for s in said if isinstance(s, Finding)}
 
 
-@pytest.mark.parametrize("doc_of", ["explain", "compare"])
-def test_a_sentence_is_not_said_without_its_evidence(doc_of, explained, compare_json):
-    report = load(explained[0] if doc_of == "explain" else compare_json[1])
-    said = (explain_why if doc_of == "explain" else compare_why).sentences(report)
+def assert_each_kind_needs_its_evidence(report, module):
+    said = module.sentences(report)
     found = kinds(said)
-    assert found, "the real run says sentences that name their evidence"
+    assert found, "the run says sentences that name their evidence"
     for kind in found:
         for field in RESTS_ON[kind]:
             bare = replace(report, rows=tuple(strip(r, field) for r in report.rows))
-            again = (explain_why if doc_of == "explain" else compare_why).sentences(bare)
-            assert kind not in kinds(again), (kind, field)
+            assert kind not in kinds(module.sentences(bare)), (kind, field)
+    return found
+
+
+@pytest.mark.parametrize("doc_of", ["explain", "compare"])
+def test_a_sentence_is_not_said_without_its_evidence(doc_of, explained, compare_json):
+    report = load(explained[0] if doc_of == "explain" else compare_json[1])
+    assert_each_kind_needs_its_evidence(report, explain_why if doc_of == "explain" else compare_why)
+
+
+@pytest.mark.parametrize("name", ["compare", "compare-all", "compare-folded", "compare-remote", "explain",
+                                  "explain-remote", "explain-single", "sweep"])
+def test_saved_documents_hold_every_sentence_to_its_evidence(name):
+    from tfgraphs.findings import sweep as sweep_why
+
+    report = load(json.loads((ROOT / "tests" / "fixtures" / f"{name}.json").read_text()))
+    module = {"compare": compare_why, "explain": explain_why, "sweep": sweep_why}[report.command]
+    assert_each_kind_needs_its_evidence(report, module)
 
 
 def test_a_version_that_logs_otherwise_gets_one_line_and_no_table(explained):

@@ -1,11 +1,9 @@
 """Each why-sentence names the record fields it rests on, and is not said about a row that lacks them."""
 
 import functools
-from dataclasses import fields
+from dataclasses import fields, is_dataclass, replace
 
-from tfgraphs.records.rows import Row
-
-# kind (the sentence function's name) -> the Row fields it rests on; tests strip each field and expect silence.
+# kind (the sentence function's name) -> the record fields it rests on; tests strip each one and expect silence.
 RESTS_ON = {}
 
 
@@ -18,9 +16,9 @@ class Finding(str):
         return said
 
 
-def has(row, fields):
+def has(row, names):
     """True when every field is measured on the row: not None, nor empty where empty is the default (no trace)."""
-    return all(_measured(row, f) for f in fields)
+    return all(_measured(row, name) for name in names)
 
 
 def _measured(row, name):
@@ -28,25 +26,26 @@ def _measured(row, name):
     if value is None:
         return False
     # A field whose default is None says "measured" by any value, () included; one defaulting to () does not.
-    default = _DEFAULTS.get(name, ())
+    default = next((f.default for f in fields(row) if f.name == name), ())
     return default is None or value not in ((), {})
 
 
-_DEFAULTS = {f.name: f.default for f in fields(Row)}
+def _record(arg):
+    return is_dataclass(arg) and not isinstance(arg, type)
 
 
-def rests_on(*fields):
+def rests_on(*names):
     """Declare the Row fields a sentence function reads: rows without them never reach it, and what it says is
     tagged with them."""
     def declare(fn):
-        RESTS_ON[fn.__name__] = fields
+        RESTS_ON[fn.__name__] = names
 
         @functools.wraps(fn)
         def said(*args, **kwargs):
-            held = [_with(a, fields) for a in args]
+            held = [_with(a, names) for a in args]
             if any(a is _LACKING for a in held):
                 return []
-            return [Finding(text, fn.__name__, fields) for text in fn(*held, **kwargs)]
+            return [Finding(text, fn.__name__, names) for text in fn(*held, **kwargs)]
         return said
     return declare
 
@@ -54,10 +53,13 @@ def rests_on(*fields):
 _LACKING = object()
 
 
-def _with(arg, fields):
-    """A row that lacks the evidence is _LACKING; a list of rows keeps those that have it; anything else passes."""
-    if isinstance(arg, Row):
-        return arg if has(arg, fields) else _LACKING
-    if isinstance(arg, (list, tuple)) and arg and all(isinstance(r, Row) for r in arg):
-        return type(arg)(r for r in arg if has(r, fields))
+def _with(arg, names):
+    """A row that lacks the evidence is _LACKING; a list of rows, or a report's rows, keep those that have it; anything
+    else passes."""
+    if _record(arg) and hasattr(arg, "rows") and hasattr(arg, "command"):
+        return replace(arg, rows=tuple(r for r in arg.rows if has(r, names)))
+    if _record(arg):
+        return arg if has(arg, names) else _LACKING
+    if isinstance(arg, (list, tuple)) and arg and all(_record(r) for r in arg):
+        return type(arg)(r for r in arg if has(r, names))
     return arg

@@ -1,5 +1,6 @@
 """Resident-memory growth per phase, in units of X's bytes, and the first run's growth split into activations."""
 
+from tfgraphs.findings.evidence import rests_on
 from tfgraphs.records.stats import ratio
 from tfgraphs.spec import network
 from tfgraphs.units import fmt_bytes, join
@@ -48,6 +49,7 @@ def first_run_growth(row):
     return None if before is None or rss.get("first_run") is None else rss["first_run"] - before
 
 
+@rests_on("rss_bytes")
 def first_run_growth_sentences(ok, report):
     """The first run's memory growth split into activations and the rest, for rows that grew by at least them."""
     size = data_bytes(report)
@@ -67,7 +69,7 @@ def first_run_growth_sentences(ok, report):
     if short:
         said.append(f"The first run of {join(r.variant for r, _, _ in short)} grew resident memory by less than its "
                     f"activations ({_each([r for r, _, _ in short], lambda r: fmt_bytes(first_run_growth(r)))}): "
-                    f"memory held from earlier phases was reused, so the growth cannot be split.")
+                    f"so the growth cannot be split (memory held from earlier phases may have been reused; not measured).")
     return said
 
 

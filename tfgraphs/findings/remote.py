@@ -26,6 +26,7 @@ def _apart(d):
     return f"beyond a spread of {fmt_s(d.spread)}" if d.real else f"no measurable difference against a spread of {fmt_s(d.spread)}"
 
 
+@rests_on("runs_s")
 def remote_over_local(rows):
     """Per variant and fetch: remote later runs over in-process later runs, judged against both spreads."""
     said, got = [], _by_key(rows)
@@ -40,6 +41,7 @@ def remote_over_local(rows):
     return said
 
 
+@rests_on("runs_s")
 def feed_cost(rows):
     """Per fetch and place: a variant fed per run against one loaded once, judged against both spreads."""
     said, got = [], _by_key(rows)

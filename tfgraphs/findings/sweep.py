@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from tfgraphs.findings.evidence import rests_on
 from tfgraphs.records.stats import between
 from tfgraphs.records.sweep import fits, one_regime
 from tfgraphs.spec import limits, network
@@ -95,6 +96,7 @@ def _limit_sentence(probe):
             f"batch is the {limits.GRAPHDEF}, which this probe did not try." + _memory_clause(probe))
 
 
+@rests_on("runs_s")
 def _against_fed(report):
     """Each embedding variant's median later run over the first fed variant's, batch by batch."""
     found = fits(report)
@@ -120,22 +122,23 @@ def _against_fed(report):
     return said
 
 
+@rests_on("folded")
 def _boundary(rows, dtype):
-    """Where a variant's later runs stopped skipping the network: the boundary batch this sweep found, or None."""
+    """Where a variant's later runs stopped skipping the network: the boundary batch this sweep found, if any."""
     folded = [r.batch for r in rows if r.folded]
     kept = [r.batch for r in rows if r.folded is False]
     if not folded or not kept:
-        return None
+        return []
     lo, hi = max(folded), min(kept)
     if lo > hi:
-        return (f"{rows[0].variant}: the network was replaced by a constant at batches {', '.join(map(str, folded))} "
-                f"but not at {', '.join(map(str, kept))}, with no single boundary; growth is given within one regime.")
+        return [(f"{rows[0].variant}: the network was replaced by a constant at batches {', '.join(map(str, folded))} "
+                f"but not at {', '.join(map(str, kept))}, with no single boundary; growth is given within one regime.")]
     out = network.output_bytes
-    return (f"{rows[0].variant}: constant folding replaced the whole network by one constant up to batch {lo:,} "
+    return [(f"{rows[0].variant}: constant folding replaced the whole network by one constant up to batch {lo:,} "
             f"(output {out(lo, dtype):,} bytes) and not from batch {hi:,} (output {out(hi, dtype):,} bytes), "
             f"as the partition graphs of each batch showed: below it later runs skip the network. " + (f"Growth and the fit use batch {hi:,} and up only." if len(one_regime(rows)) > 1 else
                                 f"Only batch {hi:,} lies on the side of the largest batch, so no growth or fit is "
-                                f"given for {rows[0].variant}: sweep more batches above the boundary."))
+                                f"given for {rows[0].variant}: sweep more batches above the boundary."))]
 
 
 def sentences(report):
@@ -148,8 +151,9 @@ def sentences(report):
     said.append(_limit_sentence(report.extra.get("tf_error")))
     said.extend(_against_fed(report))
     for v in report.config["variants"]:
-        said.append(_boundary(series(report, v), dtype))
-        rows = one_regime(series(report, v))
+        said.extend(_boundary(series(report, v), dtype))
+        # Growth needs the later runs of both ends; a row without them says nothing here.
+        rows = [r for r in one_regime(series(report, v)) if r.later_median_s is not None]
         if len(rows) < 2:
             continue
         lo, hi = rows[0], rows[-1]
