@@ -266,8 +266,8 @@ def folding(run):
     if whole and raised and whole.computes and raised.computes and whole.computes["Conv2D"] \
             and not raised.computes["Conv2D"]:
         grappler = [s for s in raised.folder_log or () if s["stage"] == "grappler/constant_folding"]
-        kept = (" Grappler's constant_folding passes removed no node even then: its own limit is separate "
-                "(grappler/optimizers/constant_folding.cc)." if grappler and not any(s["nodes_change"] for s in grappler)
+        kept = (" Grappler's constant_folding passes left the node count unchanged even then: its own limit is "
+                "separate (grappler/optimizers/constant_folding.cc)." if grappler and not any(s["nodes_change"] for s in grappler)
                 else "")
         said.append(f"With OptimizerOptions.max_folded_constant_in_bytes = {RAISED_FOLD_LIMIT:,} the classic folder "
                     f"replaced the whole output, which it did not under its default limit.{kept}")

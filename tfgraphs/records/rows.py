@@ -138,11 +138,13 @@ class Row(Measurement):
 
     @property
     def first_run_excess_s(self):
-        """First run minus the median later run: what only the first run pays; None without both."""
+        """What only the first run pays: the median over trials of each worker's first run minus its own median later
+        run (first run minus the median later run for a row without trials); None without both."""
         later = self.later_median_s
         if not self.ok or self.first_run_s is None or later is None:
             return None
-        return self.first_run_s - later
+        # The same samples the first-run rule judges, so a page gives one number per difference.
+        return median_or_none(self.first_run_excesses_s) if self.first_run_excesses_s else self.first_run_s - later
 
     @property
     def first_runs_s(self):
