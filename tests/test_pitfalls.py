@@ -9,6 +9,7 @@ import pytest
 import fakes
 from conftest import run_cli, words
 from tfgraphs.cli import main
+from tfgraphs.findings import execution
 from tfgraphs.findings import pitfalls as why
 from tfgraphs.records.pitfalls import Case, LessonRun
 from tfgraphs.records.report import Report, load
@@ -112,7 +113,7 @@ def test_what_can_be_folded_is_read_from_the_graphs_that_ran(tmp_path):
     # Where the evidence says otherwise, the comparison is not said.
     run = LessonRun.from_dict(json.loads(path.read_text())["lessons"][0])
     both = replace(run, cases=tuple(replace(c, computes={**c.computes, "Conv2D": False}) for c in run.cases))
-    assert "what decides is the size" not in " ".join(why.folding(both))
+    assert "what decides is the size" not in " ".join(execution.folding(both))
 
 
 def test_a_run_executes_only_its_fetches_fan_in(tmp_path):
@@ -148,10 +149,10 @@ def test_feeds_from_aligned_and_unaligned_buffers(tmp_path):
 def test_a_copy_is_said_only_beside_a_measured_difference():
     cases = (Case("aligned feed", seconds=0.001, runs_s=(0.0009, 0.001, 0.0011), address_mod_64=0, copy_s=0.004),
              Case("unaligned feed", seconds=0.003, runs_s=(0.0029, 0.003, 0.0031), address_mod_64=8, copy_s=0.004))
-    said = " ".join(why.feed_alignment(LessonRun("feed-alignment", "placeholder", cases=cases)))
+    said = " ".join(execution.feed_alignment(LessonRun("feed-alignment", "placeholder", cases=cases)))
     assert "3.0x, beyond a spread of 0.2 ms. One NumPy copy of X takes 4.0 ms here" in said
     same = (cases[0], replace(cases[1], seconds=0.001, runs_s=(0.0009, 0.001, 0.0011)))
-    said = " ".join(why.feed_alignment(LessonRun("feed-alignment", "placeholder", cases=same)))
+    said = " ".join(execution.feed_alignment(LessonRun("feed-alignment", "placeholder", cases=same)))
     assert "no measurable difference" in said and "NumPy copy" not in said
 
 

@@ -3,18 +3,12 @@
 import math
 import statistics
 
-from tfgraphs.records.stats import judge, paired, spread
-from tfgraphs.spec import network
-from tfgraphs.spec.pitfalls import (ALIGNMENT_CASES, CHECKPOINT, DEFAULT_CASES, FOLDING_CASES, FROZEN, GRAPH, GROWTH_CASES,
-                                    LEAK_AGAIN, META, RAISED_FOLD_LIMIT)
-from tfgraphs.spec.kernels import NETWORK_OPS, runs_as
+from tfgraphs.findings import execution
+from tfgraphs.findings.cases import against, data_bytes, runs_of, short_s, signed_bytes
+from tfgraphs.records.stats import paired
+from tfgraphs.spec.pitfalls import CHECKPOINT, DEFAULT_CASES, FROZEN, GRAPH, GROWTH_CASES, META
 from tfgraphs.spec.limits import GRAPHDEF_LIMIT
 from tfgraphs.units import fmt_bytes, fmt_s, join
-
-
-def data_bytes(report):
-    """Bytes of X in this run."""
-    return network.data_bytes(report.config["batch"], report.config["dtype"])
 
 
 def _ratio_text(ratio):
@@ -22,26 +16,9 @@ def _ratio_text(ratio):
     return f"{ratio:,.0f}x" if ratio >= 100 else f"{ratio:.1f}x"
 
 
-def _runs(case):
-    """Every run of a case: its repeats, or its one timed run."""
-    return case.runs_s or (case.seconds,)
-
-
-def _against(case, base):
-    """case's time against the runs of base, judged by the one rule: (Difference, ratio)."""
-    runs = _runs(base)
-    median = statistics.median(runs)
-    return judge(case.seconds - median, spread(runs), spread(_runs(case))), case.seconds / median
-
-
-def _short_s(seconds):
-    """A duration, in microseconds when under a millisecond."""
-    return f"{seconds * 1e6:.0f} us" if seconds < 1e-3 else fmt_s(seconds)
-
-
 def _no_difference(what, case, base, base_name=None):
-    d, _ = _against(case, base)
-    return (f"{what} took {fmt_s(case.seconds)} against {fmt_s(statistics.median(_runs(base)))} for "
+    d, _ = against(case, base)
+    return (f"{what} took {fmt_s(case.seconds)} against {fmt_s(statistics.median(runs_of(base)))} for "
             f"{base_name or 'the ' + base.case}: no measurable difference (spread {fmt_s(d.spread)})")
 
 
@@ -51,10 +28,10 @@ def executor_cache(run):
     said = []
     for name, base, what in (("first", "repeat", "the first run"),
                              ("new fetches", "new fetches repeat", "a new fetch list ([relu, pool])")):
-        d, times = _against(c[name], c[base])
+        d, times = against(c[name], c[base])
         if d.larger:
             said.append(f"{run.variant}: {what} took {fmt_s(c[name].seconds)}, {times:.1f}x its repeat "
-                        f"({fmt_s(statistics.median(_runs(c[base])))}, spread {fmt_s(d.spread)}): it built "
+                        f"({fmt_s(statistics.median(runs_of(c[base])))}, spread {fmt_s(d.spread)}): it built "
                         f"an executor.")
         else:
             said.append(f"{run.variant}: " + _no_difference(what, c[name], c[base], "its repeat") + ".")
@@ -68,11 +45,11 @@ def executor_cache(run):
 def _reordered(c):
     """The same fetches in another order, against the repeat of that list and what the new list paid."""
     reordered, repeat = c["reordered fetches"], c["new fetches repeat"]
-    d, times = _against(reordered, repeat)
+    d, times = against(reordered, repeat)
     what = "the same fetches reordered ([pool, relu])"
     if not d.larger:
         return (_no_difference(what, reordered, repeat, "that list's repeat") + ": the order of the fetches does not make a new executor.")
-    paid, _ = _against(c["new fetches"], repeat)
+    paid, _ = against(c["new fetches"], repeat)
     return (f"{what} took {fmt_s(reordered.seconds)}, {times:.1f}x that list's repeat, {fmt_s(d.delta)} more beyond "
             f"a spread of {fmt_s(d.spread)}, against {fmt_s(paid.delta)} more that the new fetch list paid.")
 
@@ -81,23 +58,23 @@ def _callable(variant, c):
     """make_callable with a feed_list against a callable made from CallableOptions: when each built its executor."""
     said = []
     made, first, repeat = c["make_callable"], c["callable first call"], c["callable repeat"]
-    d, times = _against(first, repeat)
+    d, times = against(first, repeat)
     # client/session.py: make_callable returns a function that calls _call_tf_sessionrun, as sess.run does.
-    wrapped = f"{variant}: make_callable(conv, feed_list=[...]) returned in {_short_s(made.seconds)}; "
+    wrapped = f"{variant}: make_callable(conv, feed_list=[...]) returned in {short_s(made.seconds)}; "
     if d.larger:
         said.append(wrapped + f"its first call took {fmt_s(first.seconds)}, {times:.1f}x its repeat "
-                    f"({fmt_s(statistics.median(_runs(repeat)))}): make_callable returns a function that runs the "
+                    f"({fmt_s(statistics.median(runs_of(repeat)))}): make_callable returns a function that runs the "
                     f"session as sess.run does (client/session.py), so the executor was built at the first call.")
     else:
         said.append(wrapped + _no_difference("its first call", first, repeat) + ".")
     if "real callable made" not in c:
         return said
     real, real_first, real_repeat = c["real callable made"], c["real callable first call"], c["real callable repeat"]
-    made_d, made_times = _against(real, real_repeat)
-    first_d, _ = _against(real_first, real_repeat)
+    made_d, made_times = against(real, real_repeat)
+    first_d, _ = against(real_first, real_repeat)
     head = (f"{variant}: a callable made by Session._make_callable_from_options(CallableOptions) took "
             f"{fmt_s(real.seconds)} to make and {fmt_s(real_first.seconds)} at its first call, against "
-            f"{fmt_s(statistics.median(_runs(real_repeat)))} a repeat")
+            f"{fmt_s(statistics.median(runs_of(real_repeat)))} a repeat")
     if made_d.larger and not first_d.larger:
         said.append(head + f": it built its executor when it was made ({made_times:.1f}x a repeat), and its first "
                     f"call paid nothing more (spread {fmt_s(first_d.spread)}).")
@@ -121,8 +98,8 @@ def graph_growth(run):
         said.append(f"{run.variant}: the graph did not grow on every leaky step (nodes {leak.nodes[0]} -> "
                     f"{leak.nodes[-1]}).")
     said.append(f"{run.variant}: " + _step_cost(leak, once))
-    said.append(f"{run.variant}: resident memory changed by {_signed_bytes(leak.rss_bytes)} over the leaky loop and "
-                f"by {_signed_bytes(once.rss_bytes)} over the other.")
+    said.append(f"{run.variant}: resident memory changed by {signed_bytes(leak.rss_bytes)} over the leaky loop and "
+                f"by {signed_bytes(once.rss_bytes)} over the other.")
     if run.finalize_error:
         said.append(f"{run.variant}: `graph.finalize()` turned the leaky step into an immediate error: "
                     f"\"{run.finalize_error}\"")
@@ -140,7 +117,7 @@ def _step_cost(leak, once):
         return (f"after the first step, each step that created an op took {fmt_s(a)}; the op made once was folded "
                 f"into a constant (no Conv2D in the graph that ran"
                 + (f"; the Const {join(once.replaced_by_const)} stands in its place" if once.replaced_by_const else "")
-                + f": partition graphs), so its {_short_s(b)} steps compute "
+                + f": partition graphs), so its {short_s(b)} steps compute "
                 f"nothing and are no baseline for a step that computes the network.")
     d = paired(leak.step_s[1:], once.step_s[1:])
     counts = f"slower on {d.above} of {d.n} steps"
@@ -148,18 +125,13 @@ def _step_cost(leak, once):
               "a step that reused its op (whether that op still computed the network was not measured)")
     if d.larger:
         return (f"after the first step, each step that created an op took {fmt_s(a)}, {_ratio_text(a / b)} {reused} "
-                f"({_short_s(b)}; {counts}, by a median "
-                f"{fmt_s(d.delta)} beyond the fixed loop's {_short_s(d.spread)} IQR): every new op is a new fetch, "
+                f"({short_s(b)}; {counts}, by a median "
+                f"{fmt_s(d.delta)} beyond the fixed loop's {short_s(d.spread)} IQR): every new op is a new fetch, "
                 f"so every step paid a first run again.")
     return (f"after the first step, a step that created an op took {fmt_s(a)} against {fmt_s(b)}: no steady "
             f"difference by the paired rule, which asks for one beyond the IQR on at least 80% of steps (a median "
             f"{fmt_s(d.delta)} per step against the fixed loop's {fmt_s(d.spread)} IQR, "
             f"{counts}).")
-
-
-def _signed_bytes(series):
-    change = series[-1] - series[0]
-    return ("-" if change < 0 else "+") + fmt_bytes(abs(change))
 
 
 def meta_limit(case, batch):
@@ -231,99 +203,6 @@ def placeholder_default(run, report):
     return said
 
 
-def folding(run):
-    """What each folding case left in the graph that ran, and what the folders logged, case by case."""
-    c = {case.case: case for case in run.cases}
-    said = []
-    for case in run.cases:
-        if case.computes is None:
-            continue
-        head = f"{case.case}: "
-        if not case.computes["Conv2D"]:
-            said.append(head + "folded: the graph that ran holds no Conv2D"
-                        + (f", and the Const {join(case.replaced_by_const)}, made by folding, stands in its place"
-                           if case.replaced_by_const else "") + " (partition graphs); its second run took "
-                        f"{_short_s(case.later_s)} against a first run of {fmt_s(case.seconds)}.")
-        elif [t for t in case.stateful or () if not t.startswith("_")]:
-            said.append(head + f"not folded: Conv2D still ran, fed by "
-                        f"{join(t for t in case.stateful if not t.startswith('_'))}, which TensorFlow's op "
-                        f"registry marks stateful; no constant folder evaluates a stateful op.")
-        elif case.fed:
-            said.append(head + f"not folded: Conv2D still ran behind {case.fed} fed _Arg node"
-                        f"{'s' if case.fed > 1 else ''} (partition graphs); no op that needs a fed value can be folded.")
-        else:
-            logged = [s for s in case.folder_log or () if "foldable" in s and s["foldable"]]
-            note = (f"; the classic folder logged {logged[0]['foldable']} foldable node ids and no replacement"
-                    if logged and not any("replaced" in s for s in case.folder_log) else "")
-            said.append(head + f"not folded: Conv2D still ran and folding made no Const (partition "
-                        f"graphs){note}.")
-    whole, scalar, raised = c.get(FOLDING_CASES[0]), c.get(FOLDING_CASES[1]), c.get(FOLDING_CASES[2])
-    if whole and scalar and whole.computes and scalar.computes and whole.computes["Conv2D"] \
-            and not scalar.computes["Conv2D"]:
-        said.append(f"The same network folded when it fetched its sum ({scalar.fetched_bytes} bytes) and not when "
-                    f"it fetched the whole output ({whole.fetched_bytes:,} bytes): what decides is the size of the "
-                    f"tensor that leaves the folded subgraph, not the size of X or of the tensors inside it.")
-    if whole and raised and whole.computes and raised.computes and whole.computes["Conv2D"] \
-            and not raised.computes["Conv2D"]:
-        grappler = [s for s in raised.folder_log or () if s["stage"] == "grappler/constant_folding"]
-        kept = (" Grappler's constant_folding passes left the node count unchanged even then: its own limit is "
-                "separate (grappler/optimizers/constant_folding.cc)." if grappler and not any(s["nodes_change"] for s in grappler)
-                else "")
-        said.append(f"With OptimizerOptions.max_folded_constant_in_bytes = {RAISED_FOLD_LIMIT:,} the classic folder "
-                    f"replaced the whole output, which it did not under its default limit.{kept}")
-    return said
-
-
-def pruning(run):
-    """Which kernels each fetch ran (step stats), and whether the assign_add outside relu's fan-in ran."""
-    said = []
-    for case in run.cases:
-        if case.kernels is None:
-            continue
-        network = [op for op in NETWORK_OPS if any(runs_as(k, op) for k in case.kernels)]
-        computed = f"ran {join(network)}" if network else "ran no kernel of the network"
-        bumped = [k for k in case.kernels if k.startswith("AssignAdd")]
-        side = (f"and {join(bumped)}: the counter read {case.counter_after} after it" if bumped else
-                f"and no assign_add: the counter still read {case.counter_after}")
-        returned = "; sess.run returned None" if case.returned_none else ""
-        said.append(f"{run.variant}: {case.case} {computed} {side} (step stats){returned}.")
-    return said
-
-
-def feed_alignment(run):
-    """The same feed from an aligned and an unaligned buffer, judged against both cases' spreads."""
-    aligned, unaligned = (run.case(name) for name in ALIGNMENT_CASES)
-    d, times = _against(unaligned, aligned)
-    head = (f"{run.variant}: feeding X from data {unaligned.address_mod_64} bytes past a 64-byte boundary took "
-            f"{fmt_s(unaligned.seconds)} a run (median of {len(_runs(unaligned))}) against "
-            f"{fmt_s(aligned.seconds)} from a 64-byte-aligned copy, fetching only tf.size(X)")
-    if d.larger:
-        # ndarray_tensor.cc hands TensorFlow an aligned array's own memory and copies any other one.
-        return [head + f": {times:.1f}x, beyond a spread of {fmt_s(d.spread)}. One NumPy copy of X takes "
-                       f"{fmt_s(unaligned.copy_s)} here: the difference is of the order of one copy of the array per run "
-                       f"(the copy itself is not traced)."]
-    return [head + f": no measurable difference (spread {fmt_s(d.spread)})."]
-
-
-def executor_leak(run, report):
-    """What each new signature added to resident memory, and whether the first one was still cached at the end."""
-    new = [c for c in run.cases if c.case != LEAK_AGAIN]
-    again = run.case(LEAK_AGAIN)
-    grew = [c.rss_bytes[1] - c.rss_bytes[0] for c in new]
-    x = data_bytes(report)
-    said = [f"{run.variant}: {len(new)} new sets of targets in one session grew resident memory by "
-            f"{fmt_bytes(sum(grew))} in all, {fmt_bytes(statistics.median(grew))} median per new set "
-            f"({statistics.median(grew) / x:.2f}x X's {fmt_bytes(x)}); RSS, one sample per set."]
-    if again is not None:
-        first = new[0]
-        # One sample each: the times are given, not judged; RSS shows only what went back to the system.
-        said.append(f"{run.variant}: {first.case} run again at the end took {fmt_s(again.seconds)} against "
-                    f"{fmt_s(first.seconds)} the first time (one sample each), and resident memory changed by "
-                    f"{_signed_bytes(again.rss_bytes)}: none of what the earlier sets added went back to the "
-                    f"system (RSS; an allocator may also keep memory it freed).")
-    return said
-
-
 def sentences(report):
     """Sentences that hold for this report's numbers, lesson by lesson."""
     said = []
@@ -337,11 +216,11 @@ def sentences(report):
         elif run.lesson == "placeholder-default":
             said += placeholder_default(run, report)
         elif run.lesson == "folding":
-            said += folding(run)
+            said += execution.folding(run)
         elif run.lesson == "pruning":
-            said += pruning(run)
+            said += execution.pruning(run)
         elif run.lesson == "feed-alignment":
-            said += feed_alignment(run)
+            said += execution.feed_alignment(run)
         elif run.lesson == "executor-leak":
-            said += executor_leak(run, report)
+            said += execution.executor_leak(run, report)
     return said or ["No lesson produced a result, so there is nothing to explain."]
