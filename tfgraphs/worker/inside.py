@@ -33,6 +33,9 @@ def captured_stderr():
 
 def ran_graph(graph_def, partition_graphs):
     """What the partition graphs hold: op types counted, and the Const nodes that folding made."""
+    if not partition_graphs:
+        # A session that returned none (a remote master may not) reported nothing to read: no evidence, no verdict.
+        return dict.fromkeys(("partition_ops", "replaced_by_const", "partition_computes", "partition_stateful"))
     before = {node.name: node.op for node in graph_def.node}
     ops, replaced = {}, []
     for graph in partition_graphs:

@@ -101,7 +101,8 @@ def _folded(tf, sess, built, embeds_data):
     sess.run(built.output, feed_dict=built.feed, options=tf.compat.v1.RunOptions(output_partition_graphs=True),
              run_metadata=meta)
     ran = inside.ran_graph(built.graph.as_graph_def(), meta.partition_graphs)
-    return {"folded": not ran["partition_computes"]["Conv2D"] if embeds_data else None, **ran}
+    computes = ran["partition_computes"]
+    return {"folded": not computes["Conv2D"] if embeds_data and computes is not None else None, **ran}
 
 
 def _sizes(graph):
