@@ -6,14 +6,9 @@ from tfgraphs.findings import inside, remote as far
 from tfgraphs.findings.owngraph import slowest_ops
 from tfgraphs.findings.evidence import rests_on
 from tfgraphs.records.explain import LABELS, NEEDED, PARTS, is_remote, part_first_runs, placed, where
-from tfgraphs.records.stats import MIN_FIRST_RUNS, first_runs, spread
+from tfgraphs.records.stats import MIN_FIRST_RUNS, first_runs
 from tfgraphs.spec.variants import VARIANTS
 from tfgraphs.units import fmt_s
-
-
-def noise_s(rows):
-    """The spread of later runs a variant's later-run differences are judged against: the largest of its ok rows."""
-    return max((spread(r.runs_s) for r in rows if r.ok), default=0.0)
 
 
 def share_text(part, total, judged):
