@@ -197,9 +197,10 @@ def placeholder_default(run, report):
         fed_text = "Conv2D ran" if fed.computes["Conv2D"] else "no Conv2D ran"
         said.append(f"Not fed, the default is a constant the classic folder may evaluate, and the network was {unfed}; "
                     f"fed, {fed_text} (partition graphs). First runs, one sample each: {fmt_s(not_fed.seconds)} not "
-                    f"fed, {fmt_s(fed.seconds)} fed, {fmt_s(plain.seconds)} for a plain placeholder; fed or not, "
-                    f"Grappler is handed the whole graph, the default's Const included, before it is pruned to the "
-                    f"fetch and feeds (graph_execution_state.cc).")
+                    f"fed, {fmt_s(fed.seconds)} fed, {fmt_s(plain.seconds)} for a plain placeholder. Fed or not, "
+                    f"graph_execution_state.cc hands Grappler the whole graph, the default's Const included, before "
+                    f"pruning it to the fetch and feeds; how much of the fed first run that is, this lesson does not "
+                    f"measure.")
     return said
 
 

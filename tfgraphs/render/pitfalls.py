@@ -99,7 +99,8 @@ def folding_table(report):
     body = [[c.case, "no" if c.computes["Conv2D"] else "yes", ", ".join(c.replaced_by_const) or "-",
              f"{c.fetched_bytes:,}", _sig(c.seconds / scale), _sig(c.later_s / scale)]
             for r in runs for c in r.cases]
-    legend = (f"Each case in its own graph and session; times in {u}. folded = no Conv2D in the partition graphs "
+    legend = (f"Each case in its own graph and session; times in {u}, from a worker that also logs its optimizers "
+              f"(TF_CPP_VMODULE), so they are not timed apart from that log. folded = no Conv2D in the partition graphs "
               f"that ran; Const made by folding = the Const nodes there that the user's graph did not hold as "
               f"Consts. whole output and scalar fetch embed "
               f"X as a Const and fetch relu or its sum; larger folder limit sets "
