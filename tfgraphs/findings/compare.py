@@ -3,7 +3,7 @@
 import statistics
 
 from tfgraphs.findings.evidence import rests_on
-from tfgraphs.records.stats import MIN_FIRST_RUNS, between, first_runs, ratio
+from tfgraphs.records.stats import MIN_FIRST_RUNS, between, first_run_count, first_runs, ratio
 from tfgraphs.spec import limits, network
 from tfgraphs.spec.variants import VARIANTS
 from tfgraphs.findings.memory import build_growth, data_bytes, first_run_growth_sentences
@@ -128,13 +128,6 @@ def _range(samples):
     return f"{fmt_s(statistics.median(samples))} ({fmt_s(min(samples))} to {fmt_s(max(samples))}, n={len(samples)})"
 
 
-def _count(rows):
-    """'1 first run' or '1 to 3 first runs'."""
-    counts = sorted({len(r.first_runs_s) for r in rows})
-    n = f"{counts[0]}" if len(counts) == 1 else f"{counts[0]} to {counts[-1]}"
-    return f"{n} first run{'' if counts[-1] == 1 else 's'}"
-
-
 def _each(rows, fn):
     """'x (a) and y (b)': one value per variant, for sentences that cover several variants at once."""
     return join(f"{fn(r)} ({r.variant})" for r in rows)
@@ -154,7 +147,7 @@ def _against_base(embedded, base, size):
     unjudged = [r for r in embedded if not extra(r).judged]
     if unjudged:
         said.append(f"First run: {_each(unjudged, lambda r: fmt_s(r.first_run_s))} against {fmt_s(base.first_run_s)} "
-                    f"for {base.variant}; each rests on {_count(unjudged + [base])} per variant, one per fresh "
+                    f"for {base.variant}; each rests on {first_run_count(unjudged + [base])} per variant, one per fresh "
                     f"worker, too few to call the difference (--trials {MIN_FIRST_RUNS} judges it).")
     stands_out = [r for r in embedded if extra(r).real and extra(r).delta > 0]
     # A first/later ratio of a folded row spans a regime change: its later runs skip the network.

@@ -21,9 +21,9 @@ def folding(run):
                         + (f", and the Const {join(case.replaced_by_const)}, made by folding, stands in its place"
                            if case.replaced_by_const else "") + " (partition graphs); its second run took "
                         f"{short_s(case.later_s)} against a first run of {fmt_s(case.seconds)}.")
-        elif [t for t in case.stateful or () if not t.startswith("_")]:
+        elif case.stateful:
             said.append(head + f"not folded: Conv2D still ran, fed by "
-                        f"{join(t for t in case.stateful if not t.startswith('_'))}, which TensorFlow's op "
+                        f"{join(case.stateful)}, which TensorFlow's op "
                         f"registry marks stateful; no constant folder evaluates a stateful op.")
         elif case.fed:
             said.append(head + f"not folded: Conv2D still ran behind {case.fed} fed _Arg node"

@@ -6,7 +6,7 @@ from tfgraphs.findings import inside, remote as far
 from tfgraphs.findings.owngraph import slowest_ops
 from tfgraphs.findings.evidence import rests_on
 from tfgraphs.records.explain import LABELS, NEEDED, PARTS, is_remote, part_first_runs, placed, where
-from tfgraphs.records.stats import MIN_FIRST_RUNS, first_runs
+from tfgraphs.records.stats import MIN_FIRST_RUNS, first_run_count, first_runs
 from tfgraphs.spec.variants import VARIANTS
 from tfgraphs.units import fmt_s
 
@@ -130,10 +130,7 @@ def _no_difference(rows):
 
 
 def _samples(rows):
-    """'1 first run' or '1 to 3 first runs': how many fresh-worker samples the rows' first runs rest on."""
-    counts = sorted({len(r.first_runs_s) for r in rows})
-    n = f"{counts[0]}" if len(counts) == 1 else f"{counts[0]} to {counts[-1]}"
-    return f"{n} first run{'' if counts[-1] == 1 else 's'} (one per fresh worker)"
+    return first_run_count(rows) + " (one per fresh worker)"
 
 
 @rests_on("first_runs_s", "runs_s")

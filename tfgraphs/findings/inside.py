@@ -73,8 +73,7 @@ def folding_evidence(rows):
                         + " (partition graphs).")
             continue
         found = classic_on_graph_that_ran(r)
-        # The executor's own _Retval and _Arg are marked stateful too; they say nothing about the network.
-        stateful = [t for t in (r.partition_stateful or ()) if not t.startswith("_")]
+        stateful = list(r.partition_stateful or ())
         if stateful:
             said.append(f"{_named(r)}: not folded. The graph that ran still holds Conv2D, fed by stateful ops "
                         f"({join(stateful)}, as TensorFlow's op registry marks them), which no constant folder "

@@ -141,6 +141,13 @@ class FirstRuns:
         return f"n={len(self.a)} and n={len(self.b)}"
 
 
+def first_run_count(rows):
+    """'1 first run' or '1 to 3 first runs': how many fresh-worker samples the rows' first runs rest on."""
+    counts = sorted({len(r.first_runs_s) for r in rows})
+    n = f"{counts[0]}" if len(counts) == 1 else f"{counts[0]} to {counts[-1]}"
+    return f"{n} first run{'' if counts[-1] == 1 else 's'}"
+
+
 def first_runs(a, b):
     """FirstRuns of two sides' per-worker first runs (None values left out)."""
     return FirstRuns(tuple(s for s in a if s is not None), tuple(s for s in b if s is not None))

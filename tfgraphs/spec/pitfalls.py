@@ -35,8 +35,8 @@ ALIGNMENT_CASES = ("aligned feed", "unaligned feed")   # X's data at a 64-byte b
 # Every non-empty set of these ops is a new signature; the first set is run once more at the end.
 LEAKED_TENSORS = ("conv", "pool", "relu")
 LEAK_AGAIN = "the first set again"
-LEAK_CASES = tuple("[" + ", ".join(c) + "]" for k in range(1, len(LEAKED_TENSORS) + 1) for c in itertools.combinations(
-    LEAKED_TENSORS, k)) + (LEAK_AGAIN,)
+LEAKED_SETS = tuple(c for k in range(1, len(LEAKED_TENSORS) + 1) for c in itertools.combinations(LEAKED_TENSORS, k))
+LEAK_CASES = tuple("[" + ", ".join(c) + "]" for c in LEAKED_SETS) + (LEAK_AGAIN,)
 
 LESSONS = {
     lesson.name: lesson

@@ -53,7 +53,9 @@ def stateful(op_types):
     """The op types that TensorFlow's op registry marks stateful: no constant folder evaluates them."""
     from tensorflow.python.framework import op_def_registry
 
-    return sorted(t for t in op_types if (op_def_registry.get(t) or _NOT_STATEFUL).is_stateful)
+    # The executor's own _Arg and _Retval are marked stateful too; they say nothing about the graph.
+    return sorted(t for t in op_types
+                  if not t.startswith("_") and (op_def_registry.get(t) or _NOT_STATEFUL).is_stateful)
 
 
 class _NOT_STATEFUL:
