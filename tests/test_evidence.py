@@ -3,7 +3,7 @@
 import json
 import subprocess
 import sys
-from dataclasses import replace
+from dataclasses import MISSING, replace
 from pathlib import Path
 
 import pytest
@@ -226,6 +226,34 @@ def test_saved_documents_hold_every_sentence_to_its_evidence(name):
     report = load(json.loads((ROOT / "tests" / "fixtures" / f"{name}.json").read_text()))
     module = {"compare": compare_why, "explain": explain_why, "sweep": sweep_why}[report.command]
     assert_each_kind_needs_its_evidence(report, module)
+
+
+def _stripped_everywhere(doc, field):
+    """The document without one evidence field: on every row, every lesson's case, or the record itself."""
+    def bare(record):
+        declared = record.__dataclass_fields__.get(field)
+        if declared is None:
+            return record
+        empty = (None if declared.default is None else
+                 declared.default_factory() if declared.default_factory is not MISSING else ())
+        return replace(record, **{field: empty})
+    if hasattr(doc, "rows"):
+        return replace(doc, rows=tuple(replace(bare(r), cases=tuple(bare(c) for c in r.cases))
+                                       if hasattr(r, "cases") else bare(r) for r in doc.rows))
+    return bare(doc)
+
+
+@pytest.mark.parametrize("name", ["shapes", "pitfalls", "unembed", "inspect"])
+def test_every_commands_sentences_need_their_evidence(name):
+    import importlib
+
+    doc = load(json.loads((ROOT / "tests" / "fixtures" / f"{name}.json").read_text()))
+    module = importlib.import_module(f"tfgraphs.findings.{name}")
+    found = kinds(module.sentences(doc))
+    assert found, "the run says sentences that name their evidence"
+    for kind in found:
+        for field in RESTS_ON[kind]:
+            assert kind not in kinds(module.sentences(_stripped_everywhere(doc, field))), (kind, field)
 
 
 def test_a_version_that_logs_otherwise_gets_one_line_and_no_table(explained):

@@ -16,7 +16,7 @@ from tfgraphs.cli import main
 from tfgraphs.errors import UsageError
 from tfgraphs.findings import shapes as shapes_why
 from tfgraphs.jobs import runner, shapes
-from tfgraphs.records.report import Report
+from tfgraphs.records.report import Report, load
 from tfgraphs.records.rows import ModeRun
 from tfgraphs.records.stats import paired
 from tfgraphs.spec.shapes import MODES, ONEDNN, SWITCHES_ON
@@ -147,6 +147,23 @@ def test_graph_built_in_the_first_call_and_counted(tf):
         y = call(np.ascontiguousarray(x[:, :length]))
         assert np.max(np.abs(y - tf.nn.conv1d(x[:, :length], w, stride=1, padding="VALID").numpy())) <= 1e-5
     assert traces() == 1 and device().endswith("CPU:0")
+
+
+def test_blockeds_remedy_is_told_apart_from_the_fixed_signature(shapes_json):
+    # Claim 12, on a real run: blocked fixes both the signature and the block's shape; whenever its remedy is said,
+    # function-signature's own result (and its trace count) says what the signature alone did.
+    doc = shapes_json[1]
+    said = [s for s in shapes_why.sentences(load(doc)) if getattr(s, "kind", "") == "shapes._remedy"]
+    assert "removed that penalty" not in " ".join(said)
+    head = [s for s in said if "blocked (blocks of" in s]
+    # function retraces on every new length, a cost far past the spread of a tiny call.
+    assert head and "No mode paid measurably" not in head[0]
+    traced = modes(doc)["function-signature"]["traces"]
+    assert f"function-signature, which fixes only the input signature (it traced {traced} time" in words(head[0])
+    # Without function-signature's trace count, nothing is said of what the signature alone did.
+    bare = load({**doc, "modes": [{**m, "traces": None} if m["mode"] == "function-signature" else m
+                                  for m in doc["modes"]]})
+    assert "function-signature, which fixes only" not in " ".join(shapes_why.sentences(bare))
 
 
 def test_switch_measured(shapes_json):

@@ -3,7 +3,8 @@
 import functools
 from dataclasses import fields, is_dataclass, replace
 
-# kind (the sentence function's name) -> the record fields it rests on; tests strip each one and expect silence.
+# kind (the sentence function's module and name) -> the record fields it rests on; tests strip each one and expect
+# silence.
 RESTS_ON = {}
 
 
@@ -38,14 +39,15 @@ def rests_on(*names):
     """Declare the Row fields a sentence function reads: rows without them never reach it, and what it says is
     tagged with them."""
     def declare(fn):
-        RESTS_ON[fn.__name__] = names
+        kind = f"{fn.__module__.rsplit('.', 1)[-1]}.{fn.__name__}"
+        RESTS_ON[kind] = names
 
         @functools.wraps(fn)
         def said(*args, **kwargs):
             held = [_with(a, names) for a in args]
             if any(a is _LACKING for a in held):
                 return []
-            return [Finding(text, fn.__name__, names) for text in fn(*held, **kwargs)]
+            return [Finding(text, kind, names) for text in fn(*held, **kwargs)]
         return said
     return declare
 

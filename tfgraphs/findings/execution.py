@@ -2,6 +2,7 @@
 
 import statistics
 
+from tfgraphs.findings.evidence import rests_on
 from tfgraphs.findings.cases import against, data_bytes, runs_of, short_s, signed_bytes
 from tfgraphs.spec.kernels import NETWORK_OPS, runs_as
 from tfgraphs.spec.pitfalls import ALIGNMENT_CASES, FOLDING_CASES, LEAK_AGAIN, RAISED_FOLD_LIMIT
@@ -11,67 +12,82 @@ from tfgraphs.units import fmt_bytes, fmt_s, join
 def folding(run):
     """What each folding case left in the graph that ran, and what the folders logged, case by case."""
     c = {case.case: case for case in run.cases}
-    said = []
-    for case in run.cases:
-        if case.computes is None:
-            continue
-        head = f"{case.case}: "
-        if not case.computes["Conv2D"]:
-            said.append(head + "folded: the graph that ran holds no Conv2D"
-                        + (f", and the Const {join(case.replaced_by_const)}, made by folding, stands in its place"
-                           if case.replaced_by_const else "") + " (partition graphs); its second run took "
-                        f"{short_s(case.later_s)} against a first run of {fmt_s(case.seconds)}.")
-        elif case.stateful:
-            said.append(head + f"not folded: Conv2D still ran, fed by "
-                        f"{join(case.stateful)}, which TensorFlow's op "
-                        f"registry marks stateful; no constant folder evaluates a stateful op.")
-        elif case.fed:
-            said.append(head + f"not folded: Conv2D still ran behind {case.fed} fed _Arg node"
-                        f"{'s' if case.fed > 1 else ''} (partition graphs); no op that needs a fed value can be folded.")
-        else:
-            logged = [s for s in case.folder_log or () if "foldable" in s and s["foldable"]]
-            note = (f"; the classic folder logged {logged[0]['foldable']} foldable node ids and no replacement"
-                    if logged and not any("replaced" in s for s in case.folder_log) else "")
-            said.append(head + f"not folded: Conv2D still ran and folding made no Const (partition "
-                        f"graphs){note}.")
+    said = [line for case in run.cases for line in _folded(case)]
     whole, scalar, raised = c.get(FOLDING_CASES[0]), c.get(FOLDING_CASES[1]), c.get(FOLDING_CASES[2])
-    if whole and scalar and whole.computes and scalar.computes and whole.computes["Conv2D"] \
-            and not scalar.computes["Conv2D"]:
-        said.append(f"The same network folded when it fetched its sum ({scalar.fetched_bytes} bytes) and not when "
-                    f"it fetched the whole output ({whole.fetched_bytes:,} bytes): what decides is the size of the "
-                    f"tensor that leaves the folded subgraph, not the size of X or of the tensors inside it.")
-    if whole and raised and whole.computes and raised.computes and whole.computes["Conv2D"] \
-            and not raised.computes["Conv2D"]:
-        grappler = [s for s in raised.folder_log or () if s["stage"] == "grappler/constant_folding"]
-        kept = (" Grappler's constant_folding passes left the node count unchanged even then: its own limit is "
-                "separate (grappler/optimizers/constant_folding.cc)." if grappler and not any(s["nodes_change"] for s in grappler)
-                else "")
-        said.append(f"With OptimizerOptions.max_folded_constant_in_bytes = {RAISED_FOLD_LIMIT:,} the classic folder "
-                    f"replaced the whole output, which it did not under its default limit.{kept}")
+    if whole and scalar:
+        said += _what_decides(whole, scalar)
+    if whole and raised:
+        said += _raised_limit(whole, raised)
     return said
+
+
+@rests_on("computes")
+def _folded(case):
+    head = f"{case.case}: "
+    if not case.computes["Conv2D"]:
+        return [head + "folded: the graph that ran holds no Conv2D"
+                + (f", and the Const {join(case.replaced_by_const)}, made by folding, stands in its place"
+                   if case.replaced_by_const else "") + " (partition graphs); its second run took "
+                f"{short_s(case.later_s)} against a first run of {fmt_s(case.seconds)}."]
+    if case.stateful:
+        return [head + f"not folded: Conv2D still ran, fed by {join(case.stateful)}, which TensorFlow's op "
+                f"registry marks stateful; no constant folder evaluates a stateful op."]
+    if case.fed:
+        return [head + f"not folded: Conv2D still ran behind {case.fed} fed _Arg node"
+                f"{'s' if case.fed > 1 else ''} (partition graphs); no op that needs a fed value can be folded."]
+    classic = [s for s in case.folder_log or () if s["stage"] == "classic/constant_folding"]
+    logged = [s for s in classic if s.get("foldable")]
+    note = (f"; the classic folder logged {logged[0]['foldable']} foldable node ids and no replacement"
+            if logged and not any("replaced" in s for s in classic) else "")
+    return [head + f"not folded: Conv2D still ran and folding made no Const (partition graphs){note}."]
+
+
+@rests_on("computes", "fetched_bytes")
+def _what_decides(whole, scalar):
+    if not (whole.computes["Conv2D"] and not scalar.computes["Conv2D"]):
+        return []
+    return [f"The same network folded when it fetched its sum ({scalar.fetched_bytes} bytes) and not when "
+            f"it fetched the whole output ({whole.fetched_bytes:,} bytes): what decides is the size of the "
+            f"tensor that leaves the folded subgraph, not the size of X or of the tensors inside it."]
+
+
+@rests_on("computes")
+def _raised_limit(whole, raised):
+    if not (whole.computes["Conv2D"] and not raised.computes["Conv2D"]):
+        return []
+    grappler = [s for s in raised.folder_log or () if s["stage"] == "grappler/constant_folding"]
+    kept = (" Grappler's constant_folding passes left the node count unchanged even then: its own limit is "
+            "separate (grappler/optimizers/constant_folding.cc)."
+            if grappler and not any(s["nodes_change"] for s in grappler) else "")
+    return [f"With OptimizerOptions.max_folded_constant_in_bytes = {RAISED_FOLD_LIMIT:,} the classic folder "
+            f"replaced the whole output, which it did not under its default limit.{kept}"]
 
 
 def pruning(run):
     """Which kernels each fetch ran (step stats), and whether the assign_add outside relu's fan-in ran."""
-    said = []
-    for case in run.cases:
-        if case.kernels is None:
-            continue
-        network = [op for op in NETWORK_OPS if any(runs_as(k, op) for k in case.kernels)]
-        computed = f"ran {join(network)}" if network else "ran no kernel of the network"
-        bumped = [k for k in case.kernels if k.startswith("AssignAdd")]
-        side = (f"and {join(bumped)}: the counter read {case.counter_after} after it" if bumped else
-                f"and no assign_add: the counter still read {case.counter_after}")
-        returned = "; sess.run returned None" if case.returned_none else ""
-        said.append(f"{run.variant}: {case.case} {computed} {side} (step stats){returned}.")
-    return said
+    return [line for case in run.cases for line in _pruned(run.variant, case)]
+
+
+@rests_on("kernels", "counter_after")
+def _pruned(variant, case):
+    network = [op for op in NETWORK_OPS if any(runs_as(k, op) for k in case.kernels)]
+    computed = f"ran {join(network)}" if network else "ran no kernel of the network"
+    bumped = [k for k in case.kernels if k.startswith("AssignAdd")]
+    side = (f"and {join(bumped)}: the counter read {case.counter_after} after it" if bumped else
+            f"and no assign_add: the counter still read {case.counter_after}")
+    returned = "; sess.run returned None" if case.returned_none else ""
+    return [f"{variant}: {case.case} {computed} {side} (step stats){returned}."]
 
 
 def feed_alignment(run):
     """The same feed from an aligned and an unaligned buffer, judged against both cases' spreads."""
-    aligned, unaligned = (run.case(name) for name in ALIGNMENT_CASES)
+    return _alignment(run.variant, *(run.case(name) for name in ALIGNMENT_CASES))
+
+
+@rests_on("seconds", "runs_s", "address_mod_64")
+def _alignment(variant, aligned, unaligned):
     d, times = against(unaligned, aligned)
-    head = (f"{run.variant}: feeding X from data {unaligned.address_mod_64} bytes past a 64-byte boundary took "
+    head = (f"{variant}: feeding X from data {unaligned.address_mod_64} bytes past a 64-byte boundary took "
             f"{fmt_s(unaligned.seconds)} a run (median of {len(runs_of(unaligned))}) against "
             f"{fmt_s(aligned.seconds)} from a 64-byte-aligned copy, fetching only tf.size(X)")
     if d.larger:
@@ -84,17 +100,23 @@ def feed_alignment(run):
 
 def executor_leak(run, report):
     """What each new signature added to resident memory, and whether the first one was still cached at the end."""
-    new = [c for c in run.cases if c.case != LEAK_AGAIN]
-    again = run.case(LEAK_AGAIN)
+    return _leaked(run.variant, data_bytes(report), list(run.cases))
+
+
+@rests_on("rss_bytes", "seconds")
+def _leaked(variant, x, cases):
+    new = [c for c in cases if c.case != LEAK_AGAIN]
+    again = next((c for c in cases if c.case == LEAK_AGAIN), None)
+    if not new:
+        return []
     grew = [c.rss_bytes[1] - c.rss_bytes[0] for c in new]
-    x = data_bytes(report)
-    said = [f"{run.variant}: {len(new)} new sets of targets in one session grew resident memory by "
+    said = [f"{variant}: {len(new)} new sets of targets in one session grew resident memory by "
             f"{fmt_bytes(sum(grew))} in all, {fmt_bytes(statistics.median(grew))} median per new set "
             f"({statistics.median(grew) / x:.2f}x X's {fmt_bytes(x)}); RSS, one sample per set."]
     if again is not None:
         first = new[0]
         # One sample each: the times are given, not judged; RSS shows only what went back to the system.
-        said.append(f"{run.variant}: {first.case} run again at the end took {fmt_s(again.seconds)} against "
+        said.append(f"{variant}: {first.case} run again at the end took {fmt_s(again.seconds)} against "
                     f"{fmt_s(first.seconds)} the first time (one sample each), and resident memory changed by "
                     f"{signed_bytes(again.rss_bytes)}: none of what the earlier sets added went back to the "
                     f"system (RSS; an allocator may also keep memory it freed).")

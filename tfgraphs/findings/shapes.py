@@ -3,6 +3,7 @@
 import statistics
 from dataclasses import dataclass
 
+from tfgraphs.findings.evidence import rests_on
 from tfgraphs.records.stats import iqr, judge, median_or_none, paired, share_bounds
 from tfgraphs.spec.shapes import AUTOTUNE, SWITCH_NAMES
 from tfgraphs.units import fmt_s, join
@@ -88,33 +89,42 @@ def sentences(report):
     ok = [r for r in main if r.ok]
     if not ok:
         return ["No mode produced a result, so there is nothing to explain."]
-    costs = {r.mode: cost(r) for r in ok}
-    said = [_devices(report, ok)]
-    if all(c.ratio is None for c in costs.values()):
+    said = _devices(report, ok)
+    if all(c.ratio is None for c in _costs(ok).values()):
         return said + ["With one pass no length was seen twice, so the per-new-length cost cannot be measured; "
                        "run with --passes 2 or more."]
-    said += _penalties(report, costs)
-    said += _tracing(report, ok, costs)
-    said += _remedy(report, costs)
+    said += _penalties(report, ok)
+    said += _tracing(report, ok)
+    said += _retracing(ok)
+    said += _remedy(report, ok)
     said += _switch(report, ok, [r for r in off if r.ok])
-    said += _first_call(costs)
+    said += _first_call(ok)
     worst = max(r.max_rel_err for r in ok + [r for r in off if r.ok])
     every = "Every mode" if all(r.ok for r in report.rows) else "Every mode that finished"
     said.append(f"{every} matched a float64 NumPy reference to {worst:.1e} relative error or better.")
     return said
 
 
+def _costs(ok):
+    """The Cost of every mode timed on at least one length after the first."""
+    return {r.mode: cost(r) for r in ok if r.times_s and r.khz and len(r.times_s[0]) > 1}
+
+
+@rests_on("device")
 def _devices(report, ok):
+    if not ok:
+        return []
     devices = sorted({short_device(r.device) or "?" for r in ok})
     where = f"every mode ran on {devices[0]}" if len(devices) == 1 else f"the modes ran on {join(devices)}"
     if report.extra.get("switch") == AUTOTUNE:
-        return (f"A GPU was visible and {where}; cuDNN autotuning is likely to apply to the convolutions placed on it "
-                f"(not measured on a GPU by this tool).")
-    return f"No GPU was visible and {where}, so cuDNN autotuning does not apply here."
+        return [f"A GPU was visible and {where}; cuDNN autotuning is likely to apply to the convolutions placed on "
+                f"it (not measured on a GPU by this tool)."]
+    return [f"No GPU was visible and {where}, so cuDNN autotuning does not apply here."]
 
 
-def _penalties(report, costs):
-    later, said = later_label(report), []
+@rests_on("times_s", "khz")
+def _penalties(report, ok):
+    costs, later, said = _costs(ok), later_label(report), []
     for c in sorted((c for c in costs.values() if c.penalized), key=lambda c: -c.ratio):
         e = c.penalty
         said.append(f"Pass 1 was {c.ratio:.2f}x slower than {later} in {c.mode} (median over {e.n} lengths) and "
@@ -128,7 +138,8 @@ def _penalties(report, costs):
     return said
 
 
-def _tracing(report, ok, costs):
+@rests_on("traces")
+def _tracing(report, ok):
     n, said = report.config["count"], []
     traced = [r for r in ok if r.traces is not None and r.mode != "graph"]
     if traced:
@@ -140,12 +151,13 @@ def _tracing(report, ok, costs):
                     f"and ran all {n} lengths in it.")
     elif graph is not None:
         said.append(f"graph built {graph.traces} graphs for {n} distinct lengths.")
-    said += _retracing(ok, costs)
     return said
 
 
-def _retracing(ok, costs):
+@rests_on("traces", "times_s", "khz")
+def _retracing(ok):
     """How much of function's new-length cost retracing explains, when function-signature traced just once."""
+    costs = _costs(ok)
     f, s = costs.get("function"), costs.get("function-signature")
     traces = {r.mode: r.traces for r in ok}
     once, many = traces.get("function-signature"), traces.get("function")
@@ -172,7 +184,9 @@ def _portion(part, whole, *spreads):
     return f"{lo:.0%} to {hi:.0%}"
 
 
-def _remedy(report, costs):
+@rests_on("times_s", "khz")
+def _remedy(report, ok):
+    costs = _costs(ok)
     b = costs.get("blocked")
     others = [c for c in costs.values() if c.mode != "blocked" and c.penalty is not None]
     if b is None or b.penalty is None or not others:
@@ -193,18 +207,9 @@ def _remedy(report, costs):
         said = [f"No mode paid measurably for new lengths, so blocked (blocks of {block}) had no penalty to "
                 f"remove; {price}."]
     elif not b.penalized:
-        # blocked fixes the input signature and the block's shape; function-signature fixes the signature alone.
-        sig = costs.get("function-signature")
-        alone = ("" if sig is None or sig.penalty is None else
-                 " function-signature, which fixes only the input signature, "
-                 + (f"paid nothing measurable either ({_signed(sig.extra_s)}): the fixed signature alone removed "
-                    f"the retracing, and the fixed block shape removed nothing the signature left."
-                    if not sig.penalized else
-                    f"still paid {fmt_s(sig.extra_s)} per new length: the signature alone did not remove it, the "
-                    f"fixed block shape did the rest."))
         said = [f"{head}; blocked (blocks of {block}, a fixed input signature and a fixed shape) paid no measurable "
                 f"penalty: a new length changed its call by {_signed(b.extra_s)}, against {fmt_s(ref.extra_s)} in "
-                f"{ref.mode}, and {price}." + alone]
+                f"{ref.mode}, and {price}." + "".join(_signature_alone(ok, ref.mode))]
     elif b.extra_s >= ref.extra_s:
         said = [f"{head}, and blocked (blocks of {block}) did not remove that penalty: a new length added "
                 f"{fmt_s(b.extra_s)} to it against {fmt_s(ref.extra_s)}; {price}."]
@@ -212,12 +217,31 @@ def _remedy(report, costs):
         removed = _portion(ref.extra_s - b.extra_s, ref.extra_s, b.penalty.spread, ref.penalty.spread)
         said = [f"{head}; blocked (blocks of {block}) removed {removed} of that penalty "
                 f"({fmt_s(ref.extra_s)} -> {fmt_s(b.extra_s)} per new length) but still paid measurably, and "
-                f"{price}."]
+                f"{price}." + "".join(_signature_alone(ok, ref.mode))]
     said.append(f"On lengths seen for the first time, blocked ran at {b.new_khz:,.0f} kHz against "
                 f"{ref.new_khz:,.0f} kHz for {ref.mode} ({b.new_khz / ref.new_khz:.2f}x).")
     return said
 
 
+@rests_on("traces", "times_s", "khz")
+def _signature_alone(ok, mode):
+    """blocked fixes both the input signature and the block's shape; function-signature fixes the signature alone,
+    so the two effects are told apart by it, with its trace count."""
+    costs, traced = _costs(ok), {r.mode: r.traces for r in ok}
+    sig, ref = costs.get("function-signature"), costs.get(mode)
+    if sig is None or sig.penalty is None or ref is None or traced.get("function-signature") is None or sig is ref:
+        return []
+    head = (f" function-signature, which fixes only the input signature (it traced {traced['function-signature']} "
+            f"time{'s' if traced['function-signature'] != 1 else ''}), ")
+    if not sig.penalized:
+        return [head + (f"paid nothing measurable per new length ({_signed(sig.extra_s)}): the fixed signature alone "
+                       f"removed {ref.mode}'s penalty in this run.")]
+    alone = _portion(ref.extra_s - sig.extra_s, ref.extra_s, sig.penalty.spread, ref.penalty.spread)
+    return [head + (f"still paid {fmt_s(sig.extra_s)} per new length: the signature alone removed {alone} of "
+                   f"{ref.mode}'s penalty, the fixed block shape the rest that blocked removed.")]
+
+
+@rests_on("times_s", "khz", "env")
 def _switch(report, ok, off):
     switch = report.extra.get("switch")
     if switch is None:
@@ -247,8 +271,11 @@ def _switch(report, ok, off):
     return said
 
 
-def _first_call(costs):
-    firsts = sorted(costs.values(), key=lambda c: c.first_s / c.new_s)
+@rests_on("times_s", "khz")
+def _first_call(ok):
+    firsts = sorted(_costs(ok).values(), key=lambda c: c.first_s / c.new_s)
+    if not firsts:
+        return []
     worst = firsts[-1]
     if not judge(worst.first_s - worst.new_s, iqr(worst.new)).larger:
         return []
