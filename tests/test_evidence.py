@@ -219,7 +219,7 @@ def test_a_sentence_is_not_said_without_its_evidence(doc_of, explained, compare_
 
 
 @pytest.mark.parametrize("name", ["compare", "compare-all", "compare-folded", "compare-remote", "explain",
-                                  "explain-remote", "explain-single", "sweep"])
+                                  "explain-remote", "explain-single", "explain-trials", "sweep"])
 def test_saved_documents_hold_every_sentence_to_its_evidence(name):
     from tfgraphs.findings import sweep as sweep_why
 
@@ -254,6 +254,23 @@ def test_every_commands_sentences_need_their_evidence(name):
     for kind in found:
         for field in RESTS_ON[kind]:
             assert kind not in kinds(module.sentences(_stripped_everywhere(doc, field))), (kind, field)
+
+
+def test_three_trials_judge_first_runs_and_the_folding_share_only_by_them():
+    # Claim 9 on a real run (batch 20, --trials 3): the folding share is set beside one single-threaded evaluation
+    # only when no-folding's first runs differ from the default's by the first-run rule.
+    doc = json.loads((ROOT / "tests" / "fixtures" / "explain-trials.json").read_text())
+    report = load(doc)
+    rows = {r.preset: r for r in report.rows if r.variant == "constant"}
+    folding = first_runs(rows["no-folding"].first_run_excesses_s, rows["default"].first_run_excesses_s)
+    grappler = first_runs(rows["no-grappler"].first_run_excesses_s, rows["default"].first_run_excesses_s)
+    assert folding.samples == grappler.samples == "n=3 and n=3"
+    text = words(" ".join(explain_why.sentences(report)))
+    assert ("single-threaded evaluation" in text) is folding.real
+    said_real = "no-grappler, against" in text and "beyond the spread of first-run excesses" in text
+    assert said_real is grappler.real
+    # The single-threaded evaluation is still tabled, as a number beside the parts.
+    assert "1-thread eval" in (ROOT / "tests" / "fixtures" / "explain-trials.txt").read_text()
 
 
 def test_a_version_that_logs_otherwise_gets_one_line_and_no_table(explained):

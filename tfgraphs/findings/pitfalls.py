@@ -3,18 +3,12 @@
 import math
 import statistics
 
-from tfgraphs.findings import execution
+from tfgraphs.findings import execution, growth
 from tfgraphs.findings.evidence import rests_on
-from tfgraphs.findings.cases import against, data_bytes, runs_of, short_s, signed_bytes
-from tfgraphs.records.stats import paired
-from tfgraphs.spec.pitfalls import CHECKPOINT, DEFAULT_CASES, FROZEN, GRAPH, GROWTH_CASES, META
+from tfgraphs.findings.cases import against, data_bytes, runs_of, short_s
+from tfgraphs.spec.pitfalls import CHECKPOINT, DEFAULT_CASES, FROZEN, GRAPH, META
 from tfgraphs.spec.limits import GRAPHDEF_LIMIT
 from tfgraphs.units import fmt_bytes, fmt_s, join
-
-
-def _ratio_text(ratio):
-    """A ratio as '5.3x', or '35,396x' when large."""
-    return f"{ratio:,.0f}x" if ratio >= 100 else f"{ratio:.1f}x"
 
 
 def _no_difference(what, case, base, base_name=None):
@@ -93,64 +87,6 @@ def _real_callable(variant, real, real_first, real_repeat):
         return [head + f": it built its executor when it was made ({made_times:.1f}x a repeat), and its first "
                 f"call paid nothing more (spread {fmt_s(first_d.spread)})."]
     return [head + f" (spread {fmt_s(max(made_d.spread, first_d.spread))})."]
-
-
-def graph_growth(run):
-    """What creating an op on every step cost, for one variant."""
-    leak, once = run.case(GROWTH_CASES[0]), run.case(GROWTH_CASES[1])
-    said = _growth(run.variant, leak, once) + _step_cost(run.variant, leak, once) + _growth_rss(run.variant, leak, once)
-    if run.finalize_error:
-        said.append(f"{run.variant}: `graph.finalize()` turned the leaky step into an immediate error: "
-                    f"\"{run.finalize_error}\"")
-    else:
-        said.append(f"{run.variant}: after `graph.finalize()` the leaky step still created its op without error.")
-    return said
-
-
-@rests_on("nodes")
-def _growth(variant, leak, once):
-    growth = [b - a for a, b in zip(leak.nodes, leak.nodes[1:])]
-    if not growth or min(growth) <= 0:
-        return [f"{variant}: the graph did not grow on every leaky step (nodes {leak.nodes[0]} -> "
-                f"{leak.nodes[-1]})."]
-    per = f"{growth[0]}" if len(set(growth)) == 1 else f"{min(growth)} to {max(growth)}"
-    return [f"{variant}: the graph grew by {per} nodes on every step that created an op "
-            f"({leak.nodes[0]} -> {leak.nodes[-1]} over {len(leak.nodes)} steps); with the op created once "
-            f"it {'stayed at' if len(set(once.nodes)) == 1 else 'went'} "
-            f"{' -> '.join(str(n) for n in dict.fromkeys(once.nodes))} nodes."]
-
-
-@rests_on("rss_bytes")
-def _growth_rss(variant, leak, once):
-    return [f"{variant}: resident memory changed by {signed_bytes(leak.rss_bytes)} over the leaky loop and "
-            f"by {signed_bytes(once.rss_bytes)} over the other."]
-
-
-@rests_on("step_s")
-def _step_cost(variant, leak, once):
-    """The leaky loop's steps after the first against the fixed loop's, step by step (the paired rule), when the
-    fixed loop's op computes the network (its partition graphs say so)."""
-    a, b = statistics.median(leak.step_s[1:]), statistics.median(once.step_s[1:])
-    if once.computes is not None and not once.computes["Conv2D"]:
-        # A folded op computes nothing: a ratio against it would set a whole network against a constant.
-        return [f"{variant}: after the first step, each step that created an op took {fmt_s(a)}; the op made once was folded "
-                f"into a constant (no Conv2D in the graph that ran"
-                + (f"; the Const {join(once.replaced_by_const)} stands in its place" if once.replaced_by_const else "")
-                + f": partition graphs), so its {short_s(b)} steps compute "
-                f"nothing and are no baseline for a step that computes the network."]
-    d = paired(leak.step_s[1:], once.step_s[1:])
-    counts = f"slower on {d.above} of {d.n} steps"
-    reused = ("a step that reused its op and still computed the network (partition graphs)" if once.computes else
-              "a step that reused its op (whether that op still computed the network was not measured)")
-    if d.larger:
-        return [f"{variant}: after the first step, each step that created an op took {fmt_s(a)}, {_ratio_text(a / b)} {reused} "
-                f"({short_s(b)}; {counts}, by a median "
-                f"{fmt_s(d.delta)} beyond the fixed loop's {short_s(d.spread)} IQR): every new op is a new fetch, "
-                f"so every step paid a first run again."]
-    return [f"{variant}: after the first step, a step that created an op took {fmt_s(a)} against {fmt_s(b)}: no steady "
-            f"difference by the paired rule, which asks for one beyond the IQR on at least 80% of steps (a median "
-            f"{fmt_s(d.delta)} per step against the fixed loop's {fmt_s(d.spread)} IQR, "
-            f"{counts})."]
 
 
 def meta_limit(case, batch):
@@ -253,7 +189,7 @@ def sentences(report):
         if run.lesson == "executor-cache":
             said += executor_cache(run)
         elif run.lesson == "graph-growth":
-            said += graph_growth(run)
+            said += growth.graph_growth(run)
         elif run.lesson == "saved-copies":
             said += saved_copies(run, report)
         elif run.lesson == "placeholder-default":
@@ -266,4 +202,5 @@ def sentences(report):
             said += execution.feed_alignment(run)
         elif run.lesson == "executor-leak":
             said += execution.executor_leak(run, report)
+    said += growth.extend_by_variant([r for r in report.rows if r.ok and r.lesson == "graph-growth"])
     return said or ["No lesson produced a result, so there is nothing to explain."]

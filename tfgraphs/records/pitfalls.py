@@ -13,6 +13,7 @@ class Case:
     seconds: float | None = None       # a timed case (the median when repeated)
     runs_s: tuple | None = None        # every run of a repeated case
     step_s: tuple | None = None        # growth: each step's time
+    extend_s: tuple | None = None      # growth: each step's Session._extend_graph alone, inside step_s
     nodes: tuple | None = None         # growth: the graph's operations after each step
     rss_bytes: tuple | None = None     # growth: resident memory after each step
     bytes: int | None = None           # a saved artifact's size

@@ -112,21 +112,27 @@ def growth_loop(tf, task, x, w, leaky):
 
     with graph.as_default():
         fixed = None if leaky else make_op()
-        step_s, nodes, rss, value = [], [], [], None
+        step_s, extend_s, nodes, rss, value = [], [], [], [], None
         for step in range(task.steps):
             protocol.phase(f"{GROWTH_CASES[0] if leaky else GROWTH_CASES[1]}: step {step + 1}/{task.steps}")
             t0 = time.perf_counter()
-            value = sess.run(make_op() if leaky else fixed, built.feed)
+            op = make_op() if leaky else fixed
+            # sess.run would Extend the session itself; done first, it is timed alone (client/session.py).
+            t1 = time.perf_counter()
+            sess._extend_graph()
+            extend_s.append(time.perf_counter() - t1)
+            value = sess.run(op, built.feed)
             step_s.append(time.perf_counter() - t0)
             nodes.append(len(graph.get_operations()))
             rss.append(machine.rss_bytes())
         # Whether the fixed loop's op still computes the network, or was folded to a constant: untimed, after it.
         ran = None if leaky else ran_graph(tf, sess, built, fixed)
+        graph_bytes = graph.as_graph_def().ByteSize()
     sess.close()
     if not abs(value - reference_mean(x, w)) <= network.TOLERANCE[DTYPE]:
         raise ValueError(f"the loop's mean {value!r} differs from the NumPy reference")
-    case = {"case": GROWTH_CASES[0] if leaky else GROWTH_CASES[1], "step_s": step_s, "nodes": nodes,
-            "rss_bytes": rss}
+    case = {"case": GROWTH_CASES[0] if leaky else GROWTH_CASES[1], "step_s": step_s, "extend_s": extend_s,
+            "nodes": nodes, "rss_bytes": rss, "graph_bytes": graph_bytes}
     if ran:
         case.update(computes=ran["partition_computes"], replaced_by_const=ran["replaced_by_const"])
     return case, graph, make_op

@@ -1,0 +1,108 @@
+"""What a graph that grows on every step costs: its nodes, its steps against a fixed loop's, the session's Extend."""
+
+import statistics
+
+from tfgraphs.findings.cases import short_s, signed_bytes
+from tfgraphs.findings.evidence import rests_on
+from tfgraphs.records.stats import between, paired
+from tfgraphs.spec.pitfalls import GROWTH_CASES
+from tfgraphs.units import fmt_s, join
+
+
+def _ratio_text(ratio):
+    """A ratio as '5.3x', or '35,396x' when large."""
+    return f"{ratio:,.0f}x" if ratio >= 100 else f"{ratio:.1f}x"
+
+
+def graph_growth(run):
+    """What creating an op on every step cost, for one variant."""
+    leak, once = run.case(GROWTH_CASES[0]), run.case(GROWTH_CASES[1])
+    said = (_growth(run.variant, leak, once) + _step_cost(run.variant, leak, once) + _extend(run.variant, leak, once)
+            + _growth_rss(run.variant, leak, once))
+    if run.finalize_error:
+        said.append(f"{run.variant}: `graph.finalize()` turned the leaky step into an immediate error: "
+                    f"\"{run.finalize_error}\"")
+    else:
+        said.append(f"{run.variant}: after `graph.finalize()` the leaky step still created its op without error.")
+    return said
+
+
+@rests_on("nodes")
+def _growth(variant, leak, once):
+    growth = [b - a for a, b in zip(leak.nodes, leak.nodes[1:])]
+    if not growth or min(growth) <= 0:
+        return [f"{variant}: the graph did not grow on every leaky step (nodes {leak.nodes[0]} -> "
+                f"{leak.nodes[-1]})."]
+    per = f"{growth[0]}" if len(set(growth)) == 1 else f"{min(growth)} to {max(growth)}"
+    return [f"{variant}: the graph grew by {per} nodes on every step that created an op "
+            f"({leak.nodes[0]} -> {leak.nodes[-1]} over {len(leak.nodes)} steps); with the op created once "
+            f"it {'stayed at' if len(set(once.nodes)) == 1 else 'went'} "
+            f"{' -> '.join(str(n) for n in dict.fromkeys(once.nodes))} nodes."]
+
+
+@rests_on("extend_s")
+def _extend(variant, leak, once):
+    """The session's Extend, timed alone before each run: a leaky step's, against a step where no op was new."""
+    new, none = leak.extend_s[1:], once.extend_s[1:]
+    if not new or not none:
+        return []
+    d = between(new, none)
+    verdict = (f"{fmt_s(d.delta)} more, beyond a spread of {fmt_s(d.spread)}" if d.larger else
+               f"no measurable difference (spread {fmt_s(d.spread)})")
+    return [f"{variant}: after the first step, Session._extend_graph() alone, timed before each run, took a median "
+            f"{short_s(statistics.median(new))} on a step with a new op against {short_s(statistics.median(none))} "
+            f"when no op was new: {verdict}. To extend a session, graph_execution_state.cc copies every NodeDef of "
+            f"the graph so far into a new GraphDef."]
+
+
+def extend_by_variant(runs):
+    """A leaky step's Extend in each of two variants, one against the other by the one rule."""
+    leaks = [(r.variant, r.case(GROWTH_CASES[0])) for r in runs if r.case(GROWTH_CASES[0]) is not None]
+    return _extend_between(*leaks[0], *leaks[1]) if len(leaks) == 2 else []
+
+
+@rests_on("extend_s", "graph_bytes")
+def _extend_between(a, leak_a, b, leak_b):
+    (a, ta, ga), (b, tb, gb) = sorted(((a, leak_a.extend_s[1:], leak_a.graph_bytes),
+                                       (b, leak_b.extend_s[1:], leak_b.graph_bytes)),
+                                      key=lambda t: -statistics.median(t[1]) if t[1] else 0)
+    if not ta or not tb:
+        return []
+    d, ma, mb = between(ta, tb), statistics.median(ta), statistics.median(tb)
+    verdict = (f"{ma / mb:.1f}x, beyond a spread of {fmt_s(d.spread)}" if d.larger else
+               f"no measurable difference (spread {fmt_s(d.spread)})")
+    return [f"A leaky step's Extend took {short_s(ma)} in {a}, a graph of {ga:,} bytes, against {short_s(mb)} in "
+            f"{b}, {gb:,} bytes: {verdict}."]
+
+
+@rests_on("rss_bytes")
+def _growth_rss(variant, leak, once):
+    return [f"{variant}: resident memory changed by {signed_bytes(leak.rss_bytes)} over the leaky loop and "
+            f"by {signed_bytes(once.rss_bytes)} over the other."]
+
+
+@rests_on("step_s")
+def _step_cost(variant, leak, once):
+    """The leaky loop's steps after the first against the fixed loop's, step by step (the paired rule), when the
+    fixed loop's op computes the network (its partition graphs say so)."""
+    a, b = statistics.median(leak.step_s[1:]), statistics.median(once.step_s[1:])
+    if once.computes is not None and not once.computes["Conv2D"]:
+        # A folded op computes nothing: a ratio against it would set a whole network against a constant.
+        return [f"{variant}: after the first step, each step that created an op took {fmt_s(a)}; the op made once was folded "
+                f"into a constant (no Conv2D in the graph that ran"
+                + (f"; the Const {join(once.replaced_by_const)} stands in its place" if once.replaced_by_const else "")
+                + f": partition graphs), so its {short_s(b)} steps compute "
+                f"nothing and are no baseline for a step that computes the network."]
+    d = paired(leak.step_s[1:], once.step_s[1:])
+    counts = f"slower on {d.above} of {d.n} steps"
+    reused = ("a step that reused its op and still computed the network (partition graphs)" if once.computes else
+              "a step that reused its op (whether that op still computed the network was not measured)")
+    if d.larger:
+        return [f"{variant}: after the first step, each step that created an op took {fmt_s(a)}, {_ratio_text(a / b)} {reused} "
+                f"({short_s(b)}; {counts}, by a median "
+                f"{fmt_s(d.delta)} beyond the fixed loop's {short_s(d.spread)} IQR): every new op is a new fetch, "
+                f"so every step paid a first run again."]
+    return [f"{variant}: after the first step, a step that created an op took {fmt_s(a)} against {fmt_s(b)}: no steady "
+            f"difference by the paired rule, which asks for one beyond the IQR on at least 80% of steps (a median "
+            f"{fmt_s(d.delta)} per step against the fixed loop's {fmt_s(d.spread)} IQR, "
+            f"{counts})."]
