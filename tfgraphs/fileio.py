@@ -2,6 +2,7 @@
 
 import json
 import os
+import stat
 import tempfile
 
 from tfgraphs.errors import UsageError
@@ -33,12 +34,27 @@ def write_doc(doc, path):
     write_atomic(path, write)
 
 
+# The largest document read: far past any a command writes (a few MB), short of what would fill memory.
+MAX_DOC_BYTES = 256 * 2**20
+
+
 def read_doc(path):
-    """The JSON document at path; UsageError when it cannot be read or is not JSON."""
+    """The JSON document in the regular file at path, read up to MAX_DOC_BYTES; UsageError in one line otherwise."""
     try:
-        with open(path) as f:
-            return json.load(f)
+        # O_NONBLOCK: opening a FIFO to look at it must not wait for a writer.
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError as exc:
         raise UsageError(f"cannot read {path}: {exc.strerror}") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise UsageError(f"{path} is not a regular file (a folder, device, FIFO or socket)")
+    with os.fdopen(fd, "rb") as f:
+        data = f.read(MAX_DOC_BYTES + 1)
+    if len(data) > MAX_DOC_BYTES:
+        raise UsageError(f"{path} is larger than {MAX_DOC_BYTES:,} bytes, more than any tfgraphs document")
+    try:
+        return json.loads(data)
+    except RecursionError:
+        raise UsageError(f"{path} is not a tfgraphs document (JSON nested too deeply)") from None
     except ValueError as exc:
         raise UsageError(f"{path} is not JSON ({exc})") from None

@@ -28,7 +28,7 @@ def explain(batch=6000, dtype="float64", runs=10, trials=3, seed=0, variants=("c
             signature="serving_default", feed=(), fetch=(), int_high=2, force=False, timeout=None, quiet=False,
             json=None, csv=None, plot=None):
     """Run each variant, or the graph at `graph`, under presets that switch optimizers off, and trace its runs."""
-    check_outputs(json, csv, plot)
+    check_outputs(json, csv, plot, inputs=(graph,))
     output_dir("trace", trace)
     output_dir("tensorboard", tensorboard)
     chosen = names("presets", presets, list(PRESETS), "preset")

@@ -7,7 +7,7 @@ from tfgraphs.jobs import inspect as job
 
 def inspect(path, top=10, strip_constants=None, json=None):
     """Size, nodes, op types, largest Consts and headroom to 2 GiB of the graph at path; nothing is run."""
-    writable(json=json, strip_constants=strip_constants)
+    writable((path,), json=json, strip_constants=strip_constants)
     config = job.Config(path_of("path", path), top=whole("top", top), json=json and path_of("json", json),
                         strip_constants=strip_constants and path_of("strip_constants", strip_constants))
     job.plan(config)

@@ -3,9 +3,11 @@
 Messages name an option by its command-line flag (--batch); from Python it is the keyword of the same name (batch=).
 """
 
+import math
 import numbers
 import os
 import re
+import stat
 import tempfile
 
 from tfgraphs.errors import UsageError
@@ -20,25 +22,34 @@ def flag(name):
     return "--" + name.replace("_", "-")
 
 
+# The most a count may ask for: past these a run would take days or its samples alone fill memory.
+MOST = {"runs": 1_000_000, "trials": 1_000, "steps": 100_000, "count": 100_000, "passes": 1_000, "top": 100_000}
+
+
 def whole(name, value, least=1):
-    """value as an int of at least `least` (a bool or a float is refused, as the flag's text would be)."""
+    """value as an int of at least `least`, and at most MOST[name] for a count (a bool or a float is refused, as
+    the flag's text would be)."""
     if isinstance(value, str) and value.strip().lstrip("+-").isdecimal():
         value = int(value)
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise UsageError(f"{flag(name)} {value!r} is not a whole number")
     if value < least:
         raise UsageError(f"{flag(name)} {value} must be {'0 or more' if least == 0 else f'at least {least}'}")
+    if value > MOST.get(name, value):
+        raise UsageError(f"{flag(name)} {value} must be at most {MOST[name]:,}")
     return int(value)
 
 
 def positive(name, value):
-    """value as a float greater than 0 (NaN is refused too)."""
+    """value as a finite float greater than 0 (NaN and infinity are refused too)."""
     try:
         number = float(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise UsageError(f"{flag(name)} {value!r} is not a number") from None
     if isinstance(value, bool) or not number > 0:
         raise UsageError(f"{flag(name)} {value!r} must be greater than 0")
+    if math.isinf(number):
+        raise UsageError(f"{flag(name)} {value!r} must be a finite number")
     return number
 
 
@@ -145,20 +156,63 @@ def table_format(fmt):
     return fmt
 
 
-def writable(**paths):
-    """Refuse, before any work, an output path (by option name) that is a folder or whose folder refuses a file."""
-    for path in (path_of(name, value) for name, value in paths.items() if value):
-        if os.path.isdir(path):
-            raise UsageError(f"{path} is a directory; give a file name")
-        folder = os.path.dirname(os.path.abspath(path))
-        while not os.path.exists(folder):
-            folder = os.path.dirname(folder)
-        # Trying is the only sure test: permission bits do not bind root, and some file systems refuse anyway.
-        try:
-            with tempfile.TemporaryFile(dir=folder):
-                pass
-        except OSError as exc:
-            raise UsageError(f"cannot write {path}: {folder}: {exc.strerror}") from None
+def writable(inputs=(), **paths):
+    """Refuse, before any work, an output path (by option name) that is one of the command's inputs or another
+    output, that exists as anything but a regular file, or whose folder refuses a file."""
+    given = [(name, path_of(name, value)) for name, value in paths.items() if value]
+    sources = [path_of("path", p) for p in inputs if p]
+    for i, (name, path) in enumerate(given):
+        for source in sources:
+            if _same_file(path, source):
+                raise UsageError(f"{flag(name)} {path} is the input {source}; the input is never overwritten")
+            if os.path.isdir(source) and _inside(path, source):
+                raise UsageError(f"{flag(name)} {path} is inside the input {source}; the input is never modified")
+        for other, earlier in given[:i]:
+            if _same_file(path, earlier):
+                raise UsageError(f"{flag(name)} and {flag(other)} are the same file {path}; give each its own")
+        _regular_or_missing(path)
+        _folder_takes_a_file(path)
+
+
+def _same_file(a, b):
+    """True when two paths name one file: the same path once links are resolved, or the same inode."""
+    if os.path.realpath(a) == os.path.realpath(b):
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def _inside(path, folder):
+    """True when path, once links are resolved, lies within folder (a SavedModel read as the input)."""
+    return os.path.realpath(path).startswith(os.path.realpath(folder).rstrip(os.sep) + os.sep)
+
+
+def _regular_or_missing(path):
+    try:
+        mode = os.stat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return   # a new file: whether its folder takes one is asked next
+    except OSError as exc:
+        raise UsageError(f"cannot write {path}: {exc.strerror}") from None
+    if stat.S_ISDIR(mode):
+        raise UsageError(f"{path} is a directory; give a file name")
+    if not stat.S_ISREG(mode):
+        # The file would be renamed over a device, FIFO or socket, replacing it.
+        raise UsageError(f"{path} is not a regular file (a device, FIFO or socket); give a file name")
+
+
+def _folder_takes_a_file(path):
+    folder = os.path.dirname(os.path.abspath(path))
+    while not os.path.exists(folder):
+        folder = os.path.dirname(folder)
+    # Trying is the only sure test: permission bits do not bind root, and some file systems refuse anyway.
+    try:
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as exc:
+        raise UsageError(f"cannot write {path}: {folder}: {exc.strerror}") from None
 
 
 def output_dir(name, folder):

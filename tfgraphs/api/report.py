@@ -1,6 +1,8 @@
 """Report: what a command returns to Python, as rows of plain dicts, text, HTML for Jupyter, a plot and JSON."""
 
-from tfgraphs.api.options import table_format, writable
+import os
+
+from tfgraphs.api.options import path_of, table_format, writable
 from tfgraphs.api.notebook import show_figures_inline
 from tfgraphs.errors import UsageError
 from tfgraphs.fileio import read_doc, write_doc
@@ -108,13 +110,25 @@ class Report:
 
 def report(path):
     """The Report saved at path by --json or Report.to_json, ready to print, show or plot again."""
+    if not isinstance(path, (str, os.PathLike)):
+        # An int would be opened as a file descriptor, and closed.
+        raise UsageError(f"report() takes the path of a saved document (a str or os.PathLike), not {type(path).__name__}")
+    path = path_of("path", path)
     try:
         found = Report(load(read_doc(path)))
         found.text()   # a document missing what its text needs is refused now, not when it is printed
         return found
     except UsageError:
         raise
-    except ValueError as exc:
-        raise UsageError(f"{path}: {exc}") from None
     except KeyError as exc:
         raise UsageError(f"{path} is not a complete tfgraphs results file (no {exc} in it)") from None
+    except ValueError as exc:
+        raise UsageError(f"{path}: {_first_line(exc)}") from None
+    except (TypeError, AttributeError, IndexError, OverflowError, RecursionError) as exc:
+        # A field of the wrong type or range, wherever it is read: one line naming the file, never a traceback.
+        raise UsageError(f"{path} is not a valid tfgraphs results file: {_first_line(exc)}") from None
+
+
+def _first_line(exc):
+    text = str(exc).strip().splitlines()
+    return (text[0][:200] if text else type(exc).__name__)

@@ -9,10 +9,11 @@ from tfgraphs.errors import UsageError
 from tfgraphs.jobs.plan import check_memory
 
 
-def check_outputs(json=None, csv=None, plot=None):
-    """Refuse unwritable output paths, or a plot without matplotlib, before any work starts."""
-    writable(json=json, csv=csv)
+def check_outputs(json=None, csv=None, plot=None, inputs=()):
+    """Refuse output paths that are inputs, each other's, or unwritable, or a plot without matplotlib, before any
+    work starts."""
     plot_path(plot)
+    writable(inputs, json=json, csv=csv, plot=plot)
 
 
 def measure(job, config, *, quiet=False, timeout=None, force=False, json=None, csv=None, plot=None, **options):

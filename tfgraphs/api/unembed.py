@@ -9,7 +9,7 @@ from tfgraphs.jobs import unembed as job
 def unembed(path, out, min_bytes=1048576, check=False, force=False, runs=10, seed=0, tag="serve",
             signature="serving_default", feed=(), fetch=(), int_high=2, timeout=None, quiet=False, json=None):
     """Write the graph at path as a TF1 SavedModel in out, its Consts of min_bytes or more moved into variables."""
-    writable(json=json)
+    writable((path,), json=json)
     if not out:
         raise UsageError("-o OUT is needed: the SavedModel folder to write")
     config = graph_config(job, path, runs, seed, tag, signature, feed, fetch, int_high, out=path_of("out", out),

@@ -7,6 +7,7 @@ import argparse
 import inspect
 import sys
 
+from tfgraphs.api.options import MOST
 from tfgraphs.render.page import output_width
 
 OMITTED = argparse.SUPPRESS   # a flag left out stays out of the call, and the API's default applies
@@ -46,9 +47,14 @@ def seed(text):
     return _number(text, int, "a whole number", lambda v: v >= 0, "0 or more")
 
 
+def port(text):
+    """argparse type: a TCP port, 1 to 65535."""
+    return _number(text, int, "a whole number", lambda v: 1 <= v <= 65535, "a port from 1 to 65535")
+
+
 def positive_float(text):
-    """argparse type: a number > 0 (NaN is refused too)."""
-    return _number(text, float, "a number", lambda v: v > 0, "greater than 0")
+    """argparse type: a finite number > 0 (NaN and infinity are refused too)."""
+    return _number(text, float, "a number", lambda v: 0 < v < float("inf"), "finite and greater than 0")
 
 
 def default(func, name):
@@ -60,8 +66,9 @@ def default(func, name):
 def option(p, func, name, what, **kwargs):
     """--name (dashes for underscores), passed to func as name=; its help ends with func's default."""
     shown = kwargs.pop("shown", None)
+    bound = f", at most {MOST[name]:,}" if name in MOST else ""
     p.add_argument("--" + name.replace("_", "-"), dest=name, default=OMITTED, **kwargs,
-                   help=f"{what} (default {shown if shown is not None else default(func, name)})")
+                   help=f"{what} (default {shown if shown is not None else default(func, name)}{bound})")
 
 
 CLI_ONLY = {"func", "debug", "prog", "command", "format", "wide"}   # flags of the text output and of argparse itself
@@ -139,6 +146,16 @@ def show(report, args):
     return 1 if report.failed else 0
 
 
+# The flags that name a file a command reads: no output may be written over one of them.
+INPUTS = ("path", "graph")
+
+
+def inputs_of(args):
+    """The files the command reads, by its input flags (report takes a list of them)."""
+    given = [getattr(args, name, None) for name in INPUTS]
+    return [p for g in given if g for p in (g if isinstance(g, list) else [g])]
+
+
 def run_api(func, args):
     """The command: check --format and the output paths, run the API function on the other flags given, print its
     report, then write the JSON, CSV and plot asked for (so a failed write still leaves the report printed)."""
@@ -147,7 +164,7 @@ def run_api(func, args):
 
     table_format(args.format)
     outputs = {name: getattr(args, name) for name in ("json", "csv", "plot") if hasattr(args, name)}
-    check_outputs(**outputs)
+    check_outputs(**outputs, inputs=inputs_of(args))
     report = call(func, args, leave=outputs)
     status = show(report, args)
     report.write(**outputs)

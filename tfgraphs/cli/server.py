@@ -1,10 +1,12 @@
 """`tfgraphs server`: one tf.distribute.Server for a lab or a second machine, until Ctrl-C or SIGTERM."""
 
 import json
+import socket
 import subprocess
 import sys
 
-from tfgraphs.cli.common import positive_int, seed
+from tfgraphs import children
+from tfgraphs.cli.common import port, seed
 from tfgraphs.errors import UsageError
 from tfgraphs.jobs import servers
 from tfgraphs.spec.remote import LOOPBACK, cluster_text, parse_cluster
@@ -14,8 +16,12 @@ from tfgraphs.spec.tasks import ServerTask, to_argv
 def add_parser(sub):
     s = sub.add_parser("server", help="start a TensorFlow gRPC server and print its target",
                        description="Start one tf.distribute.Server, print the grpc:// target to give "
-                                   "`compare --target`, and serve until Ctrl-C or SIGTERM.")
-    s.add_argument("--port", type=positive_int, help="port on 127.0.0.1 (default: a free one)")
+                                   "`compare --target`, and serve until Ctrl-C or SIGTERM. TensorFlow's server "
+                                   "listens on every interface of this machine, not only 127.0.0.1: anyone who "
+                                   "reaches the port can run graphs in it. `compare --target local` instead starts "
+                                   "its servers in a network namespace of their own, reachable only from inside.")
+    s.add_argument("--port", type=port, help="the port to listen on, on every interface; the target printed is "
+                                             "127.0.0.1:PORT (default: a free one)")
     s.add_argument("--cluster", metavar="SPEC",
                    help="the whole cluster, JOB=HOST:PORT[,HOST:PORT...][;JOB=...], e.g. "
                         "ps=10.0.0.1:2222;worker=10.0.0.2:2222 (instead of --port)")
@@ -37,9 +43,25 @@ def task(args):
     return ServerTask(cluster=args.cluster, job=args.job, task=args.task)
 
 
+def _free(cluster, job, index):
+    """Refuse, in one line, a port of this task that something on this machine already listens on."""
+    address = parse_cluster(cluster)[job][index]
+    port_number = int(address.rsplit(":", 1)[1])
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        try:
+            probe.bind(("", port_number))
+        except OSError as exc:
+            raise UsageError(f"port {port_number} cannot be served: {exc.strerror}") from None
+    return port_number
+
+
 def run(args):
     """Run the server in its own process, print its target, and end it by its pid on Ctrl-C or SIGTERM."""
-    proc = subprocess.Popen([sys.executable, *to_argv(task(args))], stdin=subprocess.DEVNULL,
+    served = task(args)
+    port_number = _free(served.cluster, served.job, served.task)
+    print(f"tfgraphs server: TensorFlow listens on every interface (0.0.0.0:{port_number}), not only {LOOPBACK}; "
+          f"for servers only this machine can reach, use `compare --target local`", file=sys.stderr, flush=True)
+    proc = children.start([sys.executable, *to_argv(served)], stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, text=True)
     try:
         line = proc.stdout.readline()

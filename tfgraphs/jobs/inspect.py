@@ -5,7 +5,6 @@ import os
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 
-from tfgraphs.errors import UsageError
 from tfgraphs.fileio import write_atomic
 from tfgraphs.graphdef import consts, files
 from tfgraphs.records.inspect import Inspection
@@ -26,11 +25,8 @@ class Config:
 
 
 def plan(config):
-    """Refuse, before anything is read, a path that holds no graph or outputs that would overwrite it."""
-    read = files.locate(config.path)[0]   # the file actually read: a SavedModel directory's saved_model.pb
-    for flag, out in (("--json", config.json), ("--strip-constants", config.strip_constants)):
-        if out and os.path.exists(out) and os.path.samefile(out, read):
-            raise UsageError(f"{flag} {out} would overwrite the graph it reads")
+    """Refuse, before anything is read, a path that holds no graph (outputs over it are refused by the API)."""
+    files.locate(config.path)
 
 
 def run(config):

@@ -1,7 +1,9 @@
 """explain --graph: a user's GraphDef or SavedModel under each session preset, timed and traced in fresh workers."""
 
+import math
 from dataclasses import asdict, dataclass, replace
 
+from tfgraphs.graphdef.consts import const_bytes
 from tfgraphs.graphdef.interface import resolve
 from tfgraphs.jobs import runner
 from tfgraphs.jobs.plan import Plan
@@ -13,6 +15,7 @@ from tfgraphs.records.stats import MIN_FIRST_RUNS
 from tfgraphs.spec.owngraph import INT_HIGH, encode_feeds, encode_fetches
 from tfgraphs.spec.presets import PRESETS
 from tfgraphs.spec.tasks import GraphTask
+from tfgraphs.tfimport import import_tensorflow
 
 
 @dataclass(frozen=True)
@@ -72,7 +75,20 @@ def label(t):
 
 def plan(config):
     """Read and check the graph; one timed worker per trial and one traced worker for every preset."""
-    return GraphPlan({}, (), workers=len(config.presets) * (config.trials + 1), interface=interface_of(config))
+    found = interface_of(config)
+    return GraphPlan({}, (), workers=len(config.presets) * (config.trials + 1), interface=found, holds=holds(found))
+
+
+def holds(interface):
+    """What a worker running the graph allocates before it runs: its feeds, and its Consts once expanded."""
+    tf = import_tensorflow()
+    # Without --check, unembed leaves unknown dimensions unknown (-1): nothing is fed.
+    fed = sum(math.prod(f.shape) * tf.dtypes.as_dtype(f.dtype).size for f in interface.feeds
+              if min(f.shape, default=0) >= 0)
+    held = const_bytes(interface.graph_def)
+    remedy = "smaller --feed dimensions" if fed >= held else "tfgraphs inspect to see which constants hold it"
+    return ((f"{interface.name}'s feeds ({fed:,} bytes) and its constants ({held:,} bytes, expanded)", fed + held,
+             remedy),)
 
 
 def run(config, plan, progress, timeout=None, trace_dir=None, tensorboard_dir=None):

@@ -15,6 +15,7 @@ class Plan:
     notices: tuple     # one line per refusal, for stderr
     workers: int       # the progress total; a worker counted that does not start is skipped in progress
     needs: tuple = ()  # ((variant, batch, dtype), ...) of the workers that measure the seed network
+    holds: tuple = ()  # ((what, bytes, remedy), ...): data one worker allocates before TensorFlow runs anything
 
     @property
     def runnable(self):
@@ -22,8 +23,16 @@ class Plan:
 
 
 def check_memory(plan, force=False):
-    """Raise UsageError if the hungriest worker's estimate exceeds the memory available now."""
-    if force or not plan.needs:
+    """Raise UsageError if the hungriest worker's estimate, or the data a worker must hold, exceeds the memory
+    available now."""
+    if force:
+        return
+    for what, size, remedy in plan.holds:
+        have = machine.available_bytes()
+        if size > have:
+            raise UsageError(f"{what} would take {size / 1e9:,.1f} GB but {have / 1e9:.1f} GB is available; "
+                             f"use {remedy}")
+    if not plan.needs:
         return
     need, (name, batch, dtype) = max((estimate_peak_bytes(*n), n) for n in plan.needs)
     have = machine.available_bytes()

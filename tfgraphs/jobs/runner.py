@@ -11,6 +11,7 @@ import time
 from collections import deque
 from contextlib import contextmanager
 
+from tfgraphs import children
 from tfgraphs.machine import installed_tf_version, machine_info
 from tfgraphs.spec.tasks import PHASE_PREFIX, to_argv
 
@@ -65,7 +66,7 @@ def run_process(argv, label, progress, timeout=None, env=None, abort=None):
     """
     worker_env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": os.environ.get("TF_CPP_MIN_LOG_LEVEL", "2"), **(env or {})}
     with progress.step(label) as say, tempfile.TemporaryFile() as out:
-        proc = subprocess.Popen([sys.executable, *argv], stdout=out, stderr=subprocess.PIPE,
+        proc = children.start([sys.executable, *argv], stdout=out, stderr=subprocess.PIPE,
                                 stdin=subprocess.DEVNULL, env=worker_env, text=True, errors="replace")
         tail = deque(maxlen=20)
         reader = threading.Thread(target=_read_stderr, args=(proc.stderr, say, tail), daemon=True)

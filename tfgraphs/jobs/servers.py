@@ -10,6 +10,7 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+from tfgraphs import children
 from tfgraphs.errors import UsageError
 from tfgraphs.jobs.netns import enter_private_network
 from tfgraphs.spec.remote import LOOPBACK, cluster_text
@@ -70,7 +71,7 @@ def started(jobs, start_timeout=START_TIMEOUT_S):
 
 def _spawn(task):
     errors = tempfile.TemporaryFile(mode="w+")
-    proc = subprocess.Popen([sys.executable, *to_argv(task)], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+    proc = children.start([sys.executable, *to_argv(task)], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=errors, text=True)
     proc.error_file = errors
     return proc

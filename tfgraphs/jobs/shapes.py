@@ -2,6 +2,8 @@
 
 from dataclasses import asdict, dataclass
 
+import numpy as np
+
 from tfgraphs.errors import UsageError
 from tfgraphs.jobs import runner
 from tfgraphs.jobs.plan import Plan
@@ -53,7 +55,13 @@ def plan(config):
     if missing:
         raise UsageError(f"--switch-modes {','.join(missing)} not in --modes; a switch mode is compared "
                          f"with its run in --modes, so add it there or drop it")
-    return Plan({}, (), workers=len(config.modes) + len(config.switch_modes))
+    longest = config.start + config.count - 1
+    itemsize = np.dtype(DTYPE).itemsize
+    data = itemsize * (config.batch * longest * (config.channels + config.filters)
+                       + config.kernel * config.channels * config.filters)
+    holds = ((f"X [{config.batch}, {longest:,}, {config.channels:,}], W and the output ({DTYPE})", data,
+              "a smaller --start, --count, --batch, --channels or --filters"),)
+    return Plan({}, (), workers=len(config.modes) + len(config.switch_modes), holds=holds)
 
 
 def run(config, plan, progress, timeout=None):

@@ -46,7 +46,8 @@ def check_out(config):
 def plan(config):
     """Refuse a bad OUT, then read and check the graph; one rewriting worker, and two more with --check."""
     check_out(config)
-    return owngraph.GraphPlan({}, (), workers=1 + 2 * config.check, interface=owngraph.interface_of(config))
+    found = owngraph.interface_of(config)
+    return owngraph.GraphPlan({}, (), workers=1 + 2 * config.check, interface=found, holds=owngraph.holds(found))
 
 
 def _install(written, out):

@@ -16,6 +16,7 @@ import threading
 import traceback
 from dataclasses import asdict, dataclass
 
+from tfgraphs import children
 from tfgraphs.errors import UsageError
 from tfgraphs.labs import LABS
 from tfgraphs.labs.pairing import as_script
@@ -161,7 +162,7 @@ def collect(number, path, timeout_s):
 def _one_child(number, path, timeout_s, first):
     """(outcomes, check names, the failed Outcome or None) of one child running the checks from index first."""
     argv = [sys.executable, "-m", "tfgraphs.labs.checking", str(number), str(path), str(first)]
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = children.start(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     errors = []   # the child's stderr, kept to say why it crashed
     threading.Thread(target=lambda: errors.extend(proc.stderr), daemon=True).start()
     events, outcomes, running, names, ready = _events(proc), [], None, None, False

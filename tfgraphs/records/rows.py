@@ -5,10 +5,16 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from tfgraphs.records.stats import median_or_none, spread
 
 
+STATUSES = ("ok", "failed")
+
+
 def known(cls, d, **tuples):
     """The keys of d that are fields of cls (unknown keys are ignored), with the named ones made tuples by tuples[k]."""
     names = {f.name for f in fields(cls)}
     out = {k: v for k, v in d.items() if k in names}
+    if out.get("status", "ok") not in STATUSES:
+        # A row of another status would be dropped from every table and sentence without a word.
+        raise ValueError(f"a row's status {out['status']!r} is not one of {', '.join(STATUSES)}")
     for key, make in tuples.items():
         out[key] = make(out.get(key) or ())
     return out

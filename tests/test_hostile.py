@@ -1,0 +1,194 @@
+"""Hostile input and faults: one line on stderr and exit 2, the inputs untouched, no process left behind."""
+
+import json
+import os
+import signal
+import socket
+import stat
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+from conftest import needs_private_network
+from tfgraphs.cli import main
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+@pytest.fixture
+def files(tmp_path):
+    """An input graph, a folder, a FIFO, a link to a file, and saved documents broken in the ways a file can be."""
+    graph = tmp_path / "in.pb"
+    graph.write_bytes(b"the input graph")
+    (tmp_path / "folder").mkdir()
+    os.mkfifo(tmp_path / "fifo")
+    (tmp_path / "out.json").write_text("{}")
+    (tmp_path / "link.json").symlink_to(tmp_path / "out.json")
+    doc = json.loads((FIXTURES / "compare.json").read_text())
+    broken = {
+        "no-graph-bytes": {**doc, "variants": [{k: v for k, v in doc["variants"][0].items() if k != "graph_bytes"}]},
+        "runs-abc": {**doc, "variants": [{**doc["variants"][0], "runs_s": "abc"}]},
+        "variants-hello": {**doc, "variants": "hello"},
+        "machine-null": {**doc, "machine": None},
+        "status-weird": {**doc, "variants": [{**doc["variants"][0], "status": "weird"}]},
+    }
+    for name, d in broken.items():
+        (tmp_path / f"{name}.json").write_text(json.dumps(d))
+    (tmp_path / "deep.json").write_text("[" * 100_000)
+    (tmp_path / "digits.json").write_text((FIXTURES / "compare.json").read_text().replace(
+        '"batch": 20', '"batch": ' + "9" * 400, 1))
+    return tmp_path
+
+
+# (argv with {tmp} for the fixture folder, what the one line says)
+CASES = [
+    (["inspect", "{tmp}/in.pb", "--json", "{tmp}/in.pb"], "is the input"),
+    (["inspect", "{tmp}/in.pb", "--strip-constants", "{tmp}/in.pb"], "is the input"),
+    (["unembed", "{tmp}/in.pb", "-o", "{tmp}/model", "--json", "{tmp}/in.pb"], "is the input"),
+    (["explain", "--graph", "{tmp}/in.pb", "--json", "{tmp}/in.pb"], "is the input"),
+    (["compare", "--json", "/dev/null"], "is not a regular file"),
+    (["compare", "--json", "{tmp}/fifo"], "is not a regular file"),
+    (["compare", "--json", "{tmp}/folder"], "is a directory"),
+    (["compare", "--json", "{tmp}/same.out", "--csv", "{tmp}/same.out"], "are the same file"),
+    (["compare", "--json", "{tmp}/out.json", "--plot", "{tmp}/link.json"], "are the same file"),
+    (["compare", "--timeout", "inf"], "must be a finite number"),
+    (["lab", "check", "1", "--timeout", "inf"], "must be finite and greater than 0"),
+    (["server", "--port", "99999"], "must be a port from 1 to 65535"),
+    (["report", "{tmp}/fifo"], "is not a regular file"),
+    (["report", "/dev/zero"], "is not a regular file"),
+    (["report", "{tmp}/folder"], "is not a regular file"),
+    (["report", "{tmp}/deep.json"], "nested too deeply"),
+    (["report", "{tmp}/digits.json"], "is not a valid tfgraphs results file"),
+    (["report", "{tmp}/no-graph-bytes.json"], "is not a valid tfgraphs results file"),
+    (["report", "{tmp}/runs-abc.json"], "is not a valid tfgraphs results file"),
+    (["report", "{tmp}/variants-hello.json"], "is not a valid tfgraphs results file"),
+    (["report", "{tmp}/machine-null.json"], "is not a valid tfgraphs results file"),
+    (["report", "{tmp}/status-weird.json"], "a row's status 'weird' is not one of ok, failed"),
+    (["report", "{fix}/compare.json", "{tmp}/status-weird.json"], "a row's status 'weird'"),
+    (["report", "{tmp}/missing.json"], "cannot read"),
+    (["shapes", "--start", "100000000000"], "would take 1,200,000.0 GB"),
+    (["shapes", "--channels", "100000000"], "would take 40,516.0 GB"),
+    (["compare", "--runs", str(10**12)], "--runs 1000000000000 must be at most 1,000,000"),
+    (["explain", "--trials", str(10**9)], "--trials 1000000000 must be at most 1,000"),
+    (["pitfalls", "--steps", str(10**9)], "--steps 1000000000 must be at most 100,000"),
+]
+
+# Sizes past any machine: refused from the graph and the feeds before a worker starts.
+GRAPH_CASES = [
+    (["explain", "--graph", "{tmp}/cnn.pb", "--feed", "images=100000000000,8,8,1"],
+     "cnn.pb's feeds (25,600,000,000,000 bytes) and its constants"),
+    (["explain", "--graph", "{tmp}/splat.pb", "--fetch", "out"], "would take 160.0 GB"),
+    (["unembed", "{tmp}/splat.pb", "-o", "{tmp}/model", "--fetch", "out"], "would take 160.0 GB"),
+]
+
+
+def snapshot(folder):
+    """Every entry of folder with its kind and bytes, and /dev/null's kind: what a refusal must leave as it was."""
+    found = {p.name: (stat.S_IFMT(p.lstat().st_mode), p.read_bytes() if p.is_file() and not p.is_symlink() else None)
+             for p in folder.iterdir()}
+    return found, stat.S_ISCHR(os.stat("/dev/null").st_mode)
+
+
+def splat(path):
+    """93 bytes of GraphDef whose one Const, a single value repeated, expands to 160 GB."""
+    from tensorflow.core.framework import graph_pb2, types_pb2
+
+    graph = graph_pb2.GraphDef()
+    big = graph.node.add(name="big", op="Const")
+    big.attr["dtype"].type = types_pb2.DT_FLOAT
+    value = big.attr["value"].tensor
+    value.dtype = types_pb2.DT_FLOAT
+    value.tensor_shape.dim.add().size, value.tensor_shape.dim.add().size = 40_000, 1_000_000
+    value.float_val.append(1.0)
+    out = graph.node.add(name="out", op="Identity", input=["big"])
+    out.attr["T"].type = types_pb2.DT_FLOAT
+    path.write_bytes(graph.SerializeToString())
+
+
+@pytest.mark.parametrize("argv, said", GRAPH_CASES, ids=lambda c: " ".join(c) if isinstance(c, list) else None)
+def test_a_graph_past_the_machine_is_refused_before_any_worker(files, capsys, argv, said):
+    import owngraphs
+
+    owngraphs.frozen_cnn(files / "cnn.pb")
+    splat(files / "splat.pb")
+    test_bad_input_gets_one_line_exit_2_and_changes_nothing(files, capsys, argv, said)
+
+
+@pytest.mark.parametrize("argv, said", CASES, ids=lambda c: " ".join(c) if isinstance(c, list) else None)
+def test_bad_input_gets_one_line_exit_2_and_changes_nothing(files, capsys, argv, said):
+    before, children = snapshot(files), len(psutil.Process().children(recursive=True))
+    try:
+        code = main([a.format(tmp=files, fix=FIXTURES) for a in argv])
+    except SystemExit as exc:   # argparse refuses a bad number itself
+        code = exc.code
+    _, err = capsys.readouterr()
+    assert (code, len(err.splitlines())) == (2, 1), err
+    assert said in err
+    assert snapshot(files) == before
+    assert len(psutil.Process().children(recursive=True)) == children
+
+
+@pytest.mark.parametrize("bad", [2, None, ["a.json"], b"a.json"])
+def test_the_api_takes_only_a_path_and_never_closes_a_descriptor(bad):
+    import tfgraphs
+    from tfgraphs.errors import UsageError
+
+    with pytest.raises(UsageError, match="takes the path of a saved document"):
+        tfgraphs.report(bad)
+    os.fstat(2)   # stderr is still open
+
+
+def test_a_port_in_use_is_refused_in_one_line(capsys):
+    with socket.socket() as taken:
+        taken.bind(("", 0))
+        taken.listen()
+        code = main(["server", "--port", str(taken.getsockname()[1])])
+    _, err = capsys.readouterr()
+    assert code == 2 and len(err.splitlines()) == 1 and "cannot be served" in err
+
+
+def _gone_within(pids, seconds):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        alive = [p for p in pids if psutil.pid_exists(p) and psutil.Process(p).status() != psutil.STATUS_ZOMBIE]
+        if not alive:
+            return []
+        time.sleep(0.1)
+    return alive
+
+
+def _children_once_started(proc, seconds=120):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        kids = psutil.Process(proc.pid).children(recursive=True)
+        if kids:
+            return [k.pid for k in kids]
+        time.sleep(0.1)
+    raise AssertionError("the command started no child process")
+
+
+@pytest.mark.parametrize("argv", [
+    pytest.param(["server"], marks=needs_private_network),
+    ["compare", "--batch", "20", "--runs", "2", "--variants", "placeholder", "--quiet"],
+], ids=["server", "compare"])
+def test_kill_9_of_the_parent_leaves_no_child_alive(argv):
+    proc = subprocess.Popen([sys.executable, "-m", "tfgraphs", *argv], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    try:
+        kids = _children_once_started(proc)
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    assert _gone_within(kids, 5) == []
+
+
+def test_server_says_where_tensorflow_listens():
+    from tfgraphs.cli import build_parser
+
+    text = " ".join(build_parser("tfgraphs")._subparsers._group_actions[0].choices["server"].format_help().split())
+    assert "listens on every interface of this machine, not only 127.0.0.1" in text
+    assert "`compare --target local`" in text
