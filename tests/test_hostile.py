@@ -192,3 +192,21 @@ def test_server_says_where_tensorflow_listens():
     text = " ".join(build_parser("tfgraphs")._subparsers._group_actions[0].choices["server"].format_help().split())
     assert "listens on every interface of this machine, not only 127.0.0.1" in text
     assert "`compare --target local`" in text
+
+
+def test_a_full_disk_is_one_line_and_the_old_file_stays_whole(tmp_path):
+    import errno
+
+    from tfgraphs.errors import UsageError
+    from tfgraphs.fileio import write_atomic
+
+    old = tmp_path / "out.json"
+    old.write_text("the old report")
+
+    def full(f):
+        f.write("half a report")
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    with pytest.raises(UsageError, match=f"^cannot write {old}: No space left on device$"):
+        write_atomic(old, full)
+    assert old.read_text() == "the old report" and sorted(p.name for p in tmp_path.iterdir()) == ["out.json"]

@@ -21,6 +21,10 @@ def write_atomic(path, write, mode="w"):
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)
         os.replace(tmp, path)
+    except OSError as exc:
+        # A full disk or a file that refuses the rename: the old file stays whole, and the fault is one line.
+        os.unlink(tmp)
+        raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
     except BaseException:
         os.unlink(tmp)
         raise
