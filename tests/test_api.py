@@ -222,7 +222,7 @@ def test_the_command_line_shows_the_apis_defaults(capsys):
     with pytest.raises(SystemExit):
         main(["sweep", "--help"])
     help_text = " ".join(capsys.readouterr().out.split())
-    assert "(default 500,1000,2000,4000)" in help_text and "(default 5)" in help_text
+    assert "(default 500,1000,2000,4000)" in help_text and "(default 5, at most 1,000,000)" in help_text
 
 
 @pytest.mark.parametrize("fixture, lines", [("compare", 2 * 4), ("explain", 12), ("sweep", None),

@@ -51,8 +51,8 @@ def _extend(variant, leak, once):
                f"no measurable difference (spread {fmt_s(d.spread)})")
     return [f"{variant}: after the first step, Session._extend_graph() alone, timed before each run, took a median "
             f"{short_s(statistics.median(new))} on a step with a new op against {short_s(statistics.median(none))} "
-            f"when no op was new: {verdict}. To extend a session, graph_execution_state.cc copies every NodeDef of "
-            f"the graph so far into a new GraphDef."]
+            f"when no op was new: {verdict}. Among the whole-graph work of an Extend, graph_execution_state.cc "
+            f"copies every NodeDef of the graph so far into a new GraphDef."]
 
 
 def extend_by_variant(runs):
@@ -101,7 +101,8 @@ def _step_cost(variant, leak, once):
         return [f"{variant}: after the first step, each step that created an op took {fmt_s(a)}, {_ratio_text(a / b)} {reused} "
                 f"({short_s(b)}; {counts}, by a median "
                 f"{fmt_s(d.delta)} beyond the fixed loop's {short_s(d.spread)} IQR): every new op is a new fetch, "
-                f"so every step paid a first run again."]
+                f"which the session's executor cache, keyed by feeds, fetches and targets (direct_session.cc), has "
+                f"not seen, so every step built its graph and executors again."]
     return [f"{variant}: after the first step, a step that created an op took {fmt_s(a)} against {fmt_s(b)}: no steady "
             f"difference by the paired rule, which asks for one beyond the IQR on at least 80% of steps (a median "
             f"{fmt_s(d.delta)} per step against the fixed loop's {fmt_s(d.spread)} IQR, "

@@ -216,7 +216,8 @@ def _remedy(report, ok):
     else:
         removed = _portion(ref.extra_s - b.extra_s, ref.extra_s, b.penalty.spread, ref.penalty.spread)
         said = [f"{head}; blocked (blocks of {block}) removed {removed} of that penalty "
-                f"({fmt_s(ref.extra_s)} -> {fmt_s(b.extra_s)} per new length) but still paid measurably, and "
+                f"({fmt_s(ref.extra_s)} -> {fmt_s(b.extra_s)} per new length) but still paid measurably (beyond its "
+                f"own IQR of {fmt_s(b.penalty.spread)}, slower on {b.penalty.above} of {b.penalty.n} lengths), and "
                 f"{price}." + "".join(_signature_alone(ok, ref.mode))]
     said.append(f"On lengths seen for the first time, blocked ran at {b.new_khz:,.0f} kHz against "
                 f"{ref.new_khz:,.0f} kHz for {ref.mode} ({b.new_khz / ref.new_khz:.2f}x).")
@@ -234,8 +235,10 @@ def _signature_alone(ok, mode):
     head = (f" function-signature, which fixes only the input signature (it traced {traced['function-signature']} "
             f"time{'s' if traced['function-signature'] != 1 else ''}), ")
     if not sig.penalized:
-        return [head + (f"paid nothing measurable per new length ({_signed(sig.extra_s)}): the fixed signature alone "
-                       f"removed {ref.mode}'s penalty in this run.")]
+        return [head + (f"paid nothing measurable per new length by the paired rule ({_signed(sig.extra_s)} against "
+                       f"its own IQR of {fmt_s(sig.penalty.spread)}, slower on {sig.penalty.above} of "
+                       f"{sig.penalty.n} lengths): the fixed signature alone removed {ref.mode}'s penalty in this "
+                       f"run.")]
     alone = _portion(ref.extra_s - sig.extra_s, ref.extra_s, sig.penalty.spread, ref.penalty.spread)
     return [head + (f"still paid {fmt_s(sig.extra_s)} per new length: the signature alone removed {alone} of "
                    f"{ref.mode}'s penalty, the fixed block shape the rest that blocked removed.")]
