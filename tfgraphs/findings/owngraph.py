@@ -1,8 +1,10 @@
 """What the traces of a user's graph show: the ops its first run spent longest in, from this run's numbers."""
 
+from tfgraphs.findings.evidence import rests_on
 from tfgraphs.spec.variants import VARIANTS
 
 
+@rests_on("top_ops")
 def slowest_ops(rows):
     """Per traced row of a user's graph: its first run's slowest op, and what the same op took in the second run."""
     said = []

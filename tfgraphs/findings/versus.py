@@ -3,7 +3,7 @@
 import statistics
 
 from tfgraphs.errors import UsageError
-from tfgraphs.records.stats import judge, ratio, spread
+from tfgraphs.records.stats import MIN_FIRST_RUNS, judge, ratio, spread
 
 COMPARABLE = ("compare", "explain", "sweep")
 # (label, how to read one trial's value); times in seconds, sizes in bytes.
@@ -53,8 +53,9 @@ def lines(a, b):
 
 
 def _verdict(delta, ta, tb):
-    """larger, smaller, same (within the spread) or None when either side has fewer than two trials."""
-    if len(ta) < 2 or len(tb) < 2:
+    """larger, smaller, same (within the spread) or None when either side has fewer than MIN_FIRST_RUNS trials:
+    every phase but the later median is one sample per fresh worker, judged as first runs are."""
+    if len(ta) < MIN_FIRST_RUNS or len(tb) < MIN_FIRST_RUNS:
         return None
     d = judge(delta, spread(ta), spread(tb))
     return "same" if not d.real else "larger" if d.delta > 0 else "smaller"
@@ -64,8 +65,8 @@ def sentences(found):
     """What the comparison can and cannot say."""
     judged = [f for f in found if f["verdict"] is not None]
     if not judged:
-        return ["Each row has fewer than two trials in at least one result, so no difference can be judged against "
-                "a spread: run both with --trials 3 or more."]
+        return [f"Each row has fewer than {MIN_FIRST_RUNS} trials in at least one result, so no difference can be "
+                f"judged against a spread: run both with --trials {MIN_FIRST_RUNS} or more."]
     said = []
     for word in ("larger", "smaller"):
         moved = [f for f in judged if f["verdict"] == word]
@@ -76,5 +77,6 @@ def sentences(found):
     if same:
         said.append(f"{same} of {len(judged)} judged phases differ by no more than the trial spreads.")
     if len(judged) < len(found):
-        said.append(f"{len(found) - len(judged)} phases could not be judged: a row with one trial has no spread.")
+        said.append(f"{len(found) - len(judged)} phases could not be judged: a row with fewer than {MIN_FIRST_RUNS} "
+                    f"trials has too few fresh-worker samples.")
     return said
