@@ -75,6 +75,7 @@ CASES = [
     (["compare", "--runs", str(10**12)], "--runs 1000000000000 must be at most 1,000,000"),
     (["explain", "--trials", str(10**9)], "--trials 1000000000 must be at most 1,000"),
     (["pitfalls", "--steps", str(10**9)], "--steps 1000000000 must be at most 100,000"),
+    (["lab", "start", "1", "/proc/tfgraphs-lab"], "cannot write lab 1 into /proc/tfgraphs-lab"),
 ]
 
 # Sizes past any machine: refused from the graph and the feeds before a worker starts.
@@ -83,6 +84,8 @@ GRAPH_CASES = [
      "cnn.pb's feeds (25,600,000,000,000 bytes) and its constants"),
     (["explain", "--graph", "{tmp}/splat.pb", "--fetch", "out"], "would take 160.0 GB"),
     (["unembed", "{tmp}/splat.pb", "-o", "{tmp}/model", "--fetch", "out"], "would take 160.0 GB"),
+    (["explain", "--graph", "{tmp}/cnn.pb", "--feed", "images=2,8,8,1", "--fetch", "logits:7"],
+     "unknown fetch 'logits:7': logits (Identity) has 1 output, numbered from 0"),
 ]
 
 

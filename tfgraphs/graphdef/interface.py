@@ -110,14 +110,29 @@ def _default_fetches(graph_def):
 
 def _named_fetches(graph_def, names, path):
     """(name, tensor) for each --fetch NAME or NAME:K; UsageError for a node the graph does not have."""
-    nodes = {n.name for n in graph_def.node}
+    nodes = {n.name: n for n in graph_def.node}
     out = []
     for name in names:
-        node = name.split(":")[0]
+        node, _, index = name.partition(":")
         if node not in nodes:
             raise UsageError(f"unknown fetch {name!r}: {path} has no node {node!r}")
-        out.append((name, name if ":" in name else name + ":0"))
+        outputs = _output_count(nodes[node])
+        if index and not (index.isdecimal() and (outputs is None or int(index) < outputs)):
+            raise UsageError(f"unknown fetch {name!r}: {node} ({nodes[node].op}) has "
+                             f"{outputs if outputs is not None else 'no numbered'} output"
+                             f"{'' if outputs == 1 else 's'}, numbered from 0")
+        out.append((name, name if index else name + ":0"))
     return tuple(out)
+
+
+def _output_count(node):
+    """How many outputs the node's op gives, when each output arg is a single tensor; None when it depends on attrs."""
+    from tensorflow.python.framework import op_def_registry
+
+    op_def = op_def_registry.get(node.op)
+    if op_def is None or any(a.number_attr or a.type_list_attr for a in op_def.output_arg):
+        return None
+    return len(op_def.output_arg)
 
 
 def _inputs(graph_def, sig, dims, path, runs):

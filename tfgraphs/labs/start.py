@@ -32,9 +32,15 @@ def start(number, directory=None):
     if there:
         raise UsageError(f"{', '.join(there)} already exist{'s' if len(there) == 1 else ''}; "
                          f"choose another folder: tfgraphs lab start {number} DIR")
-    target.mkdir(parents=True, exist_ok=True)
     copied = []
-    for name in FILES:
-        (target / name).write_bytes((source / name).read_bytes())
-        copied.append(target / name)
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+        for name in FILES:
+            (target / name).write_bytes((source / name).read_bytes())
+            copied.append(target / name)
+    except OSError as exc:
+        # A read-only or missing place: what was copied is taken back, so nothing is left half-written.
+        for done in copied:
+            done.unlink()
+        raise UsageError(f"cannot write lab {number} into {target}: {exc.strerror}") from None
     return copied
