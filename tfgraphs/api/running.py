@@ -9,6 +9,10 @@ from tfgraphs.errors import UsageError
 from tfgraphs.jobs.plan import check_memory
 
 
+# Seconds a worker with a remote session may take unless --timeout says otherwise.
+REMOTE_TIMEOUT_S = 600.0
+
+
 def check_outputs(json=None, csv=None, plot=None, inputs=()):
     """Refuse output paths that are inputs, each other's, or unwritable, or a plot without matplotlib, before any
     work starts."""
@@ -22,6 +26,9 @@ def measure(job, config, *, quiet=False, timeout=None, force=False, json=None, c
     The caller has checked json, csv and plot with check_outputs before building config.
     """
     timeout = optional_positive("timeout", timeout)
+    if timeout is None and getattr(config, "target", ""):
+        # A server that accepts the connection and never answers would hang a remote run: it gets a deadline.
+        timeout = REMOTE_TIMEOUT_S
     quiet, force = switch("quiet", quiet), switch("force", force)
     plan = job.plan(config)
     said = plan.notices if plan.runnable else plan.notices[:-1]

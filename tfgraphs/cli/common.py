@@ -8,6 +8,7 @@ import inspect
 import sys
 
 from tfgraphs.api.options import MOST
+from tfgraphs.api.running import REMOTE_TIMEOUT_S
 from tfgraphs.render.page import output_width
 
 OMITTED = argparse.SUPPRESS   # a flag left out stays out of the call, and the API's default applies
@@ -128,7 +129,8 @@ def add_output_flags(p, measuring=True, csv=True):
                             "times in s and sizes in bytes")
     if measuring:
         p.add_argument("--timeout", metavar="S", default=OMITTED,
-                       help="kill a worker after S seconds (it becomes a failed row)")
+                       help="kill a worker after S seconds (it becomes a failed row); default none, and "
+                            f"{REMOTE_TIMEOUT_S:g} with a remote --target")
         p.add_argument("--quiet", action="store_true", default=OMITTED, help="no progress lines on stderr")
 
 
