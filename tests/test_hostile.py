@@ -35,6 +35,7 @@ def files(tmp_path):
         "variants-hello": {**doc, "variants": "hello"},
         "machine-null": {**doc, "machine": None},
         "status-weird": {**doc, "variants": [{**doc["variants"][0], "status": "weird"}]},
+        "bytes-text": {**doc, "variants": [{**doc["variants"][0], "graph_bytes": "many"}]},
     }
     for name, d in broken.items():
         (tmp_path / f"{name}.json").write_text(json.dumps(d))
@@ -62,11 +63,12 @@ CASES = [
     (["report", "/dev/zero"], "is not a regular file"),
     (["report", "{tmp}/folder"], "is not a regular file"),
     (["report", "{tmp}/deep.json"], "nested too deeply"),
-    (["report", "{tmp}/digits.json"], "is not a valid tfgraphs results file"),
+    (["report", "{tmp}/digits.json"], "digits.json: it holds the number 99999999999999999999"),
     (["report", "{tmp}/no-graph-bytes.json"], "is not a valid tfgraphs results file"),
-    (["report", "{tmp}/runs-abc.json"], "is not a valid tfgraphs results file"),
-    (["report", "{tmp}/variants-hello.json"], "is not a valid tfgraphs results file"),
-    (["report", "{tmp}/machine-null.json"], "is not a valid tfgraphs results file"),
+    (["report", "{tmp}/runs-abc.json"], "runs-abc.json: Row.runs_s is 'abc', not a list"),
+    (["report", "{tmp}/variants-hello.json"], "variants-hello.json: variants is 'hello', not a list"),
+    (["report", "{tmp}/machine-null.json"], "machine-null.json: machine is 'None', not an object"),
+    (["report", "{tmp}/bytes-text.json"], "bytes-text.json: Row.graph_bytes is 'many', not a whole number or null"),
     (["report", "{tmp}/status-weird.json"], "a row's status 'weird' is not one of ok, failed"),
     (["report", "{fix}/compare.json", "{tmp}/status-weird.json"], "a row's status 'weird'"),
     (["report", "{tmp}/missing.json"], "cannot read"),

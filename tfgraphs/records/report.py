@@ -45,6 +45,9 @@ class Report:
         if command not in ROWS:
             raise ValueError(f"unknown command {command!r} in a results file")
         key, row_type = ROWS[command]
+        for name, kind in ((key, list), ("config", dict), ("machine", dict)):
+            if name in d and not isinstance(d[name], kind):
+                raise ValueError(f"{name} is {str(d[name])[:40]!r}, not {'a list' if kind is list else 'an object'}")
         rows = tuple(row_type.from_dict(r) for r in d[key])
         known = {"schema", "tool", "command", "tf_version", "python", "machine", "config", key, *provenance_of(d)}
         return cls(command=command, config=d["config"], rows=rows, tf_version=d.get("tf_version"),
@@ -52,10 +55,25 @@ class Report:
                    extra={k: v for k, v in d.items() if k not in known}, **provenance_of(d))
 
 
+def _numbers_a_run_makes(doc):
+    """ValueError for a whole number in the document no run makes: past 2**63 in size (floats may be inf or nan:
+    an output that differs in shape, or holds NaN, is recorded as such)."""
+    pending = [doc]
+    while pending:
+        value = pending.pop()
+        if isinstance(value, dict):
+            pending.extend(value.values())
+        elif isinstance(value, list):
+            pending.extend(value)
+        elif isinstance(value, int) and not isinstance(value, bool) and not abs(value) < 2 ** 63:
+            raise ValueError(f"it holds the number {str(value)[:40]}..., which no run makes")
+
+
 def load(doc):
     """The Report, Inspection or Unembedding a saved document holds; ValueError or KeyError when it holds none."""
     if not isinstance(doc, dict):
         raise ValueError("not a tfgraphs results file")
+    _numbers_a_run_makes(doc)
     if doc.get("command") == "unembed" and "tool" not in doc:
         # unembed's first documents held only the keys it was specified with, without the envelope.
         return Unembedding.from_dict(doc)

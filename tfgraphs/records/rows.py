@@ -6,12 +6,33 @@ from tfgraphs.records.stats import median_or_none, spread
 
 
 STATUSES = ("ok", "failed")
+# What a JSON value may be for each annotation of a record's field; a float field takes an int, a tuple a list.
+JSON_TYPES = {str: (str,), int: (int,), float: (int, float), bool: (bool,), tuple: (list, tuple), dict: (dict,)}
+JSON_NAMES = {str: "a string", int: "a whole number", float: "a number", bool: "true or false", tuple: "a list",
+              dict: "an object"}
+
+
+def _check(cls, key, value, kind):
+    """Refuse a field's value that its annotation does not allow."""
+    allowed = [t for t in getattr(kind, "__args__", (kind,)) if t is not type(None)]
+    if value is None and len(allowed) < len(getattr(kind, "__args__", (kind,))):
+        return
+    types = tuple(j for t in allowed for j in JSON_TYPES.get(t, (t,)))
+    if not isinstance(value, types) or (isinstance(value, bool) and bool not in allowed):
+        wanted = " or ".join(JSON_NAMES.get(t, t.__name__) for t in allowed)
+        raise ValueError(f"{cls.__name__}.{key} is {str(value)[:40]!r}, not {wanted}"
+                         f"{' or null' if len(allowed) < len(getattr(kind, '__args__', (kind,))) else ''}")
 
 
 def known(cls, d, **tuples):
-    """The keys of d that are fields of cls (unknown keys are ignored), with the named ones made tuples by tuples[k]."""
-    names = {f.name for f in fields(cls)}
-    out = {k: v for k, v in d.items() if k in names}
+    """The keys of d that are fields of cls (unknown keys are ignored), with the named ones made tuples by tuples[k];
+    ValueError naming the field for a value of the wrong type (a saved document is read through here)."""
+    if not isinstance(d, dict):
+        raise ValueError(f"a {cls.__name__} record is {type(d).__name__}, not an object")
+    kinds = {f.name: f.type for f in fields(cls)}
+    out = {k: v for k, v in d.items() if k in kinds}
+    for key, value in out.items():
+        _check(cls, key, value, kinds[key])
     if out.get("status", "ok") not in STATUSES:
         # A row of another status would be dropped from every table and sentence without a word.
         raise ValueError(f"a row's status {out['status']!r} is not one of {', '.join(STATUSES)}")
