@@ -235,3 +235,27 @@ def test_a_remote_run_gets_a_deadline_unless_one_is_given(target, given, used):
     job = SimpleNamespace(plan=lambda config: Plan({}, (), workers=1), run=run)
     measure(job, SimpleNamespace(target=target), quiet=True, timeout=given)
     assert seen["timeout"] == used and REMOTE_TIMEOUT_S == 600.0
+
+
+HANGING = "def build_fed(x, w):\n    while True:\n        pass\n"
+
+
+def test_an_interrupted_check_ends_its_child(tmp_path):
+    # A notebook's "interrupt kernel" is a KeyboardInterrupt in a process that lives on: the child must end anyway.
+    solution = tmp_path / "lab1.py"
+    solution.write_text(HANGING)
+    script = ("import os, signal, threading, psutil\n"
+              "from tfgraphs.labs.checking import check_lab\n"
+              "def interrupt():\n"
+              "    me = psutil.Process()\n"
+              "    while not me.children():\n"
+              "        threading.Event().wait(0.1)\n"
+              "    threading.Event().wait(1)\n"
+              "    os.kill(os.getpid(), signal.SIGINT)\n"
+              "threading.Thread(target=interrupt, daemon=True).start()\n"
+              "try:\n"
+              f"    check_lab(1, {str(solution)!r}, timeout_s=120)\n"
+              "except KeyboardInterrupt:\n"
+              "    print('interrupted', len(psutil.Process().children()))\n")
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert proc.stdout.strip() == "interrupted 0", proc.stderr

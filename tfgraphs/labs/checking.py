@@ -163,6 +163,17 @@ def _one_child(number, path, timeout_s, first):
     """(outcomes, check names, the failed Outcome or None) of one child running the checks from index first."""
     argv = [sys.executable, "-m", "tfgraphs.labs.checking", str(number), str(path), str(first)]
     proc = children.start(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        return _follow(proc, timeout_s)
+    finally:
+        # An interrupt (Ctrl-C, a notebook's "interrupt kernel") or any error here ends the child too.
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def _follow(proc, timeout_s):
+    """The child's events until it ends: (outcomes, check names, the failed Outcome or None)."""
     errors = []   # the child's stderr, kept to say why it crashed
     threading.Thread(target=lambda: errors.extend(proc.stderr), daemon=True).start()
     events, outcomes, running, names, ready = _events(proc), [], None, None, False
