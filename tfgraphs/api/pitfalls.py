@@ -11,7 +11,7 @@ def pitfalls(lessons=("executor-cache", "graph-growth", "saved-copies", "placeho
                       "pruning", "feed-alignment", "executor-leak"),
              variants=("constant", "placeholder", "variable"), batch=6000, steps=20, seed=0, force=False,
              timeout=None, quiet=False, json=None, csv=None):
-    """Measure each lesson (executor cache, graph growth, saved copies, placeholder defaults) on its variants."""
+    """Measure each lesson on each of its variants, every one in a fresh worker."""
     check_outputs(json, csv)
     config = Config(lessons=names("lessons", lessons, tuple(LESSONS), "lesson"),
                         variants=names("variants", variants, VARIANT_NAMES, "variant"),

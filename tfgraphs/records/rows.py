@@ -14,14 +14,15 @@ JSON_NAMES = {str: "a string", int: "a whole number", float: "a number", bool: "
 
 def _check(cls, key, value, kind):
     """Refuse a field's value that its annotation does not allow."""
-    allowed = [t for t in getattr(kind, "__args__", (kind,)) if t is not type(None)]
-    if value is None and len(allowed) < len(getattr(kind, "__args__", (kind,))):
+    given = getattr(kind, "__args__", (kind,))
+    allowed = [t for t in given if t is not type(None)]
+    nullable = len(allowed) < len(given)
+    if value is None and nullable:
         return
     types = tuple(j for t in allowed for j in JSON_TYPES.get(t, (t,)))
     if not isinstance(value, types) or (isinstance(value, bool) and bool not in allowed):
-        wanted = " or ".join(JSON_NAMES.get(t, t.__name__) for t in allowed)
-        raise ValueError(f"{cls.__name__}.{key} is {str(value)[:40]!r}, not {wanted}"
-                         f"{' or null' if len(allowed) < len(getattr(kind, '__args__', (kind,))) else ''}")
+        wanted = " or ".join(JSON_NAMES.get(t, t.__name__) for t in allowed) + (" or null" if nullable else "")
+        raise ValueError(f"{cls.__name__}.{key} is {str(value)[:40]!r}, not {wanted}")
 
 
 def known(cls, d, **tuples):
