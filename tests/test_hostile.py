@@ -28,6 +28,7 @@ def files(tmp_path):
     os.mkfifo(tmp_path / "fifo")
     (tmp_path / "out.json").write_text("{}")
     (tmp_path / "link.json").symlink_to(tmp_path / "out.json")
+    (tmp_path / "outlink").symlink_to(tmp_path / "folder")
     doc = json.loads((FIXTURES / "compare.json").read_text())
     broken = {
         "no-graph-bytes": {**doc, "variants": [{k: v for k, v in doc["variants"][0].items() if k != "graph_bytes"}]},
@@ -78,6 +79,9 @@ CASES = [
     (["explain", "--trials", str(10**9)], "--trials 1000000000 must be at most 1,000"),
     (["pitfalls", "--steps", str(10**9)], "--steps 1000000000 must be at most 100,000"),
     (["lab", "start", "1", "/proc/tfgraphs-lab"], "cannot write lab 1 into /proc/tfgraphs-lab"),
+    (["unembed", "{tmp}/in.pb", "-o", "{tmp}/outlink", "--force"], "-o {tmp}/outlink is a symbolic link"),
+    (["unembed", "{tmp}/in.pb", "-o", "/proc"], "-o /proc is a mount point"),
+    (["unembed", "{tmp}/in.pb", "-o", "/proc/tfgraphs-model"], "cannot write /proc/tfgraphs-model: /proc"),
 ]
 
 # Sizes past any machine: refused from the graph and the feeds before a worker starts.
@@ -132,7 +136,7 @@ def test_bad_input_gets_one_line_exit_2_and_changes_nothing(files, capsys, argv,
         code = exc.code
     _, err = capsys.readouterr()
     assert (code, len(err.splitlines())) == (2, 1), err
-    assert said in err
+    assert said.format(tmp=files) in err
     assert snapshot(files) == before
     assert len(psutil.Process().children(recursive=True)) == children
 

@@ -8,6 +8,25 @@ import tempfile
 from tfgraphs.errors import UsageError
 
 
+def inside(path, folder):
+    """True when path is folder or lies inside it, once links are resolved."""
+    path, folder = os.path.realpath(path), os.path.realpath(folder)
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def folder_takes_a_file(path):
+    """UsageError unless the folder path would be made in (its nearest existing ancestor) accepts a new file."""
+    folder = os.path.dirname(os.path.abspath(path))
+    while not os.path.exists(folder):
+        folder = os.path.dirname(folder)
+    # Trying is the only sure test: permission bits do not bind root, and some file systems refuse anyway.
+    try:
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as exc:
+        raise UsageError(f"cannot write {path}: {folder}: {exc.strerror}") from None
+
+
 def write_atomic(path, write, mode="w"):
     """Run write(file) on a temporary file beside path, then rename it over path: readers see the old or the new."""
     directory = os.path.dirname(os.path.abspath(path))

@@ -8,9 +8,9 @@ import numbers
 import os
 import re
 import stat
-import tempfile
 
 from tfgraphs.errors import UsageError
+from tfgraphs.fileio import folder_takes_a_file, inside
 
 _SIZE = re.compile(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([kmgt]i?b|b)?\s*", re.IGNORECASE)
 _UNITS = {"b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
@@ -165,13 +165,13 @@ def writable(inputs=(), **paths):
         for source in sources:
             if _same_file(path, source):
                 raise UsageError(f"{flag(name)} {path} is the input {source}; the input is never overwritten")
-            if os.path.isdir(source) and _inside(path, source):
+            if os.path.isdir(source) and inside(path, source):
                 raise UsageError(f"{flag(name)} {path} is inside the input {source}; the input is never modified")
         for other, earlier in given[:i]:
             if _same_file(path, earlier):
                 raise UsageError(f"{flag(name)} and {flag(other)} are the same file {path}; give each its own")
         _regular_or_missing(path)
-        _folder_takes_a_file(path)
+        folder_takes_a_file(path)
 
 
 def _same_file(a, b):
@@ -182,11 +182,6 @@ def _same_file(a, b):
         return os.path.samefile(a, b)
     except OSError:
         return False
-
-
-def _inside(path, folder):
-    """True when path, once links are resolved, lies within folder (a SavedModel read as the input)."""
-    return os.path.realpath(path).startswith(os.path.realpath(folder).rstrip(os.sep) + os.sep)
 
 
 def _regular_or_missing(path):
@@ -201,18 +196,6 @@ def _regular_or_missing(path):
     if not stat.S_ISREG(mode):
         # The file would be renamed over a device, FIFO or socket, replacing it.
         raise UsageError(f"{path} is not a regular file (a device, FIFO or socket); give a file name")
-
-
-def _folder_takes_a_file(path):
-    folder = os.path.dirname(os.path.abspath(path))
-    while not os.path.exists(folder):
-        folder = os.path.dirname(folder)
-    # Trying is the only sure test: permission bits do not bind root, and some file systems refuse anyway.
-    try:
-        with tempfile.TemporaryFile(dir=folder):
-            pass
-    except OSError as exc:
-        raise UsageError(f"cannot write {path}: {folder}: {exc.strerror}") from None
 
 
 def output_dir(name, folder):

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tfgraphs.errors import UsageError
+from tfgraphs.fileio import folder_takes_a_file, inside
 from tfgraphs.jobs import owngraph, runner
 from tfgraphs.records.rows import Measurement
 from tfgraphs.records.unembed import Unembedding, side
@@ -26,19 +27,19 @@ class Config(owngraph.Config):
     int_high: int = INT_HIGH
 
 
-def _inside(path, folder):
-    """True when path is folder or lies inside it."""
-    path, folder = os.path.realpath(path), os.path.realpath(folder)
-    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
-
-
 def check_out(config):
     """Refuse an OUT that holds or is held by the input, or that exists and is not empty without --force."""
     source = config.path if os.path.isdir(config.path) else os.path.dirname(os.path.abspath(config.path))
-    if _inside(config.path, config.out) or (os.path.isdir(config.path) and _inside(config.out, source)):
+    if inside(config.path, config.out) or (os.path.isdir(config.path) and inside(config.out, source)):
         raise UsageError(f"-o {config.out} would overwrite the graph it reads; choose a folder outside {config.path}")
+    if os.path.islink(config.out):
+        raise UsageError(f"-o {config.out} is a symbolic link; give the folder it names, or a new one")
+    if os.path.ismount(config.out):
+        # The finished SavedModel is renamed into place, and a mount point cannot be renamed over.
+        raise UsageError(f"-o {config.out} is a mount point; give a folder inside it")
     if os.path.exists(config.out) and not os.path.isdir(config.out):
         raise UsageError(f"-o {config.out} exists and is not a folder")
+    folder_takes_a_file(config.out)
     if os.path.isdir(config.out) and os.listdir(config.out) and not config.force:
         raise UsageError(f"-o {config.out} exists and is not empty; choose a new folder, or --force to replace it")
 
