@@ -79,7 +79,7 @@ CASES = [
     (["explain", "--trials", str(10**9)], "--trials 1000000000 must be at most 1,000"),
     (["pitfalls", "--steps", str(10**9)], "--steps 1000000000 must be at most 100,000"),
     (["lab", "start", "1", "/proc/tfgraphs-lab"], "cannot write lab 1 into /proc/tfgraphs-lab"),
-    (["unembed", "{tmp}/in.pb", "-o", "{tmp}/outlink", "--force"], "-o {tmp}/outlink is a symbolic link"),
+    (["unembed", "{tmp}/in.pb", "-o", "{tmp}/outlink", "--replace"], "-o {tmp}/outlink is a symbolic link"),
     (["unembed", "{tmp}/in.pb", "-o", "/proc"], "-o /proc is a mount point"),
     (["unembed", "{tmp}/in.pb", "-o", "/proc/tfgraphs-model"], "cannot write /proc/tfgraphs-model: /proc"),
 ]

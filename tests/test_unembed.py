@@ -150,16 +150,16 @@ def test_compare_names_the_largest_difference(tmp_path):
     assert _compare(tmp_path / "a.npz", tmp_path / "d.npz")[2] is False   # a changed shape never matches
 
 
-def test_out_is_refused_when_not_empty_and_replaced_with_force(graphs, monkeypatch, tmp_path, capsys):
+def test_out_is_refused_when_not_empty_and_replaced_with_replace(graphs, monkeypatch, tmp_path, capsys):
     fake = fakes.install(monkeypatch, fakes.in_process)
     out = tmp_path / "out"
     out.mkdir()
     (out / "keep.txt").write_text("mine")
     assert main(["unembed", str(graphs["mixed"]), "-o", str(out), "--quiet"]) == 2
     err = capsys.readouterr().err
-    assert "exists and is not empty; choose a new folder, or --force" in err and err.count("\n") == 1
+    assert "exists and is not empty; choose a new folder, or --replace" in err and err.count("\n") == 1
     assert fake.calls == [] and (out / "keep.txt").exists()
-    assert main(["unembed", str(graphs["mixed"]), "-o", str(out), "--force", "--quiet"]) == 0
+    assert main(["unembed", str(graphs["mixed"]), "-o", str(out), "--replace", "--quiet"]) == 0
     assert sorted(p.name for p in out.iterdir()) == ["saved_model.pb", "variables"]
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".tfgraphs-")]   # no temporary folder left
 
@@ -171,7 +171,7 @@ def test_out_is_refused_when_not_empty_and_replaced_with_force(graphs, monkeypat
 def test_out_never_touches_the_input(graphs, monkeypatch, capsys, out, said):
     fakes.install(monkeypatch, fakes.in_process)
     path = graphs["saved"] if "inner" in str(out(graphs)) else graphs["lookup"]
-    assert main(["unembed", str(path), "-o", str(out(graphs)), "--force", "--quiet"]) == 2
+    assert main(["unembed", str(path), "-o", str(out(graphs)), "--replace", "--quiet"]) == 2
     assert said in capsys.readouterr().err
 
 

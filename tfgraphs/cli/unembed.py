@@ -18,8 +18,9 @@ def add_parser(sub):
     u.add_argument("--check", action="store_true", default=OMITTED,
                    help="run the original and the rewritten graph on the same feeds in fresh workers; exit 1 when "
                         "their outputs differ by more than the dtype's tolerance")
-    u.add_argument("--force", action="store_true", default=OMITTED,
-                   help="replace OUT when it exists and is not empty")
+    u.add_argument("--replace", action="store_true", default=OMITTED,
+                   help="replace OUT when it exists and is not empty (the old one is removed only once the new one "
+                        "is in place)")
     option(u, unembed, "runs", "--check: timed runs after the first")
     option(u, unembed, "seed", "seed of the feeds' random data")
     add_graph_flags(u, unembed)

@@ -22,13 +22,13 @@ class Config(owngraph.Config):
 
     out: str = ""
     min_bytes: int = MIN_BYTES
-    force: bool = False
+    replace: bool = False
     check: bool = False
     int_high: int = INT_HIGH
 
 
 def check_out(config):
-    """Refuse an OUT that holds or is held by the input, or that exists and is not empty without --force."""
+    """Refuse an OUT that holds or is held by the input, or that exists and is not empty without --replace."""
     source = config.path if os.path.isdir(config.path) else os.path.dirname(os.path.abspath(config.path))
     if inside(config.path, config.out) or (os.path.isdir(config.path) and inside(config.out, source)):
         raise UsageError(f"-o {config.out} would overwrite the graph it reads; choose a folder outside {config.path}")
@@ -40,8 +40,8 @@ def check_out(config):
     if os.path.exists(config.out) and not os.path.isdir(config.out):
         raise UsageError(f"-o {config.out} exists and is not a folder")
     folder_takes_a_file(config.out)
-    if os.path.isdir(config.out) and os.listdir(config.out) and not config.force:
-        raise UsageError(f"-o {config.out} exists and is not empty; choose a new folder, or --force to replace it")
+    if os.path.isdir(config.out) and os.listdir(config.out) and not config.replace:
+        raise UsageError(f"-o {config.out} exists and is not empty; choose a new folder, or --replace to replace it")
 
 
 def plan(config):
@@ -52,7 +52,7 @@ def plan(config):
 
 
 def _install(written, out):
-    """Rename the finished SavedModel into place; an old OUT (--force) is removed only once the new one is there."""
+    """Rename the finished SavedModel into place; an old OUT (--replace) is removed only once the new one is there."""
     old = None
     if os.path.exists(out):
         old = written + ".old"
