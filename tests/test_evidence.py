@@ -1,4 +1,4 @@
-"""Every why-sentence rests on what TensorFlow reported in the run: its optimizers' log, the graph that ran, step stats."""
+"""Every why-sentence rests on what TensorFlow reported in the run: its optimizers' log, the graph that ran."""
 
 import json
 import subprocess

@@ -221,7 +221,8 @@ def test_a_full_disk_is_one_line_and_the_old_file_stays_whole(tmp_path):
     assert old.read_text() == "the old report" and sorted(p.name for p in tmp_path.iterdir()) == ["out.json"]
 
 
-@pytest.mark.parametrize("target, given, used", [("grpc://127.0.0.1:1", None, 600.0), ("local", 5, 5.0), ("", None, None)])
+@pytest.mark.parametrize("target, given, used", [("grpc://127.0.0.1:1", None, 600.0), ("local", 5, 5.0),
+                                                ("", None, None)])
 def test_a_remote_run_gets_a_deadline_unless_one_is_given(target, given, used):
     # A server that accepts the connection and never answers would otherwise hang the run forever.
     from types import SimpleNamespace

@@ -369,7 +369,8 @@ def test_the_sessions_extend_is_timed_alone_and_said_from_its_times():
     said = words(" ".join(why.sentences(_report(*runs))))
     assert ("constant: after the first step, Session._extend_graph() alone, timed before each run, took a median "
             "30.5 ms on a step with a new op against 4 us when no op was new: 30.5 ms more, beyond a spread of 1.0 ms. "
-            "Among the whole-graph work of an Extend, graph_execution_state.cc copies every NodeDef of the graph so far") in said
+            "Among the whole-graph work of an Extend, graph_execution_state.cc copies every NodeDef of the graph so "
+            "far") in said
     assert ("A leaky step's Extend took 30.5 ms in constant, a graph of 24,000,000 bytes, against 405 us in "
             "placeholder, 1,800 bytes: 75.3x, beyond a spread of 1.0 ms.") in said
     # Without the Extend's own times, neither is said; the same times give no difference when within the spread.
