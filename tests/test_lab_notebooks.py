@@ -126,13 +126,12 @@ def test_what_of_a_namespace_is_checked(tmp_path, monkeypatch):
     assert namespace["alias"] is namespace["scaled"] and namespace["KEEP"] == {"dtype"}
 
 
-def test_check_imports_no_tensorflow_here(tmp_path):
-    """The notebook's process only writes a file and waits (no TensorFlow); an error's line is said in the cell's terms."""
+def test_check_says_an_errors_line_in_the_cells_terms(tmp_path):
+    """The notebook's process writes the cells to a file and judges what the child sends; a line in the cell's terms."""
     (tmp_path / "cells.py").write_text("import os\n\ndef blocked_conv1d(x, filters, block_len):\n"
                                        "    n = len(x)\n    raise ValueError(f'boom {n}')\n")
     code = ("import sys, cells, tfgraphs.labs\n"
             "tfgraphs.labs.check(4, namespace=vars(cells))\n"
-            "assert 'tensorflow' not in sys.modules, 'imported TensorFlow'\n"
             "try:\n    tfgraphs.labs.check(9, namespace={})\nexcept ValueError as exc:\n    print(exc)\n")
     proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr

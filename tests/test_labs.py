@@ -72,11 +72,30 @@ WRONG = ROOT / "tests" / "lab_solutions" / "wrong"
     # A new graph per step hides the growth but rebuilds everything on every step.
     (6, WRONG / "lab6_graph_per_step.py", {"every step runs in the same session and graph"}),
     (6, WRONG / "lab6_no_finalize.py", {"the graph is finalized before the training steps run"}),
+    # Judging happens apart from the student's code: what it replaces in its own process judges nothing.
+    (1, WRONG / "lab1_patches_numpy.py", {"build_fed: the output matches the NumPy reference",
+                                          "build_fed: the same graph runs on a batch of another size",
+                                          "build_loaded: small graph, X held in a variable after one fed "
+                                          "initializer, later runs without any feed"}),
+    (1, WRONG / "lab1_replaces_the_checker.py", {"build_fed: the GraphDef does not hold X",
+                                                 "build_fed: the output matches the NumPy reference",
+                                                 "build_fed: the same graph runs on a batch of another size",
+                                                 "build_loaded: small graph, X held in a variable after one fed "
+                                                 "initializer, later runs without any feed"}),
+    (1, WRONG / "lab1_patches_the_checks.py", {"build_fed: the GraphDef does not hold X",
+                                               "build_fed: the same graph runs on a batch of another size",
+                                               "build_loaded: small graph, X held in a variable after one fed "
+                                               "initializer, later runs without any feed"}),
 ])
 def test_plausible_wrong_solutions_fail(number, path, failing):
     code, out = check(number, path)
     assert code == 1
-    wrong = {line[6:].split(":")[0] for line in out.splitlines() if line.startswith("WRONG ")}
+    import importlib
+
+    from tfgraphs.labs.checking import check_name
+
+    names = [check_name(c) for c in importlib.import_module(f"tfgraphs.labs.check{number}").CHECKS]
+    wrong = {n for n in names if any(line.startswith(f"WRONG {n}") for line in out.splitlines())}
     assert wrong == failing, out
 
 

@@ -4,7 +4,7 @@ import numpy as np
 import tensorflow as tf
 
 from tfgraphs.spec import network
-from tfgraphs.labs.checking import hint
+from tfgraphs.labs.checking import hint, judged_by
 
 BATCH = 50
 SMALL = 10_000   # bytes: the seed network's nodes without X serialize to about 1 KB
@@ -18,31 +18,50 @@ def _graph_bytes(graph):
     return graph.as_graph_def().ByteSize()
 
 
+def _small(facts):
+    size, ok = facts["size"], facts["size"] < SMALL
+    return ok, f"GraphDef is {size:,} bytes for {facts['x_bytes']:,} bytes of X", (
+        "" if ok else "The graph holds the data: something converts the array into a Const. Feed it instead.")
+
+
 @hint("Use tf.compat.v1.placeholder for X instead of tf.constant, and put the array in the feed_dict.")
+@judged_by(_small)
 def fed_graph_is_small(mod):
     """build_fed: the GraphDef does not hold X"""
     x, w = _data()
     graph, _, _ = mod.build_fed(x, w)
-    size = _graph_bytes(graph)
-    ok = size < SMALL
-    return ok, f"GraphDef is {size:,} bytes for {x.nbytes:,} bytes of X", (
-        "" if ok else "The graph holds the data: something converts the array into a Const. Feed it instead.")
+    return {"size": _graph_bytes(graph), "x_bytes": x.nbytes}
 
 
-@hint("Run the output with the returned feed_dict; the result must match conv2d -> avg_pool -> relu.")
-def fed_graph_is_correct(mod):
-    """build_fed: the output matches the NumPy reference"""
+def _correct(facts):
     x, w = _data()
-    graph, out, feed = mod.build_fed(x, w)
-    with tf.compat.v1.Session(graph=graph) as sess:
-        y = sess.run(out, feed_dict=feed)
+    y = facts["y"]
     err = network.max_abs_error(x, w, y)
     ok = y.shape == network.output_shape(BATCH) and err < 1e-9
     return ok, f"output shape {y.shape}, max abs error {err:.1e}", (
         "" if ok else "Check strides [1,1,1,1] VALID for conv2d, ksize/strides [1,2,2,1] VALID for avg_pool, then relu.")
 
 
+@hint("Run the output with the returned feed_dict; the result must match conv2d -> avg_pool -> relu.")
+@judged_by(_correct)
+def fed_graph_is_correct(mod):
+    """build_fed: the output matches the NumPy reference"""
+    x, w = _data()
+    graph, out, feed = mod.build_fed(x, w)
+    with tf.compat.v1.Session(graph=graph) as sess:
+        return {"y": np.asarray(sess.run(out, feed_dict=feed))}
+
+
+def _any_batch(facts):
+    if facts["y"] is None:
+        return False, "the feed_dict has no entry for X", ""
+    x7, w = _data(7, seed=1)[0], _data()[1]
+    err = network.max_abs_error(x7, w, facts["y"])
+    return err < 1e-9, f"batch 7 gave shape {facts['y'].shape}", ""
+
+
 @hint("Give the placeholder shape [None, 32, 32, 1] so the batch size is left open.")
+@judged_by(_any_batch)
 def fed_graph_takes_any_batch(mod):
     """build_fed: the same graph runs on a batch of another size"""
     x, w = _data()
@@ -50,18 +69,33 @@ def fed_graph_takes_any_batch(mod):
     # A feed value may be the array, a list or anything numpy reads as X's shape.
     x_key = next((k for k, v in feed.items() if np.shape(v) == x.shape), None)
     if x_key is None:
-        return False, "the feed_dict has no entry for X", ""
+        return {"y": None}
     x7, _ = _data(7, seed=1)
     with tf.compat.v1.Session(graph=graph) as sess:
-        y = sess.run(out, feed_dict={**feed, x_key: x7})
-    err = network.max_abs_error(x7, w, y)
-    return err < 1e-9, f"batch 7 gave shape {y.shape}", ""
+        return {"y": np.asarray(sess.run(out, feed_dict={**feed, x_key: x7}))}
 
 
 PYTHON_OPS = {"PyFunc", "PyFuncStateless", "EagerPyFunc"}   # tf.numpy_function / tf.py_function
 
 
+def _loaded(facts):
+    size = facts["size"]
+    if size >= SMALL:
+        return False, f"GraphDef is {size:,} bytes", "The initial value must come from a placeholder, not the array."
+    if facts["python"]:
+        return False, f"the graph calls back into Python ({', '.join(facts['python'])})", (
+            "X must live in the TensorFlow runtime after the initializer; do not fetch it from Python on each run.")
+    x, w = _data()
+    first, second, holds = facts["first"], facts["second"], facts["holds"]
+    err = network.max_abs_error(x, w, first, second)
+    ok = err < 1e-9 and np.array_equal(first, second) and bool(holds)
+    where = f"X held in {holds[0]}" if holds else "no variable holds X after the initializer"
+    return ok, f"GraphDef {size:,} bytes, {where}, max abs error {err:.1e} over two unfed runs", (
+        "" if holds or not err < 1e-9 else "Initialise a variable from a placeholder fed with X; run the network on it.")
+
+
 @hint("Create tf.compat.v1.Variable(placeholder, trainable=False); its initializer is fed once with the array.")
+@judged_by(_loaded)
 def loaded_graph_needs_no_feed(mod):
     """build_loaded: small graph, X held in a variable after one fed initializer, later runs without any feed"""
     x, w = _data()
@@ -69,25 +103,18 @@ def loaded_graph_needs_no_feed(mod):
     kept = x.copy()
     graph, out, init, init_feed = mod.build_loaded(x, w)
     size = _graph_bytes(graph)
-    if size >= SMALL:
-        return False, f"GraphDef is {size:,} bytes", "The initial value must come from a placeholder, not the array."
     python = sorted({op.type for op in graph.get_operations()} & PYTHON_OPS)
-    if python:
-        return False, f"the graph calls back into Python ({', '.join(python)})", (
-            "X must live in the TensorFlow runtime after the initializer; do not fetch it from Python on each run.")
+    if size >= SMALL or python:
+        return {"size": size, "python": python}
     with graph.as_default():
         variables = tf.compat.v1.global_variables()
     with tf.compat.v1.Session(graph=graph) as sess:
         sess.run(init, feed_dict=init_feed)
-        first = sess.run(out)
-        second = sess.run(out)
+        first = np.asarray(sess.run(out))
+        second = np.asarray(sess.run(out))
         holds = [v.name for v in variables if np.shape(sess.run(v)) == kept.shape
                  and np.array_equal(sess.run(v), kept)]
-    err = network.max_abs_error(kept, w, first, second)
-    ok = err < 1e-9 and np.array_equal(first, second) and bool(holds)
-    where = f"X held in {holds[0]}" if holds else "no variable holds X after the initializer"
-    return ok, f"GraphDef {size:,} bytes, {where}, max abs error {err:.1e} over two unfed runs", (
-        "" if holds or not err < 1e-9 else "Initialise a variable from a placeholder fed with X; run the network on it.")
+    return {"size": size, "python": python, "first": first, "second": second, "holds": holds}
 
 
 CHECKS = (fed_graph_is_small, fed_graph_is_correct, fed_graph_takes_any_batch, loaded_graph_needs_no_feed)

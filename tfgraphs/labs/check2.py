@@ -6,7 +6,7 @@ from tensorflow.core.protobuf import rewriter_config_pb2
 from tfgraphs.spec import network
 from tfgraphs.worker import graphs, stepstats
 from tfgraphs.worker.sessions import session_config
-from tfgraphs.labs.checking import hint
+from tfgraphs.labs.checking import hint, judged_by
 
 COMBOS = {(True, True): "default", (False, True): "no-grappler", (True, False): "no-folding", (False, False): "bare"}
 
@@ -29,18 +29,24 @@ def effective(config):
             not l0 or g.optimizer_options.do_constant_folding, l0, rest.SerializeToString(deterministic=True))
 
 
-@hint("Grappler: graph_options.rewrite_options (disable_meta_optimizer, constant_folding = RewriterConfig.OFF); "
-      "classic folding: graph_options.optimizer_options (opt_level = L0, do_constant_folding = False).")
-def configs_match(mod):
-    """session_config(grappler, constant_folding) switches exactly the right optimizers"""
+def _configs(facts):
     wrong = []
-    for (grappler, folding), preset in COMBOS.items():
-        got = mod.session_config(grappler=grappler, constant_folding=folding)
+    for grappler, folding, written in facts["configs"]:
+        got = tf.compat.v1.ConfigProto.FromString(written)
         # Compared by what they switch: a field that changes nothing when the rest is set is not required.
-        if effective(got) != effective(session_config(preset)):
+        if effective(got) != effective(session_config(COMBOS[(grappler, folding)])):
             wrong.append(f"grappler={grappler}, constant_folding={folding}")
     return not wrong, "wrong for " + "; ".join(wrong) if wrong else "all four combinations", (
         "Each flag switches off only its own optimizer; both True must equal a default ConfigProto()." if wrong else "")
+
+
+@hint("Grappler: graph_options.rewrite_options (disable_meta_optimizer, constant_folding = RewriterConfig.OFF); "
+      "classic folding: graph_options.optimizer_options (opt_level = L0, do_constant_folding = False).")
+@judged_by(_configs)
+def configs_match(mod):
+    """session_config(grappler, constant_folding) switches exactly the right optimizers"""
+    return {"configs": [(grappler, folding, mod.session_config(grappler=grappler, constant_folding=folding)
+                         .SerializeToString()) for grappler, folding in COMBOS]}
 
 
 def _traced_metadata():
@@ -53,17 +59,23 @@ def _traced_metadata():
     return meta
 
 
-@hint("Walk run_metadata.step_stats.dev_stats[*].node_stats[*]; the op type is in timeline_label, "
-      "as in 'conv = Conv2D(X, W)'.")
-def op_types_match(mod):
-    """op_types_that_ran(run_metadata) finds every op type in the trace"""
-    meta = _traced_metadata()
+def _op_types(facts):
+    meta = tf.compat.v1.RunMetadata.FromString(facts["meta"])
     want = {t for t, _ in stepstats.op_times(meta.step_stats).values() if t}
-    got = set(mod.op_types_that_ran(meta))
+    got = set(facts["got"])
     # TensorFlow's own nodes (types starting with "_", such as _Retval, and the _SOURCE NoOp) may be counted or not.
     required = {t for t in want if not t.startswith("_")}
     ok = required <= got <= want | {"NoOp"}
     return ok, f"got {sorted(got)}", "" if ok else f"expected {sorted(want)}"
+
+
+@hint("Walk run_metadata.step_stats.dev_stats[*].node_stats[*]; the op type is in timeline_label, "
+      "as in 'conv = Conv2D(X, W)'.")
+@judged_by(_op_types)
+def op_types_match(mod):
+    """op_types_that_ran(run_metadata) finds every op type in the trace"""
+    meta = _traced_metadata()
+    return {"meta": meta.SerializeToString(), "got": sorted(set(mod.op_types_that_ran(meta)), key=str)}
 
 
 # (first run, later runs, how many of the later runs are slow outliers, listed first or last).
@@ -71,17 +83,22 @@ EXCESS_CASES = ((3.0, [1.0, 1.0, 1.0], 0), (2.0, [0.5, 0.5, 9.0], 1), (2.0, [9.0
                 (1.0, [0.2, 0.4, 0.6, 10.0], 1), (1.0, [0.3, 0.25, 0.35, 0.3, 0.28], 0))
 
 
-@hint("Summarise the later runs with a statistic one slow run cannot drag, such as the median (or the minimum); "
-      "the mean, the maximum or any single run will not do.")
-def excess_is_robust(mod):
-    """first_run_excess(first_s, later_s) = first - a typical later run that one slow run cannot drag"""
+def _robust(facts):
     wrong = []
-    for first, later, slow in EXCESS_CASES:
-        typical = first - mod.first_run_excess(first, list(later))
+    for (first, later, slow), excess in zip(EXCESS_CASES, facts["excess"]):
+        typical = first - excess
         normal = sorted(later)[:len(later) - slow]
         if not min(normal) - 1e-12 <= typical <= max(normal) + 1e-12:
             wrong.append(f"{later}: typical later run {typical:.3g}")
     return not wrong, "wrong for " + "; ".join(wrong) if wrong else f"{len(EXCESS_CASES)} cases", ""
+
+
+@hint("Summarise the later runs with a statistic one slow run cannot drag, such as the median (or the minimum); "
+      "the mean, the maximum or any single run will not do.")
+@judged_by(_robust)
+def excess_is_robust(mod):
+    """first_run_excess(first_s, later_s) = first - a typical later run that one slow run cannot drag"""
+    return {"excess": [mod.first_run_excess(first, list(later)) for first, later, _ in EXCESS_CASES]}
 
 
 CHECKS = (configs_match, op_types_match, excess_is_robust)

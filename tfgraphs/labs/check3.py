@@ -5,7 +5,7 @@ import tensorflow as tf
 
 from tfgraphs.graphdef import consts
 from tfgraphs.spec import network
-from tfgraphs.labs.checking import hint
+from tfgraphs.labs.checking import hint, judged_by
 
 
 def _sample_graph_def():
@@ -23,23 +23,24 @@ def _sample_graph_def():
     return g.as_graph_def()
 
 
-@hint("Bytes = number of elements (the product of tensor_shape dims) x dtype size; a tensor written as one "
-      "repeated value has an empty tensor_content but still expands to every element; the Consts inside "
-      "graph_def.library.function[*].node_def count too.")
-def const_bytes_match(mod):
-    """const_bytes(graph_def) counts every Const's expanded bytes"""
-    gd = _sample_graph_def()
-    want = consts.const_bytes(gd)
-    got = mod.const_bytes(gd)
+def _const_bytes(facts):
+    want, got = consts.const_bytes(_sample_graph_def()), facts["got"]
     return got == want, f"got {got:,}, expected {want:,}" if got != want else f"{got:,} bytes", ""
 
 
-@hint("TensorFlow refuses a tensor of 2**31 bytes or more: the largest batch N satisfies N * bytes_per_example < 2**31.")
-def max_batch_matches_tensorflow(mod):
-    """max_embedded_batch(dtype) is the last batch TensorFlow accepts"""
+@hint("Bytes = number of elements (the product of tensor_shape dims) x dtype size; a tensor written as one "
+      "repeated value has an empty tensor_content but still expands to every element; the Consts inside "
+      "graph_def.library.function[*].node_def count too.")
+@judged_by(_const_bytes)
+def const_bytes_match(mod):
+    """const_bytes(graph_def) counts every Const's expanded bytes"""
+    return {"got": mod.const_bytes(_sample_graph_def())}
+
+
+def _max_batch(facts):
     wrong = []
     for dtype in network.DTYPES:
-        n = mod.max_embedded_batch(dtype)
+        n = facts["batches"][dtype]
         per = network.example_bytes(dtype)
         if n * per >= 2**31:
             wrong.append(f"{dtype}: {n:,} (TensorFlow refuses that batch itself)")
@@ -49,6 +50,13 @@ def max_batch_matches_tensorflow(mod):
         elif not _refused(n + 1, dtype):
             wrong.append(f"{dtype}: {n:,} (TensorFlow accepted batch {n + 1:,})")
     return not wrong, "wrong: " + ", ".join(wrong) if wrong else "float64, float32, float16", ""
+
+
+@hint("TensorFlow refuses a tensor of 2**31 bytes or more: the largest batch N satisfies N * bytes_per_example < 2**31.")
+@judged_by(_max_batch)
+def max_batch_matches_tensorflow(mod):
+    """max_embedded_batch(dtype) is the last batch TensorFlow accepts"""
+    return {"batches": {dtype: mod.max_embedded_batch(dtype) for dtype in network.DTYPES}}
 
 
 def _refused(batch, dtype):
@@ -65,15 +73,10 @@ def _refused(batch, dtype):
 KEPT_FIELDS = {"dtype", "tensor_shape", "version_number"}
 
 
-@hint("Copy the GraphDef (CopyFrom), then for each Const clear tensor_content and the *_val fields of "
-      "attr['value'].tensor; keep dtype and tensor_shape.")
-def strip_keeps_shapes(mod):
-    """strip_constants(graph_def) removes every tensor's data and keeps dtype and shape"""
-    gd = _sample_graph_def()
-    before = gd.SerializeToString()
-    stripped = mod.strip_constants(gd)
-    if gd.SerializeToString() != before:
+def _stripped(facts):
+    if facts["modified"]:
         return False, "the input GraphDef was modified", "Work on a copy."
+    gd, stripped = _sample_graph_def(), tf.compat.v1.GraphDef.FromString(facts["stripped"])
     left = [n.name for n, _ in consts.const_nodes(stripped)
             if {f.name for f, _ in n.attr["value"].tensor.ListFields()} - KEPT_FIELDS]
     kept = all(a.attr["value"].tensor.tensor_shape == b.attr["value"].tensor.tensor_shape
@@ -82,6 +85,17 @@ def strip_keeps_shapes(mod):
     ok = not left and kept and len(stripped.node) == len(gd.node)
     detail = f"data left in {left}" if left else ("shapes or dtypes changed" if not kept else f"{stripped.ByteSize():,} bytes")
     return ok, detail, ""
+
+
+@hint("Copy the GraphDef (CopyFrom), then for each Const clear tensor_content and the *_val fields of "
+      "attr['value'].tensor; keep dtype and tensor_shape.")
+@judged_by(_stripped)
+def strip_keeps_shapes(mod):
+    """strip_constants(graph_def) removes every tensor's data and keeps dtype and shape"""
+    gd = _sample_graph_def()
+    before = gd.SerializeToString()
+    stripped = mod.strip_constants(gd)
+    return {"modified": gd.SerializeToString() != before, "stripped": stripped.SerializeToString()}
 
 
 CHECKS = (const_bytes_match, max_batch_matches_tensorflow, strip_keeps_shapes)

@@ -4,7 +4,7 @@ import numpy as np
 import tensorflow as tf
 from tensorflow.python.framework import op_callbacks   # sees every op TensorFlow runs or builds, whatever the API
 
-from tfgraphs.labs.checking import hint
+from tfgraphs.labs.checking import hint, judged_by
 
 LENGTHS = (7, 40, 64, 101, 250, 3000, 5000)   # long inputs too: a fixed maximum length must not do
 BATCHES = (1, 2, 3)
@@ -23,11 +23,17 @@ def reference(x, filters):
     return np.einsum("botk,ktf->bof", windows.astype(np.float64), filters.astype(np.float64))
 
 
-def _run(mod):
-    """(largest relative error or None, problem or None, {batch: set of convolution input shapes})."""
+def _inputs():
+    """(filters, [(batch, length, x), ...]): the same draws, in the same order, wherever they are made."""
     rng = np.random.default_rng(0)
     filters = rng.standard_normal((KERNEL, CHANNELS, FILTERS)).astype(np.float32)
-    seen = {}
+    return filters, [(b, n, rng.standard_normal((b, n, CHANNELS)).astype(np.float32)) for b in BATCHES for n in LENGTHS]
+
+
+def _run(mod):
+    """Facts: every output blocked_conv1d gave, in order, and {batch: convolution input shapes seen}."""
+    filters, cases = _inputs()
+    seen, outputs = {}, []
     batch = [None]
 
     def watch(op_type, inputs, attrs, outputs, op_name=None, graph=None):
@@ -37,36 +43,45 @@ def _run(mod):
 
     op_callbacks.add_op_callback(watch)
     try:
-        worst = 0.0
-        for batch[0] in BATCHES:
-            for length in LENGTHS:
-                x = rng.standard_normal((batch[0], length, CHANNELS)).astype(np.float32)
-                want = reference(x, filters)
-                got = np.asarray(mod.blocked_conv1d(tf.constant(x), tf.constant(filters), BLOCK))
-                if got.shape != want.shape:
-                    return None, f"batch {batch[0]}, length {length}: shape {got.shape}, expected {want.shape}", seen
-                worst = max(worst, float(np.max(np.abs(got - want)) / (np.max(np.abs(want)) + 1e-12)))
+        for batch[0], length, x in cases:
+            outputs.append(np.asarray(mod.blocked_conv1d(tf.constant(x), tf.constant(filters), BLOCK)))
+            if outputs[-1].shape != reference(x, filters).shape:
+                break
     finally:
         op_callbacks.remove_op_callback(watch)
-    return worst, None, seen
+    return {"outputs": outputs, "seen": seen}
+
+
+def _compared(facts):
+    """(largest relative error or None, problem or None), each output against the NumPy reference of its input."""
+    filters, cases = _inputs()
+    worst = 0.0
+    for (batch, length, x), got in zip(cases, facts["outputs"]):
+        want = reference(x, filters)
+        if got.shape != want.shape:
+            return None, f"batch {batch}, length {length}: shape {got.shape}, expected {want.shape}"
+        worst = max(worst, float(np.max(np.abs(got - want)) / (np.max(np.abs(want)) + 1e-12)))
+    return worst, None
+
+
+def _matches(facts):
+    worst, problem = _compared(facts)
+    if problem:
+        return False, problem, ""
+    return worst <= 1e-4, f"largest relative error {worst:.1e} over lengths {LENGTHS} at batches {BATCHES}", ""
 
 
 @hint("Overlap-save: block i covers input [i*B, i*B + B + K - 1); pad the end with zeros, keep only the first "
       "L - K + 1 outputs.")
+@judged_by(_matches)
 def matches_conv1d(mod):
     """blocked_conv1d(x, filters, block_len) equals tf.nn.conv1d(..., padding='VALID')"""
-    worst, problem, _ = _run(mod)
-    if problem:
-        return False, problem, ""
-    ok = worst <= 1e-4
-    return ok, f"largest relative error {worst:.1e} over lengths {LENGTHS} at batches {BATCHES}", ""
+    return _run(mod)
 
 
-@hint("Stack the blocks of block_len + kernel - 1 samples into a batch of a fixed number of blocks (pad with zero "
-      "blocks), so neither the block length nor the batch dimension changes with the input length.")
-def one_shape_only(mod):
-    """every convolution op sees one input shape per batch size, of block_len + kernel - 1 samples"""
-    _, problem, seen = _run(mod)
+def _one_shape(facts):
+    _, problem = _compared(facts)
+    seen = facts["seen"]
     if problem:
         return False, problem, ""
     if not seen:
@@ -82,6 +97,14 @@ def one_shape_only(mod):
         b, shape = next(iter(wrong.items()))
         return False, f"at batch {b} the convolution saw {shape}: {shape[-2]} samples, not blocks of {span}", ""
     return True, "; ".join(f"batch {b}: {next(iter(s))}" for b, s in sorted(seen.items())), ""
+
+
+@hint("Stack the blocks of block_len + kernel - 1 samples into a batch of a fixed number of blocks (pad with zero "
+      "blocks), so neither the block length nor the batch dimension changes with the input length.")
+@judged_by(_one_shape)
+def one_shape_only(mod):
+    """every convolution op sees one input shape per batch size, of block_len + kernel - 1 samples"""
+    return _run(mod)
 
 
 CHECKS = (matches_conv1d, one_shape_only)

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from tfgraphs.labs.checking import hint
+from tfgraphs.labs.checking import hint, judged_by
 from tfgraphs.labs.sessions import recording
 
 LEARNING_RATE = 0.1   # as in the starter
@@ -24,12 +24,9 @@ def reference_losses(x, y, steps):
     return losses
 
 
-@hint("Keep the loss and the update the same: only where they are created should change.")
-def matches_numpy(mod):
-    """train(x, y, steps) returns the same losses as gradient descent in NumPy"""
+def _numpy(facts):
     x, y = _data()
-    losses, _ = mod.train(x, y, 6)
-    want = reference_losses(x, y, 6)
+    losses, want = facts["losses"], reference_losses(x, y, 6)
     if len(losses) != len(want):
         return False, f"{len(losses)} losses for 6 steps", ""
     # Relative: TensorFlow's reductions add in another order than NumPy's.
@@ -37,39 +34,63 @@ def matches_numpy(mod):
     return err < 1e-6, f"largest relative difference from NumPy {err:.1e} over 6 steps", ""
 
 
+@hint("Keep the loss and the update the same: only where they are created should change.")
+@judged_by(_numpy)
+def matches_numpy(mod):
+    """train(x, y, steps) returns the same losses as gradient descent in NumPy"""
+    x, y = _data()
+    losses, _ = mod.train(x, y, 6)
+    return {"losses": [float(v) for v in losses]}
+
+
+def _no_growth(facts):
+    sizes = facts["sizes"]
+    return sizes[2] == sizes[8], f"{sizes[2]} ops after 2 steps, {sizes[8]} after 8", ""
+
+
 @hint("Print len(graph.get_operations()) in the loop: every op created inside it is new on every step. Create the "
       "loss and the optimizer's update once, before the loop, and only run them inside it.")
+@judged_by(_no_growth)
 def graph_does_not_grow(mod):
     """the graph has as many ops after 8 steps as after 2"""
     x, y = _data()
-    sizes = {steps: len(mod.train(x, y, steps)[1].get_operations()) for steps in (2, 8)}
-    return sizes[2] == sizes[8], f"{sizes[2]} ops after 2 steps, {sizes[8]} after 8", ""
+    return {"sizes": {steps: len(mod.train(x, y, steps)[1].get_operations()) for steps in (2, 8)}}
+
+
+def _one_each(facts):
+    ok = facts["sessions"] == 1 and facts["same"]
+    return ok, f"{facts['sessions']} sessions on {facts['graphs']} graphs for 4 steps", ""
 
 
 @hint("A new graph per step hides the growth but builds and optimizes everything again on every step: keep one graph "
       "and one session for the whole loop.")
+@judged_by(_one_each)
 def one_graph_one_session(mod):
     """every step runs in the same session and graph"""
     x, y = _data()
     with recording() as created:
         _, graph = mod.train(x, y, 4)
-    graphs = {id(s.graph) for s in created}
-    ok = len(created) == 1 and created[0].graph is graph
-    return ok, f"{len(created)} sessions on {len(graphs)} graphs for 4 steps", ""
+    return {"sessions": len(created), "graphs": len({id(s.graph) for s in created}),
+            "same": len(created) == 1 and created[0].graph is graph}
+
+
+def _finalized(facts):
+    runs, finalized = facts["runs"], facts["finalized"]
+    # The first run may be the initializer, made before or after finalize(); every step after it must be guarded.
+    late = sum(not f for f in runs[1:])
+    ok = finalized and bool(runs) and late == 0
+    return ok, f"{len(runs)} runs, {late} after the first on a graph not yet finalized; finalized at the end: " \
+               f"{finalized}", ""
 
 
 @hint("Call graph.finalize() once every op exists, before the training loop's first sess.run.")
+@judged_by(_finalized)
 def finalized_before_training(mod):
     """the graph is finalized before the training steps run"""
     x, y = _data()
     with recording() as created:
         _, graph = mod.train(x, y, 3)
-    runs = [finalized for s in created for _, finalized in s.runs]
-    # The first run may be the initializer, made before or after finalize(); every step after it must be guarded.
-    late = sum(not f for f in runs[1:])
-    ok = graph.finalized and bool(runs) and late == 0
-    return ok, f"{len(runs)} runs, {late} after the first on a graph not yet finalized; finalized at the end: " \
-               f"{graph.finalized}", ""
+    return {"runs": [finalized for s in created for _, finalized in s.runs], "finalized": bool(graph.finalized)}
 
 
 CHECKS = (matches_numpy, graph_does_not_grow, one_graph_one_session, finalized_before_training)

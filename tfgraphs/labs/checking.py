@@ -1,8 +1,10 @@
-"""Run a lab's checks on a student's file in a child process with a timeout: each says ok or wrong, with a hint.
+"""Run a lab's checks on a student's file: its code in a child process with a timeout, the judging in this one.
 
 The parent (check_lab) never imports the student's code. The child (`python -m tfgraphs.labs.checking N PATH`)
-imports it, runs the checks and prints one JSON line per event on its own stdout; a hang or a crash of the child
-becomes a WRONG outcome with the reason.
+imports it, runs each check's body, which gathers facts (arrays, byte counts, names, serialized protos), and sends
+them as plain data (labs.facts), one JSON line per event; the parent judges them against its own NumPy reference.
+What the student's code replaces in its process (numpy, the checks, this module) judges nothing. A hang or a crash
+of the child becomes a WRONG outcome with the reason.
 """
 
 import importlib
@@ -19,6 +21,7 @@ from dataclasses import asdict, dataclass
 from tfgraphs import children
 from tfgraphs.errors import UsageError
 from tfgraphs.labs import LABS
+from tfgraphs.labs.facts import decode, encode
 from tfgraphs.labs.pairing import as_script
 
 DEFAULT_TIMEOUT_S = 60.0
@@ -57,15 +60,30 @@ def check_name(check):
     return check.__doc__.strip().splitlines()[0] if check.__doc__ else check.__name__
 
 
-def run_check(check, module):
-    """Run one check(module) -> (passed, detail, hint); an exception counts as wrong, with its message."""
+def gather(check, module):
+    """(facts, None) from a check's body run on the student's module, or (None, the WRONG Outcome) when it raised."""
     try:
-        passed, detail, hint = check(module)
+        return check(module), None
     except NotImplementedError:
-        passed, detail, hint = False, "not implemented yet (raises NotImplementedError)", ""
+        detail = "not implemented yet (raises NotImplementedError)"
     except Exception as exc:
-        passed, detail, hint = False, f"raised {type(exc).__name__}: {exc} ({_where(exc, module)})", ""
-    return Outcome(check_name(check), bool(passed), detail, hint or ("" if passed else _hint_of(check)))
+        detail = f"raised {type(exc).__name__}: {exc} ({_where(exc, module)})"
+    return None, Outcome(check_name(check), False, detail, _hint_of(check))
+
+
+def judge(check, facts):
+    """The check's Outcome from its facts alone: what the judge runs, never the student's code."""
+    try:
+        passed, detail, hint_text = check.judge(facts)
+    except Exception as exc:
+        passed, detail, hint_text = False, f"what your code gave could not be judged ({type(exc).__name__}: {exc})", ""
+    return Outcome(check_name(check), bool(passed), detail, hint_text or ("" if passed else _hint_of(check)))
+
+
+def run_check(check, module):
+    """One check in this process, its facts passed through the same plain-data form as between the processes."""
+    found, failed = gather(check, module)
+    return failed or judge(check, decode(encode(found)))
 
 
 def _where(exc, module):
@@ -75,11 +93,6 @@ def _where(exc, module):
     if theirs:
         return f"line {theirs[-1].lineno}"
     return f"line {frames[-1].lineno} of {os.path.basename(frames[-1].filename)}"
-
-
-def run_checks(checks, module):
-    """Every check's Outcome, in order, in this process."""
-    return [run_check(check, module) for check in checks]
 
 
 def _hint_of(check):
@@ -94,6 +107,15 @@ def hint(text):
     return mark
 
 
+def judged_by(verdict):
+    """Decorator: the check's body gathers facts from the student's code; verdict(facts) -> (passed, detail, hint)
+    judges them in the parent, which never imports that code."""
+    def mark(check):
+        check.judge = verdict
+        return check
+    return mark
+
+
 def known_lab(number):
     """Refuse a lab number there is no lab for."""
     if number not in LABS:
@@ -101,23 +123,27 @@ def known_lab(number):
 
 
 def _checker(number):
+    """Lab `number`'s check module; its judges need TensorFlow, imported without its start-up chatter."""
+    from tfgraphs.tfimport import import_tensorflow
+
     known_lab(number)
+    import_tensorflow()
     return importlib.import_module(f"tfgraphs.labs.check{number}")
 
 
 def child(number, path, first=0):
-    """The child's side: load the file, run the checks from index `first`, one JSON line per event on stdout."""
+    """The child's side: load the file, gather each check's facts from index `first`, one JSON line per event."""
     out = os.fdopen(os.dup(1), "w")
     os.dup2(2, 1)   # whatever the student's code prints goes to stderr, not into the events
+    # Bound before the student's file runs: what it replaces in this module or in json afterwards is not used here.
+    dumps, collect, plain = json.dumps, gather, encode
 
     def say(**event):
-        out.write(json.dumps(event) + "\n")
+        out.write(dumps(event) + "\n")
         out.flush()
 
     try:
-        from tfgraphs.tfimport import import_tensorflow
-        import_tensorflow()   # before the student's file, which imports it too
-        checks = _checker(number).CHECKS
+        checks = _checker(number).CHECKS   # TensorFlow imported before the student's file, which imports it too
         say(ready=True)
         module = load(path)
     except UsageError as exc:
@@ -126,7 +152,14 @@ def child(number, path, first=0):
     say(checks=[check_name(c) for c in checks])
     for check in checks[first:]:
         say(start=check_name(check))
-        say(outcome=asdict(run_check(check, module)))
+        found, failed = collect(check, module)
+        if failed is None:
+            try:
+                say(facts=plain(found))
+                continue
+            except (TypeError, ValueError) as exc:
+                failed = Outcome(check_name(check), False, f"returned something that is not plain data ({exc})")
+        say(outcome=asdict(failed))
     return 0
 
 
@@ -164,7 +197,7 @@ def _one_child(number, path, timeout_s, first):
     argv = [sys.executable, "-m", "tfgraphs.labs.checking", str(number), str(path), str(first)]
     proc = children.start(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        return _follow(proc, timeout_s)
+        return _follow(proc, timeout_s, {check_name(c): c for c in _checker(number).CHECKS})
     finally:
         # An interrupt (Ctrl-C, a notebook's "interrupt kernel") or any error here ends the child too.
         if proc.poll() is None:
@@ -172,8 +205,17 @@ def _one_child(number, path, timeout_s, first):
             proc.wait()
 
 
-def _follow(proc, timeout_s):
-    """The child's events until it ends: (outcomes, check names, the failed Outcome or None)."""
+def _judged(check, name, data):
+    """The Outcome of facts as they came from the child: anything but a known check's plain data is WRONG."""
+    try:
+        return judge(check, decode(data))
+    except Exception as exc:
+        return Outcome(str(name), False, f"the process running your code sent what is not plain data ({exc})")
+
+
+def _follow(proc, timeout_s, checks):
+    """The child's events until it ends, each check's facts judged here: (outcomes, check names, the failed Outcome
+    or None)."""
     errors = []   # the child's stderr, kept to say why it crashed
     threading.Thread(target=lambda: errors.extend(proc.stderr), daemon=True).start()
     events, outcomes, running, names, ready = _events(proc), [], None, None, False
@@ -197,8 +239,12 @@ def _follow(proc, timeout_s):
             names, running = event["checks"], None
         elif "start" in event:
             running = event["start"]
+        elif "facts" in event:
+            outcomes.append(_judged(checks.get(running), running, event["facts"]))
+            running = None
         elif "outcome" in event:
-            outcomes.append(Outcome(**event["outcome"]))
+            # The child only ever reports a check that failed to gather: a pass comes from judging facts here.
+            outcomes.append(Outcome(**{**event["outcome"], "passed": False}))
             running = None
     code = proc.wait()
     if code == 0 and running is None and names is not None:
