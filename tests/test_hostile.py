@@ -2,6 +2,7 @@
 
 import json
 import os
+import shutil
 import signal
 import socket
 import stat
@@ -92,6 +93,8 @@ GRAPH_CASES = [
     (["unembed", "{tmp}/splat.pb", "-o", "{tmp}/model", "--fetch", "out"], "would take 160.0 GB"),
     (["explain", "--graph", "{tmp}/cnn.pb", "--feed", "images=2,8,8,1", "--fetch", "logits:7"],
      "unknown fetch 'logits:7': logits (Identity) has 1 output, numbered from 0"),
+    (["unembed", "{tmp}/saved", "-o", "{tmp}/saved-out"], "holds variables but no checkpoint to restore them from"),
+    (["explain", "--graph", "{tmp}/saved", "--feed", "in=2,128"], "variables/variables.index is missing"),
 ]
 
 
@@ -124,6 +127,8 @@ def test_a_graph_past_the_machine_is_refused_before_any_worker(files, capsys, ar
 
     owngraphs.frozen_cnn(files / "cnn.pb")
     splat(files / "splat.pb")
+    owngraphs.saved_model(files / "saved")
+    shutil.rmtree(files / "saved" / "variables")   # a SavedModel copied without its checkpoint
     test_bad_input_gets_one_line_exit_2_and_changes_nothing(files, capsys, argv, said)
 
 
@@ -264,3 +269,18 @@ def test_an_interrupted_check_ends_its_child(tmp_path):
               "    print('interrupted', len(psutil.Process().children()))\n")
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert proc.stdout.strip() == "interrupted 0", proc.stderr
+
+
+def test_a_server_that_accepts_and_never_answers_becomes_a_failed_row(tmp_path):
+    # The TCP connect succeeds, so --connect-timeout passes it; the run's own deadline ends the worker.
+    path = tmp_path / "out.json"
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(16)
+        proc = subprocess.run([sys.executable, "-m", "tfgraphs", "compare", "--target",
+                               f"grpc://127.0.0.1:{silent.getsockname()[1]}", "--no-baseline", "--variants",
+                               "placeholder", "--batch", "10", "--runs", "2", "--timeout", "8", "--json", str(path),
+                               "--quiet"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1, proc.stderr
+    doc = json.loads(path.read_text())
+    assert [(r["status"], r["error"]) for r in doc["variants"]] == [("failed", "worker killed after the 8 s timeout")]

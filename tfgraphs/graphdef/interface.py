@@ -36,6 +36,18 @@ class Interface:
         return tuple(t for _, t in self.outputs)
 
 
+VARIABLE_OPS = {"VariableV2", "VarHandleOp", "Variable"}
+
+
+def _checkpoint_check(graph_def, saved_model_pb):
+    """Refuse a SavedModel whose graph holds variables when its checkpoint is not there to restore them from."""
+    folder = os.path.dirname(saved_model_pb)
+    index = os.path.join(folder, "variables", "variables.index")
+    if any(n.op in VARIABLE_OPS for n in graph_def.node) and not os.path.exists(index):
+        raise UsageError(f"{folder} holds variables but no checkpoint to restore them from "
+                         f"(variables/variables.index is missing)")
+
+
 def _op_check(graph_def, path):
     """Refuse a graph using an op this TensorFlow does not have (a custom op), naming it."""
     tf = import_tensorflow()
@@ -155,6 +167,8 @@ def resolve(path, tag="serve", signature="serving_default", dims=None, fetches=(
     saved_model = os.path.isdir(path) or os.path.basename(path) in files.SAVED_MODEL_NAMES
     graph_def, source = files.load(path, tag if saved_model else None)
     _op_check(graph_def, path)
+    if saved_model:
+        _checkpoint_check(graph_def, source["path"])
     sig = _signature(source, signature, path) if saved_model else None
     inputs = _inputs(graph_def, sig, dims, path, runs)
     if fetches:
