@@ -79,6 +79,8 @@ CASES = [
     (["compare", "--runs", str(10**12)], "--runs 1000000000000 must be at most 1,000,000"),
     (["explain", "--trials", str(10**9)], "--trials 1000000000 must be at most 1,000"),
     (["pitfalls", "--steps", str(10**9)], "--steps 1000000000 must be at most 100,000"),
+    (["explain", "--graph", "{tmp}/in.pb", "--int-high", "99999999999999999999"],
+     "--int-high 99999999999999999999 must be at most 9,223,372,036,854,775,807"),
     (["lab", "start", "1", "/proc/tfgraphs-lab"], "cannot write lab 1 into /proc/tfgraphs-lab"),
     (["unembed", "{tmp}/in.pb", "-o", "{tmp}/outlink", "--replace"], "-o {tmp}/outlink is a symbolic link"),
     (["unembed", "{tmp}/in.pb", "-o", "/proc"], "-o /proc is a mount point"),
@@ -284,3 +286,17 @@ def test_a_server_that_accepts_and_never_answers_becomes_a_failed_row(tmp_path):
     assert proc.returncode == 1, proc.stderr
     doc = json.loads(path.read_text())
     assert [(r["status"], r["error"]) for r in doc["variants"]] == [("failed", "worker killed after the 8 s timeout")]
+
+
+def test_a_notebook_whose_cells_have_no_id_is_checked_without_a_warning(tmp_path):
+    notebook = json.loads((Path(__file__).parent.parent / "tfgraphs" / "labs" / "course" / "1-feed" /
+                           "starter.ipynb").read_text())
+    notebook["nbformat_minor"] = 5
+    for cell in notebook["cells"]:
+        cell.pop("id", None)   # as older tools save them
+    path = tmp_path / "noid.ipynb"
+    path.write_text(json.dumps(notebook))
+    proc = subprocess.run([sys.executable, "-m", "tfgraphs", "lab", "check", "1", str(path)], capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 1 and proc.stderr == ""
+    assert proc.stdout.splitlines()[-1] == "lab 1: 1 of 4 checks passed"

@@ -23,7 +23,8 @@ def flag(name):
 
 
 # The most a count may ask for: past these a run would take days or its samples alone fill memory.
-MOST = {"runs": 1_000_000, "trials": 1_000, "steps": 100_000, "count": 100_000, "passes": 1_000, "top": 100_000}
+MOST = {"runs": 1_000_000, "trials": 1_000, "steps": 100_000, "count": 100_000, "passes": 1_000, "top": 100_000,
+        "int_high": 2**63 - 1}   # int_high: the exclusive bound of an integer feed, drawn as int64
 
 
 def whole(name, value, least=1):

@@ -5,6 +5,7 @@ jupytext is imported only here, and only when asked: `pip install 'tfgraphs[note
 
 import os
 import tempfile
+import warnings
 from contextlib import contextmanager
 
 from tfgraphs.errors import UsageError
@@ -34,7 +35,10 @@ def script_text(notebook_path):
     """A notebook as a percent-format .py: markdown and magics (%pip, !cmd) become comments."""
     jupytext = _jupytext()
     try:
-        notebook = jupytext.read(notebook_path)
+        with warnings.catch_warnings():
+            # A cell without an id (notebooks saved by older tools) is read as any other; nbformat warns of it.
+            warnings.simplefilter("ignore")
+            notebook = jupytext.read(notebook_path)
     except FileNotFoundError:
         raise UsageError(f"{notebook_path} does not exist") from None
     except Exception as exc:
