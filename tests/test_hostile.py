@@ -54,6 +54,7 @@ CASES = [
     (["unembed", "{tmp}/in.pb", "-o", "{tmp}/model", "--json", "{tmp}/in.pb"], "is the input"),
     (["explain", "--graph", "{tmp}/in.pb", "--json", "{tmp}/in.pb"], "is the input"),
     (["compare", "--json", "/dev/null"], "is not a regular file"),
+    (["compare", "--json", "/dev/full"], "is not a regular file"),
     (["compare", "--json", "{tmp}/fifo"], "is not a regular file"),
     (["compare", "--json", "{tmp}/folder"], "is a directory"),
     (["compare", "--json", "{tmp}/same.out", "--csv", "{tmp}/same.out"], "are the same file"),
@@ -187,19 +188,42 @@ def _children_once_started(proc, seconds=120):
     raise AssertionError("the command started no child process")
 
 
-@pytest.mark.parametrize("argv", [
-    pytest.param(["server"], marks=needs_private_network),
-    ["compare", "--batch", "20", "--runs", "2", "--variants", "placeholder", "--quiet"],
-], ids=["server", "compare"])
-def test_kill_9_of_the_parent_leaves_no_child_alive(argv):
+LAB_HANG = Path(__file__).parent / "lab_solutions" / "wrong" / "lab1_hangs.py"
+
+
+@pytest.mark.parametrize("argv, sig", [
+    pytest.param(["server"], signal.SIGKILL, marks=needs_private_network),
+    (["compare", "--batch", "20", "--runs", "2", "--variants", "placeholder", "--quiet"], signal.SIGKILL),
+    pytest.param(["compare", "--target", "local", "--no-baseline", "--batch", "10", "--runs", "1000000",
+                  "--variants", "placeholder", "--quiet"], signal.SIGKILL, marks=needs_private_network),
+    (["lab", "check", "1", str(LAB_HANG)], signal.SIGTERM),
+], ids=["server", "compare", "compare-target-local", "lab-check-sigterm"])
+def test_the_parents_end_leaves_no_child_alive(argv, sig):
     proc = subprocess.Popen([sys.executable, "-m", "tfgraphs", *argv], stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
     try:
         kids = _children_once_started(proc)
     finally:
-        proc.send_signal(signal.SIGKILL)
+        proc.send_signal(sig)
         proc.wait()
     assert _gone_within(kids, 5) == []
+
+
+@pytest.fixture
+def immutable(tmp_path):
+    """A file the kernel refuses to change, even for root (chattr +i); skipped where the file system has no flag."""
+    path = tmp_path / "immutable.json"
+    path.write_text("{}")
+    if subprocess.run(["chattr", "+i", str(path)], capture_output=True).returncode != 0:
+        pytest.skip("chattr +i is not available here")
+    yield path
+    subprocess.run(["chattr", "-i", str(path)], check=True)
+
+
+def test_an_immutable_output_is_refused_before_the_run(immutable, capsys):
+    code = main(["compare", "--json", str(immutable)])
+    _, err = capsys.readouterr()
+    assert code == 2 and err == f"tfgraphs: cannot write {immutable}: Operation not permitted\n"
 
 
 def test_server_says_where_tensorflow_listens():

@@ -197,6 +197,11 @@ def _regular_or_missing(path):
     if not stat.S_ISREG(mode):
         # The file would be renamed over a device, FIFO or socket, replacing it.
         raise UsageError(f"{path} is not a regular file (a device, FIFO or socket); give a file name")
+    # Opened for appending and closed, nothing written: an immutable file refuses now, not after the run.
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_APPEND))
+    except OSError as exc:
+        raise UsageError(f"cannot write {path}: {exc.strerror}") from None
 
 
 def output_dir(name, folder):
