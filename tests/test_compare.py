@@ -174,7 +174,8 @@ def test_report_bad_files(tmp_path):
             ("other.json", '{"schema": 1}', "not a tfgraphs results file"),
             ("list.json", "[1, 2]", "not a tfgraphs results file"),
             ("partial.json", '{"tool": "tfgraphs", "schema": 1, "command": "compare", "config": {}, '
-                             '"variants": [{"name": "x"}]}', "no 'batch' in it"),
+                             '"variants": [{"name": "x"}]}',
+             "row 'x' has no build_s, session_s, first_run_s, runs_s, graph_bytes, rss_bytes"),
             ("future.json", '{"tool": "tfgraphs", "schema": 99, "config": {}, "variants": []}', "newer")):
         (tmp_path / name).write_text(text)
         proc = run_cli("report", tmp_path / name)

@@ -48,11 +48,26 @@ class Report:
         for name, kind in ((key, list), ("config", dict), ("machine", dict)):
             if name in d and not isinstance(d[name], kind):
                 raise ValueError(f"{name} is {str(d[name])[:40]!r}, not {'a list' if kind is list else 'an object'}")
+        if row_type is Row:
+            for r in d[key]:
+                _has_row_keys(r)
         rows = tuple(row_type.from_dict(r) for r in d[key])
         known = {"schema", "tool", "command", "tf_version", "python", "machine", "config", key, *provenance_of(d)}
         return cls(command=command, config=d["config"], rows=rows, tf_version=d.get("tf_version"),
                    python=d.get("python", ""), machine=d.get("machine", {}),
                    extra={k: v for k, v in d.items() if k not in known}, **provenance_of(d))
+
+
+# The keys every ok row of a saved compare, explain or sweep document has held since the first schema.
+ROW_KEYS = ("build_s", "session_s", "first_run_s", "runs_s", "graph_bytes", "rss_bytes")
+
+
+def _has_row_keys(row):
+    """ValueError naming what an ok row of a saved document lacks of what every one has held."""
+    if isinstance(row, dict) and row.get("status", "ok") == "ok":
+        missing = [k for k in ROW_KEYS if k not in row]
+        if missing:
+            raise ValueError(f"row {row.get('name') or row.get('variant')!r} has no {', '.join(missing)}")
 
 
 def _numbers_a_run_makes(doc):
