@@ -18,6 +18,7 @@ from conftest import needs_private_network
 from tfgraphs.cli import main
 
 FIXTURES = Path(__file__).parent / "fixtures"
+LAB_HANG = Path(__file__).parent / "lab_solutions" / "wrong" / "lab1_hangs.py"
 
 
 @pytest.fixture
@@ -188,9 +189,6 @@ def _children_once_started(proc, seconds=120):
     raise AssertionError("the command started no child process")
 
 
-LAB_HANG = Path(__file__).parent / "lab_solutions" / "wrong" / "lab1_hangs.py"
-
-
 @pytest.mark.parametrize("argv, sig", [
     pytest.param(["server"], signal.SIGKILL, marks=needs_private_network),
     (["compare", "--batch", "20", "--runs", "2", "--variants", "placeholder", "--quiet"], signal.SIGKILL),
@@ -273,13 +271,9 @@ def test_a_remote_run_gets_a_deadline_unless_one_is_given(target, given, used):
     assert seen["timeout"] == used and REMOTE_TIMEOUT_S == 600.0
 
 
-HANGING = "def build_fed(x, w):\n    while True:\n        pass\n"
-
-
-def test_an_interrupted_check_ends_its_child(tmp_path):
+def test_an_interrupted_check_ends_its_child():
     # A notebook's "interrupt kernel" is a KeyboardInterrupt in a process that lives on: the child must end anyway.
-    solution = tmp_path / "lab1.py"
-    solution.write_text(HANGING)
+    solution = LAB_HANG
     script = ("import os, signal, threading, psutil\n"
               "from tfgraphs.labs.checking import check_lab\n"
               "def interrupt():\n"
