@@ -1,5 +1,6 @@
 """Report: what a command returns to Python, as rows of plain dicts, text, HTML for Jupyter, a plot and JSON."""
 
+import base64
 import os
 
 from tfgraphs.api.options import path_of, table_format, writable
@@ -53,9 +54,10 @@ class Report:
             return any(not r.ok for r in self.result.rows)
         return not getattr(self.result, "ok", True)
 
-    def text(self, fmt="simple", width=WIDTH):
-        """The text report in any tabulate format, fitted to width columns (None: every table whole)."""
-        return render(self.result, table_format(fmt), width)
+    def text(self, fmt="simple", width=WIDTH, verbose=False):
+        """The text report in any tabulate format, fitted to width columns (None: every table whole): the answer,
+        the key tables and the first findings, or with verbose=True every table and finding."""
+        return render(self.result, table_format(fmt), width, verbose=verbose is True)
 
     def __str__(self):
         return self.text()
@@ -64,7 +66,22 @@ class Report:
         return f"<tfgraphs.Report {self.command}: {len(self.rows)} rows{', some failed' if self.failed else ''}>"
 
     def _repr_html_(self):
-        return f'{_STYLE}<div class="tfgraphs-report">{render(self.result, "html", None)}</div>'
+        """The answer, the figure inline, the tables, then the findings (past the first few, folded away)."""
+        return (f'{_STYLE}<div class="tfgraphs-report">'
+                f'{render(self.result, "html", None, figure=self._figure_html())}</div>')
+
+    def _figure_html(self):
+        """The figure as an inline PNG <img>, or None without matplotlib or a figure for this command."""
+        from tfgraphs.render import plots
+
+        if self.command not in plots.FIGURES or not plots.available():
+            return None
+        try:
+            png = plots.png(plots.FIGURES[self.command](self.result))
+        except (ValueError, KeyError, TypeError, AttributeError, IndexError):
+            return None   # a figure the rows cannot draw leaves the tables to say it
+        return (f'<img alt="{self.command} figure" style="max-width:100%" '
+                f'src="data:image/png;base64,{base64.b64encode(png).decode()}">')
 
     def plot(self, path=None):
         """A matplotlib Figure of the report (the backend is left alone); also saved as PNG to path if given."""

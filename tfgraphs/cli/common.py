@@ -9,7 +9,7 @@ import sys
 
 from tfgraphs.api.options import MOST
 from tfgraphs.api.running import REMOTE_TIMEOUT_S
-from tfgraphs.render.page import output_width
+from tfgraphs.render.page import SHOWN, output_width
 
 OMITTED = argparse.SUPPRESS   # a flag left out stays out of the call, and the API's default applies
 
@@ -72,7 +72,7 @@ def option(p, func, name, what, **kwargs):
                    help=f"{what} (default {shown if shown is not None else default(func, name)}{bound})")
 
 
-CLI_ONLY = {"func", "debug", "prog", "command", "format", "wide"}   # flags of the text output and of argparse itself
+CLI_ONLY = {"func", "debug", "prog", "command", "format", "wide", "verbose"}   # flags of the text output and of argparse itself
 
 
 def call(func, args, leave=()):
@@ -116,6 +116,9 @@ def add_format_flags(p):
     p.add_argument("--wide", action="store_true",
                    help="one wide table per section and unfolded lines, for copying (default: fit 100 columns, or "
                         "the terminal's width)")
+    p.add_argument("--verbose", action="store_true",
+                   help=f"every table and every finding (default: the answer, the key table and the first "
+                        f"{SHOWN} findings; the JSON always holds everything)")
 
 
 def add_output_flags(p, measuring=True, csv=True):
@@ -141,7 +144,7 @@ def text_width(args):
 
 def show(report, args):
     """Print the report; exit status 2 if the plan refused a row, 1 if a row failed, else 0."""
-    sys.stdout.write(report.text(args.format, text_width(args)))
+    sys.stdout.write(report.text(args.format, text_width(args), verbose=args.verbose))
     sys.stdout.flush()
     if report.refused:
         return 2

@@ -26,7 +26,7 @@ def run(args):
         raise UsageError(f"report takes one file, or two to compare, not {len(args.path)}")
     found = [report(path) for path in args.path]
     if len(found) == 1:
-        text = found[0].text(args.format, text_width(args))
+        text = found[0].text(args.format, text_width(args), verbose=args.verbose)
     else:
         text = versus.render(*(f.result for f in found), args.path, args.format, text_width(args))
     sys.stdout.write(text)

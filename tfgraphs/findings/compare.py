@@ -72,8 +72,22 @@ def sentences(report):
     embedded = [r for r in ok if holds_data(r, report)]
     fed = [r for r in ok if not holds_data(r, report)]
     base = next((r for r in fed if VARIANTS[r.variant].fed_per_run), fed[0] if fed else None)
-    said = []
+    said = [*_graphs(embedded, fed, size), *regime_sentences(embedded)]
+    if base is not None and embedded:
+        said.extend(_against_base(embedded, base, size))
+    said.extend(_remedy(ok, base))
+    said.extend(_session(ok))
+    ready = [(r.variant, (r.build_s or 0) + (r.session_s or 0) + (r.init_s or 0) + r.first_run_s) for r in ok]
+    said.append("Time to the first result (build + session + init + first run): "
+                + ", ".join(f"{v} {fmt_s(t)}" for v, t in ready) + ".")
+    said.extend(_limit_sentences(embedded, report))
+    said.extend(first_run_growth_sentences(ok, report))
+    return said
 
+
+def _graphs(embedded, fed, size):
+    """Whether X is stored in each GraphDef, from its bytes against X's."""
+    said = []
     if embedded:
         biggest = max(r.graph_bytes for r in embedded)
         said.append(f"The {join(r.variant for r in embedded)} GraphDef{'s are' if len(embedded) > 1 else ' is'} up to "
@@ -82,25 +96,17 @@ def sentences(report):
         small = max(r.graph_bytes for r in fed)
         said.append(f"The {join(r.variant for r in fed)} GraphDef{'s are' if len(fed) > 1 else ' is'} at most {small:,} bytes: X is not in "
                     f"{'them' if len(fed) > 1 else 'it'} (`tfgraphs sweep` measures size against batch).")
+    return said
 
+
+def _session(ok):
+    """Whether creating the session is where the time goes."""
     slowest_session = max(ok, key=lambda r: r.session_s or 0.0)
     fastest_first = min(r.first_run_s for r in ok)
     if slowest_session.session_s is not None and slowest_session.session_s < 0.05 * fastest_first:
-        said.append(f"Creating the session took at most {fmt_s(slowest_session.session_s)} in every variant, "
-                    f"under 5% of the fastest first run ({fmt_s(fastest_first)}): the time is not spent there.")
-
-    said.extend(regime_sentences(embedded))
-    if base is not None and embedded:
-        said.extend(_against_base(embedded, base, size))
-    said.extend(_remedy(ok, base))
-
-    said.extend(first_run_growth_sentences(ok, report))
-    ready = [(r.variant, (r.build_s or 0) + (r.session_s or 0) + (r.init_s or 0) + r.first_run_s) for r in ok]
-    said.append("Time to the first result (build + session + init + first run): "
-                + ", ".join(f"{v} {fmt_s(t)}" for v, t in ready) + ".")
-
-    said.extend(_limit_sentences(embedded, report))
-    return said
+        return [f"Creating the session took at most {fmt_s(slowest_session.session_s)} in every variant, "
+                f"under 5% of the fastest first run ({fmt_s(fastest_first)}): the time is not spent there."]
+    return []
 
 
 def _limit_sentences(embedded, report):

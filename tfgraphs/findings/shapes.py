@@ -90,7 +90,7 @@ def sentences(report):
     if not ok:
         return ["No mode produced a result, so there is nothing to explain."]
     said = _devices(report, ok)
-    if all(c.ratio is None for c in _costs(ok).values()):
+    if all(c.ratio is None for c in costs_by_mode(ok).values()):
         return said + ["With one pass no length was seen twice, so the per-new-length cost cannot be measured; "
                        "run with --passes 2 or more."]
     said += _penalties(report, ok)
@@ -105,7 +105,7 @@ def sentences(report):
     return said
 
 
-def _costs(ok):
+def costs_by_mode(ok):
     """The Cost of every mode timed on at least one length after the first."""
     return {r.mode: cost(r) for r in ok if r.times_s and r.khz and len(r.times_s[0]) > 1}
 
@@ -124,7 +124,7 @@ def _devices(report, ok):
 
 @rests_on("times_s", "khz")
 def _penalties(report, ok):
-    costs, later, said = _costs(ok), later_label(report), []
+    costs, later, said = costs_by_mode(ok), later_label(report), []
     for c in sorted((c for c in costs.values() if c.penalized), key=lambda c: -c.ratio):
         e = c.penalty
         said.append(f"Pass 1 was {c.ratio:.2f}x slower than {later} in {c.mode} (median over {e.n} lengths) and "
@@ -157,7 +157,7 @@ def _tracing(report, ok):
 @rests_on("traces", "times_s", "khz")
 def _retracing(ok):
     """How much of function's new-length cost retracing explains, when function-signature traced just once."""
-    costs = _costs(ok)
+    costs = costs_by_mode(ok)
     f, s = costs.get("function"), costs.get("function-signature")
     traces = {r.mode: r.traces for r in ok}
     once, many = traces.get("function-signature"), traces.get("function")
@@ -186,7 +186,7 @@ def _portion(part, whole, *spreads):
 
 @rests_on("times_s", "khz")
 def _remedy(report, ok):
-    costs = _costs(ok)
+    costs = costs_by_mode(ok)
     b = costs.get("blocked")
     others = [c for c in costs.values() if c.mode != "blocked" and c.penalty is not None]
     if b is None or b.penalty is None or not others:
@@ -228,7 +228,7 @@ def _remedy(report, ok):
 def _signature_alone(ok, mode):
     """blocked fixes both the input signature and the block's shape; function-signature fixes the signature alone,
     so the two effects are told apart by it, with its trace count."""
-    costs, traced = _costs(ok), {r.mode: r.traces for r in ok}
+    costs, traced = costs_by_mode(ok), {r.mode: r.traces for r in ok}
     sig, ref = costs.get("function-signature"), costs.get(mode)
     if sig is None or sig.penalty is None or ref is None or traced.get("function-signature") is None or sig is ref:
         return []
@@ -276,7 +276,7 @@ def _switch(report, ok, off):
 
 @rests_on("times_s", "khz")
 def _first_call(ok):
-    firsts = sorted(_costs(ok).values(), key=lambda c: c.first_s / c.new_s)
+    firsts = sorted(costs_by_mode(ok).values(), key=lambda c: c.first_s / c.new_s)
     if not firsts:
         return []
     worst = firsts[-1]

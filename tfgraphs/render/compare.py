@@ -3,6 +3,7 @@
 from dataclasses import replace
 
 from tfgraphs.findings.compare import sentences, why_rows
+from tfgraphs.findings.compare_answer import answer
 from tfgraphs.findings.memory import PHASES, growth_rows
 from tfgraphs.findings.remote import has_remote
 from tfgraphs.findings.remote import sentences as remote_sentences
@@ -93,27 +94,54 @@ def growth_table(report):
     return Table(("variant", *(p.replace("_", " ") for p in phases), "peak"), body), legend
 
 
-def render(report, fmt="simple", width=WIDTH):
-    """The whole compare report as text, fitted to width (None: one wide table per section); rows measured
-    remotely or fetching a sum get a section of their own."""
+def summary_table(report):
+    """One row per variant: graph bytes and each phase, with the later runs' median, range and count."""
+    ok = [r for r in report.rows if r.ok]
+    u, scale = time_unit([v for r in ok for v in (*(getattr(r, n) for _, n in TIME_FIELDS), *r.runs_s)])
+    phases = [(t, n) for t, n in TIME_FIELDS if n != "serialize_s" and any(getattr(r, n) is not None for r in ok)]
+
+    counts = {Summary.of(r.runs_s).n for r in ok}
+
+    def cells(r):
+        s = Summary.of(r.runs_s)
+        return (r.variant, fmt_int(r.graph_bytes), *(sig3(None if getattr(r, n) is None else getattr(r, n) / scale)
+                                                     for _, n in phases),
+                sig3(s.median / scale), f"{sig3(s.min / scale)}-{sig3(s.max / scale)}",
+                *([] if len(counts) == 1 else [str(s.n)]))
+
+    table = Table(("variant", "graph bytes", *(t for t, _ in phases), "later median", "later range",
+                   *([] if len(counts) == 1 else ["n"])), tuple(cells(r) for r in ok))
+    over = f"n={counts.pop()} each" if len(counts) == 1 else "n"
+    return (f"Phases ({u})", table, f"Each phase timed alone in a fresh worker per variant; later = the runs after "
+                                    f"the first, over {over}. --verbose adds sizes, ratios and memory.")
+
+
+def render(report, fmt="simple", width=WIDTH, verbose=False, figure=None):
+    """The whole compare report as text, fitted to width (None: one wide table per section): the answer, one table,
+    the first findings; verbose adds every table and finding. Rows measured remotely or fetching a sum get a section
+    of their own."""
     head = header(report)
     if has_remote(report):
-        return _with_remote(report, head, fmt, width)
+        return _with_remote(report, head, fmt, width, verbose)
     ok = any(r.ok for r in report.rows)
     sections = []
-    if ok:
+    if ok and not verbose:
+        sections = [summary_table(report)]
+    elif ok:
         sections = [*phase_tables(report, wide=width is None), ("Why", *why_table(report)),
                     ("Memory: resident-memory growth per phase, in units of X's bytes", *growth_table(report))]
     return page(head, sections, "What this run shows:" if ok else None, sentences(report) if ok else (),
-                failures(report.rows, lambda r: r.label), fmt, width)
+                failures(report.rows, lambda r: r.label), fmt, width, answer=answer(report), verbose=verbose,
+                figure=figure)
 
 
-def _with_remote(report, head, fmt, width):
+def _with_remote(report, head, fmt, width, verbose):
     """The remote section and its sentences, then the in-process page of the rows fetching the whole output."""
     local = replace(report, rows=tuple(r for r in report.rows if not r.remote and r.fetch != "sum"))
-    text = render(local, fmt, width).split("\n\n", 1)[1] if local.rows else ""
+    text = render(local, fmt, width, verbose).split("\n\n", 1)[1] if local.rows else ""
     ok = any(r.ok for r in report.rows)
     remote = page(head, [("Remote sessions", *remote_table(report))] if ok else [],
                   "What the remote runs show:" if ok else None, remote_sentences(report) if ok else (),
-                  failures([r for r in report.rows if r not in local.rows], lambda r: r.label), fmt, width)
+                  failures([r for r in report.rows if r not in local.rows], lambda r: r.label), fmt, width,
+                  verbose=verbose)
     return remote.rstrip("\n") + "\n\n" + text

@@ -2,6 +2,7 @@
 
 import statistics
 
+from tfgraphs.findings.explain_answer import answer
 from tfgraphs.findings.explain import sentences, share_text
 from tfgraphs.findings.inside import grouped
 from tfgraphs.records.explain import LABELS, PARTS, is_remote, part_first_runs, where
@@ -108,7 +109,7 @@ def ops_table(report):
     return table, legend
 
 
-def render(report, fmt="simple", width=WIDTH):
+def render(report, fmt="simple", width=WIDTH, verbose=False, figure=None):
     """The whole explain report as text, fitted to width (None: one wide table per section)."""
     head = graph_header(report) if "graph" in report.config else header(report)
     ok = any(r.ok for r in report.rows)
@@ -124,7 +125,8 @@ def render(report, fmt="simple", width=WIDTH):
     elif ok and any(r.first_run_log is not None for r in report.rows):
         sections.append(("Where the first run went", f"TensorFlow {report.tf_version} logged no Grappler pass or "
                          "folder line in a form this tool understands, so the first run is not broken down.", None))
-    if ok and any(r.top_ops for r in report.rows):
+    if ok and verbose and any(r.top_ops for r in report.rows):
         sections.append(("What ran (traced runs, ms)", *ops_table(report)))
     return page(head, sections, "What this run shows:" if ok else None, sentences(report) if ok else (),
-                failures(report.rows, lambda r: r.label), fmt, width)
+                failures(report.rows, lambda r: r.label), fmt, width,
+                answer=answer(report) if ok else (), verbose=verbose, figure=figure)

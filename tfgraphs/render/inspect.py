@@ -19,7 +19,7 @@ def summary_table(s):
     return Table(("", ""), rows, keys=2, wrap=((1, 76),))
 
 
-def render(s, fmt="simple", width=WIDTH):
+def render(s, fmt="simple", width=WIDTH, verbose=False, figure=None):
     """The inspection as text: summary, op types, largest constants, and what they show."""
     ops = s.op_types[:SHOWN_OP_TYPES]
     more = len(s.op_types) - len(ops)
@@ -36,4 +36,4 @@ def render(s, fmt="simple", width=WIDTH):
                                wrap=((0, 32), (1, 20), (3, 16))),
                          "in = the graph itself or the function whose body holds the node; bytes = the tensor once "
                          "expanded (elements x itemsize); % of graph = the node's share of the serialized GraphDef."))
-    return page(summary_table(s), sections, "What this graph shows:", sentences(s), (), fmt, width)
+    return page(summary_table(s), sections, "What this graph shows:", sentences(s), (), fmt, width, verbose=verbose)

@@ -8,6 +8,7 @@ from dataclasses import replace
 from tfgraphs.render.table import Table, render_table
 
 WIDTH = 100        # columns of text when the output is not a terminal
+SHOWN = 8          # findings printed unless verbose; the JSON and --verbose keep every one
 MIN_TERMINAL = 80  # a terminal narrower than this still gets 80 columns
 _UNITS = (("s", 1.0), ("ms", 1e-3), ("us", 1e-6))
 
@@ -47,24 +48,34 @@ def _fold(text, width, indent=""):
     return textwrap.wrap(text, width, subsequent_indent=indent, break_on_hyphens=False) or [""]
 
 
-def page(head, sections=(), title=None, sentences=(), failed=(), fmt="simple", width=WIDTH):
-    """head, each (title, table, legend) section whose table is not None, the sentences under title, then failed.
+def page(head, sections=(), title=None, sentences=(), failed=(), fmt="simple", width=WIDTH, answer=(),
+         verbose=True, figure=None):
+    """head, the answer lines and the figure, each (title, table, legend) section whose table is not None, the sentences under
+    title (the first SHOWN unless verbose), then failed.
 
     head is text or a Table; a table is a Table, fitted to width, or text already rendered; width None leaves every
-    table and line whole. Format "html" gives the same page as HTML.
+    table and line whole; figure is the line naming the figure in text, an <img> in HTML. Format "html" gives the
+    same page as HTML, every sentence kept (past SHOWN, folded away).
     """
     if fmt == "html":
-        return html_page(head, sections, title, sentences, failed)
+        return html_page(head, sections, title, sentences, failed, answer, figure)
     if isinstance(head, Table):
         head = render_table(head, fmt, width)
     parts = [line for h in head.splitlines() for line in _fold(h, width, "  ")] + [""]
+    told = [*answer, *([figure] if figure and answer else [])]
+    if told:
+        parts += [line for a in told for line in _fold(a, width, "  ")] + [""]
     for name, table, legend in sections:
         if table is None:
             continue
         body = render_table(table, fmt, width) if isinstance(table, Table) else table
         parts += [name, body] + (_fold(legend, width) if legend else []) + [""]
     if title is not None:
-        parts += [title] + [line for s in sentences for line in _fold(f"- {s}", width, "  ")] + [""]
+        said = list(sentences) if verbose else list(sentences)[:SHOWN]
+        more = len(sentences) - len(said)
+        parts += [title + (f" ({len(said)} of {len(sentences)}, most important first; --verbose shows all)"
+                           if more else "")]
+        parts += [line for s in said for line in _fold(f"- {s}", width, "  ")] + [""]
     parts += [line for f in failed for line in _fold(f, width, "  ")]
     return "\n".join(parts).rstrip() + "\n"
 
@@ -76,15 +87,21 @@ def _html_block(table):
     return f"<pre>{html.escape(table)}</pre>"
 
 
-def html_page(head, sections=(), title=None, sentences=(), failed=()):
-    """The page as HTML: the head, then its parts, apart by a blank line as in text, so pages can be joined."""
-    parts = []
+def html_page(head, sections=(), title=None, sentences=(), failed=(), answer=(), figure=None):
+    """The page as HTML: the head, the answer, then its parts, apart by a blank line as in text, so pages can be
+    joined; sentences past the first SHOWN are in a <details>."""
+    parts = [f'<p class="tfgraphs-answer"><strong>{"<br>".join(html.escape(a) for a in answer)}</strong></p>'] \
+        if answer else []
+    parts += [figure] if figure else []
     for name, table, legend in sections:
         if table is not None:
             parts += [f"<h4>{html.escape(name)}</h4>", _html_block(table)]
             parts += [f"<p><small>{html.escape(legend)}</small></p>"] if legend else []
     if title is not None:
-        parts += [f"<h4>{html.escape(title)}</h4>", "<ul>"]
-        parts += [f"<li>{html.escape(s)}</li>" for s in sentences] + ["</ul>"]
+        items = [f"<li>{html.escape(s)}</li>" for s in sentences]
+        parts += [f"<h4>{html.escape(title)}</h4>", "<ul>", *items[:SHOWN], "</ul>"]
+        if items[SHOWN:]:
+            parts += [f"<details><summary>{len(items) - SHOWN} more findings</summary><ul>", *items[SHOWN:],
+                      "</ul></details>"]
     parts += [f'<p style="color:#b00">{html.escape(f)}</p>' for f in failed]
     return _html_block(head) + "\n\n" + "\n".join(parts) + "\n"

@@ -2,6 +2,7 @@
 
 import statistics
 
+from tfgraphs.findings.pitfalls_answer import answer
 from tfgraphs.findings.pitfalls import sentences
 from tfgraphs.render.page import WIDTH, failures, machine_line, page, time_unit
 from tfgraphs.render.table import Table
@@ -148,7 +149,7 @@ def leak_table(report):
     return _table(body, ["variant", "targets", f"run {u}", "RSS change"]), legend
 
 
-def render(report, fmt="simple", width=WIDTH):
+def render(report, fmt="simple", width=WIDTH, verbose=False, figure=None):
     """The whole pitfalls report as text, fitted to width (None: one wide table per section)."""
     head, ok = header(report), any(r.ok for r in report.rows)
     sections = []
@@ -160,4 +161,5 @@ def render(report, fmt="simple", width=WIDTH):
         if found is not None:
             sections.append((title, *found))
     return page(head, sections, "What this run shows:" if ok else None, sentences(report) if ok else (),
-                failures(report.rows, lambda r: r.label), fmt, width)
+                failures(report.rows, lambda r: r.label), fmt, width,
+                answer=answer(report) if ok else (), verbose=verbose, figure=figure)

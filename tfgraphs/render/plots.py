@@ -1,24 +1,54 @@
-"""Figures of compare, explain, sweep and shapes reports (matplotlib, the optional viz extra; no TensorFlow here)."""
+"""Figures of compare, explain, sweep, shapes and pitfalls reports (matplotlib, the optional viz extra; no TensorFlow
+here): each titled for what it shows, units on its axes, one colour per variant or mode in every figure."""
 
 import importlib
+import io
 
 from tfgraphs.errors import UsageError
+from tfgraphs.findings.inside import grouped
 from tfgraphs.findings.sweep import series
 from tfgraphs.fileio import write_atomic
 from tfgraphs.records.stats import Summary
 from tfgraphs.records.sweep import fits as fits_of
 from tfgraphs.spec.limits import GRAPHDEF_LIMIT
+from tfgraphs.spec.pitfalls import GROWTH_CASES
+from tfgraphs.spec.shapes import MODES
+from tfgraphs.spec.variants import VARIANTS
 
 INSTALL = "pip install -e '.[viz]'"   # tfgraphs is installed from a checkout, so the extra comes from there
+# Okabe and Ito's palette, told apart with any common colour-vision deficiency; black is kept for markers.
+PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#999999", "#F0E442")
+
+
+def colour(name):
+    """The colour of a variant or mode (a row label's first word), the same in every figure."""
+    base = str(name).split()[0].split("[")[0]
+    # Variants and modes never share a figure: each list has the palette to itself.
+    names = list(VARIANTS) if base in VARIANTS else list(MODES)
+    return PALETTE[(names.index(base) if base in names else sum(map(ord, base))) % len(PALETTE)]
 
 
 def require():
     """Raise UsageError saying how to get matplotlib when it is missing; called before any worker starts."""
+    if not available():
+        raise UsageError("--plot needs matplotlib, which is not installed; install it from the repository folder "
+                         f"with: {INSTALL}")
+
+
+def available():
+    """True when matplotlib can be imported."""
     try:
         importlib.import_module("matplotlib")
     except ImportError:
-        raise UsageError("--plot needs matplotlib, which is not installed; install it from the repository folder "
-                         f"with: {INSTALL}") from None
+        return False
+    return True
+
+
+def png(fig):
+    """The figure as PNG bytes."""
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=90)
+    return buffer.getvalue()
 
 
 def _figure(**size):
@@ -30,6 +60,15 @@ def _figure(**size):
 def _finish(fig, ax, legend_size=8, **legend):
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=legend_size, **legend)
+    fig.tight_layout()
+    return fig
+
+
+def _below(fig, ax, handles=None, ncol=3):
+    """Grid, and the legend under the axes, where it hides no bar."""
+    ax.grid(True, axis="x", alpha=0.3)
+    ax.legend(handles=handles, fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.28 if handles else -0.3),
+              ncol=ncol, frameon=False)
     fig.tight_layout()
     return fig
 
@@ -52,7 +91,7 @@ def sweep_figure(report):
         rows = series(report, v)
         if not rows:
             continue
-        color = f"C{i}"
+        color = colour(v)
         batches = [r.batch for r in rows]
         size_ax.plot(batches, [r.graph_bytes for r in rows], "o-", color=color, label=v)
         f = fits.get(v)
@@ -83,22 +122,64 @@ def sweep_figure(report):
     return fig
 
 
+PHASES = (("build_s", "build", None), ("session_s", "session", "//"), ("init_s", "init", ".."),
+          ("first_run_s", "first run", "xx"))
+
+
 def compare_figure(report):
-    """Time of every run of every variant, the first run first, so its spike shows; log scale."""
-    fig = _figure(figsize=(8, 4.8))
+    """Time to the first result per variant, stacked by phase, with the median later run beside it; linear seconds."""
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    fig = _figure(figsize=(9, 1.9 + 0.5 * max(1, sum(r.ok for r in report.rows))))
     ax = fig.subplots()
-    for i, r in enumerate(x for x in report.rows if x.ok):
-        trials = [t for t in r.trials if t.status == "ok"] or [r]
-        for k, t in enumerate(trials):
-            times = [t.first_run_s, *t.runs_s]
-            ax.plot(range(1, len(times) + 1), times, "o-", color=f"C{i}", ms=4, lw=1 if k else 1.5,
-                    alpha=1 if k == 0 else 0.4, label=r.label if k == 0 else None)
-    ax.set(yscale="log", xlabel="run (1 = the first run of a fresh session)", ylabel="seconds",
-           title=f"Every run, per variant: batch {report.config['batch']:,}, {report.config['dtype']}")
-    return _finish(fig, ax)
+    ok = [r for r in report.rows if r.ok][::-1]
+    for y, r in enumerate(ok):
+        left = 0.0
+        for name, _, hatch in PHASES:
+            value = getattr(r, name) or 0.0
+            ax.barh(y, value, left=left, height=0.6, color=colour(r.label), alpha=0.45 if hatch else 0.9,
+                    hatch=hatch, edgecolor="black", lw=0.4)
+            left += value
+        ax.plot([r.later_median_s], [y], "|", color="black", ms=16, mew=2.5)
+    ax.set_yticks(range(len(ok)), [r.label for r in ok])
+    ax.set(xlabel="seconds", title=f"Time to the first result, by phase: batch {report.config['batch']:,}, "
+                                   f"{report.config['dtype']}, TensorFlow {report.tf_version}")
+    handles = [Patch(facecolor="#888888", alpha=0.45 if hatch else 0.9, hatch=hatch, edgecolor="black", label=label)
+               for _, label, hatch in PHASES]
+    handles.append(Line2D([], [], marker="|", color="black", ls="", ms=12, mew=2.5, label="median later run"))
+    return _below(fig, ax, handles, ncol=5)
 
 
 def explain_figure(report):
+    """Where each default-config first run went, as TensorFlow's log timed it: Grappler's largest passes, then the
+    rest of the logged first run; without that log, first runs per preset."""
+    rows = [r for r in report.rows if r.ok and r.preset == "default" and r.first_run_inside and r.logged_first_run_s]
+    if not rows:
+        return _presets_figure(report)
+    fig = _figure(figsize=(9, 2.2 + 0.6 * len(rows)))
+    ax = fig.subplots()
+    stages = {}
+    for r in rows:
+        passes = [s for s in r.first_run_inside if s["stage"].startswith("grappler/") and s["seconds"] is not None]
+        stages[r.label] = grouped(passes)
+    top = list(dict.fromkeys(stage for by in stages.values() for stage, _ in by[:4]))
+    for y, r in enumerate(rows):
+        by, left = dict(stages[r.label]), 0.0
+        parts = [(stage.split("/", 1)[1], by.get(stage, 0.0)) for stage in top]
+        parts.append(("other Grappler passes", sum(t for stage, t in by.items() if stage not in top)))
+        parts.append(("not in the log (the rest of the run)", max(0.0, r.logged_first_run_s - sum(by.values()))))
+        for k, (name, seconds) in enumerate(parts):
+            ax.barh(y, seconds, left=left, height=0.6, color=PALETTE[k % len(PALETTE)] if k < len(parts) - 1
+                    else "#dddddd", edgecolor="black", lw=0.4, label=name if y == 0 else None)
+            left += seconds
+    ax.set_yticks(range(len(rows)), [r.label for r in rows])
+    ax.set(xlabel="seconds of the logged first run",
+           title=f"Where the first run went, as TensorFlow logged it (default config, TensorFlow {report.tf_version})")
+    return _below(fig, ax)
+
+
+def _presets_figure(report):
     """First run against the median later run of every variant under each preset, log scale."""
     fig = _figure(figsize=(9, 4.8))
     ax = fig.subplots()
@@ -110,7 +191,7 @@ def explain_figure(report):
     for i, name in enumerate(labels):
         rows = {r.preset: r for r in ok if name_of[id(r)] == name}
         xs = [p + i * width for p, preset in enumerate(presets) if preset in rows]
-        ax.bar(xs, [rows[p].first_run_s for p in presets if p in rows], width, color=f"C{i}", label=f"{name} first run")
+        ax.bar(xs, [rows[p].first_run_s for p in presets if p in rows], width, color=colour(name), label=f"{name} first run")
         ax.plot(xs, [Summary.of(rows[p].runs_s).median for p in presets if p in rows], "_", color="black", ms=14,
                 mew=2, label="median later run" if i == 0 else None)
     ax.set_xticks([p + width * (len(labels) - 1) / 2 for p in range(len(presets))], presets)
@@ -126,11 +207,43 @@ def shapes_figure(report):
     start = report.config["start"]
     for i, m in enumerate(r for r in report.rows if r.ok and r.times_s):
         for k, times in enumerate(m.times_s):
-            ax.plot(range(start, start + len(times)), times, "o-" if k == 0 else ":", color=f"C{i}", ms=3, lw=1,
+            ax.plot(range(start, start + len(times)), times, "o-" if k == 0 else ":", color=colour(m.mode), ms=3, lw=1,
                     label=f"{m.mode}{' (switch off)' if m.env != report.rows[0].env else ''}, pass {k + 1}")
     ax.set(yscale="log", xlabel="input length", ylabel="seconds per call",
            title=f"Each new length, per mode: TensorFlow {report.tf_version}")
     return _finish(fig, ax, 7, ncol=2)
 
 
-FIGURES = {"compare": compare_figure, "sweep": sweep_figure, "explain": explain_figure, "shapes": shapes_figure}
+def pitfalls_figure(report):
+    """The graph-growth lesson's step times, leaky against fixed, per variant (log seconds); else the executor-cache
+    cases' times."""
+    growth = [r for r in report.rows if r.ok and r.lesson == "graph-growth"]
+    cache = [r for r in report.rows if r.ok and r.lesson == "executor-cache"]
+    fig = _figure(figsize=(9, 4.8))
+    ax = fig.subplots()
+    if growth:
+        for r in growth:
+            for case, style in zip(GROWTH_CASES, ("o-", "s:")):
+                c = r.case(case)
+                ax.plot(range(1, len(c.step_s) + 1), c.step_s, style, color=colour(r.variant), ms=4,
+                        label=f"{r.variant}: {case}")
+        ax.set_xticks(range(1, max(len(r.case(GROWTH_CASES[0]).step_s) for r in growth) + 1))
+        ax.set(yscale="log", xlabel="step", ylabel="seconds per step",
+               title="graph-growth: a step that creates an op, against one that reuses it")
+    elif cache:
+        names = ("first", "repeat", "new fetches", "new fetches repeat", "callable first call", "callable repeat")
+        width = 0.8 / len(cache)
+        for i, r in enumerate(cache):
+            ax.bar([k + i * width for k in range(len(names))], [r.case(n).seconds for n in names], width,
+                   color=colour(r.variant), label=r.variant)
+        ax.set_xticks([k + width * (len(cache) - 1) / 2 for k in range(len(names))], names, rotation=20)
+        ax.set(yscale="log", ylabel="seconds", title="executor-cache: each kind of run, against its repeat")
+    else:
+        ax.text(0.5, 0.5, "no graph-growth or executor-cache lesson in this run", ha="center", transform=ax.transAxes)
+        ax.set(title="pitfalls")
+        return fig
+    return _finish(fig, ax)
+
+
+FIGURES = {"compare": compare_figure, "sweep": sweep_figure, "explain": explain_figure, "shapes": shapes_figure,
+           "pitfalls": pitfalls_figure}

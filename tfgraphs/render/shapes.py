@@ -1,5 +1,6 @@
 """Render a shapes report: per-mode costs, the backend switch, per-length times, and why (no TensorFlow here)."""
 
+from tfgraphs.findings.shapes_answer import answer
 from tfgraphs.findings.shapes import cost, later_label, sentences, short_device, split
 from tfgraphs.records.stats import STEADY_SHARE
 from tfgraphs.render.page import WIDTH, failures, machine_line, page, time_unit
@@ -111,7 +112,7 @@ def mode_label(report):
     return lambda r: r.mode + (f" [{switch}=0]" if switch and r.env.get(switch) == "0" else "")
 
 
-def render(report, fmt="simple", width=WIDTH):
+def render(report, fmt="simple", width=WIDTH, verbose=False, figure=None):
     """The whole shapes report as text, fitted to width (None: one wide table per section)."""
     head, ok = header(report), any(r.ok for r in report.rows)
     sections = []
@@ -121,4 +122,5 @@ def render(report, fmt="simple", width=WIDTH):
             table, legend, u = found
             sections.append((f"{title} ({u})", table, legend))
     return page(head, sections, "What this run shows:" if ok else None, sentences(report) if ok else (),
-                failures(report.rows, mode_label(report)), fmt, width)
+                failures(report.rows, mode_label(report)), fmt, width,
+                answer=answer(report) if ok else (), verbose=verbose, figure=figure)

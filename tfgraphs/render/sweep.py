@@ -1,5 +1,6 @@
 """Render a sweep report: every batch x variant, the fitted lines, and what TensorFlow said at the limit."""
 
+from tfgraphs.findings.sweep_answer import answer
 from tfgraphs.findings.sweep import PEAK_SPAN_BYTES, peak_per_example, sentences
 from tfgraphs.records.sweep import fits
 from tfgraphs.records.stats import ratio
@@ -74,7 +75,7 @@ def fit_table(report):
     return table, legend
 
 
-def render(report, fmt="simple", width=WIDTH):
+def render(report, fmt="simple", width=WIDTH, verbose=False, figure=None):
     """The whole sweep report as text, fitted to width (None: one wide table per section)."""
     head, ok = header(report), any(r.ok for r in report.rows)
     sections = []
@@ -84,4 +85,5 @@ def render(report, fmt="simple", width=WIDTH):
     if ok and fits(report):
         sections.append(("Graph bytes = a * batch + b", *fit_table(report)))
     return page(head, sections, "What this sweep shows:" if ok else None, sentences(report) if ok else (),
-                failures(report.rows, lambda r: f"batch {r.batch:,} {r.label}"), fmt, width)
+                failures(report.rows, lambda r: f"batch {r.batch:,} {r.label}"), fmt, width,
+                answer=answer(report) if ok else (), verbose=verbose, figure=figure)

@@ -58,7 +58,7 @@ def before_after_table(u):
     return Table(("", "before", "after"), tuple(map(tuple, body))), legend
 
 
-def render(u, fmt="simple", width=WIDTH):
+def render(u, fmt="simple", width=WIDTH, verbose=False, figure=None):
     """The whole unembed run as text, its legends and sentences folded to width (None: left whole)."""
     sections = []
     if u.before:
@@ -68,4 +68,4 @@ def render(u, fmt="simple", width=WIDTH):
             sections.append(("Inside function bodies", *left_table(u)))
         sections.append(("Before and after", *before_after_table(u)))
     return page(header(u), sections, "What this run shows:" if u.before else None,
-                sentences(u) if u.before else (), [f"FAILED {e}" for e in u.errors], fmt, width)
+                sentences(u) if u.before else (), [f"FAILED {e}" for e in u.errors], fmt, width, verbose=verbose)
