@@ -95,6 +95,16 @@ class Browser:
                   if event.get("method") == "Runtime.exceptionThrown"]
         return html, [details.get("exception", {}).get("description") or details["text"] for details in thrown]
 
+    def viewport(self, width, height):
+        """Lay pages out at width x height CSS pixels from the next load on, as a window of that size would."""
+        self.call("Emulation.setDeviceMetricsOverride", session=self.session, width=width, height=height,
+                  deviceScaleFactor=1, mobile=width < 600)
+
+    def evaluate(self, expression):
+        """The value of a JavaScript expression in the loaded page."""
+        return self.call("Runtime.evaluate", session=self.session, expression=expression,
+                         returnByValue=True)["result"].get("value")
+
     def close(self):
         """Ask the browser to quit; kill it if it has not within ten seconds."""
         try:

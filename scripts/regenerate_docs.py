@@ -5,8 +5,12 @@
     python scripts/regenerate_docs.py --list          # the commands, without running them
 
 A block to regenerate is a ```console fence whose first line is `$ tfgraphs ...`; everything after that line is
-replaced by what the command printed on stdout (and on stderr when it exits non-zero). A page's ```python blocks run
-first, in order, in the same scratch folder as its commands, so a command can read a file a block wrote.
+replaced by what the command printed on stdout (and on stderr when it exits non-zero). A lesson block, between
+`<!-- lesson: tfgraphs ... -->` and `<!-- end lesson -->`, is made from one run of its command: the answer, the
+figure (docs/img/PAGE-N.png), the key tables as Markdown, and the whole output folded away. A page's ```python blocks
+run first, in order, in the same scratch folder as its commands, so a command can read a file a block wrote.
+
+    python scripts/regenerate_docs.py --lessons docs/compare.md   # only the lesson blocks
 """
 
 import argparse
@@ -19,18 +23,20 @@ from pathlib import Path
 
 BLOCK = re.compile(r"^```console\n\$ (tfgraphs [^\n]*)\n.*?^```$", re.M | re.S)
 PYTHON = re.compile(r"^```python\n(.*?)^```$", re.M | re.S)
+LESSON = re.compile(r"^<!-- lesson: (tfgraphs [^\n]*) -->\n.*?^<!-- end lesson -->$", re.M | re.S)
 ROOT = Path(__file__).resolve().parent.parent
+FIGURED = ("compare", "explain", "sweep", "shapes", "pitfalls")
 
 
 def commands(text):
-    """The tfgraphs commands of a page's console blocks, in order."""
-    return [m.group(1) for m in BLOCK.finditer(text)]
+    """The tfgraphs commands of a page's lesson and console blocks, in order."""
+    return [m.group(1) for m in LESSON.finditer(text)] + [m.group(1) for m in BLOCK.finditer(text)]
 
 
-def run(command, cwd):
+def run(command, cwd, extra=()):
     """Run one `tfgraphs ...` command quietly in cwd; return what to paste under it."""
     argv = shlex.split(command)
-    extra = ["--quiet"] if _takes_quiet(argv) else []
+    extra = [*extra, *(["--quiet"] if _takes_quiet(argv) else [])]
     proc = subprocess.run([sys.executable, "-m", "tfgraphs", *argv[1:], *extra], capture_output=True, text=True,
                           cwd=cwd)
     out = proc.stdout
@@ -40,21 +46,47 @@ def run(command, cwd):
 
 
 def _takes_quiet(argv):
-    return len(argv) > 1 and argv[1] in ("compare", "explain", "sweep", "shapes", "unembed")
+    return len(argv) > 1 and argv[1] in ("compare", "explain", "sweep", "shapes", "unembed", "pitfalls")
 
 
-def regenerate(path, echo=print):
-    """Rewrite one page in place with fresh output for every console block."""
+def lesson(command, cwd, path, n):
+    """A lesson block from one run: the answer and key tables as Markdown, its figure, the whole output folded."""
+    from tfgraphs.api.report import report
+    from tfgraphs.render import render
+
+    saved, image = Path(cwd) / f"lesson-{n}.json", ROOT / "docs" / "img" / f"{path.stem}-{n}.png"
+    image.parent.mkdir(exist_ok=True)
+    figured = shlex.split(command)[1] in FIGURED
+    out = run(command, cwd, ["--json", str(saved), *(["--plot", str(image)] if figured else [])])
+    if not saved.exists():
+        return f"```console\n$ {command}\n{out}```"
+    found = report(saved)
+    title = f"![The figure of `{command}`, drawn from this run](img/{image.name})" if figured else None
+    body = render(found.result, "markdown", None, figure=title)
+    whole = "\n".join(f"    {line}" if line else "" for line in f"```console\n$ {command}\n{out}```".splitlines())
+    return (f"<!-- lesson: {command} -->\n{body}\n??? example \"The whole output of `{command}`\"\n\n{whole}\n"
+            f"<!-- end lesson -->")
+
+
+def regenerate(path, echo=print, lessons_only=False):
+    """Rewrite one page in place with fresh output for every lesson and console block (only the lesson blocks
+    when lessons_only)."""
     text = path.read_text()
     with tempfile.TemporaryDirectory() as scratch:
         for code in PYTHON.findall(text):
             subprocess.run([sys.executable, "-c", code], cwd=scratch, check=True, capture_output=True)
+        made = iter(range(1, 1000))
 
         def fresh(match):
             echo(f"{path.name}: $ {match.group(1)}")
             return f"```console\n$ {match.group(1)}\n{run(match.group(1), scratch)}```"
 
-        new = BLOCK.sub(fresh, text)
+        def fresh_lesson(match):
+            echo(f"{path.name}: lesson $ {match.group(1)}")
+            return lesson(match.group(1), scratch, path, next(made))
+
+        new = LESSON.sub(fresh_lesson, text)
+        new = new if lessons_only else BLOCK.sub(fresh, new)
     tmp = path.with_suffix(".md.tmp")
     tmp.write_text(new)
     tmp.replace(path)
@@ -64,6 +96,7 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("pages", nargs="*", type=Path, help="pages to regenerate (default: README.md and every docs/*.md)")
     p.add_argument("--list", action="store_true", help="print the commands without running them")
+    p.add_argument("--lessons", action="store_true", help="regenerate only the lesson blocks")
     args = p.parse_args(argv)
     pages = args.pages or [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
     for page in pages:
@@ -71,7 +104,7 @@ def main(argv=None):
             for command in commands(page.read_text()):
                 print(f"{page.name}: $ {command}")
         else:
-            regenerate(page, echo=lambda line: print(line, file=sys.stderr, flush=True))
+            regenerate(page, echo=lambda line: print(line, file=sys.stderr, flush=True), lessons_only=args.lessons)
     return 0
 
 

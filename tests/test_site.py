@@ -163,6 +163,30 @@ def test_the_browser_returns_the_dom_after_scripts_ran_and_their_errors(serve, t
     assert len(errors) == 1 and "undefinedFunction" in errors[0], errors
 
 
+OVERFLOWING = ('<html><body><div class="md-content__inner" style="max-width:600px"><p>fits</p>'
+               '<pre style="overflow-x:auto">' + "x" * 300 + '</pre><p>' + "y" * 200 + '</p>'
+               '<details><pre style="overflow-x:auto">' + "z" * 300 + '</pre></details></div></body></html>')
+FITTING = ('<html><body><div class="md-content__inner" style="max-width:600px"><p>' + "word " * 200 + '</p>'
+           '<pre style="overflow-x:auto">short</pre></div></body></html>')
+
+
+@needs_browser
+def test_a_page_that_needs_horizontal_scrolling_fails_the_layout_check(serve, tmp_path):
+    base = serve({"wide.html": OVERFLOWING, "fits.html": FITTING})
+    browser = Browser(find_browser(), tmp_path / "profile")
+    try:
+        wide = check_site.overflow_problems(browser, base + "wide.html", 1280, 800, check_site.EVERYTHING)
+        phone = check_site.overflow_problems(browser, base + "wide.html", 390, 800, check_site.PROSE)
+        fits = check_site.layout_problems([base + "fits.html"], browser)
+    finally:
+        browser.close()
+    # The wide code block and the unbreakable paragraph; not the code folded away in a closed <details>.
+    assert wide == [f"at 1280px, needs horizontal scrolling: {'pre ' + 'x' * 50!r}",
+                    f"at 1280px, needs horizontal scrolling: {'p ' + 'y' * 50!r}"], wide
+    assert phone == [f"at 390px, needs horizontal scrolling: {'p ' + 'y' * 50!r}"], phone
+    assert fits == {base + "fits.html": []}
+
+
 @needs_browser
 def test_every_page_of_the_site_renders_in_the_browser():
     proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "check_site.py")], cwd=ROOT, capture_output=True,

@@ -32,6 +32,7 @@ class Report:
     def __init__(self, result, refused=()):
         self.result = result
         self.refused = tuple(refused)   # one line per row the plan refused to run, as the command line prints them
+        self._png = None                # the figure's PNG, drawn when a notebook first shows the report
 
     @property
     def command(self):
@@ -66,22 +67,22 @@ class Report:
         return f"<tfgraphs.Report {self.command}: {len(self.rows)} rows{', some failed' if self.failed else ''}>"
 
     def _repr_html_(self):
-        """The answer, the figure inline, the tables, then the findings (past the first few, folded away)."""
+        """The answer, the figure inline, every table, then the findings (past the first few, folded away)."""
+        png = self._repr_png_()
+        figure = (f'<img alt="{self.command} figure" style="max-width:100%" '
+                  f'src="data:image/png;base64,{base64.b64encode(png).decode()}">') if png else None
         return (f'{_STYLE}<div class="tfgraphs-report">'
-                f'{render(self.result, "html", None, figure=self._figure_html())}</div>')
+                f'{render(self.result, "html", None, verbose=True, figure=figure)}</div>')
 
-    def _figure_html(self):
-        """The figure as an inline PNG <img>, or None without matplotlib or a figure for this command."""
+    def _repr_png_(self):
+        """The figure as PNG bytes, drawn once; None without matplotlib or a figure for this command."""
         from tfgraphs.render import plots
 
-        if self.command not in plots.FIGURES or not plots.available():
-            return None
-        try:
-            png = plots.png(plots.FIGURES[self.command](self.result))
-        except (ValueError, KeyError, TypeError, AttributeError, IndexError):
-            return None   # a figure the rows cannot draw leaves the tables to say it
-        return (f'<img alt="{self.command} figure" style="max-width:100%" '
-                f'src="data:image/png;base64,{base64.b64encode(png).decode()}">')
+        if self._png is None:
+            self._png = b""
+            if self.command in plots.FIGURES and plots.available():
+                self._png = plots.png(plots.FIGURES[self.command](self.result))
+        return self._png or None
 
     def plot(self, path=None):
         """A matplotlib Figure of the report (the backend is left alone); also saved as PNG to path if given."""

@@ -7,36 +7,36 @@ from tfgraphs.findings.evidence import rests_on
 from tfgraphs.spec.pitfalls import ALIGNMENT_CASES, DEFAULT_CASES, FOLDING_CASES, GROWTH_CASES, LEAK_AGAIN
 from tfgraphs.units import fmt_bytes, fmt_s, join
 
-SHOWN_LESSONS = 5   # lessons headlined; the sixth line says how many more the findings cover
+SHOWN_LESSONS = 4   # lessons headlined; a fifth line says how many more the findings cover
 
 
 @rests_on("seconds")
 def _executor_cache(variant, first, repeat, new, new_repeat):
-    paid = [what for what, case, base in (("a first run", first, repeat), ("a new fetch list", new, new_repeat))
+    paid = [what for what, case, base in (("the first run", first, repeat), ("a new fetch list", new, new_repeat))
             if against(case, base)[0].larger]
-    return [f"{variant}: a first run took {fmt_s(first.seconds)} against {short_s(statistics.median(runs_of(repeat)))}"
-            f" for its repeat; {join(paid) if paid else 'no run'} paid beyond the repeats' spread."]
+    return [f"executor-cache, {variant}: first run {fmt_s(first.seconds)} (repeat "
+            f"{short_s(statistics.median(runs_of(repeat)))}); slower than its repeat: {join(paid) if paid else 'none'}."]
 
 
 @rests_on("nodes", "step_s")
 def _graph_growth(variant, leak, once):
     per = leak.nodes[-1] - leak.nodes[0]
-    return [f"{variant}: an op created per step grew the graph by {per} nodes over {len(leak.nodes)} steps; "
-            f"a step took {short_s(statistics.median(leak.step_s[1:]))} median, against "
-            f"{short_s(statistics.median(once.step_s[1:]))} with the op made once."]
+    return [f"graph-growth, {variant}: +{per} nodes in {len(leak.nodes)} steps; a step "
+            f"{short_s(statistics.median(leak.step_s[1:]))}, against {short_s(statistics.median(once.step_s[1:]))} "
+            f"with the op made once."]
 
 
 @rests_on("bytes", "holds_data")
 def _saved_copies(variant, *cases):
     held = [c.case for c in cases if c.holds_data]
     found = join(held) if held else "none"
-    return [f"{variant}: X was found byte for byte in {found} of its {len(cases)} saved files."]
+    return [f"saved-copies, {variant}: X is, byte for byte, in {found} ({len(held)} of {len(cases)} files)."]
 
 
 @rests_on("graph_bytes", "const_bytes")
 def _placeholder_default(variant, plain, not_fed, fed):
-    return [f"placeholder_with_default(X): {not_fed.const_bytes:,} Const bytes in the graph, against "
-            f"{plain.const_bytes:,} for a plain placeholder, fed or not."]
+    return [f"placeholder-default: {not_fed.const_bytes:,} Const bytes in the graph, against "
+            f"{plain.const_bytes:,} for a plain placeholder."]
 
 
 @rests_on("computes")
@@ -49,14 +49,14 @@ def _folding(variant, *cases):
 @rests_on("seconds", "runs_s")
 def _feed_alignment(variant, aligned, unaligned):
     d, times = against(unaligned, aligned)
-    return [f"{variant}: an unaligned feed took {fmt_s(unaligned.seconds)} against {fmt_s(aligned.seconds)} "
+    return [f"feed-alignment, {variant}: an unaligned feed took {fmt_s(unaligned.seconds)} against {fmt_s(aligned.seconds)} "
             f"aligned: {f'{times:.1f}x, beyond the spread' if d.larger else 'no measurable difference'}."]
 
 
 @rests_on("rss_bytes")
 def _executor_leak(variant, *cases):
     grew = [c.rss_bytes[1] - c.rss_bytes[0] for c in cases if c.case != LEAK_AGAIN]
-    return [f"{variant}: {len(grew)} new sets of targets grew resident memory by {fmt_bytes(sum(grew))} "
+    return [f"executor-leak, {variant}: {len(grew)} new sets of targets grew resident memory by {fmt_bytes(sum(grew))} "
             f"(RSS, one sample per set)."]
 
 
@@ -87,6 +87,5 @@ def answer(report):
             lessons.append(run.lesson)
             said.extend(told)
     if len(said) > SHOWN_LESSONS:
-        said = said[:SHOWN_LESSONS] + [f"{len(said) - SHOWN_LESSONS} more lessons ({join(lessons[SHOWN_LESSONS:])}) "
-                                       f"in the findings below."]
+        said = said[:SHOWN_LESSONS] + [f"And {join(lessons[SHOWN_LESSONS:])}: in the findings below."]
     return said or ["No lesson produced a result."]

@@ -6,17 +6,17 @@ from tfgraphs.render.page import WIDTH
 RENDERERS = {"compare": compare.render, "explain": explain.render, "sweep": sweep.render, "shapes": shapes.render,
              "inspect": inspect.render, "pitfalls": pitfalls.render, "unembed": unembed.render}
 # What each command's figure shows, as the answer block names it.
-FIGURES = {"compare": "the time to the first result per variant, by phase",
-           "explain": "where the first run went, per preset",
+FIGURES = {"compare": "time to the first result, by phase",
+           "explain": "where the first run went",
            "sweep": "graph bytes and run time against batch",
-           "shapes": "the time per call against input length",
-           "pitfalls": "each lesson's key times"}
+           "shapes": "time per call against input length",
+           "pitfalls": "the graph-growth steps (or the executor-cache runs)"}
 
 
 def figure_line(command):
     """The answer's last line in text: where the command's figure is drawn, or None when it has none."""
     what = FIGURES.get(command)
-    return f"Figure: --plot PATH (Report.plot() in Python) draws {what}." if what else None
+    return f"Figure: --plot PATH (in Python, Report.plot()): {what}." if what else None
 
 
 def render(result, fmt="simple", width=WIDTH, verbose=False, figure=None):

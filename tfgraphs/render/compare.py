@@ -112,8 +112,8 @@ def summary_table(report):
     table = Table(("variant", "graph bytes", *(t for t, _ in phases), "later median", "later range",
                    *([] if len(counts) == 1 else ["n"])), tuple(cells(r) for r in ok))
     over = f"n={counts.pop()} each" if len(counts) == 1 else "n"
-    return (f"Phases ({u})", table, f"Each phase timed alone in a fresh worker per variant; later = the runs after "
-                                    f"the first, over {over}. --verbose adds sizes, ratios and memory.")
+    return (f"Phases ({u})", table, f"One fresh worker per variant; later = the runs after the first ({over}); "
+                                    f"--verbose: every table.")
 
 
 def render(report, fmt="simple", width=WIDTH, verbose=False, figure=None):

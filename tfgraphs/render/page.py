@@ -59,6 +59,8 @@ def page(head, sections=(), title=None, sentences=(), failed=(), fmt="simple", w
     """
     if fmt == "html":
         return html_page(head, sections, title, sentences, failed, answer, figure)
+    if fmt == "markdown":
+        return markdown_page(head, sections, title, sentences, failed, answer, figure)
     if isinstance(head, Table):
         head = render_table(head, fmt, width)
     parts = [line for h in head.splitlines() for line in _fold(h, width, "  ")] + [""]
@@ -105,3 +107,20 @@ def html_page(head, sections=(), title=None, sentences=(), failed=(), answer=(),
                       "</ul></details>"]
     parts += [f'<p style="color:#b00">{html.escape(f)}</p>' for f in failed]
     return _html_block(head) + "\n\n" + "\n".join(parts) + "\n"
+
+
+def markdown_page(head, sections=(), title=None, sentences=(), failed=(), answer=(), figure=None):
+    """The page as Markdown for a docs lesson: the answer quoted, the figure, the tables as pipe tables with their
+    legends, then the findings (past the first SHOWN, left to the full output)."""
+    parts = []
+    if answer:
+        parts += ["> **What this run answers**", ">", *(f"> {a}  " for a in answer), ""]
+    parts += [figure, ""] if figure else []
+    for name, table, legend in sections:
+        if isinstance(table, Table):
+            parts += [f"**{name}**", "", render_table(replace(table, wrap=()), "github"), ""]
+            parts += [f"<small>{legend}</small>", ""] if legend else []
+    if title is not None and sentences:
+        parts += [f"**{title}**", "", *(f"- {s}" for s in list(sentences)[:SHOWN]), ""]
+    parts += [f"**{f}**" for f in failed]
+    return "\n".join(parts).rstrip() + "\n"
