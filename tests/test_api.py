@@ -47,16 +47,17 @@ def test_a_real_compare_returns_rows_text_and_html():
     assert constant["const_bytes"] >= x_bytes > placeholder["const_bytes"]
     assert all(row["max_abs_err"] <= 1e-9 for row in r.rows)   # judged against the NumPy reference in the worker
     text = str(r)
-    assert text.startswith("compare: batch 20, float64, 2 later runs") and "Sizes" in text
+    assert text.startswith("compare: batch 20, float64, 2 later runs") and "\nPhases (" in text
+    every = r.text(verbose=True)
     tags = Tags(r._repr_html_())
-    assert tags.count["table"] == 3 and tags.count["li"] == len(text.split("What this run shows:")[1].split("\n- ")) - 1
+    assert tags.count["table"] == 3 and tags.count["li"] == len(every.split("What this run shows:")[1].split("\n- ")) - 1
     assert f"{constant['graph_bytes']:,}" in tags.cells and "What this run shows:" in r._repr_html_()
 
 
 def test_html_holds_every_table_of_the_text(compare_json):
     path, doc, _ = compare_json
     r = tfgraphs.report(path)
-    wide = r.text(width=None)
+    wide = r.text(width=None, verbose=True)
     page = r._repr_html_()
     tags = Tags(page)
     # The wide text's sections (Phases, Why, Memory), each a table, then the sentences' title.
@@ -225,12 +226,16 @@ def test_the_command_line_shows_the_apis_defaults(capsys):
     assert "(default 500,1000,2000,4000)" in help_text and "(default 5, at most 1,000,000)" in help_text
 
 
-@pytest.mark.parametrize("fixture, lines", [("compare", 2 * 4), ("explain", 12), ("sweep", None),
-                                            ("shapes", 16)])
+@pytest.mark.parametrize("fixture, lines", [("compare", 4 * 4), ("explain", 12), ("explain-trials", 6), ("sweep", None),
+                                            ("shapes", 16), ("pitfalls", 2 * 2)])
 def test_each_plot_draws_its_rows(fixture, lines):
     pytest.importorskip("matplotlib")
     fig = tfgraphs.report(FIXTURES / f"{fixture}.json").plot()
-    if fixture == "explain":   # a bar per variant x preset
+    if fixture == "compare":   # a bar per phase x variant, and a marker per variant for its later runs
+        assert len(fig.axes[0].patches) == lines and len(fig.axes[0].lines) == 4
+    elif fixture == "explain":   # a bar per variant x preset: this run has no log of its first run
+        assert len(fig.axes[0].patches) == lines
+    elif fixture == "explain-trials":   # the logged first run: its 4 largest passes, the others, the rest
         assert len(fig.axes[0].patches) == lines
     elif lines is not None:    # a line per variant x trial (two in this fixture), or per mode x pass
         assert len(fig.axes[0].lines) == lines
@@ -240,8 +245,8 @@ def test_each_plot_draws_its_rows(fixture, lines):
 
 def test_a_report_without_a_plot_says_which_have_one():
     pytest.importorskip("matplotlib")
-    with pytest.raises(tfgraphs.UsageError, match="pitfalls has no plot; compare, sweep, explain, shapes have"):
-        tfgraphs.report(FIXTURES / "pitfalls.json").plot()
+    with pytest.raises(tfgraphs.UsageError, match="inspect has no plot; compare, sweep, explain, shapes, pitfalls have"):
+        tfgraphs.report(FIXTURES / "inspect.json").plot()
 
 
 def test_a_refused_row_is_kept_and_said(monkeypatch, capsys):

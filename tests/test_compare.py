@@ -66,8 +66,10 @@ def test_report_rerenders_saved_json(compare_json):
     assert again.returncode == 0, again.stderr
     assert again.stdout == proc.stdout
     # The time unit follows the numbers (ms here, s on a loaded machine).
+    assert "\nPhases (" in again.stdout and "What this run shows:" in again.stdout
+    every = run_cli("report", "--verbose", path)
     for title in ("Sizes", "Times (", "Why", "Memory: resident-memory growth per phase, in units of X's bytes", "What this run shows:"):
-        assert title in again.stdout
+        assert title in every.stdout
     assert json.loads(json.dumps(load(read_doc(path)).to_dict())) == doc
 
 

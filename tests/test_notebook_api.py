@@ -27,7 +27,7 @@ def test_the_report_shows_its_answer_then_its_figure_then_its_tables(executed):
     html = result.data["text/html"]
     answer, figure, table = (html.index(s) for s in ('class="tfgraphs-answer"', '<img alt="compare figure"', "<table"))
     assert answer < figure < table and "Embedded X (graph up to" in html[answer:figure]
-    assert html.count("<table") == 4 and "What this run shows:" in html
+    assert html.count("<table") == 3 and "What this run shows:" in html
     assert result.data["image/png"] and 'src="data:image/png;base64,' in html
     assert result.data["text/plain"].startswith("<tfgraphs.Report compare: 2 rows")
 

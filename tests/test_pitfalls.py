@@ -27,7 +27,7 @@ def run_json(tmp_path_factory):
     """One tiny real run of the run-time lessons on the placeholder variant (two workers)."""
     path = tmp_path_factory.mktemp("pitfalls") / "out.json"
     proc = run_cli("pitfalls", "--lessons", "executor-cache,graph-growth", "--variants", "placeholder",
-                   "--batch", BATCH, "--steps", STEPS, "--json", path, "--quiet")
+                   "--batch", BATCH, "--steps", STEPS, "--json", path, "--quiet", "--verbose")
     assert proc.returncode == 0, proc.stderr
     return json.loads(path.read_text()), proc.stdout
 
