@@ -54,14 +54,14 @@ def lesson(command, cwd, path, n):
     from tfgraphs.api.report import report
     from tfgraphs.render import render
 
-    saved, image = Path(cwd) / f"lesson-{n}.json", ROOT / "docs" / "img" / f"{path.stem}-{n}.png"
+    saved, image = Path(cwd) / f"lesson-{n}.json", path.parent / "img" / f"{path.stem}-{n}.png"
     image.parent.mkdir(exist_ok=True)
     figured = shlex.split(command)[1] in FIGURED
     out = run(command, cwd, ["--json", str(saved), *(["--plot", str(image)] if figured else [])])
     if not saved.exists():
         return f"```console\n$ {command}\n{out}```"
     found = report(saved)
-    title = f"![The figure of `{command}`, drawn from this run](img/{image.name})" if figured else None
+    title = f"![The figure of {command}, drawn from this run](img/{image.name})" if figured else None
     body = render(found.result, "markdown", None, figure=title)
     whole = "\n".join(f"    {line}" if line else "" for line in f"```console\n$ {command}\n{out}```".splitlines())
     return (f"<!-- lesson: {command} -->\n{body}\n??? example \"The whole output of `{command}`\"\n\n{whole}\n"

@@ -13,7 +13,7 @@ from tfgraphs.render import render
 from tfgraphs.render.page import SHOWN, WIDTH
 
 FIXTURES = Path(__file__).parent / "fixtures"
-MEASURED = ["compare", "compare-folded", "compare-all", "explain", "explain-trials", "explain-single", "sweep",
+MEASURED = ["compare", "compare-folded", "compare-all", "compare-remote", "explain", "explain-remote", "explain-trials", "explain-single", "sweep",
             "shapes", "pitfalls"]
 
 

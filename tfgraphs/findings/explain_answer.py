@@ -20,23 +20,26 @@ def answer(report):
 
 @rests_on("first_runs_s", "runs_s")
 def _excess(a, rows):
-    """One variant's first-run excess, and the part of it the ablation judged largest, or that none was judged."""
+    """One variant's first-run excess, and its parts: the largest judged one, or each with why none is judged."""
     remote = is_remote(a, rows)
     group = placed(rows, a["variant"], remote)
     if a["excess_s"] is None or not group:
         return []
     line = f"{where(a['variant'], remote)}: the first run paid {fmt_s(a['excess_s'])} over the later runs"
     if a["grappler_s"] is None:
-        return [line + " (all four presets attribute it)."]
-    if min(len(r.first_runs_s) for r in group) < MIN_FIRST_RUNS:
-        return [line + f"; its parts are not judged on fewer than {MIN_FIRST_RUNS} first runs a preset."]
+        return [line + " (its parts need all four presets)."]
+    n = min(len(r.first_runs_s) for r in group)
+    parts = ", ".join(f"{LABELS[k]} {fmt_s(a[k])}" for k in PARTS if k != "interaction_s")
+    if n < MIN_FIRST_RUNS:
+        return [line + f": {parts}, none judged on {n} first run{'s' if n != 1 else ''} a preset "
+                       f"(--trials {MIN_FIRST_RUNS})."]
     judged = {k: part_first_runs(rows, a["variant"], k, remote) for k in PARTS}
     real = [k for k in PARTS if k != "interaction_s" and judged[k] is not None and judged[k].real]
     if not real:
-        return [line + "; no part stands out beyond the spread of first runs."]
+        return [line + f": {parts}; none stands out beyond the spread of first runs (n={n} a preset)."]
     k = max(real, key=lambda p: abs(a[p]))
     return [line + f"; the largest part beyond the spread: {LABELS[k]} {fmt_s(a[k])} "
-                   f"({share_text(a[k], a['excess_s'], judged[k])})."]
+                   f"({share_text(a[k], a['excess_s'], judged[k])}, n={n} a preset)."]
 
 
 @rests_on("first_run_inside", "logged_first_run_s")
@@ -60,4 +63,4 @@ def _folded(rows):
     folded = [r.variant for r in rows if not r.partition_computes["Conv2D"]]
     if not folded:
         return []
-    return [f"Folded by default: the graph {join(folded)} ran holds no Conv2D (partition graphs)."]
+    return [f"Folded by default: the graph that ran holds no Conv2D in {join(folded)} (partition graphs)."]

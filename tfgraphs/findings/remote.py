@@ -131,3 +131,22 @@ def sentences(report):
     rows, c = report.rows, report.config
     return (remote_over_local(rows) + feed_cost(rows) + fetch_cost(rows) + first_run_extra(rows)
             + between_tasks(rows, c["batch"], c["dtype"]))
+
+
+def answer(report):
+    """At most five lines: two remote rows' first and later runs against the same rows in-process, and their bytes."""
+    said = _remote_answer([r for r in report.rows if r.ok])
+    return said[:2] + ([f"And {len(said) - 2} more remote rows: in the tables below."] if len(said) > 2 else [])
+
+
+@rests_on("first_run_s", "runs_s", "bytes_fed_per_run", "bytes_fetched_per_run")
+def _remote_answer(rows):
+    said, got = [], _by_key(rows)
+    for (variant, remote, fetch), r in got.items():
+        local = got.get((variant, False, fetch))
+        if not remote or local is None:
+            continue
+        said.append(f"{r.label}: first run {fmt_s(r.first_run_s)}, later {fmt_s(r.later_median_s)} median (in-process "
+                    f"{fmt_s(local.first_run_s)}, {fmt_s(local.later_median_s)}); a run fed {r.bytes_fed_per_run:,} "
+                    f"bytes and fetched {r.bytes_fetched_per_run:,}.")
+    return said

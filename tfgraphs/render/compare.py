@@ -5,6 +5,7 @@ from dataclasses import replace
 from tfgraphs.findings.compare import sentences, why_rows
 from tfgraphs.findings.compare_answer import answer
 from tfgraphs.findings.memory import PHASES, growth_rows
+from tfgraphs.findings.remote import answer as remote_answer
 from tfgraphs.findings.remote import has_remote
 from tfgraphs.findings.remote import sentences as remote_sentences
 from tfgraphs.records.stats import Summary
@@ -122,7 +123,7 @@ def render(report, fmt="simple", width=WIDTH, verbose=False, figure=None):
     of their own."""
     head = header(report)
     if has_remote(report):
-        return _with_remote(report, head, fmt, width, verbose)
+        return _with_remote(report, head, fmt, width, verbose, figure)
     ok = any(r.ok for r in report.rows)
     sections = []
     if ok and not verbose:
@@ -135,13 +136,14 @@ def render(report, fmt="simple", width=WIDTH, verbose=False, figure=None):
                 figure=figure)
 
 
-def _with_remote(report, head, fmt, width, verbose):
+def _with_remote(report, head, fmt, width, verbose, figure):
     """The remote section and its sentences, then the in-process page of the rows fetching the whole output."""
     local = replace(report, rows=tuple(r for r in report.rows if not r.remote and r.fetch != "sum"))
-    text = render(local, fmt, width, verbose).split("\n\n", 1)[1] if local.rows else ""
+    # The in-process page without its header and answer: the remote answer opens the whole page.
+    text = render(local, fmt, width, verbose).split("\n\n", 2)[2] if local.rows else ""
     ok = any(r.ok for r in report.rows)
     remote = page(head, [("Remote sessions", *remote_table(report))] if ok else [],
                   "What the remote runs show:" if ok else None, remote_sentences(report) if ok else (),
                   failures([r for r in report.rows if r not in local.rows], lambda r: r.label), fmt, width,
-                  verbose=verbose)
+                  answer=remote_answer(report) if ok else (), verbose=verbose, figure=figure)
     return remote.rstrip("\n") + "\n\n" + text
