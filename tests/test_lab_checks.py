@@ -63,6 +63,49 @@ def test_wrong_solutions_fail_and_right_ones_pass(lab, check, wrong, right):
         assert outcome.passed, (name, outcome)
 
 
+# (lab, check, wrong solution, what its WRONG line must say it saw, what its hint must name)
+HINTS = [
+    (1, check1.fed_graph_is_small, "starter", "the Const 'Const' holds 409,600 of them",
+     "make X a tf.compat.v1.placeholder(tf.float64"),
+    (1, check1.fed_graph_is_small, "lab1_wrong_float32", "raised TypeError: Input 'filter' of 'Conv2D' Op has type "
+     "float64 that does not match type float32", "give the placeholder dtype tf.float64"),
+    (1, check1.fed_graph_is_correct, "lab1_wrong_no_feed", "You must feed a value for placeholder tensor",
+     "Return a feed_dict that maps your placeholder to x"),
+    (1, check1.fed_graph_takes_any_batch, "lab1_wrong_no_feed", "the feed_dict has no entry with X's shape",
+     "Return a feed_dict that maps your placeholder to x itself"),
+    (1, check1.fed_graph_takes_any_batch, "lab1_wrong_fixed", "Cannot feed value of shape (7, 32, 32, 1)",
+     "The placeholder's shape fixes the batch"),
+    (1, check1.loaded_graph_needs_no_feed, "lab1_wrong_float32", "You must feed a value for placeholder tensor 'X'",
+     "the network must read the variable"),
+    (1, check1.loaded_graph_needs_no_feed, "lab1_wrong_no_feed", "GraphDef is 411,107 bytes", "must come from a placeholder"),
+    (2, check2.configs_match, "lab2_wrong_grappler_folding_left_on", "grappler=True, constant_folding=False: "
+     "Grappler's constant folding (graph_options.rewrite_options.constant_folding) on where off was asked",
+     "Set graph_options.rewrite_options.constant_folding"),
+    (2, check2.configs_match, "lab2_wrong_mean", "grappler=False, constant_folding=True: Grappler "
+     "(graph_options.rewrite_options.disable_meta_optimizer) on where off was asked",
+     "graph_options.rewrite_options.disable_meta_optimizer"),
+    (2, check2.excess_is_robust, "lab2_wrong_mean", "later runs [0.5, 0.5, 9.0] gave a typical later run of 3.33",
+     "one slow run moved it"),
+    (2, check2.excess_is_robust, "lab2_wrong_grappler_folding_left_on", "later runs [0.5, 0.5, 9.0] gave a typical "
+     "later run of 9", "one slow run moved it"),
+]
+
+
+@pytest.mark.parametrize("lab, check, wrong, seen, hint", HINTS, ids=[f"{c[1].__name__}-{c[2]}" for c in HINTS])
+def test_each_wrong_solution_is_told_what_was_seen_and_the_likely_mistake(lab, check, wrong, seen, hint):
+    outcome = run_check(check, module(lab, wrong))
+    assert not outcome.passed and seen in outcome.detail and hint in outcome.hint, outcome
+    # One line of what was seen: never TensorFlow's stack of the op, nor the checker's traceback.
+    assert "\n" not in outcome.detail and "Traceback" not in outcome.detail and len(outcome.detail) < 600
+
+
+def test_no_step_or_hint_of_lab_2_names_the_statistic_its_check_asks_for():
+    sheet = (ROOT / "tfgraphs" / "labs" / "course" / "2-first-run" / "README.md").read_text()
+    step5 = sheet.split("\n5. ")[1].split("\n6. ")[0]
+    said = step5 + check2.excess_is_robust.hint + check2._robust({"excess": [0.0] * 5})[2]
+    assert not any(word in said.lower() for word in ("median", "minimum", "mean", "maximum")), said
+
+
 def test_every_check_of_labs_1_to_4_is_covered():
     covered = {c[1] for c in CASES}
     for checker in (check1, check2, check3, check4):

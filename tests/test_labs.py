@@ -28,7 +28,11 @@ def check(number, path):
 def test_starter_fails(number):
     code, out = check(number, starter(number))
     assert code == 1, out
-    assert "WRONG" in out and "hint:" in out
+    lines = out.splitlines()
+    # Each WRONG line names the goal; the next says what was seen, and a hint may follow.
+    wrong = [i for i, line in enumerate(lines) if line.startswith("WRONG ")]
+    assert wrong and all(lines[i + 1].startswith("      seen: ") for i in wrong), out
+    assert "      hint: " in out
 
 
 def test_cli_check_prints_the_same_report():
@@ -62,6 +66,10 @@ def test_bad_lab_inputs(tmp_path):
 
 
 WRONG = ROOT / "tests" / "lab_solutions" / "wrong"
+# Lab 1's checks, by the goal each names.
+SMALL, OUTPUT = "X is not in build_fed's GraphDef", "build_fed's output matches the NumPy reference"
+ANY_BATCH = "build_fed's graph runs on a batch of another size"
+LOADED = "build_loaded holds X in a variable after one fed initializer, and later runs need no feed"
 
 
 @pytest.mark.parametrize("number, path, failing", [
@@ -73,19 +81,9 @@ WRONG = ROOT / "tests" / "lab_solutions" / "wrong"
     (6, WRONG / "lab6_graph_per_step.py", {"every step runs in the same session and graph"}),
     (6, WRONG / "lab6_no_finalize.py", {"the graph is finalized before the training steps run"}),
     # Judging happens apart from the student's code: what it replaces in its own process judges nothing.
-    (1, WRONG / "lab1_patches_numpy.py", {"build_fed: the output matches the NumPy reference",
-                                          "build_fed: the same graph runs on a batch of another size",
-                                          "build_loaded: small graph, X held in a variable after one fed "
-                                          "initializer, later runs without any feed"}),
-    (1, WRONG / "lab1_replaces_the_checker.py", {"build_fed: the GraphDef does not hold X",
-                                                 "build_fed: the output matches the NumPy reference",
-                                                 "build_fed: the same graph runs on a batch of another size",
-                                                 "build_loaded: small graph, X held in a variable after one fed "
-                                                 "initializer, later runs without any feed"}),
-    (1, WRONG / "lab1_patches_the_checks.py", {"build_fed: the GraphDef does not hold X",
-                                               "build_fed: the same graph runs on a batch of another size",
-                                               "build_loaded: small graph, X held in a variable after one fed "
-                                               "initializer, later runs without any feed"}),
+    (1, WRONG / "lab1_patches_numpy.py", {OUTPUT, ANY_BATCH, LOADED}),
+    (1, WRONG / "lab1_replaces_the_checker.py", {SMALL, OUTPUT, ANY_BATCH, LOADED}),
+    (1, WRONG / "lab1_patches_the_checks.py", {SMALL, ANY_BATCH, LOADED}),
 ])
 def test_plausible_wrong_solutions_fail(number, path, failing):
     code, out = check(number, path)
@@ -133,7 +131,34 @@ def test_a_hang_and_a_crash_are_wrong_with_the_reason(tmp_path):
         "    os._exit(7)\n")
     proc = run_cli("lab", "check", 4, student, "--timeout", 3)
     assert proc.returncode == 1, proc.stdout + proc.stderr
-    first, second = [line for line in proc.stdout.splitlines() if line.startswith("WRONG")]
+    first, second = [line for line in proc.stdout.splitlines() if line.startswith("      seen: ")]
     assert first.endswith("did not finish within 3 s (a loop that never ends?); stopped")
     assert "the process running your code ended with status 7" in second
     assert proc.stdout.strip().endswith("lab 4: 0 of 2 checks passed")
+
+
+def sheet(number):
+    return (starter(number).parent / "README.md").read_text()
+
+
+def test_sheets_state_every_value_their_checks_need():
+    # Lab 1: the arrays' dtype and shapes, which a placeholder must match.
+    assert all(s in sheet(1) for s in ("float64 array of shape `[50, 32, 32, 1]`", "`[3, 3, 1, 6]`",
+                                       "tf.compat.v1.placeholder(tf.float64, [None, 32, 32, 1])"))
+    # Lab 2: every field session_config must set, spelled as the check reads it.
+    for field in ("rewrite_options.disable_meta_optimizer = True", "rewrite_options.constant_folding = "
+                  "rewriter_config_pb2.RewriterConfig.OFF", "from tensorflow.core.protobuf import rewriter_config_pb2",
+                  "optimizer_options.opt_level = tf.compat.v1.OptimizerOptions.L0",
+                  "optimizer_options.do_constant_folding = False"):
+        assert field in sheet(2), field
+
+
+def test_questions_say_when_a_run_cannot_decide_them():
+    # Each lab whose questions compare measured times says what to answer when the spread hides the difference.
+    for number in (2, 4, 5, 6):
+        questions = sheet(number).split("## Questions")[1]
+        assert "cannot" in questions or "spread" in questions, number
+    # Lab 2's traces hold only what the executor ran: the sheet says the first run's excess is not in them.
+    assert "is not in it" in sheet(2).split("\n6. ")[1].split("## Questions")[0]
+    # No question of lab 2 has a preset as a trivial answer: the one removing most must be one switch alone.
+    assert "which single switch" in sheet(2).lower()

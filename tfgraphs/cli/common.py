@@ -121,8 +121,15 @@ def add_format_flags(p):
                         f"{SHOWN} findings; the JSON always holds everything)")
 
 
+# How every report's text is laid out, as --help says it.
+SHAPE = ("output: the answer first, in a few lines from this run (with where --plot draws its figure), then the key "
+         f"table, then the first {SHOWN} findings, most important first; --verbose prints every table and finding, "
+         "and --json keeps everything.")
+
+
 def add_output_flags(p, measuring=True, csv=True):
     """--format, --wide and --json (every command that reports); --csv, --timeout and --quiet (those that measure)."""
+    p.epilog = SHAPE
     add_format_flags(p)
     p.add_argument("--json", metavar="PATH", default=OMITTED,
                    help="also write every result to PATH as JSON (atomically)")

@@ -4,7 +4,7 @@ import sys
 
 from tfgraphs.api.options import table_format
 from tfgraphs.api.report import report
-from tfgraphs.cli.common import add_format_flags, text_width
+from tfgraphs.cli.common import SHAPE, add_format_flags, text_width
 from tfgraphs.errors import UsageError
 from tfgraphs.render import versus
 
@@ -17,6 +17,7 @@ def add_parser(sub):
                                    "phase instead.")
     r.add_argument("path", nargs="+", metavar="PATH", help="one JSON file written with --json, or two to compare")
     add_format_flags(r)
+    r.epilog = SHAPE
     r.set_defaults(func=run)
 
 

@@ -52,8 +52,18 @@ def _once(embedded, base):
                 f"beyond the spread), once. Where: tfgraphs explain."]
     if all(d.judged for d in judged.values()):
         return [f"The first runs do not differ beyond their spread (n>={n} a side, one per fresh worker)."]
-    return [f"Too few first runs to tell them apart ({n} a side; --trials {MIN_FIRST_RUNS} can). Where one goes: "
-            f"tfgraphs explain."]
+    return [f"First run, embedded minus fed: {_signed_span([d.delta for d in judged.values()])}, on {n} a side: "
+            f"too few to judge (--trials {MIN_FIRST_RUNS})."]
+
+
+def _signed_span(deltas):
+    """'+3.4 ms' or '-30.6 to +21.4 ms': one signed value, or the signed range of several."""
+    def signed(d):
+        return ("-" if d < 0 else "+") + fmt_s(abs(d))
+    low, high = signed(min(deltas)), signed(max(deltas))
+    if low == high:
+        return low
+    return f"{low.split()[0]} to {high}" if low.split()[-1] == high.split()[-1] else f"{low} to {high}"
 
 
 @rests_on("folded")

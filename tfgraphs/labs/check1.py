@@ -4,10 +4,13 @@ import numpy as np
 import tensorflow as tf
 
 from tfgraphs.spec import network
-from tfgraphs.labs.checking import hint, judged_by
+from tfgraphs.labs.marks import hint, judged_by, on_error
 
 BATCH = 50
 SMALL = 10_000   # bytes: the seed network's nodes without X serialize to about 1 KB
+DTYPE_HINT = ("X and W are float64 arrays: give the placeholder dtype tf.float64 (x.dtype), the arrays' own, so "
+              "that conv2d gets one dtype.")
+FIXED_BATCH_HINT = "The placeholder's shape fixes the batch: give it shape [None, 32, 32, 1]."
 
 
 def _data(batch=BATCH, seed=0):
@@ -18,19 +21,33 @@ def _graph_bytes(graph):
     return graph.as_graph_def().ByteSize()
 
 
+def _const_bytes(op):
+    """The bytes a Const op's value holds, expanded."""
+    value = op.get_attr("value")
+    elements = int(np.prod([d.size for d in value.tensor_shape.dim]))
+    return len(value.tensor_content) or elements * tf.as_dtype(value.dtype).size
+
+
 def _small(facts):
     size, ok = facts["size"], facts["size"] < SMALL
-    return ok, f"GraphDef is {size:,} bytes for {facts['x_bytes']:,} bytes of X", (
-        "" if ok else "The graph holds the data: something converts the array into a Const. Feed it instead.")
+    name, held = facts["largest"] or ("", 0)
+    seen = f"the GraphDef is {size:,} bytes for {facts['x_bytes']:,} bytes of X" + (
+        f"; the Const {name!r} holds {held:,} of them" if not ok and held else "")
+    return ok, seen, ("" if ok else f"The Const {name!r} is X, converted into the graph by tf.constant or by passing "
+                      "the array to an op: make X a tf.compat.v1.placeholder(tf.float64, [None, 32, 32, 1]) and "
+                      "put the array in the feed_dict.")
 
 
-@hint("Use tf.compat.v1.placeholder for X instead of tf.constant, and put the array in the feed_dict.")
+@hint("Make X a tf.compat.v1.placeholder(tf.float64, [None, 32, 32, 1]) and put the array in the feed_dict.")
+@on_error(("does not match type", DTYPE_HINT))
 @judged_by(_small)
 def fed_graph_is_small(mod):
-    """build_fed: the GraphDef does not hold X"""
+    """X is not in build_fed's GraphDef"""
     x, w = _data()
     graph, _, _ = mod.build_fed(x, w)
-    return {"size": _graph_bytes(graph), "x_bytes": x.nbytes}
+    consts = [(op.name, _const_bytes(op)) for op in graph.get_operations() if op.type == "Const"]
+    return {"size": _graph_bytes(graph), "x_bytes": x.nbytes,
+            "largest": max(consts, key=lambda c: c[1]) if consts else None}
 
 
 def _correct(facts):
@@ -43,9 +60,11 @@ def _correct(facts):
 
 
 @hint("Run the output with the returned feed_dict; the result must match conv2d -> avg_pool -> relu.")
+@on_error(("does not match type", DTYPE_HINT),
+          ("You must feed a value for placeholder", "Return a feed_dict that maps your placeholder to x: {X: x}."))
 @judged_by(_correct)
 def fed_graph_is_correct(mod):
-    """build_fed: the output matches the NumPy reference"""
+    """build_fed's output matches the NumPy reference"""
     x, w = _data()
     graph, out, feed = mod.build_fed(x, w)
     with tf.compat.v1.Session(graph=graph) as sess:
@@ -54,16 +73,18 @@ def fed_graph_is_correct(mod):
 
 def _any_batch(facts):
     if facts["y"] is None:
-        return False, "the feed_dict has no entry for X", ""
+        return False, "the feed_dict has no entry with X's shape", ("Return a feed_dict that maps your placeholder "
+                                                                     "to x itself: {X: x}.")
     x7, w = _data(7, seed=1)[0], _data()[1]
     err = network.max_abs_error(x7, w, facts["y"])
-    return err < 1e-9, f"batch 7 gave shape {facts['y'].shape}", ""
+    return err < 1e-9, f"a batch of 7 fed for X gave shape {facts['y'].shape}", ""
 
 
-@hint("Give the placeholder shape [None, 32, 32, 1] so the batch size is left open.")
+@hint(FIXED_BATCH_HINT)
+@on_error(("Cannot feed value of shape", FIXED_BATCH_HINT), ("does not match type", DTYPE_HINT))
 @judged_by(_any_batch)
 def fed_graph_takes_any_batch(mod):
-    """build_fed: the same graph runs on a batch of another size"""
+    """build_fed's graph runs on a batch of another size"""
     x, w = _data()
     graph, out, feed = mod.build_fed(x, w)
     # A feed value may be the array, a list or anything numpy reads as X's shape.
@@ -95,9 +116,12 @@ def _loaded(facts):
 
 
 @hint("Create tf.compat.v1.Variable(placeholder, trainable=False); its initializer is fed once with the array.")
+@on_error(("You must feed a value for placeholder", "A later run, with no feed, still needs the placeholder: the "
+           "network must read the variable (its value after the initializer), not the placeholder of its initial "
+           "value."), ("does not match type", DTYPE_HINT))
 @judged_by(_loaded)
 def loaded_graph_needs_no_feed(mod):
-    """build_loaded: small graph, X held in a variable after one fed initializer, later runs without any feed"""
+    """build_loaded holds X in a variable after one fed initializer, and later runs need no feed"""
     x, w = _data()
     # A copy to judge by: TensorFlow may keep the fed array's own buffer as the variable's value.
     kept = x.copy()

@@ -6,7 +6,7 @@ from tensorflow.core.protobuf import rewriter_config_pb2
 from tfgraphs.spec import network
 from tfgraphs.worker import graphs, stepstats
 from tfgraphs.worker.sessions import session_config
-from tfgraphs.labs.checking import hint, judged_by
+from tfgraphs.labs.marks import hint, judged_by
 
 COMBOS = {(True, True): "default", (False, True): "no-grappler", (True, False): "no-folding", (False, False): "bare"}
 
@@ -29,19 +29,39 @@ def effective(config):
             not l0 or g.optimizer_options.do_constant_folding, l0, rest.SerializeToString(deterministic=True))
 
 
+# What each part of effective() is written as, so a WRONG line names the field to fix.
+SWITCHES = ("Grappler (graph_options.rewrite_options.disable_meta_optimizer)",
+            "Grappler's constant folding (graph_options.rewrite_options.constant_folding)",
+            "the classic folder (graph_options.optimizer_options.opt_level, do_constant_folding)",
+            "opt_level L0 (graph_options.optimizer_options.opt_level)",
+            "the other fields, which must stay at their defaults")
+
+
+def _differences(got, want):
+    """'Grappler (...) on where off was asked' for each switch that differs."""
+    state = {True: "on", False: "off"}
+    return [f"{SWITCHES[i]} {state.get(g, 'changed')} where {state.get(w, 'the default')} was asked"
+            for i, (g, w) in enumerate(zip(got, want)) if g != w]
+
+
 def _configs(facts):
-    wrong = []
+    wrong, fields = [], []
     for grappler, folding, written in facts["configs"]:
-        got = tf.compat.v1.ConfigProto.FromString(written)
+        got = effective(tf.compat.v1.ConfigProto.FromString(written))
         # Compared by what they switch: a field that changes nothing when the rest is set is not required.
-        if effective(got) != effective(session_config(COMBOS[(grappler, folding)])):
-            wrong.append(f"grappler={grappler}, constant_folding={folding}")
-    return not wrong, "wrong for " + "; ".join(wrong) if wrong else "all four combinations", (
-        "Each flag switches off only its own optimizer; both True must equal a default ConfigProto()." if wrong else "")
+        want = effective(session_config(COMBOS[(grappler, folding)]))
+        if got != want:
+            found = _differences(got[:4] + (got[4] == want[4],), want[:4] + (True,))
+            wrong.append(f"grappler={grappler}, constant_folding={folding}: {'; '.join(found)}")
+            fields += [f.split(" (")[1].rstrip(")") if " (" in f else f for f in found]
+    hint_text = ("Set " + ", ".join(dict.fromkeys(fields)) + " as step 3 gives them, and leave every other "
+                 "field alone." if wrong else "")
+    return not wrong, "; ".join(wrong) if wrong else "all four combinations", hint_text
 
 
-@hint("Grappler: graph_options.rewrite_options (disable_meta_optimizer, constant_folding = RewriterConfig.OFF); "
-      "classic folding: graph_options.optimizer_options (opt_level = L0, do_constant_folding = False).")
+@hint("Step 3 gives each field: rewrite_options.disable_meta_optimizer and constant_folding = "
+      "rewriter_config_pb2.RewriterConfig.OFF for Grappler, optimizer_options.opt_level = L0 and "
+      "do_constant_folding = False for the classic folder.")
 @judged_by(_configs)
 def configs_match(mod):
     """session_config(grappler, constant_folding) switches exactly the right optimizers"""
@@ -89,15 +109,18 @@ def _robust(facts):
         typical = first - excess
         normal = sorted(later)[:len(later) - slow]
         if not min(normal) - 1e-12 <= typical <= max(normal) + 1e-12:
-            wrong.append(f"{later}: typical later run {typical:.3g}")
-    return not wrong, "wrong for " + "; ".join(wrong) if wrong else f"{len(EXCESS_CASES)} cases", ""
+            wrong.append(f"later runs {later} gave a typical later run of {typical:.3g}")
+    # The observation, not the statistic: which runs the student's summary was dragged towards.
+    dragged = any(slow for (_, _, slow), _ in zip(EXCESS_CASES, facts["excess"]))
+    return not wrong, "; ".join(wrong) if wrong else f"{len(EXCESS_CASES)} cases", (
+        "" if not wrong else "Your typical later run lies outside the usual runs: one slow run moved it. Which "
+        "summary of a list stays among the usual values whatever one outlier is?" if dragged else "")
 
 
-@hint("Summarise the later runs with a statistic one slow run cannot drag, such as the median (or the minimum); "
-      "the mean, the maximum or any single run will not do.")
+@hint("A typical later run must lie among the usual later runs, whatever one slow run is.")
 @judged_by(_robust)
 def excess_is_robust(mod):
-    """first_run_excess(first_s, later_s) = first - a typical later run that one slow run cannot drag"""
+    """first_run_excess(first_s, later_s) is not dragged by one slow later run"""
     return {"excess": [mod.first_run_excess(first, list(later)) for first, later, _ in EXCESS_CASES]}
 
 

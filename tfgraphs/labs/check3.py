@@ -5,7 +5,7 @@ import tensorflow as tf
 
 from tfgraphs.graphdef import consts
 from tfgraphs.spec import network
-from tfgraphs.labs.checking import hint, judged_by
+from tfgraphs.labs.marks import hint, judged_by
 
 
 def _sample_graph_def():

@@ -4,7 +4,7 @@ import numpy as np
 import tensorflow as tf
 from tensorflow.python.framework import op_callbacks   # sees every op TensorFlow runs or builds, whatever the API
 
-from tfgraphs.labs.checking import hint, judged_by
+from tfgraphs.labs.marks import hint, judged_by
 
 LENGTHS = (7, 40, 64, 101, 250, 3000, 5000)   # long inputs too: a fixed maximum length must not do
 BATCHES = (1, 2, 3)

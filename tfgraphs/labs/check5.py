@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from tfgraphs.labs.checking import hint, judged_by
+from tfgraphs.labs.marks import hint, judged_by
 from tfgraphs.labs.sessions import RecordingSession, describe, recording, signature
 from tfgraphs.spec import network
 

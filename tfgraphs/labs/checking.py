@@ -22,6 +22,7 @@ from tfgraphs import children
 from tfgraphs.errors import UsageError
 from tfgraphs.labs import LABS
 from tfgraphs.labs.facts import decode, encode
+from tfgraphs.labs.marks import hint_for, hint_of
 from tfgraphs.labs.pairing import as_script
 
 DEFAULT_TIMEOUT_S = 60.0
@@ -61,14 +62,29 @@ def check_name(check):
 
 
 def gather(check, module):
-    """(facts, None) from a check's body run on the student's module, or (None, the WRONG Outcome) when it raised."""
+    """(facts, None) from a check's body run on the student's module, or (None, the WRONG Outcome) when it raised:
+    the error's first line and the student's line, never the checker's traceback, with the hint for that error."""
     try:
         return check(module), None
     except NotImplementedError:
-        detail = "not implemented yet (raises NotImplementedError)"
+        return None, Outcome(check_name(check), False, "not implemented yet (raises NotImplementedError)",
+                             hint_of(check))
     except Exception as exc:
-        detail = f"raised {type(exc).__name__}: {exc} ({_where(exc, module)})"
-    return None, Outcome(check_name(check), False, detail, _hint_of(check))
+        said = _first_line(exc)
+        detail = f"raised {type(exc).__name__}: {said} ({_where(exc, module)})"
+        return None, Outcome(check_name(check), False, detail, hint_for(check, said))
+
+
+# Lines of a TensorFlow error that frame its message: the stack of the op that failed, and its headers.
+FRAMING = ("Graph execution error", "Detected at node", "Node:", "[[", "File ", "Traceback", "Original stack")
+
+
+def _first_line(exc):
+    """What an error says, in one line: TensorFlow's messages wrap it in the stack of the op that failed."""
+    text = getattr(exc, "message", None) or str(exc)
+    said = [line.strip() for line in text.splitlines()
+            if line.strip() and not line[:1].isspace() and not line.strip().startswith(FRAMING)]
+    return (said or text.strip().splitlines() or [type(exc).__name__])[0][:300]
 
 
 def judge(check, facts):
@@ -77,7 +93,7 @@ def judge(check, facts):
         passed, detail, hint_text = check.judge(facts)
     except Exception as exc:
         passed, detail, hint_text = False, f"what your code gave could not be judged ({type(exc).__name__}: {exc})", ""
-    return Outcome(check_name(check), bool(passed), detail, hint_text or ("" if passed else _hint_of(check)))
+    return Outcome(check_name(check), bool(passed), detail, hint_text or ("" if passed else hint_of(check)))
 
 
 def run_check(check, module):
@@ -87,33 +103,18 @@ def run_check(check, module):
 
 
 def _where(exc, module):
-    """'line N' of the student's file where exc passed last; the file's name too when it is another file."""
+    """'line N' of the student's file where exc passed last, or where they created the op that failed; the file's
+    name too when it is another file."""
+    mine = getattr(module, "__file__", None)
     frames = traceback.extract_tb(exc.__traceback__)
-    theirs = [f for f in frames if f.filename == getattr(module, "__file__", None)]
+    theirs = [f for f in frames if f.filename == mine]
     if theirs:
         return f"line {theirs[-1].lineno}"
+    # An error of a run the checker made: TensorFlow keeps where the failing op was created.
+    made = [f for f in getattr(getattr(exc, "op", None), "traceback", None) or () if f.filename == mine]
+    if made:
+        return f"line {made[-1].lineno}, where the op was made"
     return f"line {frames[-1].lineno} of {os.path.basename(frames[-1].filename)}"
-
-
-def _hint_of(check):
-    return getattr(check, "hint", "")
-
-
-def hint(text):
-    """Decorator: the hint a check gives when it fails without a more specific one."""
-    def mark(check):
-        check.hint = text
-        return check
-    return mark
-
-
-def judged_by(verdict):
-    """Decorator: the check's body gathers facts from the student's code; verdict(facts) -> (passed, detail, hint)
-    judges them in the parent, which never imports that code."""
-    def mark(check):
-        check.judge = verdict
-        return check
-    return mark
 
 
 def known_lab(number):
@@ -262,9 +263,13 @@ def check_lab(number, path, stream=sys.stdout, timeout_s=DEFAULT_TIMEOUT_S):
     with as_script(os.path.abspath(path)) as script:   # a notebook is checked as its code cells, in order
         outcomes = collect(number, script, timeout_s)
     for o in outcomes:
-        mark = "ok   " if o.passed else "WRONG"
-        print(f"{mark} {o.name}" + (f": {o.detail}" if o.detail else ""), file=stream)
-        if not o.passed and o.hint:
+        if o.passed:
+            print(f"ok    {o.name}" + (f": {o.detail}" if o.detail else ""), file=stream)
+            continue
+        # The goal, then what was observed, then the likely mistake behind it.
+        print(f"WRONG {o.name}", file=stream)
+        print(f"      seen: {o.detail or 'nothing to judge'}", file=stream)
+        if o.hint:
             print(f"      hint: {o.hint}", file=stream)
     passed = sum(o.passed for o in outcomes)
     print(f"lab {number}: {passed} of {len(outcomes)} checks passed", file=stream)
