@@ -71,6 +71,8 @@ HINTS = [
      "float64 that does not match type float32", "give the placeholder dtype tf.float64"),
     (1, check1.fed_graph_is_correct, "lab1_wrong_no_feed", "You must feed a value for placeholder tensor",
      "Return a feed_dict that maps your placeholder to x"),
+    (1, check1.fed_graph_is_correct, "lab1_wrong_fixed", "output shape (50, 15, 15, 6)",
+     "The shape is right, the values are not: check the ops and their order"),
     (1, check1.fed_graph_takes_any_batch, "lab1_wrong_no_feed", "the feed_dict has no entry with X's shape",
      "Return a feed_dict that maps your placeholder to x itself"),
     (1, check1.fed_graph_takes_any_batch, "lab1_wrong_fixed", "Cannot feed value of shape (7, 32, 32, 1)",
