@@ -47,7 +47,7 @@ def test_compare_fits_50_lines_and_verbose_prints_every_finding_and_table(name):
 
 def test_the_folded_regime_is_said_from_the_folded_field_and_only_then():
     report = saved("compare-folded")
-    assert any("compute nothing (folded): precomputed; new data needs a new graph" in s
+    assert any("no Conv2D ran, folded from the graph's X (new data needs a feed)" in s
                for s in compare_answer.answer(report))
     computed = replace(report, rows=tuple(replace(r, folded=False if r.folded else r.folded) for r in report.rows))
     unmeasured = replace(report, rows=tuple(replace(r, folded=None) for r in report.rows))

@@ -71,6 +71,8 @@ HINTS = [
      "float64 that does not match type float32", "give the placeholder dtype tf.float64"),
     (1, check1.fed_graph_is_correct, "lab1_wrong_no_feed", "You must feed a value for placeholder tensor",
      "Return a feed_dict that maps your placeholder to x"),
+    (1, check1.fed_graph_is_correct, "lab1_wrong_fixed", "output shape (50, 15, 15, 6)",
+     "The shape is right, the values are not: check the ops and their order"),
     (1, check1.fed_graph_takes_any_batch, "lab1_wrong_no_feed", "the feed_dict has no entry with X's shape",
      "Return a feed_dict that maps your placeholder to x itself"),
     (1, check1.fed_graph_takes_any_batch, "lab1_wrong_fixed", "Cannot feed value of shape (7, 32, 32, 1)",
@@ -80,10 +82,11 @@ HINTS = [
     (1, check1.loaded_graph_needs_no_feed, "lab1_wrong_no_feed", "GraphDef is 411,107 bytes", "must come from a placeholder"),
     (2, check2.configs_match, "lab2_wrong_grappler_folding_left_on", "grappler=True, constant_folding=False: "
      "Grappler's constant folding (graph_options.rewrite_options.constant_folding) on where off was asked",
-     "Set graph_options.rewrite_options.constant_folding"),
+     "Set graph_options.rewrite_options.constant_folding as step 3"),
     (2, check2.configs_match, "lab2_wrong_mean", "grappler=False, constant_folding=True: Grappler "
      "(graph_options.rewrite_options.disable_meta_optimizer) on where off was asked",
      "graph_options.rewrite_options.disable_meta_optimizer"),
+    (2, check2.op_types_match, "lab2_wrong_mean", "got ['W', 'X', '_SOURCE'", "these are node names (node_name)"),
     (2, check2.excess_is_robust, "lab2_wrong_mean", "later runs [0.5, 0.5, 9.0] gave a typical later run of 3.33",
      "one slow run moved it"),
     (2, check2.excess_is_robust, "lab2_wrong_grappler_folding_left_on", "later runs [0.5, 0.5, 9.0] gave a typical "

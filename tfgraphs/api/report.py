@@ -79,7 +79,10 @@ class Report:
         if self._png is None:
             self._png = b""
             if COMMANDS[self.command].figure and plots.available():
-                self._png = plots.png(plots.FIGURES[self.command](self.result))
+                try:
+                    self._png = plots.png(plots.FIGURES[self.command](self.result))
+                except (ValueError, KeyError, IndexError, TypeError):
+                    pass   # rows the figure cannot draw (every one failed, say): the tables still show
         return self._png or None
 
     def plot(self, path=None):

@@ -37,7 +37,7 @@ def _first(embedded, base):
     return [f"Embedded X (graph up to {fmt_bytes(max(r.graph_bytes for r in embedded))}): first run "
             f"{_span([r.first_run_s for r in embedded])}, later runs {_span([r.later_median_s for r in embedded])} "
             f"median.",
-            f"Fed X ({base.variant}, {base.graph_bytes:,}-byte graph): first run {fmt_s(base.first_run_s)}, later "
+            f"Fed ({base.variant}, {base.graph_bytes:,}-byte graph): first run {fmt_s(base.first_run_s)}, later "
             f"runs {fmt_s(base.later_median_s)} median."]
 
 
@@ -72,8 +72,8 @@ def _precomputed(embedded):
     folded = [r for r in embedded if r.folded]
     if not folded:
         return []
-    return [f"Later runs of {join(r.variant for r in folded)} compute nothing (folded): precomputed; new data "
-            f"needs a new graph."]
+    return [f"Later runs of {join(r.variant for r in folded)}: no Conv2D ran, folded from the graph's X (new "
+            f"data needs a feed)."]
 
 
 @rests_on("runs_s")

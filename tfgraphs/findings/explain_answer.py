@@ -3,9 +3,14 @@
 from tfgraphs.findings.evidence import rests_on
 from tfgraphs.findings.explain import share_text
 from tfgraphs.findings.inside import grouped
-from tfgraphs.records.explain import LABELS, PARTS, is_remote, part_first_runs, placed, where
-from tfgraphs.records.stats import MIN_FIRST_RUNS
+from tfgraphs.records.explain import PARTS, is_remote, part_first_runs, placed, where
+from tfgraphs.records.stats import MIN_FIRST_RUNS, first_runs
 from tfgraphs.units import fmt_s, join
+
+
+# Each part of the excess, as what switching it off saved: no-folding also turns off the classic CSE.
+SAVED = {"grappler_s": "Grappler off saved", "folding_s": "folding+CSE off saved", "rest_s": "the rest",
+         "interaction_s": "interaction"}
 
 
 def answer(report):
@@ -25,21 +30,45 @@ def _excess(a, rows):
     group = placed(rows, a["variant"], remote)
     if a["excess_s"] is None or not group:
         return []
-    line = f"{where(a['variant'], remote)}: the first run paid {fmt_s(a['excess_s'])} over the later runs"
+    line = f"{where(a['variant'], remote)}: the first run paid {fmt_s(a['excess_s'])} more than later runs"
     if a["grappler_s"] is None:
-        return [line + " (its parts need all four presets)."]
+        return [line + "."] + _bare(group, where(a["variant"], remote))
     n = min(len(r.first_runs_s) for r in group)
-    parts = ", ".join(f"{LABELS[k]} {fmt_s(a[k])}" for k in PARTS if k != "interaction_s")
+    # What each preset switched off saved, the interaction included, so the parts add up to the excess.
+    parts = _in_one_unit([(SAVED[k], a[k]) for k in PARTS])
     if n < MIN_FIRST_RUNS:
-        return [line + f": {parts}, none judged on {n} first run{'s' if n != 1 else ''} a preset "
-                       f"(--trials {MIN_FIRST_RUNS})."]
+        return [line + f"; {parts}; not judged on {n} first run{'s' if n != 1 else ''} a preset."]
     judged = {k: part_first_runs(rows, a["variant"], k, remote) for k in PARTS}
     real = [k for k in PARTS if k != "interaction_s" and judged[k] is not None and judged[k].real]
     if not real:
         return [line + f": {parts}; none stands out beyond the spread of first runs (n={n} a preset)."]
     k = max(real, key=lambda p: abs(a[p]))
-    return [line + f"; the largest part beyond the spread: {LABELS[k]} {fmt_s(a[k])} "
+    return [line + f"; the largest part beyond the spread: {SAVED[k]} {fmt_s(a[k])} "
                    f"({share_text(a[k], a['excess_s'], judged[k])}, n={n} a preset)."]
+
+
+def _in_one_unit(named):
+    """'a 7.9, b 2.5, c -5.5 ms': named durations with the unit written once when they share it."""
+    shown = [(name, fmt_s(seconds)) for name, seconds in named]
+    units = {text.split()[-1] for _, text in shown}
+    if len(units) != 1:
+        return ", ".join(f"{name} {text}" for name, text in shown)
+    return ", ".join(f"{name} {text.split()[0]}" for name, text in shown) + f" {units.pop()}"
+
+
+@rests_on("first_runs_s", "runs_s")
+def _bare(group, name):
+    """With every optimizer off: the bare preset's first-run excess against the default's, judged across workers."""
+    by = {r.preset: r for r in group if r.ok}
+    default, bare = by.get("default"), by.get("bare")
+    if default is None or bare is None:
+        return []
+    d = first_runs(bare.first_run_excesses_s, default.first_run_excesses_s)
+    verdict = (f"{fmt_s(abs(d.delta))} {'less' if d.delta < 0 else 'more'}, beyond the spread ({d.samples})"
+               if d.real else f"not told apart on {d.samples} first runs" if not d.judged else
+               f"within the spread of first runs ({d.samples})")
+    return [f"{name}, every optimizer off (bare): the excess was {fmt_s(bare.first_run_excess_s)} against "
+            f"{fmt_s(default.first_run_excess_s)} by default, {verdict}."]
 
 
 @rests_on("first_run_inside", "logged_first_run_s")
@@ -52,8 +81,9 @@ def _logged(rows):
             continue
         spent = sum(s["seconds"] for s in passes)
         top = grouped(passes)[0]
-        said.append(f"TensorFlow's log, {r.variant}: Grappler took {fmt_s(spent)} of a {fmt_s(r.logged_first_run_s)}"
-                    f" first run ({100 * spent / r.logged_first_run_s:.0f}%), most in {top[0].split('/', 1)[1]}.")
+        said.append(f"TensorFlow's log of {r.variant}'s own logged first run ({fmt_s(r.logged_first_run_s)}): its "
+                    f"Grappler passes took {fmt_s(spent)} ({100 * spent / r.logged_first_run_s:.0f}%), most in "
+                    f"{top[0].split('/', 1)[1]}.")
     return said
 
 

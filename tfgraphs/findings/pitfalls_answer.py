@@ -12,18 +12,21 @@ SHOWN_LESSONS = 4   # lessons headlined; a fifth line says how many more the fin
 
 @rests_on("seconds")
 def _executor_cache(variant, first, repeat, new, new_repeat):
-    paid = [what for what, case, base in (("the first run", first, repeat), ("a new fetch list", new, new_repeat))
+    paid = [what for what, case, base in (("first run", first, repeat), ("new fetches", new, new_repeat))
             if against(case, base)[0].larger]
-    return [f"executor-cache, {variant}: first run {fmt_s(first.seconds)} (repeat "
-            f"{short_s(statistics.median(runs_of(repeat)))}); slower than its repeat: {join(paid) if paid else 'none'}."]
+    beyond = "both" if len(paid) == 2 else paid[0] if paid else "neither"
+    return [f"executor-cache, {variant}: first run {fmt_s(first.seconds)}, new fetches {fmt_s(new.seconds)}, "
+            f"repeats {short_s(statistics.median(runs_of(repeat)))}, {short_s(statistics.median(runs_of(new_repeat)))}"
+            f": {beyond} beyond spread."]
 
 
 @rests_on("nodes", "step_s")
 def _graph_growth(variant, leak, once):
-    per = leak.nodes[-1] - leak.nodes[0]
-    return [f"graph-growth, {variant}: +{per} nodes in {len(leak.nodes)} steps; a step "
-            f"{short_s(statistics.median(leak.step_s[1:]))}, against {short_s(statistics.median(once.step_s[1:]))} "
-            f"with the op made once."]
+    grew = sorted({b - a for a, b in zip(leak.nodes, leak.nodes[1:])})
+    per = f"{grew[0]}" if len(grew) == 1 else f"{grew[0]}-{grew[-1]}"
+    return [f"graph-growth, {variant}: +{per} nodes a step ({leak.nodes[0]} -> {leak.nodes[-1]}), a step "
+            f"{short_s(statistics.median(leak.step_s[1:]))}; {short_s(statistics.median(once.step_s[1:]))} with "
+            f"the op made once."]
 
 
 @rests_on("bytes", "holds_data")

@@ -2,6 +2,7 @@
 
 from tfgraphs.findings.evidence import rests_on
 from tfgraphs.findings.shapes import costs_by_mode, later_label, split
+from tfgraphs.findings.cases import short_s
 from tfgraphs.units import fmt_s
 
 
@@ -23,14 +24,14 @@ def _worst(report, ok):
     if not paid:
         return [f"No mode paid measurably for a new length (pass 1 against {later}, paired by length)."]
     worst = max(paid, key=lambda c: c.extra_s)
-    said = [f"A new length cost {worst.mode} {fmt_s(worst.extra_s)} a call (pass 1 against {later}, "
-            f"{worst.penalty.above} of {worst.penalty.n} lengths slower): {worst.ratio:.1f}x."]
+    said = [f"A new length cost {worst.mode} {fmt_s(worst.extra_s)} a call (pass 1 against {later}, slower on "
+            f"{worst.penalty.above} of the {worst.penalty.n} lengths after the first): {worst.ratio:.1f}x."]
     blocked = next((c for c in costs if c.mode == "blocked"), None)
     if blocked is not None and blocked is not worst:
         verdict = "measurably" if blocked.penalized else "nothing measurable"
         said.append(f"Remedy: fixed blocks of {report.config['block']} (blocked) paid {verdict} per new length "
-                    f"({'+' if blocked.extra_s >= 0 else ''}{fmt_s(blocked.extra_s)}, IQR "
-                    f"{fmt_s(blocked.penalty.spread)}).")
+                    f"({'+' if blocked.extra_s >= 0 else '-'}{short_s(abs(blocked.extra_s))}, IQR "
+                    f"{short_s(blocked.penalty.spread)}).")
     return said
 
 

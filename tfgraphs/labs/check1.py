@@ -54,9 +54,14 @@ def _correct(facts):
     x, w = _data()
     y = facts["y"]
     err = network.max_abs_error(x, w, y)
-    ok = y.shape == network.output_shape(BATCH) and err < 1e-9
-    return ok, f"output shape {y.shape}, max abs error {err:.1e}", (
-        "" if ok else "Check strides [1,1,1,1] VALID for conv2d, ksize/strides [1,2,2,1] VALID for avg_pool, then relu.")
+    shaped = y.shape == network.output_shape(BATCH)
+    ok = shaped and err < 1e-9
+    # The likely mistake behind what was seen: a wrong shape is the windows' strides or padding; a right shape with
+    # wrong values is the ops themselves.
+    mistake = ("" if ok else "The shape is right, the values are not: check the ops and their order (conv2d with W, "
+               "then avg_pool, not max_pool, then relu)." if shaped else
+               "Check strides [1,1,1,1] VALID for conv2d, ksize/strides [1,2,2,1] VALID for avg_pool, then relu.")
+    return ok, f"output shape {y.shape}, max abs error {err:.1e}", mistake
 
 
 @hint("Run the output with the returned feed_dict; the result must match conv2d -> avg_pool -> relu.")

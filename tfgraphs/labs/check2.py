@@ -29,19 +29,19 @@ def effective(config):
             not l0 or g.optimizer_options.do_constant_folding, l0, rest.SerializeToString(deterministic=True))
 
 
-# What each part of effective() is written as, so a WRONG line names the field to fix.
-SWITCHES = ("Grappler (graph_options.rewrite_options.disable_meta_optimizer)",
-            "Grappler's constant folding (graph_options.rewrite_options.constant_folding)",
-            "the classic folder (graph_options.optimizer_options.opt_level, do_constant_folding)",
-            "opt_level L0 (graph_options.optimizer_options.opt_level)",
-            "the other fields, which must stay at their defaults")
+# What each part of effective() is, and the fields that write it, so a WRONG line names the field to fix.
+SWITCHES = (("Grappler", "graph_options.rewrite_options.disable_meta_optimizer"),
+            ("Grappler's constant folding", "graph_options.rewrite_options.constant_folding"),
+            ("the classic folder", "graph_options.optimizer_options.opt_level and do_constant_folding"),
+            ("opt_level L0", "graph_options.optimizer_options.opt_level"),
+            ("the other fields", "no other field"))
 
 
 def _differences(got, want):
-    """'Grappler (...) on where off was asked' for each switch that differs."""
+    """The index of each switch that differs, and 'Grappler (...) on where off was asked' for it."""
     state = {True: "on", False: "off"}
-    return [f"{SWITCHES[i]} {state.get(g, 'changed')} where {state.get(w, 'the default')} was asked"
-            for i, (g, w) in enumerate(zip(got, want)) if g != w]
+    return [(i, f"{SWITCHES[i][0]} ({SWITCHES[i][1]}) {state.get(g, 'changed')} where "
+                f"{state.get(w, 'the default')} was asked") for i, (g, w) in enumerate(zip(got, want)) if g != w]
 
 
 def _configs(facts):
@@ -52,8 +52,8 @@ def _configs(facts):
         want = effective(session_config(COMBOS[(grappler, folding)]))
         if got != want:
             found = _differences(got[:4] + (got[4] == want[4],), want[:4] + (True,))
-            wrong.append(f"grappler={grappler}, constant_folding={folding}: {'; '.join(found)}")
-            fields += [f.split(" (")[1].rstrip(")") if " (" in f else f for f in found]
+            wrong.append(f"grappler={grappler}, constant_folding={folding}: {'; '.join(t for _, t in found)}")
+            fields += [SWITCHES[i][1] for i, _ in found]
     hint_text = ("Set " + ", ".join(dict.fromkeys(fields)) + " as step 3 gives them, and leave every other "
                  "field alone." if wrong else "")
     return not wrong, "; ".join(wrong) if wrong else "all four combinations", hint_text
@@ -86,7 +86,12 @@ def _op_types(facts):
     # TensorFlow's own nodes (types starting with "_", such as _Retval, and the _SOURCE NoOp) may be counted or not.
     required = {t for t in want if not t.startswith("_")}
     ok = required <= got <= want | {"NoOp"}
-    return ok, f"got {sorted(got)}", "" if ok else f"expected {sorted(want)}"
+    names = {n.node_name for d in meta.step_stats.dev_stats for n in d.node_stats}
+    # The likely mistake behind what was seen: node names where op types were asked for, or types left out.
+    mistake = ("these are node names (node_name); the op type is the word after '= ' in each node's timeline_label"
+               if got & names - want else f"the trace also ran {sorted(required - got)}" if required - got else
+               f"{sorted(got - want - {'NoOp'})} did not run in the trace")
+    return ok, f"got {sorted(got)}", "" if ok else mistake
 
 
 @hint("Walk run_metadata.step_stats.dev_stats[*].node_stats[*]; the op type is in timeline_label, "

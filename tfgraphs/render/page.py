@@ -50,8 +50,8 @@ def _fold(text, width, indent=""):
 
 def page(head, sections=(), title=None, sentences=(), failed=(), fmt="simple", width=WIDTH, answer=(),
          verbose=True, figure=None):
-    """head, the answer lines and the figure, each (title, table, legend) section whose table is not None, the sentences under
-    title (the first SHOWN unless verbose), then failed.
+    """head, the answer lines and the figure, each (title, table, legend) section whose table is not None, the
+    sentences under title (the first SHOWN unless verbose), then failed.
 
     head is text or a Table; a table is a Table, fitted to width, or text already rendered; width None leaves every
     table and line whole; figure is the line naming the figure in text, an <img> in HTML. Format "html" gives the
