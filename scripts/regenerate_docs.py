@@ -25,7 +25,6 @@ BLOCK = re.compile(r"^```console\n\$ (tfgraphs [^\n]*)\n.*?^```$", re.M | re.S)
 PYTHON = re.compile(r"^```python\n(.*?)^```$", re.M | re.S)
 LESSON = re.compile(r"^<!-- lesson: (tfgraphs [^\n]*) -->\n.*?^<!-- end lesson -->$", re.M | re.S)
 ROOT = Path(__file__).resolve().parent.parent
-FIGURED = ("compare", "explain", "sweep", "shapes", "pitfalls")
 
 
 def commands(text):
@@ -46,7 +45,10 @@ def run(command, cwd, extra=()):
 
 
 def _takes_quiet(argv):
-    return len(argv) > 1 and argv[1] in ("compare", "explain", "sweep", "shapes", "unembed", "pitfalls")
+    """True for a command that measures, whose progress lines --quiet silences."""
+    from tfgraphs.spec.commands import COMMANDS
+
+    return len(argv) > 1 and argv[1] in COMMANDS and COMMANDS[argv[1]].progress
 
 
 def lesson(command, cwd, path, n):
@@ -56,7 +58,9 @@ def lesson(command, cwd, path, n):
 
     saved, image = Path(cwd) / f"lesson-{n}.json", path.parent / "img" / f"{path.stem}-{n}.png"
     image.parent.mkdir(exist_ok=True)
-    figured = shlex.split(command)[1] in FIGURED
+    from tfgraphs.spec.commands import COMMANDS
+
+    figured = COMMANDS[shlex.split(command)[1]].figure is not None
     out = run(command, cwd, ["--json", str(saved), *(["--plot", str(image)] if figured else [])])
     if not saved.exists():
         return f"```console\n$ {command}\n{out}```"

@@ -99,3 +99,29 @@ def test_mkdocs_builds_strict(tmp_path):
     proc = subprocess.run([mkdocs, "build", "--strict", "--site-dir", str(tmp_path / "site")], cwd=ROOT,
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
+
+
+LESSONS = ("compare.md", "explain.md", "graph-bloat.md", "shapes.md", "pitfalls.md", "remote.md", "own-graph.md")
+LESSON_BLOCK = re.compile(r"^<!-- lesson: (tfgraphs [^\n]*) -->\n(.*?)^<!-- end lesson -->$", re.M | re.S)
+
+
+@pytest.mark.parametrize("name", LESSONS)
+def test_every_lesson_shows_its_answer_its_figure_and_its_whole_output_folded(name):
+    text = (ROOT / "docs" / name).read_text()
+    found = LESSON_BLOCK.findall(text)
+    assert found, f"{name} has no lesson block"
+    command, body = found[0]
+    assert body.startswith("> **What this run answers**"), (name, body[:200])
+    image = re.search(r"^!\[[^\]]*\]\((img/[^)]+\.png)\)$", body, re.M)
+    assert image and (ROOT / "docs" / image.group(1)).stat().st_size > 10_000, name
+    assert f'??? example "The whole output of `{command}`"' in body
+
+
+def test_lessons_are_numbered_alike_in_the_index_the_navigation_and_their_pages():
+    index = (ROOT / "docs" / "index.md").read_text()
+    listed = re.findall(r"^(\d+)\. \[[^\]]+\]\(([\w-]+\.md)\)", index, re.M)
+    nav = re.findall(r'^      - "(\d+)\. [^"]+": ([\w-]+\.md)$', (ROOT / "mkdocs.yml").read_text(), re.M)
+    assert listed == nav and [page for _, page in listed] == list(LESSONS)
+    for number, page in listed:
+        heading = (ROOT / "docs" / page).read_text().splitlines()[0]
+        assert heading.startswith(f"# Lesson {number}: "), (page, heading)

@@ -85,7 +85,7 @@ def test_compare_on_a_fresh_local_server_writes_both_rows_with_their_bytes(mark,
 
 def test_two_task_cluster_keeps_x_on_the_ps_task_and_sends_it_every_run(mark, tmp_path):
     path = tmp_path / "out.json"
-    proc = cli("compare", "--target", "local:ps,worker", "--no-baseline", "--fetch", "sum", "--batch", 10,
+    proc = cli("compare", "--target", "local:ps,worker", "--no-baseline", "--returns", "sum", "--batch", 10,
                "--runs", 2, "--variants", "variable", "--json", path, "--quiet")
     out, err = proc.communicate(timeout=300)
     assert proc.returncode == 0, err

@@ -9,15 +9,14 @@
 from importlib import import_module
 
 from tfgraphs.errors import UsageError
+from tfgraphs.spec.commands import COMMANDS
 
 __version__ = "0.3.0"
 
 # Each public name and the module that defines it, imported on first use: `import tfgraphs` stays light and never
-# imports TensorFlow, which only the measuring workers load.
-_EXPORTS = {"compare": "tfgraphs.api.compare", "explain": "tfgraphs.api.explain", "sweep": "tfgraphs.api.sweep",
-            "shapes": "tfgraphs.api.shapes", "pitfalls": "tfgraphs.api.pitfalls", "inspect": "tfgraphs.api.inspect",
-            "unembed": "tfgraphs.api.unembed", "report": "tfgraphs.api.report", "Report": "tfgraphs.api.report",
-            "blocked_conv1d": "tfgraphs.worker.blocked"}
+# imports TensorFlow, which only the measuring workers load. Every command with an API is a function of its name.
+_EXPORTS = {**{c.name: f"tfgraphs.api.{c.name}" for c in COMMANDS.values() if "api" in c.parts},
+            "Report": "tfgraphs.api.report", "blocked_conv1d": "tfgraphs.worker.blocked"}
 __all__ = ["UsageError", "__version__", *_EXPORTS]
 
 

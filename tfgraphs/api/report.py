@@ -10,6 +10,7 @@ from tfgraphs.fileio import read_doc, write_doc
 from tfgraphs.records.report import load
 from tfgraphs.render import render
 from tfgraphs.render.page import WIDTH
+from tfgraphs.spec.commands import COMMANDS
 
 # Keeps a notebook's report readable: the tables take the page's font, numbers line up, rows are told apart.
 _STYLE = ("<style>.tfgraphs-report table{border-collapse:collapse;margin:0.3em 0 0.6em}"
@@ -18,12 +19,9 @@ _STYLE = ("<style>.tfgraphs-report table{border-collapse:collapse;margin:0.3em 0
 
 
 def _rows_of(result):
-    """A result's rows as plain dicts: measured rows, or an inspection's largest Consts, or what unembed moved."""
-    if hasattr(result, "rows"):
-        return [r.to_dict() for r in result.rows]
-    if hasattr(result, "largest_consts"):
-        return [dict(c) for c in result.largest_consts]
-    return [dict(m) for m in result.moved]
+    """A result's rows as plain dicts: measured rows, or an inspection's largest Consts, or what unembed moved, as
+    the registry names them."""
+    return [r.to_dict() if hasattr(r, "to_dict") else dict(r) for r in getattr(result, COMMANDS[result.command].table)]
 
 
 class Report:
@@ -51,7 +49,7 @@ class Report:
     @property
     def failed(self):
         """True when a measured row failed (a crashed or timed-out worker, a refused row, a wrong output)."""
-        if hasattr(self.result, "rows"):
+        if COMMANDS[self.command].rows:
             return any(not r.ok for r in self.result.rows)
         return not getattr(self.result, "ok", True)
 
@@ -80,7 +78,7 @@ class Report:
 
         if self._png is None:
             self._png = b""
-            if self.command in plots.FIGURES and plots.available():
+            if COMMANDS[self.command].figure and plots.available():
                 try:
                     self._png = plots.png(plots.FIGURES[self.command](self.result))
                 except (ValueError, KeyError, IndexError, TypeError):
@@ -92,8 +90,9 @@ class Report:
         from tfgraphs.render import plots
 
         plots.require()
-        if self.command not in plots.FIGURES:
-            raise UsageError(f"{self.command} has no plot; {', '.join(plots.FIGURES)} have")
+        if not COMMANDS[self.command].figure:
+            raise UsageError(f"{self.command} has no plot; "
+                             f"{', '.join(c.name for c in COMMANDS.values() if c.figure)} have")
         figure = plots.FIGURES[self.command](self.result)
         if path:
             writable(plot=path)
@@ -114,7 +113,7 @@ class Report:
         """Write one flat row per variant x trial (per call for shapes) to path, times in s and sizes in bytes."""
         from tfgraphs.render.csv import write_csv
 
-        if not hasattr(self.result, "rows"):
+        if not COMMANDS[self.command].lines:
             raise UsageError(f"{self.command} has no rows to write as CSV")
         writable(csv=path)
         write_csv(self.result, path)

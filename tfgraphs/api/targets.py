@@ -7,7 +7,7 @@ from tfgraphs.jobs.remote import PLACES
 from tfgraphs.spec.remote import FETCHES, parse_target
 
 
-def remote_options(target="", baseline=True, fetch="output", place="data=ps", connect_timeout=10.0):
+def remote_options(target="", baseline=True, returns="output", place="data=ps", connect_timeout=10.0):
     """Config fields for a remote target; UsageError for a bad option or an unreachable target, before any work."""
     where = parse_target(text("target", target or ""))
     wait_s = positive("connect_timeout", connect_timeout)
@@ -18,7 +18,7 @@ def remote_options(target="", baseline=True, fetch="output", place="data=ps", co
         raise UsageError("--place needs --target local:ps,worker, the only cluster with a second task")
     if not switch("baseline", baseline) and not where.remote:
         raise UsageError("--no-baseline needs --target: without one only in-process rows are measured")
-    fetches = names("fetch", fetch, FETCHES, "fetch")
+    fetches = names("returns", returns, FETCHES, "kind of result")
     if where.remote and not where.starts_servers:
         servers.check_reachable(where, wait_s)
     return {"target": where.spec, "baseline": baseline, "fetches": fetches, "place": job,

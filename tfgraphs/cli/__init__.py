@@ -3,14 +3,13 @@
 import platform
 import signal
 import sys
+from importlib import import_module
 
 import tfgraphs
-from tfgraphs.cli import compare, explain, inspect, lab, pitfalls, report, server, shapes, sweep, unembed
 from tfgraphs.cli.common import Parser
 from tfgraphs.errors import UsageError
 from tfgraphs.machine import installed_tf_version
-
-COMMANDS = (compare, explain, sweep, inspect, unembed, shapes, pitfalls, lab, report, server)
+from tfgraphs.spec.commands import COMMANDS
 
 
 def build_parser(prog="tfgraphs"):
@@ -18,8 +17,8 @@ def build_parser(prog="tfgraphs"):
     p.add_argument("--version", action="version", version=version_line(),
                    help="print the version of tfgraphs and of the TensorFlow it would use, then exit")
     sub = p.add_subparsers(dest="command", required=True, parser_class=Parser)
-    for command in COMMANDS:
-        command.add_parser(sub)
+    for command in COMMANDS.values():
+        import_module(f"tfgraphs.cli.{command.name}").add_parser(sub, command)
     return p
 
 

@@ -105,9 +105,12 @@ def add_variants_flag(p, func, known):
     option(p, func, "variants", f"comma-separated, from {', '.join(known)}")
 
 
-def add_plot_flag(p, what):
-    p.add_argument("--plot", metavar="PATH.png", default=OMITTED,
-                   help=f"also plot {what} to PATH.png (needs matplotlib: pip install -e '.[viz]')")
+def add_plot_flag(p, command):
+    """--plot, when the command has a figure: what it shows comes from the registry, as its answer names it."""
+    if command.figure:
+        p.add_argument("--plot", metavar="PATH.png", default=OMITTED,
+                       help=f"also draw the figure ({command.figure}) to PATH.png (needs matplotlib: pip install -e "
+                            f"'.[viz]')")
 
 
 def add_format_flags(p):

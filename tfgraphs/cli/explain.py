@@ -8,8 +8,8 @@ from tfgraphs.spec.presets import PRESETS
 from tfgraphs.spec.variants import VARIANTS
 
 
-def add_parser(sub):
-    e = sub.add_parser("explain", help="what the first sess.run pays for: optimizer ablation, per-op traces",
+def add_parser(sub, command):
+    e = sub.add_parser("explain", help=command.summary,
                        description="Run each variant under session presets that switch graph optimizers off, "
                                    "trace the first and a later run of each, and split the first run's extra time "
                                    "into Grappler, classic constant folding and the rest.")
@@ -22,8 +22,8 @@ def add_parser(sub):
                         "variant x preset to DIR")
     e.add_argument("--tensorboard", metavar="DIR", default=OMITTED,
                    help="write each variant's graph for `tensorboard --logdir DIR`")
-    add_plot_flag(e, "each variant's first and median later run per preset")
-    add_remote_flags(e, explain, fetch=False)
+    add_plot_flag(e, command)
+    add_remote_flags(e, explain, returns=False)
     e.add_argument("--graph", metavar="PATH", default=OMITTED,
                    help="explain this .pb/.pbtxt GraphDef or SavedModel folder instead of the built-in network "
                         "(--batch, --dtype, --variants and --target do not apply)")

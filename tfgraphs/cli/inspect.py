@@ -4,8 +4,8 @@ from tfgraphs.api.inspect import inspect
 from tfgraphs.cli.common import OMITTED, add_output_flags, option, run_api
 
 
-def add_parser(sub):
-    i = sub.add_parser("inspect", help="what is inside a GraphDef or SavedModel file (nothing is run)",
+def add_parser(sub, command):
+    i = sub.add_parser("inspect", help=command.summary,
                        description="Report a GraphDef's size, node count, op types, largest Const nodes and "
                                    "headroom to 2 GiB. The graph is only parsed: never imported or executed.")
     i.add_argument("path", help="a GraphDef (.pb binary, .pbtxt text), a SavedModel directory or its saved_model.pb")

@@ -5,8 +5,8 @@ import os
 from tfgraphs.cli.common import Parser, positive_float, positive_int
 
 
-def add_parser(sub):
-    lab = sub.add_parser("lab", help="course labs: list them, start one, or check a solution",
+def add_parser(sub, command):
+    lab = sub.add_parser("lab", help=command.summary,
                          description="Check a lab solution: prints each check as ok or WRONG with a hint, and "
                                      "exits 0 only when every check passes. `tfgraphs lab start N` copies lab N out.")
     lab_sub = lab.add_subparsers(dest="lab_command", required=True, parser_class=Parser)

@@ -1,7 +1,7 @@
 """`tfgraphs pitfalls`: the TF1 pitfalls a course needs next, each measured in a fresh worker."""
 
 from tfgraphs.api.pitfalls import pitfalls
-from tfgraphs.cli.common import add_force_flag, add_output_flags, default, option, run_api
+from tfgraphs.cli.common import add_force_flag, add_output_flags, add_plot_flag, default, option, run_api
 from tfgraphs.spec.pitfalls import LESSONS, VARIANT_NAMES
 
 DESCRIPTION = (
@@ -19,10 +19,9 @@ DESCRIPTION = (
     + "; ".join(f"{name}: {', '.join(lesson.variants)}" for name, lesson in LESSONS.items()) + ".")
 
 
-def add_parser(sub):
+def add_parser(sub, command):
     """Add `pitfalls` to the subcommands."""
-    s = sub.add_parser("pitfalls", help="the executor cache, a graph that grows in a loop, copies of X in saved "
-                                        "files, placeholder_with_default, what can be folded, what a run executes",
+    s = sub.add_parser("pitfalls", help=command.summary,
                         description=DESCRIPTION)
     option(s, pitfalls, "lessons", f"comma-separated, from {', '.join(LESSONS)}", shown="all")
     option(s, pitfalls, "variants", f"comma-separated, from {', '.join(VARIANT_NAMES)}; each lesson runs those of "
@@ -34,4 +33,5 @@ def add_parser(sub):
     option(s, pitfalls, "seed", "seed of the data generator")
     add_force_flag(s)
     add_output_flags(s)
+    add_plot_flag(s, command)
     s.set_defaults(func=lambda args: run_api(pitfalls, args))

@@ -7,14 +7,15 @@ from tfgraphs.api.report import report
 from tfgraphs.cli.common import SHAPE, add_format_flags, text_width
 from tfgraphs.errors import UsageError
 from tfgraphs.render import versus
+from tfgraphs.spec.commands import COMMANDS, documented
+from tfgraphs.units import join
 
 
-def add_parser(sub):
-    r = sub.add_parser("report", help="re-render a saved JSON report, or compare two (no TensorFlow needed)",
-                       description="Print the tables and explanations of a file written with --json by compare, "
-                                   "explain, sweep, shapes, pitfalls, inspect or unembed, without running anything. "
-                                   "Given two files of compare, explain or sweep, print A, B and B/A per row and "
-                                   "phase instead.")
+def add_parser(sub, command):
+    r = sub.add_parser("report", help=command.summary,
+                       description=f"Print the tables and explanations of a file written with --json by "
+                                   f"{join(c.name for c in documented())}, without running anything. Given two "
+                                   f"files of {join(c.name for c in COMMANDS.values() if c.comparable)}, print A, B and B/A per row and phase instead.")
     r.add_argument("path", nargs="+", metavar="PATH", help="one JSON file written with --json, or two to compare")
     add_format_flags(r)
     r.epilog = SHAPE

@@ -19,9 +19,9 @@ SIZES = (("start", "shortest input length"), ("count", "how many lengths: start,
          ("passes", "passes over every length; pass 1 meets each length for the first time"))
 
 
-def add_parser(sub):
+def add_parser(sub, command):
     """Add `shapes` to the subcommands."""
-    s = sub.add_parser("shapes", help="the cost of each new input length: retracing, kernel selection, fixed blocks",
+    s = sub.add_parser("shapes", help=command.summary,
                        description=DESCRIPTION)
     for name, what in SIZES:
         option(s, shapes, name, what)
@@ -31,5 +31,5 @@ def add_parser(sub):
                                       "for none", shown=f"{','.join(Config.switch_modes)}, those of them in --modes")
     option(s, shapes, "seed", "seed of the data generator, 0 or more")
     add_output_flags(s)
-    add_plot_flag(s, "each mode's time per call against input length, per pass")
+    add_plot_flag(s, command)
     s.set_defaults(func=lambda args: run_api(shapes, args))

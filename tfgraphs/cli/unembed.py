@@ -5,8 +5,8 @@ from tfgraphs.cli.common import OMITTED, add_output_flags, option, run_api
 from tfgraphs.cli.owngraph import add_graph_flags
 
 
-def add_parser(sub):
-    u = sub.add_parser("unembed", help="move a graph's large constants into variables loaded from a checkpoint",
+def add_parser(sub, command):
+    u = sub.add_parser("unembed", help=command.summary,
                        description="Write PATH (a GraphDef or SavedModel) as a TF1 SavedModel in OUT in which every "
                                    "Const of at least --min-bytes is a non-trainable variable restored from the "
                                    "checkpoint. Load it with tf.compat.v1.saved_model.loader.load(sess, ['serve'], "

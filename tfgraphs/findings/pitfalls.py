@@ -182,25 +182,21 @@ def _default_ran(plain, not_fed, fed):
             f"measure."]
 
 
+# Each lesson's findings, by its name in spec.pitfalls: one entry per lesson, each reading its run and the report.
+TEACHING = {
+    "executor-cache": lambda run, report: executor_cache(run),
+    "graph-growth": lambda run, report: growth.graph_growth(run),
+    "saved-copies": saved_copies,
+    "placeholder-default": placeholder_default,
+    "folding": lambda run, report: execution.folding(run),
+    "pruning": lambda run, report: execution.pruning(run),
+    "feed-alignment": lambda run, report: execution.feed_alignment(run),
+    "executor-leak": execution.executor_leak,
+}
+
+
 def sentences(report):
     """Sentences that hold for this report's numbers, lesson by lesson."""
-    said = []
-    for run in (r for r in report.rows if r.ok):
-        if run.lesson == "executor-cache":
-            said += executor_cache(run)
-        elif run.lesson == "graph-growth":
-            said += growth.graph_growth(run)
-        elif run.lesson == "saved-copies":
-            said += saved_copies(run, report)
-        elif run.lesson == "placeholder-default":
-            said += placeholder_default(run, report)
-        elif run.lesson == "folding":
-            said += execution.folding(run)
-        elif run.lesson == "pruning":
-            said += execution.pruning(run)
-        elif run.lesson == "feed-alignment":
-            said += execution.feed_alignment(run)
-        elif run.lesson == "executor-leak":
-            said += execution.executor_leak(run, report)
+    said = [line for run in report.rows if run.ok for line in TEACHING[run.lesson](run, report)]
     said += growth.extend_by_variant([r for r in report.rows if r.ok and r.lesson == "graph-growth"])
     return said or ["No lesson produced a result, so there is nothing to explain."]

@@ -4,8 +4,9 @@ import statistics
 
 from tfgraphs.errors import UsageError
 from tfgraphs.records.stats import MIN_FIRST_RUNS, judge, ratio, spread
+from tfgraphs.spec.commands import COMMANDS
 
-COMPARABLE = ("compare", "explain", "sweep")
+COMPARABLE = tuple(c.name for c in COMMANDS.values() if c.comparable)
 # (label, how to read one trial's value); times in seconds, sizes in bytes.
 PHASES = (("build", lambda t: t.build_s), ("session", lambda t: t.session_s), ("init", lambda t: t.init_s),
           ("first run", lambda t: t.first_run_s),

@@ -84,7 +84,7 @@ def measure(config, refused, progress, timeout=None, prefix=""):
     docs, ran = run_trials(list(tasks.values()), config.trials, lambda t: prefix + label(t), progress, timeout,
                            run=remote.worker_runner(config))
     rows = [asked_place(Row.refused(key[0], why(*key)) if why(*key)
-                        else Row.from_trials(key[0], [Measurement.from_dict(d) for d in docs[tasks[key]]]), *key[1:])
+                        else Row.from_trials(key[0], [Measurement.from_worker(d) for d in docs[tasks[key]]]), *key[1:])
             for key in keys]
     activations = int(network.activation_bytes(config.batch, config.dtype))
     return [replace(r, activation_bytes=activations) for r in rows], ran

@@ -52,7 +52,7 @@ def run(config, plan, progress, timeout=None, trace_dir=None, tensorboard_dir=No
     docs, ran = run_trials(timed, config.trials, compare.label, progress, timeout, run=run_one)
     traced = _traced(config, groups, run_one, progress, timeout, trace_dir, tensorboard_dir)
     ran.extend(traced.values())
-    rows = [_row(t, docs[t], Measurement.from_dict(traced[(t.variant, t.target, t.preset)])) for t in timed]
+    rows = [_row(t, docs[t], Measurement.from_worker(traced[(t.variant, t.target, t.preset)])) for t in timed]
     variants = list(dict.fromkeys(v for v, _ in groups))
     single = config.task(SINGLE_THREAD_VARIANT, mode="single-thread")
     doc = runner.run_worker(single, compare.label(single), progress, timeout)
@@ -85,7 +85,7 @@ def _single_thread(doc):
 
 def _row(task, docs, trace):
     """A timed row with its traced run's ops; failed when the traced run failed."""
-    row = compare.asked_place(Row.from_trials(task.variant, [Measurement.from_dict(d) for d in docs],
+    row = compare.asked_place(Row.from_trials(task.variant, [Measurement.from_worker(d) for d in docs],
                                               preset=task.preset), task.target, task.fetch)
     if trace.status == "ok":
         # The traced later run is what says whether Conv2D still ran; the logged first run, where its time went.

@@ -102,7 +102,7 @@ def run(config, plan, progress, timeout=None, trace_dir=None, tensorboard_dir=No
         traced = task(config, found, preset=t.preset, mode="traced", trace_dir=trace_dir, tensorboard_dir=board)
         doc = runner.run_worker(traced, label(traced), progress, timeout)
         ran.append(doc)
-        rows.append(_row(found.name, t, docs[t], Measurement.from_dict(doc)))
+        rows.append(_row(found.name, t, docs[t], Measurement.from_worker(doc)))
     tf_version, machine = runner.envelope(ran)
     excess = {r.preset: r.first_run_excess_s for r in rows}
     return Report("explain", {**config.to_dict(), **describe(found)}, tuple(rows), tf_version=tf_version,
@@ -111,7 +111,7 @@ def run(config, plan, progress, timeout=None, trace_dir=None, tensorboard_dir=No
 
 def _row(name, t, docs, trace):
     """A timed row named after the graph, with its traced run's ops; failed when the traced run failed."""
-    row = Row.from_trials(name, [Measurement.from_dict(d) for d in docs], preset=t.preset)
+    row = Row.from_trials(name, [Measurement.from_worker(d) for d in docs], preset=t.preset)
     if trace.status == "ok":
         # What the logged first run went through, and the graph that ran, come from the traced worker.
         return replace(row, top_ops=trace.top_ops, first_run_inside=trace.first_run_inside,

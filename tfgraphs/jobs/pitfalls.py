@@ -7,6 +7,7 @@ from tfgraphs.jobs import runner
 from tfgraphs.jobs.plan import Plan
 from tfgraphs.records.pitfalls import LessonRun
 from tfgraphs.records.report import Report
+from tfgraphs.records.schema import read_worker
 from tfgraphs.spec.pitfalls import DTYPE, LESSONS, VARIANT_NAMES
 from tfgraphs.spec.limits import refusal
 from tfgraphs.spec.tasks import PitfallsTask
@@ -70,6 +71,6 @@ def run(config, plan, progress, timeout=None):
             continue
         doc = runner.run_worker(config.task(lesson, variant), f"{lesson} {variant}", progress, timeout)
         docs.append(doc)
-        lessons.append(LessonRun.from_dict({**doc, "lesson": lesson, "variant": variant}))
+        lessons.append(LessonRun.from_dict({**read_worker(LessonRun, doc), "lesson": lesson, "variant": variant}))
     tf_version, machine = runner.envelope(docs)
     return Report("pitfalls", config.to_dict(), tuple(lessons), tf_version=tf_version, machine=machine)

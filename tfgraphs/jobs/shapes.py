@@ -8,6 +8,7 @@ from tfgraphs.errors import UsageError
 from tfgraphs.jobs import runner
 from tfgraphs.jobs.plan import Plan
 from tfgraphs.records.report import Report
+from tfgraphs.records.schema import read_worker
 from tfgraphs.records.rows import ModeRun
 from tfgraphs.spec.shapes import DTYPE, MODES, SWITCHES_ON, switch_for
 from tfgraphs.spec.tasks import ShapesTask
@@ -72,7 +73,7 @@ def run(config, plan, progress, timeout=None):
         label = mode + "".join(f" [{k}={v}]" for k, v in env.items() if v != SWITCHES_ON[k])
         doc = runner.run_worker(config.task(mode), label, progress, timeout, env=env)
         docs.append(doc)
-        runs.append(ModeRun.from_worker(mode, {"env": env, **doc}, config.batch, config.lengths))
+        runs.append(ModeRun.from_worker(mode, {"env": env, **read_worker(ModeRun, doc)}, config.batch, config.lengths))
 
     for mode in config.modes:
         one(mode, SWITCHES_ON)

@@ -84,7 +84,7 @@ def _check(config, found, tmp, progress, timeout):
         t = owngraph.task(config, found, path=path, tag=graph_tag, outputs_path=outputs)
         docs.append(runner.run_worker(t, f"{what} graph", progress, timeout))
         paths.append(outputs)
-    before, after = (Measurement.from_dict(d) for d in docs)
+    before, after = (Measurement.from_worker(d) for d in docs)
     errors = tuple(f"{w} graph: {m.error}" for w, m in zip(("original", "rewritten"), (before, after))
                    if m.status != "ok")
     return before, after, (None, None, None) if errors else _compare(*paths), errors, docs

@@ -2,20 +2,25 @@
 
 import platform
 from dataclasses import dataclass, field
+from importlib import import_module
 
 import tfgraphs
 from tfgraphs.machine import now_utc, timing_env
-from tfgraphs.records.inspect import Inspection
-from tfgraphs.records.pitfalls import LessonRun
-from tfgraphs.records.rows import ModeRun, Row
+from tfgraphs.records.rows import Row
 from tfgraphs.records.schema import SCHEMA, TOOL, envelope, provenance, provenance_of
-from tfgraphs.records.unembed import Unembedding
+from tfgraphs.spec.commands import documented
+
+
+def record_type(command):
+    """The record class a command's document holds (its rows', or the one record's), from the registry."""
+    module, name = command.record.rsplit(".", 1)
+    return getattr(import_module(f"tfgraphs.records.{module}"), name)
+
 
 # Commands whose document is one record rather than a Report of rows.
-RECORDS = {"inspect": Inspection, "unembed": Unembedding}
+RECORDS = {c.name: record_type(c) for c in documented() if c.rows is None}
 # Per command: the key its rows are saved under, and their record type.
-ROWS = {"compare": ("variants", Row), "explain": ("runs", Row), "sweep": ("rows", Row), "shapes": ("modes", ModeRun),
-        "pitfalls": ("lessons", LessonRun)}
+ROWS = {c.name: (c.rows, record_type(c)) for c in documented() if c.rows is not None}
 
 
 @dataclass(frozen=True)
@@ -91,7 +96,7 @@ def load(doc):
     _numbers_a_run_makes(doc)
     if doc.get("command") == "unembed" and "tool" not in doc:
         # unembed's first documents held only the keys it was specified with, without the envelope.
-        return Unembedding.from_dict(doc)
+        return RECORDS["unembed"].from_dict(doc)
     if doc.get("tool") != TOOL or not isinstance(doc.get("schema"), int):
         raise ValueError("not a tfgraphs results file")
     if doc["schema"] > SCHEMA:

@@ -2,6 +2,7 @@
 
 from dataclasses import asdict, dataclass, field, fields, replace
 
+from tfgraphs.records.schema import read_worker
 from tfgraphs.records.stats import median_or_none, spread
 
 
@@ -83,9 +84,14 @@ class Measurement:
 
     @classmethod
     def from_dict(cls, d):
-        """Build from a worker's or a file's dict, ignoring keys this version does not know."""
+        """Build from a saved file's dict, ignoring keys this version does not know."""
         evidence = {k: tuple for k in _EVIDENCE_TUPLES if d.get(k) is not None}
         return cls(**known(cls, d, runs_s=tuple, top_ops=tuple, **evidence))
+
+    @classmethod
+    def from_worker(cls, d):
+        """Build from a worker's document, read strictly: a key no field knows fails the row, naming it."""
+        return cls.from_dict(read_worker(cls, d))
 
     def to_dict(self):
         return _set_or_old(asdict(self))

@@ -35,3 +35,20 @@ def provenance(record):
 def provenance_of(doc):
     """The provenance keys of a saved document, None where it has none."""
     return {k: doc.get(k) for k in PROVENANCE}
+
+
+# What every worker's document holds beside its record's fields: its status, and the TensorFlow and devices it ran on.
+WORKER_ENVELOPE = ("status", "error", "tf_version", "tf_build", "devices")
+
+
+def read_worker(record_type, doc, given=()):
+    """A worker's document, read strictly: a key that neither the envelope nor record_type's fields (nor the keys
+    the job adds, given) know makes it a failed document naming the key, so a renamed key loses no data unseen.
+    Saved files are read leniently, by record_type.from_dict."""
+    from dataclasses import fields
+
+    unknown = sorted(set(doc) - set(WORKER_ENVELOPE) - {f.name for f in fields(record_type)} - set(given))
+    if not unknown:
+        return doc
+    return {"status": "failed", "error": f"the worker's document holds {', '.join(map(repr, unknown))}, which "
+                                         f"{record_type.__name__} does not know"}

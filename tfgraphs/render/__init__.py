@@ -1,21 +1,16 @@
 """Text (tabulate) and PNG (matplotlib) from saved results, one module per command; no TensorFlow here."""
 
-from tfgraphs.render import compare, explain, inspect, pitfalls, shapes, sweep, unembed
-from tfgraphs.render.page import WIDTH
+from importlib import import_module
 
-RENDERERS = {"compare": compare.render, "explain": explain.render, "sweep": sweep.render, "shapes": shapes.render,
-             "inspect": inspect.render, "pitfalls": pitfalls.render, "unembed": unembed.render}
-# What each command's figure shows, as the answer block names it.
-FIGURES = {"compare": "time to the first result, by phase",
-           "explain": "where the first run went",
-           "sweep": "graph bytes and run time against batch",
-           "shapes": "time per call against input length",
-           "pitfalls": "the graph-growth steps (or the executor-cache runs)"}
+from tfgraphs.render.page import WIDTH
+from tfgraphs.spec.commands import COMMANDS, documented
+
+RENDERERS = {c.name: import_module(f"tfgraphs.render.{c.name}").render for c in documented()}
 
 
 def figure_line(command):
     """The answer's last line in text: where the command's figure is drawn, or None when it has none."""
-    what = FIGURES.get(command)
+    what = COMMANDS[command].figure
     return f"Figure: --plot PATH (in Python, Report.plot()): {what}." if what else None
 
 

@@ -4,8 +4,7 @@ import csv
 import statistics
 
 from tfgraphs.fileio import write_atomic
-from tfgraphs.records.pitfalls import LessonRun
-from tfgraphs.records.rows import ModeRun, Row
+from tfgraphs.spec.commands import COMMANDS
 
 PHASES = ("build_s", "serialize_s", "session_s", "init_s", "first_run_s")
 SIZES = ("graph_bytes", "const_bytes", "nodes", "peak_rss_bytes")
@@ -57,16 +56,14 @@ def _lesson_lines(report, run):
             yield {**case, "seconds": c.seconds}
 
 
+# A command's CSV, by its registered kind of line: the fields, and the lines of one row.
+LINES = {"trial": (ROW_FIELDS, _trial_lines), "call": (MODE_FIELDS, _mode_lines), "case": (LESSON_FIELDS, _lesson_lines)}
+
+
 def lines(report):
     """(field names, dict per line) of the report's flat table."""
-    if all(isinstance(r, ModeRun) for r in report.rows):
-        return MODE_FIELDS, [line for r in report.rows for line in _mode_lines(report, r)]
-    if all(isinstance(r, Row) for r in report.rows):
-        return ROW_FIELDS, [line for r in report.rows for line in _trial_lines(report, r)]
-    if all(isinstance(r, LessonRun) for r in report.rows):
-        return LESSON_FIELDS, [line for r in report.rows for line in _lesson_lines(report, r)]
-    found = [{k: v for k, v in r.to_dict().items() if not isinstance(v, (dict, list, tuple))} for r in report.rows]
-    return tuple(dict.fromkeys(k for line in found for k in line)), found
+    fields, of_row = LINES[COMMANDS[report.command].lines]
+    return fields, [line for r in report.rows for line in of_row(report, r)]
 
 
 def write_csv(report, path):

@@ -149,14 +149,24 @@ def leak_table(report):
     return _table(body, ["variant", "targets", f"run {u}", "RSS change"]), legend
 
 
+# Each lesson's section, by its name in spec.pitfalls: its title and the table it makes of the report.
+SECTIONS = {
+    "executor-cache": ("Executor cache", executor_table),
+    "graph-growth": ("Graph growth", growth_table),
+    "saved-copies": ("Saved copies", saved_table),
+    "placeholder-default": ("Placeholder default", default_table),
+    "folding": ("What can be folded", folding_table),
+    "pruning": ("What a run executes", pruning_table),
+    "feed-alignment": ("Feed alignment", alignment_table),
+    "executor-leak": ("Executors kept", leak_table),
+}
+
+
 def render(report, fmt="simple", width=WIDTH, verbose=False, figure=None):
     """The whole pitfalls report as text, fitted to width (None: one wide table per section)."""
     head, ok = header(report), any(r.ok for r in report.rows)
     sections = []
-    for title, made in (("Executor cache", executor_table), ("Graph growth", growth_table),
-                        ("Saved copies", saved_table), ("Placeholder default", default_table),
-                        ("What can be folded", folding_table), ("What a run executes", pruning_table),
-                        ("Feed alignment", alignment_table), ("Executors kept", leak_table)):
+    for title, made in SECTIONS.values():
         found = made(report)
         if found is not None:
             sections.append((title, *found))

@@ -10,6 +10,7 @@ from tfgraphs.findings.sweep import series
 from tfgraphs.fileio import write_atomic
 from tfgraphs.records.stats import Summary
 from tfgraphs.records.sweep import fits as fits_of
+from tfgraphs.spec.commands import COMMANDS
 from tfgraphs.spec.limits import GRAPHDEF_LIMIT
 from tfgraphs.spec.pitfalls import GROWTH_CASES
 from tfgraphs.spec.shapes import MODES
@@ -245,5 +246,5 @@ def pitfalls_figure(report):
     return _finish(fig, ax)
 
 
-FIGURES = {"compare": compare_figure, "sweep": sweep_figure, "explain": explain_figure, "shapes": shapes_figure,
-           "pitfalls": pitfalls_figure}
+# Each command's figure is the function named after it; the registry says which commands have one.
+FIGURES = {c.name: globals()[f"{c.name}_figure"] for c in COMMANDS.values() if c.figure}

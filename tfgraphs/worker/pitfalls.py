@@ -20,16 +20,21 @@ def measure(task):
         inside.ask_for_log()
     protocol.phase("import tensorflow")
     tf = import_tensorflow()
-    from tfgraphs.worker import alignment, folding, leak, pruning, runs, saved
 
     protocol.phase("data")
     x, w = network.make_data(task.batch, DTYPE, task.seed)
-    lessons = {"executor-cache": runs.executor_cache, "graph-growth": runs.graph_growth,
-               "saved-copies": saved.saved_copies, "placeholder-default": saved.placeholder_default,
-               "folding": folding.folding, "pruning": pruning.pruning, "executor-leak": leak.executor_leak,
-               "feed-alignment": alignment.feed_alignment}
-    result = lessons[task.lesson](tf, task, x, w)
+    result = runs_of_lessons()[task.lesson](tf, task, x, w)
     return {"tf_version": tf.__version__, "devices": [d.name for d in tf.config.list_physical_devices()], **result}
+
+
+def runs_of_lessons():
+    """Each lesson's run, by its name in spec.pitfalls (imported after TensorFlow)."""
+    from tfgraphs.worker import alignment, folding, leak, pruning, runs, saved
+
+    return {"executor-cache": runs.executor_cache, "graph-growth": runs.graph_growth,
+            "saved-copies": saved.saved_copies, "placeholder-default": saved.placeholder_default,
+            "folding": folding.folding, "pruning": pruning.pruning, "feed-alignment": alignment.feed_alignment,
+            "executor-leak": leak.executor_leak}
 
 
 if __name__ == "__main__":
