@@ -56,7 +56,8 @@ def lesson(command, cwd, path, n):
     from tfgraphs.api.report import report
     from tfgraphs.render import render
 
-    saved, image = Path(cwd) / f"lesson-{n}.json", path.parent / "img" / f"{path.stem}-{n}.png"
+    # Absolute: the command runs in the scratch folder, the image belongs beside the page.
+    saved, image = Path(cwd) / f"lesson-{n}.json", path.resolve().parent / "img" / f"{path.stem}-{n}.png"
     image.parent.mkdir(exist_ok=True)
     from tfgraphs.spec.commands import COMMANDS
 
