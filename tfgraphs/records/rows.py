@@ -91,12 +91,14 @@ class Measurement:
     @classmethod
     def from_worker(cls, d):
         """Build from a worker's document, read strictly: a key no field knows fails the row, naming it."""
-        return cls.from_dict(read_worker(cls, d))
+        return cls.from_dict(read_worker(cls, d, given=WRITTEN_FILES))
 
     def to_dict(self):
         return _set_or_old(asdict(self))
 
 
+# What a traced worker wrote where the command line asked (--trace, --tensorboard): named there, not kept in rows.
+WRITTEN_FILES = ("trace_files", "tensorboard_dir")
 REMOTE_FIELDS = ("target", "fetch", "bytes_fed_per_run", "bytes_fetched_per_run", "network_device", "data_device",
                  "traced_between_tasks_bytes", "traced_run_s")
 

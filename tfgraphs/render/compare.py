@@ -117,7 +117,7 @@ def summary_table(report):
                                     f"--verbose: every table.")
 
 
-def render(report, fmt="simple", width=WIDTH, verbose=False, figure=None):
+def render(report, fmt="simple", width=WIDTH, verbose=False, figure=None, answered=True):
     """The whole compare report as text, fitted to width (None: one wide table per section): the answer, one table,
     the first findings; verbose adds every table and finding. Rows measured remotely or fetching a sum get a section
     of their own."""
@@ -132,15 +132,15 @@ def render(report, fmt="simple", width=WIDTH, verbose=False, figure=None):
         sections = [*phase_tables(report, wide=width is None), ("Why", *why_table(report)),
                     ("Memory: resident-memory growth per phase, in units of X's bytes", *growth_table(report))]
     return page(head, sections, "What this run shows:" if ok else None, sentences(report) if ok else (),
-                failures(report.rows, lambda r: r.label), fmt, width, answer=answer(report), verbose=verbose,
-                figure=figure)
+                failures(report.rows, lambda r: r.label), fmt, width,
+                answer=answer(report) if answered else (), verbose=verbose, figure=figure)
 
 
 def _with_remote(report, head, fmt, width, verbose, figure):
     """The remote section and its sentences, then the in-process page of the rows fetching the whole output."""
     local = replace(report, rows=tuple(r for r in report.rows if not r.remote and r.fetch != "sum"))
     # The in-process page without its header and answer: the remote answer opens the whole page.
-    text = render(local, fmt, width, verbose).split("\n\n", 2)[2] if local.rows else ""
+    text = render(local, fmt, width, verbose, answered=False).split("\n\n", 1)[1] if local.rows else ""
     ok = any(r.ok for r in report.rows)
     remote = page(head, [("Remote sessions", *remote_table(report))] if ok else [],
                   "What the remote runs show:" if ok else None, remote_sentences(report) if ok else (),
