@@ -48,8 +48,8 @@ def _once(embedded, base):
     slower = [v for v, d in judged.items() if d.real and d.delta > 0]
     n = min(len(r.first_runs_s) for r in [*embedded, base])
     if slower:
-        return [f"Embedding adds {_span([judged[v].delta for v in slower])} to the first run (n>={n} a side, "
-                f"beyond the spread), once. Where: tfgraphs explain."]
+        return [f"Embedding adds {_span([judged[v].delta for v in slower])} to the first run, once (n>={n}, past the "
+                f"spread); why: tfgraphs explain."]
     if all(d.judged for d in judged.values()):
         return [f"The first runs do not differ beyond their spread (n>={n} a side, one per fresh worker)."]
     return [f"First run, embedded minus fed: {_signed_span([d.delta for d in judged.values()])}, on {n} a side: "
