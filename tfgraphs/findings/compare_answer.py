@@ -96,7 +96,7 @@ def _remedy(ok, base):
     told = f"Remedy: a {base.variant} ({fmt_s(base.later_median_s)} a run)"
     if loaded is None:
         return [told + "."]
-    return [told + f" or a {loaded.variant} loaded once ({fmt_s(loaded.init_s)} init, then "
+    return [told + f" or a {loaded.variant} loaded once ({fmt_s(loaded.init_s)} init, "
                    f"{fmt_s(statistics.median(loaded.runs_s))} a run)."]
 
 
