@@ -18,7 +18,7 @@ def answer(report):
     said = []
     for a in report.extra.get("attribution", [])[:2]:
         said.extend(_excess(a, report.rows))
-    said.extend(_logged([r for r in report.rows if r.preset == "default" and not r.remote])[:2])
+    said.extend(_logged([r for r in report.rows if r.preset == "default" and not r.remote]))
     said.extend(_folded([r for r in report.rows if r.preset == "default" and not r.remote]))
     return said[:5] or ["No variant produced a first run to explain."]
 
@@ -73,18 +73,20 @@ def _bare(group, name):
 
 @rests_on("first_run_inside", "logged_first_run_s")
 def _logged(rows):
-    """What TensorFlow's log timed of a default-config first run: its Grappler passes' share, and the largest."""
-    said = []
+    """What TensorFlow's log timed of each default-config first run, in one line: its Grappler passes' time and
+    share of that logged run, the largest pass named for the first."""
+    each = []
     for r in rows:
         passes = [s for s in r.first_run_inside if s["stage"].startswith("grappler/") and s["seconds"] is not None]
         if not passes:
             continue
         spent = sum(s["seconds"] for s in passes)
-        top = grouped(passes)[0]
-        said.append(f"TensorFlow's log of {r.variant}'s own logged first run ({fmt_s(r.logged_first_run_s)}): its "
-                    f"Grappler passes took {fmt_s(spent)} ({100 * spent / r.logged_first_run_s:.0f}%), most in "
-                    f"{top[0].split('/', 1)[1]}.")
-    return said
+        most = f", most {grouped(passes)[0][0].split('/', 1)[1]}" if not each else ""
+        each.append(f"{fmt_s(spent)} of {fmt_s(r.logged_first_run_s)} in {r.variant} "
+                    f"({100 * spent / r.logged_first_run_s:.0f}%{most})")
+    if not each:
+        return []
+    return [f"TensorFlow's log of each logged first run: Grappler's passes took {join(each[:3])}."]
 
 
 @rests_on("partition_computes")
