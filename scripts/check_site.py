@@ -40,11 +40,12 @@ LAYOUTS = ((1280, 800, EVERYTHING), (390, 800, PROSE))
 # The visible elements matching SELECTOR that reach past the content box, or scroll sideways themselves.
 OVERFLOW = """(() => {
   const box = document.querySelector('.md-content__inner') || document.body;
-  const right = box.getBoundingClientRect().right + 1, found = [];
+  // A few pixels of slack: inline code's own padding may spill that far at the end of a line, and nothing scrolls.
+  const slack = 4, right = box.getBoundingClientRect().right + slack, found = [];
   for (const el of box.querySelectorAll(SELECTOR)) {
     if (el.closest('details:not([open])') || !el.getClientRects().length) continue;
     // A block's content wider than its box scrolls (overflow auto) or spills past it; inline boxes have no width.
-    const wider = el.clientWidth > 0 && el.scrollWidth > el.clientWidth + 1;
+    const wider = el.clientWidth > 0 && el.scrollWidth > el.clientWidth + slack;
     if (el.getBoundingClientRect().right > right || wider) {
       found.push(el.tagName.toLowerCase() + ' ' + (el.textContent || el.getAttribute('src') || '').trim().slice(0, 50));
     }

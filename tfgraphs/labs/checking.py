@@ -262,6 +262,11 @@ def check_lab(number, path, stream=sys.stdout, timeout_s=DEFAULT_TIMEOUT_S):
         raise UsageError(f"{path} does not exist")
     with as_script(os.path.abspath(path)) as script:   # a notebook is checked as its code cells, in order
         outcomes = collect(number, script, timeout_s)
+    return print_outcomes(number, outcomes, stream)
+
+
+def print_outcomes(number, outcomes, stream=sys.stdout):
+    """Print each check's ok or WRONG line (with what was seen and the hint) and the count; return the exit status."""
     for o in outcomes:
         if o.passed:
             print(f"ok    {o.name}" + (f": {o.detail}" if o.detail else ""), file=stream)
