@@ -26,14 +26,17 @@ def _apart(d):
     return f"beyond a spread of {fmt_s(d.spread)}" if d.real else f"no measurable difference against a spread of {fmt_s(d.spread)}"
 
 
+def _with_local(rows):
+    """(remote row, the same variant and fetch in-process) for every remote row that has one."""
+    got = _by_key(rows)
+    return [(r, got[(v, False, f)]) for (v, remote, f), r in got.items() if remote and (v, False, f) in got]
+
+
 @rests_on("runs_s")
 def remote_over_local(rows):
     """Per variant and fetch: remote later runs over in-process later runs, judged against both spreads."""
-    said, got = [], _by_key(rows)
-    for (variant, remote, fetch), r in got.items():
-        local = got.get((variant, False, fetch))
-        if not remote or local is None:
-            continue
+    said = []
+    for r, local in _with_local(rows):
         d = between(r.runs_s, local.runs_s)
         ratio = f"{r.later_median_s / local.later_median_s:.2f}x, " if d.real else ""
         said.append(f"{r.label}: later runs took {fmt_s(r.later_median_s)} median against {fmt_s(local.later_median_s)} "
@@ -141,11 +144,8 @@ def answer(report):
 
 @rests_on("first_run_s", "runs_s", "bytes_fed_per_run", "bytes_fetched_per_run")
 def _remote_answer(rows):
-    said, got = [], _by_key(rows)
-    for (variant, remote, fetch), r in got.items():
-        local = got.get((variant, False, fetch))
-        if not remote or local is None:
-            continue
+    said = []
+    for r, local in _with_local(rows):
         said.append(f"{r.label}: first run {fmt_s(r.first_run_s)}, later {fmt_s(r.later_median_s)} median (in-process "
                     f"{fmt_s(local.first_run_s)}, {fmt_s(local.later_median_s)}); a run fed {r.bytes_fed_per_run:,} "
                     f"bytes and fetched {r.bytes_fetched_per_run:,}.")

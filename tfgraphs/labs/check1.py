@@ -3,6 +3,7 @@
 import numpy as np
 import tensorflow as tf
 
+from tfgraphs.graphdef.consts import tensor_bytes
 from tfgraphs.spec import network
 from tfgraphs.labs.marks import hint, judged_by, on_error
 
@@ -19,13 +20,6 @@ def _data(batch=BATCH, seed=0):
 
 def _graph_bytes(graph):
     return graph.as_graph_def().ByteSize()
-
-
-def _const_bytes(op):
-    """The bytes a Const op's value holds, expanded."""
-    value = op.get_attr("value")
-    elements = int(np.prod([d.size for d in value.tensor_shape.dim]))
-    return len(value.tensor_content) or elements * tf.as_dtype(value.dtype).size
 
 
 def _small(facts):
@@ -45,7 +39,7 @@ def fed_graph_is_small(mod):
     """X is not in build_fed's GraphDef"""
     x, w = _data()
     graph, _, _ = mod.build_fed(x, w)
-    consts = [(op.name, _const_bytes(op)) for op in graph.get_operations() if op.type == "Const"]
+    consts = [(op.name, tensor_bytes(op.get_attr("value"))) for op in graph.get_operations() if op.type == "Const"]
     return {"size": _graph_bytes(graph), "x_bytes": x.nbytes,
             "largest": max(consts, key=lambda c: c[1]) if consts else None}
 
