@@ -1,6 +1,6 @@
 """The one stand-in for worker processes: tests stub workers with it, and it advances progress as the runner does."""
 
-from tfgraphs.jobs import runner
+from tfgraphs.jobs import runner, servers
 
 
 def seed_document(**changes):
@@ -36,6 +36,8 @@ def install(monkeypatch, answer):
     """Stub every worker with answer(task, env) for the rest of the test; return the FakeWorkers."""
     fake = FakeWorkers(answer)
     monkeypatch.setattr(runner, "run_worker", fake)
+    # A fake worker reaches no server, so no grpc:// target is asked whether it answers.
+    monkeypatch.setattr(servers, "check_reachable", lambda where, wait_s: None)
     return fake
 
 

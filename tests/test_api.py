@@ -142,16 +142,16 @@ def no_worker(task, env):
     (lambda: tfgraphs.sweep(batches=[300000, 400000], variants=["constant"]), "past the 2 GiB single-tensor limit"),
     (lambda: tfgraphs.shapes(batch=None), "--batch None is not a whole number"),
     (lambda: tfgraphs.shapes(switch_modes=["eager"], modes=["graph"]), "--switch-modes eager not in --modes"),
-    (lambda: tfgraphs.shapes(count=2), "--count 2 is too few"),
+    (lambda: tfgraphs.shapes(count=2), "--count 2 must be at least 3"),
     (lambda: tfgraphs.shapes(modes="eager,turbo"), "unknown mode turbo"),
-    (lambda: tfgraphs.pitfalls(steps=1), "--steps 1 is too few"),
+    (lambda: tfgraphs.pitfalls(steps=1), "--steps 1 must be at least 2"),
     (lambda: tfgraphs.pitfalls(lessons=["nope"]), "unknown lesson nope"),
     (lambda: tfgraphs.pitfalls(batch=400000, lessons="graph-growth", variants="constant"), "past the 2 GiB"),
     (lambda: tfgraphs.pitfalls(seed=-1), "--seed -1 must be 0 or more"),
     (lambda: tfgraphs.inspect("no/such/graph.pb"), "no/such/graph.pb"),
     (lambda: tfgraphs.inspect(FIXTURES / "compare.json", top=0), "--top 0 must be at least 1"),
     (lambda: tfgraphs.unembed("no/such/graph.pb", out="x"), "no/such/graph.pb"),
-    (lambda: tfgraphs.unembed("g.pb", out=None), "-o OUT is needed"),
+    (lambda: tfgraphs.unembed("g.pb", out=None), "--out is needed"),
     (lambda: tfgraphs.unembed("g.pb", out="x", check="no"), "--check 'no' is not True or False"),
     (lambda: tfgraphs.unembed("g.pb", out="x", min_bytes="2 XB"), "--min-bytes '2 XB' is not a size"),
     (lambda: tfgraphs.unembed("g.pb", out="x", feed=["x=1,0"]), "--feed 'x=1,0' is not NAME=D1,D2"),
@@ -223,7 +223,7 @@ def test_the_command_line_shows_the_apis_defaults(capsys):
     with pytest.raises(SystemExit):
         main(["sweep", "--help"])
     help_text = " ".join(capsys.readouterr().out.split())
-    assert "(default 500,1000,2000,4000)" in help_text and "(default 5, at most 1,000,000)" in help_text
+    assert "(default 500,1000,2000,4000)" in help_text and "(default 5; at most 1,000,000)" in help_text
 
 
 @pytest.mark.parametrize("fixture, lines", [("compare", 4 * 4), ("explain", 12), ("explain-trials", 6), ("sweep", None),

@@ -50,7 +50,7 @@ def test_start_refuses_to_overwrite(tmp_path):
 @pytest.mark.parametrize("args, message", [
     ((9,), f"no lab 9; the labs are {', '.join(map(str, LABS))}"),
     (("one",), "argument number: 'one' is not a whole number"),
-    ((0,), "argument number: '0' must be at least 1"),
+    ((0,), "argument number: 0 must be at least 1"),
 ])
 def test_start_bad_input(tmp_path, args, message):
     proc = run_in(tmp_path, "lab", "start", *args)

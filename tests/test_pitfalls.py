@@ -241,8 +241,8 @@ def _main(argv, capsys):
 @pytest.mark.parametrize("args, message", [
     (["--lessons", "executor-cache,bogus"], "unknown lesson bogus; choose from executor-cache"),
     (["--variants", "numpy"], "unknown variant numpy"),
-    (["--steps", "1"], "--steps 1 is too few"),
-    (["--steps", "0"], "--steps 0 must be at least 1"),
+    (["--steps", "1"], "--steps 1 must be at least 2"),
+    (["--steps", "0"], "--steps 0 must be at least 2"),
     (["--batch", "ten"], "'ten' is not a whole number"),
     (["--lessons", "placeholder-default", "--variants", "constant"], "no lesson of placeholder-default runs any"),
     (["--format", "nope"], "unknown table format 'nope'"),

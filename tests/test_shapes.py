@@ -15,6 +15,7 @@ from conftest import run_cli, words
 from tfgraphs.cli import main
 from tfgraphs.errors import UsageError
 from tfgraphs.findings import shapes as shapes_why
+import tfgraphs
 from tfgraphs.jobs import runner, shapes
 from tfgraphs.records.report import Report, load
 from tfgraphs.records.rows import ModeRun
@@ -233,7 +234,7 @@ def shapes_document(env, traces=None):
     (["--modes", "eager,turbo"], "turbo"),
     (["--switch-modes", "nope"], "nope"),
     (["--modes", "eager", "--switch-modes", "function"], "--switch-modes function not in --modes"),
-    (["--count", "2"], "--count 2 is too few"),
+    (["--count", "2"], "--count 2 must be at least 3"),
     (["--seed", "-1"], "--seed -1 must be 0 or more"),
     (["--format", "nope"], "nope"),
 ])
@@ -247,10 +248,12 @@ def test_plan_checks_settings_that_depend_on_each_other():
     assert shapes.plan(shapes.Config(**TINY)).workers == len(MODES) + 1
     assert shapes.plan(shapes.Config(**{**TINY, "count": 3})).workers == len(MODES) + 1
     for bad, said in ((dict(kernel=41), "--kernel 41 is longer than the shortest length (--start 40)"),
-                      (dict(count=2), "--count 2 is too few"),
                       (dict(modes=("eager",), switch_modes=("function",)), "--switch-modes function not in --modes")):
         with pytest.raises(UsageError, match="^" + re.escape(said)):
             shapes.plan(shapes.Config(**{**TINY, **bad}))
+    # A bound of one option is its declaration's, checked before any plan.
+    with pytest.raises(UsageError, match="^--count 2 must be at least 3"):
+        tfgraphs.shapes(**{**TINY, "count": 2})
 
 
 def test_default_switch_mode_only_when_it_runs(monkeypatch, capsys):

@@ -13,7 +13,7 @@ import fakes
 import owngraphs
 from conftest import run_cli, words
 from tfgraphs.cli import main
-from tfgraphs.api.options import byte_size
+from tfgraphs.spec.options import byte_size
 from tfgraphs.errors import UsageError
 from tfgraphs.jobs.unembed import _compare
 from tfgraphs.tfimport import import_tensorflow

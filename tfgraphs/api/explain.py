@@ -1,45 +1,36 @@
 """tfgraphs.explain(): what the first sess.run pays for, by optimizer presets and traced runs."""
 
-from tfgraphs.api.options import names, one_of, output_dir, seed_network, text, whole
-from tfgraphs.api.owngraph import graph_config
-from tfgraphs.api.running import check_outputs, measure
-from tfgraphs.api.targets import remote_options
+from tfgraphs.api.keywords import takes
+from tfgraphs.api.outputs import output_dir
+from tfgraphs.api.running import check_outputs, measure, running_options
 from tfgraphs.errors import UsageError
 from tfgraphs.jobs import explain as job
 from tfgraphs.jobs import owngraph
-from tfgraphs.jobs.explain import Config
-from tfgraphs.spec.network import DTYPES
-from tfgraphs.spec.presets import PRESETS
-from tfgraphs.spec.variants import VARIANTS
+from tfgraphs.spec.common import RUNNING
+from tfgraphs.spec.options import Option, config_of, optional_path
+
+# Beside the Config: where traces go, and a user's graph in place of the built-in network.
+BESIDE = {
+    "trace": Option(None, optional_path, "write a Chrome trace (Perfetto, chrome://tracing) of the first and second "
+                    "run of each variant x preset to DIR", metavar="DIR"),
+    "tensorboard": Option(None, optional_path, "write each variant's graph for `tensorboard --logdir DIR`",
+                          metavar="DIR"),
+    "graph": Option(None, optional_path, "explain this .pb/.pbtxt GraphDef or SavedModel folder instead of the "
+                    "built-in network (--batch, --dtype, --variants and --target do not apply)", metavar="PATH"),
+}
+SEED_ONLY = ("batch", "dtype", "variants", "target")   # settings of the built-in network
 
 
-def _seed_only(batch, dtype, variants, target):
-    """Refuse, with --graph, a setting of the built-in network other than its default."""
-    given = {"batch": whole("batch", batch), "dtype": one_of("dtype", dtype, DTYPES),
-             "variants": names("variants", variants, list(VARIANTS), "variant"), "target": text("target", target)}
-    for name, value in given.items():
-        if value != getattr(Config, name):
-            raise UsageError(f"--{name} sets the built-in network; it does not apply with --graph")
-
-
-def explain(batch=6000, dtype="float64", runs=10, trials=3, seed=0, variants=("constant", "placeholder", "variable"),
-            presets=("default", "no-grappler", "no-folding", "bare"), trace=None, tensorboard=None, target="",
-            baseline=True, place="data=ps", connect_timeout=10.0, graph=None, tag="serve",
-            signature="serving_default", feed=(), fetch=(), int_high=2, force=False, timeout=None, quiet=False,
-            json=None, csv=None, plot=None):
+@takes(job.Config, BESIDE, owngraph.Config, RUNNING, without=("returns", "path"))
+def explain(**options):
     """Run each variant, or the graph at `graph`, under presets that switch optimizers off, and trace its runs."""
-    check_outputs(json, csv, plot, inputs=(graph,))
-    output_dir("trace", trace)
-    output_dir("tensorboard", tensorboard)
-    chosen = names("presets", presets, list(PRESETS), "preset")
-    outputs = {"trace_dir": trace, "tensorboard_dir": tensorboard, "force": force, "timeout": timeout,
-               "quiet": quiet, "json": json, "csv": csv, "plot": plot}
-    if graph is not None:
-        _seed_only(batch, dtype, variants, target)
-        config = graph_config(owngraph, graph, runs, seed, tag, signature, feed, fetch, int_high,
-                              trials=whole("trials", trials), presets=chosen)
-        return measure(owngraph, config, **outputs)
-    config = Config(**seed_network(batch, dtype, runs, trials, seed),
-                    variants=names("variants", variants, list(VARIANTS), "variant"), presets=chosen,
-                    **remote_options(target, baseline, "output", place, connect_timeout))
-    return measure(job, config, **outputs)
+    check_outputs(options["json"], options["csv"], options["plot"], inputs=(options["graph"],))
+    output_dir("trace", options["trace"])
+    output_dir("tensorboard", options["tensorboard"])
+    run = {**running_options(options), "trace_dir": options["trace"], "tensorboard_dir": options["tensorboard"]}
+    if options["graph"] is None:
+        return measure(job, config_of(job.Config, options), **run)
+    for name in SEED_ONLY:
+        if options[name] != explain.options[name].default:
+            raise UsageError(f"--{name} sets the built-in network; it does not apply with --graph")
+    return measure(owngraph, config_of(owngraph.Config, {**options, "path": options["graph"]}), **run)

@@ -3,7 +3,8 @@
 import base64
 import os
 
-from tfgraphs.api.options import path_of, table_format, writable
+from tfgraphs.api.outputs import table_format, writable
+from tfgraphs.spec.options import path as checked_path
 from tfgraphs.api.notebook import show_figures_inline
 from tfgraphs.errors import UsageError
 from tfgraphs.fileio import read_doc, write_doc
@@ -133,7 +134,7 @@ def report(path):
     if not isinstance(path, (str, os.PathLike)):
         # An int would be opened as a file descriptor, and closed.
         raise UsageError(f"report() takes the path of a saved document (a str or os.PathLike), not {type(path).__name__}")
-    path = path_of("path", path)
+    path = checked_path("path", path)
     try:
         found = Report(load(read_doc(path)))
         found.text()   # a document missing what its text needs is refused now, not when it is printed

@@ -2,15 +2,12 @@
 
 import sys
 
-from tfgraphs.api.options import optional_positive, plot_path, switch, writable
+from tfgraphs.api.outputs import plot_path, writable
 from tfgraphs.api.notebook import progress
 from tfgraphs.api.report import Report
 from tfgraphs.errors import UsageError
 from tfgraphs.jobs.plan import check_memory
-
-
-# Seconds a worker with a remote session may take unless --timeout says otherwise.
-REMOTE_TIMEOUT_S = 600.0
+from tfgraphs.spec.common import REMOTE_TIMEOUT_S, RUNNING
 
 
 def check_outputs(json=None, csv=None, plot=None, inputs=()):
@@ -20,16 +17,19 @@ def check_outputs(json=None, csv=None, plot=None, inputs=()):
     writable(inputs, json=json, csv=csv, plot=plot)
 
 
+def running_options(options):
+    """The options of spec.common.RUNNING among a command's checked options: how measure() runs and writes."""
+    return {name: value for name, value in options.items() if name in RUNNING}
+
+
 def measure(job, config, *, quiet=False, timeout=None, force=False, json=None, csv=None, plot=None, **options):
     """Run a job's plan with progress; the Report, with its JSON, CSV and plot written where asked.
 
-    The caller has checked json, csv and plot with check_outputs before building config.
+    The caller has checked every option, and json, csv and plot with check_outputs, before building config.
     """
-    timeout = optional_positive("timeout", timeout)
     if timeout is None and getattr(config, "target", ""):
         # A server that accepts the connection and never answers would hang a remote run: it gets a deadline.
         timeout = REMOTE_TIMEOUT_S
-    quiet, force = switch("quiet", quiet), switch("force", force)
     plan = job.plan(config)
     said = plan.notices if plan.runnable else plan.notices[:-1]
     for notice in said:

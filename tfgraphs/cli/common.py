@@ -1,15 +1,15 @@
 """What every command line shares: one-line usage errors, flags handed to the Python API as keywords, the output.
 
-A flag's default is the API function's: a flag left out is not passed, so the function's own default applies.
+Each flag is derived from the option its API function declares (spec.options): its name, help, default and bounds.
 """
 
 import argparse
 import inspect
 import sys
 
-from tfgraphs.api.options import MOST
-from tfgraphs.api.running import REMOTE_TIMEOUT_S
+from tfgraphs.errors import UsageError
 from tfgraphs.render.page import SHOWN, output_width
+from tfgraphs.spec.options import REQUIRED, flag, switch
 
 OMITTED = argparse.SUPPRESS   # a flag left out stays out of the call, and the API's default applies
 
@@ -27,49 +27,49 @@ class Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: {message} (see --help)\n")
 
 
-def _number(text, parse, what, ok, need):
-    """Parse text with parse(); refuse it, in argparse's way, unless ok(value)."""
-    try:
-        value = parse(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
-    if not ok(value):
-        raise argparse.ArgumentTypeError(f"{text!r} must be {need}")
-    return value
+def typed(check, name):
+    """An argparse type from an option's check: the checked value, or argparse's one-line usage error."""
+    def parse(text):
+        try:
+            return check(name, text)
+        except UsageError as exc:
+            # argparse names the flag itself: "argument --port: 99999 must be at most 65,535".
+            raise argparse.ArgumentTypeError(str(exc).removeprefix(flag(name) + " ")) from None
+    return parse
 
 
-def positive_int(text):
-    """argparse type of the commands that are not measurements (lab, server): a whole number >= 1."""
-    return _number(text, int, "a whole number", lambda v: v >= 1, "at least 1")
+def _help(option, command):
+    """The option's help, ending with its default and bounds; {figure} and {lines} name the command's own."""
+    said = option.help.format(figure=command.figure, lines=command.lines)
+    default = option.default
+    if option.shown is None and (default is None or isinstance(default, bool)):
+        return said
+    shown = option.shown if option.shown is not None else (
+        ",".join(map(str, default)) if isinstance(default, (tuple, list)) else default)
+    bounds = option.check.bounds() if hasattr(option.check, "bounds") else ""
+    parts = ["repeatable" if option.repeat else "", f"default {shown}" + (f", {option.note}" if option.note else ""),
+             bounds]
+    return f"{said} ({'; '.join(p for p in parts if p)})"
 
 
-def seed(text):
-    """argparse type: a whole number >= 0 (NumPy's generators take no negative seed, nor a task index)."""
-    return _number(text, int, "a whole number", lambda v: v >= 0, "0 or more")
-
-
-def port(text):
-    """argparse type: a TCP port, 1 to 65535."""
-    return _number(text, int, "a whole number", lambda v: 1 <= v <= 65535, "a port from 1 to 65535")
-
-
-def positive_float(text):
-    """argparse type: a finite number > 0 (NaN and infinity are refused too)."""
-    return _number(text, float, "a number", lambda v: 0 < v < float("inf"), "finite and greater than 0")
-
-
-def default(func, name):
-    """The default of func's keyword `name`, as help text shows it."""
-    value = inspect.signature(func).parameters[name].default
-    return ",".join(map(str, value)) if isinstance(value, (tuple, list)) else value
-
-
-def option(p, func, name, what, **kwargs):
-    """--name (dashes for underscores), passed to func as name=; its help ends with func's default."""
-    shown = kwargs.pop("shown", None)
-    bound = f", at most {MOST[name]:,}" if name in MOST else ""
-    p.add_argument("--" + name.replace("_", "-"), dest=name, default=OMITTED, **kwargs,
-                   help=f"{what} (default {shown if shown is not None else default(func, name)}{bound})")
+def add_options(p, func, command):
+    """A flag for each option func declares, named after its keyword (dashes for underscores), then the text
+    output's flags. A flag left out is not passed, so the declared default applies."""
+    for name, option in func.options.items():
+        dashed = flag(name)
+        if option.positional:
+            p.add_argument(name, help=option.help)
+        elif option.default is REQUIRED:
+            p.add_argument(*[f for f in (option.short, dashed) if f], dest=name, required=True,
+                           metavar=option.metavar, help=_help(option, command))
+        elif option.check is switch:
+            no = option.default is True   # a switch on by default is turned off by --no-NAME
+            p.add_argument("--no-" + dashed[2:] if no else dashed, dest=name, default=OMITTED,
+                           action="store_false" if no else "store_true", help=_help(option, command))
+        else:
+            p.add_argument(dashed, dest=name, default=OMITTED, metavar=option.metavar,
+                           action="append" if option.repeat else "store", help=_help(option, command))
+    add_format_flags(p)
 
 
 CLI_ONLY = {"func", "debug", "prog", "command", "format", "wide", "verbose"}   # flags of the text output and of argparse itself
@@ -83,38 +83,9 @@ def call(func, args, leave=()):
     return func(**given)
 
 
-def add_measure_flags(p, func, batch=True):
-    """Flags of the commands that measure the seed network (sweep has --batches instead of --batch)."""
-    if batch:
-        option(p, func, "batch", "examples in X [N,32,32,1]", shown=f"{default(func, 'batch')}, about 50 MB in "
-               "float64; the seed used 60000, where the constant variant needs about 8-9 GB of RAM")
-    option(p, func, "dtype", "data type of X and W: float64, float32 or float16")
-    option(p, func, "runs", "timed runs after the first")
-    option(p, func, "trials", "fresh workers per variant, in rotating order; the report shows the median")
-    option(p, func, "seed", "seed of the data generator, 0 or more")
-    add_force_flag(p)
-    add_output_flags(p)
-
-
-def add_force_flag(p):
-    p.add_argument("--force", action="store_true", default=OMITTED,
-                   help="run even when the memory estimate exceeds what is available")
-
-
-def add_variants_flag(p, func, known):
-    option(p, func, "variants", f"comma-separated, from {', '.join(known)}")
-
-
-def add_plot_flag(p, command):
-    """--plot, when the command has a figure: what it shows comes from the registry, as its answer names it."""
-    if command.figure:
-        p.add_argument("--plot", metavar="PATH.png", default=OMITTED,
-                       help=f"also draw the figure ({command.figure}) to PATH.png (needs matplotlib: pip install -e "
-                            f"'.[viz]')")
-
-
 def add_format_flags(p):
-    """--format and --wide: how the text report is laid out."""
+    """--format, --wide and --verbose: how the text report is laid out (the epilog says the shape)."""
+    p.epilog = SHAPE
     p.add_argument("--format", default="simple", metavar="FMT", help="any tabulate table format (default simple)")
     p.add_argument("--wide", action="store_true",
                    help="one wide table per section and unfolded lines, for copying (default: fit 100 columns, or "
@@ -128,23 +99,6 @@ def add_format_flags(p):
 SHAPE = ("output: the answer first, in a few lines from this run (with where --plot draws its figure), then the key "
          f"table, then the first {SHOWN} findings, most important first; --verbose prints every table and finding, "
          "and --json keeps everything.")
-
-
-def add_output_flags(p, measuring=True, csv=True):
-    """--format, --wide and --json (every command that reports); --csv, --timeout and --quiet (those that measure)."""
-    p.epilog = SHAPE
-    add_format_flags(p)
-    p.add_argument("--json", metavar="PATH", default=OMITTED,
-                   help="also write every result to PATH as JSON (atomically)")
-    if measuring and csv:
-        p.add_argument("--csv", metavar="PATH", default=OMITTED,
-                       help="also write one flat row per variant x trial (or per call for shapes) to PATH as CSV, "
-                            "times in s and sizes in bytes")
-    if measuring:
-        p.add_argument("--timeout", metavar="S", default=OMITTED,
-                       help="kill a worker after S seconds (it becomes a failed row); default none, and "
-                            f"{REMOTE_TIMEOUT_S:g} with a remote --target")
-        p.add_argument("--quiet", action="store_true", default=OMITTED, help="no progress lines on stderr")
 
 
 def text_width(args):
@@ -174,7 +128,7 @@ def inputs_of(args):
 def run_api(func, args):
     """The command: check --format and the output paths, run the API function on the other flags given, print its
     report, then write the JSON, CSV and plot asked for (so a failed write still leaves the report printed)."""
-    from tfgraphs.api.options import table_format
+    from tfgraphs.api.outputs import table_format
     from tfgraphs.api.running import check_outputs
 
     table_format(args.format)

@@ -2,7 +2,8 @@
 
 import os
 
-from tfgraphs.cli.common import Parser, positive_float, positive_int
+from tfgraphs.cli.common import Parser, typed
+from tfgraphs.spec.options import Positive, Whole
 
 
 def add_parser(sub, command):
@@ -12,15 +13,15 @@ def add_parser(sub, command):
     lab_sub = lab.add_subparsers(dest="lab_command", required=True, parser_class=Parser)
     lab_sub.add_parser("list", help="the labs and what each one is about").set_defaults(func=run_list)
     start = lab_sub.add_parser("start", help="copy lab N's sheet, starter and notebook into DIR")
-    start.add_argument("number", type=positive_int, help="the lab's number")
+    start.add_argument("number", type=typed(Whole(), "number"), help="the lab's number")
     start.add_argument("dir", nargs="?", default=None, help="where to put them (default ./labN); existing files "
                                                            "are never overwritten")
     start.set_defaults(func=run_start)
     check = lab_sub.add_parser("check", help="run lab N's checks on your file")
-    check.add_argument("number", type=positive_int, help="the lab's number")
+    check.add_argument("number", type=typed(Whole(), "number"), help="the lab's number")
     check.add_argument("path", help="your solution, e.g. lab1/starter.py, or a notebook (lab1/starter.ipynb; "
                                     "needs jupytext)")
-    check.add_argument("--timeout", type=positive_float, default=60.0, metavar="S",
+    check.add_argument("--timeout", type=typed(Positive(), "timeout"), default=60.0, metavar="S",
                        help="seconds each check may take before it counts as WRONG (default 60); your code runs "
                             "in a separate process")
     check.set_defaults(func=run_check)

@@ -1,8 +1,8 @@
 """`tfgraphs pitfalls`: the TF1 pitfalls a course needs next, each measured in a fresh worker."""
 
 from tfgraphs.api.pitfalls import pitfalls
-from tfgraphs.cli.common import add_force_flag, add_output_flags, add_plot_flag, default, option, run_api
-from tfgraphs.spec.pitfalls import LESSONS, VARIANT_NAMES
+from tfgraphs.cli.common import add_options, run_api
+from tfgraphs.spec.pitfalls import LESSONS
 
 DESCRIPTION = (
     "Measure eight TF1 pitfalls on the seed network, each lesson on each of its variants in a fresh worker: "
@@ -21,17 +21,6 @@ DESCRIPTION = (
 
 def add_parser(sub, command):
     """Add `pitfalls` to the subcommands."""
-    s = sub.add_parser("pitfalls", help=command.summary,
-                        description=DESCRIPTION)
-    option(s, pitfalls, "lessons", f"comma-separated, from {', '.join(LESSONS)}", shown="all")
-    option(s, pitfalls, "variants", f"comma-separated, from {', '.join(VARIANT_NAMES)}; each lesson runs those of "
-                                    f"its own", shown="all")
-    option(s, pitfalls, "batch", "examples in X [N,32,32,1] float64",
-           shown=f"{default(pitfalls, 'batch')}, about 50 MB")
-    option(s, pitfalls, "steps", "steps of each graph-growth loop, and runs of each repeat case in executor-cache, "
-                                 "at least 2")
-    option(s, pitfalls, "seed", "seed of the data generator")
-    add_force_flag(s)
-    add_output_flags(s)
-    add_plot_flag(s, command)
+    s = sub.add_parser("pitfalls", help=command.summary, description=DESCRIPTION)
+    add_options(s, pitfalls, command)
     s.set_defaults(func=lambda args: run_api(pitfalls, args))

@@ -2,7 +2,7 @@
 
 import sys
 
-from tfgraphs.api.options import table_format
+from tfgraphs.api.outputs import table_format
 from tfgraphs.api.report import report
 from tfgraphs.cli.common import SHAPE, add_format_flags, text_width
 from tfgraphs.errors import UsageError

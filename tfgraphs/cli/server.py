@@ -6,10 +6,11 @@ import subprocess
 import sys
 
 from tfgraphs import children
-from tfgraphs.cli.common import port, seed
+from tfgraphs.cli.common import typed
 from tfgraphs.errors import UsageError
 from tfgraphs.jobs import servers
 from tfgraphs.spec.remote import LOOPBACK, cluster_text, parse_cluster
+from tfgraphs.spec.options import Whole
 from tfgraphs.spec.tasks import ServerTask, to_argv
 
 
@@ -20,13 +21,13 @@ def add_parser(sub, command):
                                    "listens on every interface of this machine, not only 127.0.0.1: anyone who "
                                    "reaches the port can run graphs in it. `compare --target local` instead starts "
                                    "its servers in a network namespace of their own, reachable only from inside.")
-    s.add_argument("--port", type=port, help="the port to listen on, on every interface; the target printed is "
+    s.add_argument("--port", type=typed(Whole(most=65535), "port"), help="the port to listen on, on every interface; the target printed is "
                                              "127.0.0.1:PORT (default: a free one)")
     s.add_argument("--cluster", metavar="SPEC",
                    help="the whole cluster, JOB=HOST:PORT[,HOST:PORT...][;JOB=...], e.g. "
                         "ps=10.0.0.1:2222;worker=10.0.0.2:2222 (instead of --port)")
     s.add_argument("--job", default="local", help="this server's job in --cluster (default local)")
-    s.add_argument("--task", type=seed, default=0, help="this server's task index in its job (default 0)")
+    s.add_argument("--task", type=typed(Whole(least=0), "task"), default=0, help="this server's task index in its job (default 0)")
     s.set_defaults(func=run)
 
 

@@ -7,7 +7,7 @@ from tfgraphs.jobs.plan import Plan
 from tfgraphs.jobs.trials import run_trials
 from tfgraphs.records.report import Report
 from tfgraphs.records.rows import Measurement, Row
-from tfgraphs.spec import limits, network
+from tfgraphs.spec import common, limits, network
 from tfgraphs.spec.tasks import SeedTask
 from tfgraphs.spec.variants import COMPARED
 
@@ -16,17 +16,17 @@ from tfgraphs.spec.variants import COMPARED
 class Config:
     """What the user asked to measure."""
 
-    batch: int = 6000
-    dtype: str = "float64"
-    runs: int = 10
-    trials: int = 1
-    seed: int = 0
-    variants: tuple = COMPARED
-    target: str = ""              # "" in-process only; else local, local:ps,worker or grpc://HOST:PORT
-    baseline: bool = True         # with a target, measure the in-process rows too
-    fetches: tuple = ("output",)
-    place: str = "ps"             # where the variable lives in local:ps,worker
-    connect_timeout: float = 10.0
+    batch: int = common.BATCH.field()
+    dtype: str = common.DTYPE.field()
+    runs: int = common.RUNS.field()
+    trials: int = common.TRIALS.field()
+    seed: int = common.SEED.field()
+    variants: tuple = common.CHOSEN_VARIANTS.field(default=COMPARED)
+    target: str = common.TARGET.field()                      # "" in-process only
+    baseline: bool = common.BASELINE.field()                 # with a target, measure the in-process rows too
+    fetches: tuple = common.RETURNS.field()
+    place: str = common.PLACE.field()                        # where the variable lives in local:ps,worker
+    connect_timeout: float = common.CONNECT_TIMEOUT.field()
 
     def to_dict(self):
         d = {**asdict(self), "variants": list(self.variants), "fetches": list(self.fetches)}
@@ -66,6 +66,7 @@ def runnable(config, refused):
 
 def plan(config):
     """Refused variants and remote rows, and one worker per trial of every other row."""
+    remote.check(config)
     refused = refusals(config)
     ok = runnable(config, refused)
     refused.update(remote.refusals(config, ok))

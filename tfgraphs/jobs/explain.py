@@ -9,7 +9,7 @@ from tfgraphs.records.explain import attributions
 from tfgraphs.records.report import Report
 from tfgraphs.records.stats import MIN_FIRST_RUNS
 from tfgraphs.records.rows import EVIDENCE_FIELDS, Measurement, Row
-from tfgraphs.spec.presets import PRESETS
+from tfgraphs.spec import common
 
 EXPLAINED = ("constant", "placeholder", "variable")
 SINGLE_THREAD_VARIANT = "placeholder"   # the network without X in it: nothing to fold, evaluated as the folder would
@@ -19,10 +19,10 @@ SINGLE_THREAD_VARIANT = "placeholder"   # the network without X in it: nothing t
 class Config(compare.Config):
     """compare's config plus the presets to try."""
 
-    variants: tuple = EXPLAINED
-    presets: tuple = tuple(PRESETS)
+    variants: tuple = common.CHOSEN_VARIANTS.field(default=EXPLAINED)
+    presets: tuple = common.CHOSEN_PRESETS.field()
     # Three first runs a side is the least the first-run rule judges: explain's headline claims are such differences.
-    trials: int = MIN_FIRST_RUNS
+    trials: int = common.TRIALS.field(default=MIN_FIRST_RUNS)
 
     def to_dict(self):
         return {**super().to_dict(), "presets": list(self.presets)}
@@ -37,6 +37,7 @@ def row_groups(config, refused):
 
 def plan(config):
     """Refused variants are left out: the ablation of a graph that cannot be built (or sent) says nothing."""
+    remote.check(config)
     refused = compare.refusals(config)
     refused.update(remote.refusals(config, compare.runnable(config, refused)))
     groups = row_groups(config, refused)

@@ -8,7 +8,9 @@ from dataclasses import dataclass
 from tfgraphs.fileio import write_atomic
 from tfgraphs.graphdef import consts, files
 from tfgraphs.records.inspect import Inspection
+from tfgraphs.spec import common
 from tfgraphs.spec.limits import GRAPHDEF_LIMIT
+from tfgraphs.spec.options import Option, Whole, optional_path
 from tfgraphs.tfimport import import_tensorflow
 
 REPEAT_MIN_BYTES = 1024   # smaller tensors repeat legitimately (shapes, axes, scalars)
@@ -18,10 +20,12 @@ REPEAT_MIN_BYTES = 1024   # smaller tensors repeat legitimately (shapes, axes, s
 class Config:
     """What the user asked to inspect, and where the outputs go."""
 
-    path: str
-    top: int = 10
-    json: str | None = None
-    strip_constants: str | None = None
+    path: str = common.GRAPH_PATH.field(help="a GraphDef (.pb binary, .pbtxt text), a SavedModel directory or its "
+                                             "saved_model.pb")
+    top: int = Option(10, Whole(most=100_000), "largest Const nodes to list").field()
+    json: str | None = common.JSON.field()
+    strip_constants: str | None = Option(None, optional_path, "write a text copy of the graph with every tensor's "
+                                         "contents removed (dtype and shape kept)", metavar="OUT.pbtxt").field()
 
 
 def plan(config):

@@ -12,8 +12,8 @@ from tfgraphs.records.explain import attribute
 from tfgraphs.records.report import Report
 from tfgraphs.records.rows import Measurement, Row
 from tfgraphs.records.stats import MIN_FIRST_RUNS
-from tfgraphs.spec.owngraph import INT_HIGH, encode_feeds, encode_fetches
-from tfgraphs.spec.presets import PRESETS
+from tfgraphs.spec import common
+from tfgraphs.spec.owngraph import encode_feeds, encode_fetches
 from tfgraphs.spec.tasks import GraphTask
 from tfgraphs.tfimport import import_tensorflow
 
@@ -22,16 +22,17 @@ from tfgraphs.tfimport import import_tensorflow
 class Config:
     """Which graph, how to feed and fetch it, and the presets to try."""
 
-    path: str
-    runs: int = 10
-    trials: int = MIN_FIRST_RUNS   # the least the first-run rule judges, as for the seed network
-    seed: int = 0
-    presets: tuple = tuple(PRESETS)
-    tag: str = "serve"
-    signature: str = "serving_default"
-    dims: tuple = ()      # ((input name, (d1, d2, ...)), ...) from --feed
-    fetches: tuple = ()   # --fetch names
-    int_high: int = INT_HIGH
+    path: str = common.GRAPH_PATH.field()
+    runs: int = common.RUNS.field()
+    # The least the first-run rule judges, as for the seed network.
+    trials: int = common.TRIALS.field(default=MIN_FIRST_RUNS)
+    seed: int = common.SEED.field()
+    presets: tuple = common.CHOSEN_PRESETS.field()
+    tag: str = common.TAG.field()
+    signature: str = common.SIGNATURE.field()
+    dims: tuple = common.FEED.field()      # ((input name, (d1, d2, ...)), ...)
+    fetches: tuple = common.FETCH.field()
+    int_high: int = common.INT_HIGH_OPTION.field()
 
     def to_dict(self):
         return {**asdict(self), "presets": list(self.presets), "dims": {k: list(d) for k, d in self.dims},

@@ -8,6 +8,8 @@ from tfgraphs.jobs.plan import Plan
 from tfgraphs.records.pitfalls import LessonRun
 from tfgraphs.records.report import Report
 from tfgraphs.records.schema import read_worker
+from tfgraphs.spec import common
+from tfgraphs.spec.options import Names, Option, Whole
 from tfgraphs.spec.pitfalls import DTYPE, LESSONS, VARIANT_NAMES
 from tfgraphs.spec.limits import refusal
 from tfgraphs.spec.tasks import PitfallsTask
@@ -18,11 +20,16 @@ from tfgraphs.spec.variants import VARIANTS
 class Config:
     """What the user asked to measure."""
 
-    lessons: tuple = tuple(LESSONS)
-    variants: tuple = VARIANT_NAMES
-    batch: int = 6000
-    steps: int = 20
-    seed: int = 0
+    lessons: tuple = Option(tuple(LESSONS), Names(tuple(LESSONS), "lesson"),
+                            f"comma-separated, from {', '.join(LESSONS)}", shown="all").field()
+    variants: tuple = common.CHOSEN_VARIANTS.field(
+        default=VARIANT_NAMES, check=Names(VARIANT_NAMES, "variant"), shown="all",
+        help=f"comma-separated, from {', '.join(VARIANT_NAMES)}; each lesson runs those of its own")
+    batch: int = common.BATCH.field(help="examples in X [N,32,32,1] float64", note="about 50 MB")
+    steps: int = Option(20, Whole(least=2, most=100_000, why="a step after the first is needed to compare with it, "
+                                                             "and a spread needs two runs"),
+                        "steps of each graph-growth loop, and runs of each repeat case in executor-cache").field()
+    seed: int = common.SEED.field()
 
     def to_dict(self):
         return {**asdict(self), "lessons": list(self.lessons), "variants": list(self.variants), "dtype": DTYPE}
@@ -41,10 +48,7 @@ def embedded_copies(lesson, variant):
 
 
 def plan(config):
-    """Refuse too few steps and an empty selection; refuse each lesson whose embedded X would pass 2 GiB."""
-    if config.steps < 2:
-        raise UsageError(f"--steps {config.steps} is too few: a step after the first is needed to compare with "
-                         f"it, and a spread needs two runs; use --steps 2 or more")
+    """Refuse an empty selection; refuse each lesson whose embedded X would pass 2 GiB."""
     pairs = config.pairs()
     if not pairs:
         raise UsageError(f"no lesson of {','.join(config.lessons)} runs any of the variants "

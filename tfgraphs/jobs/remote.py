@@ -1,7 +1,8 @@
 """Measuring on a grpc:// target: a fresh server per worker when tfgraphs starts them, placement, and rows."""
 
-from dataclasses import replace
+from dataclasses import fields, replace
 
+from tfgraphs.errors import UsageError
 from tfgraphs.jobs import runner, servers
 from tfgraphs.spec import remote
 from tfgraphs.spec.remote import parse_target
@@ -9,6 +10,18 @@ from tfgraphs.spec.remote import parse_target
 # Where the network and X go in the two-task cluster `local:ps,worker`.
 NETWORK_DEVICE = "/job:worker/task:0"
 PLACES = {"ps": "/job:ps/task:0", "worker": NETWORK_DEVICE}
+
+
+def check(config):
+    """Refuse remote options that need one another, and an existing server that does not answer, before any work."""
+    where = parse_target(config.target)
+    place = next(f for f in fields(config) if f.name == "place")
+    if config.place != place.default and len(where.jobs) < 2:
+        raise UsageError("--place needs --target local:ps,worker, the only cluster with a second task")
+    if not config.baseline and not where.remote:
+        raise UsageError("--no-baseline needs --target: without one only in-process rows are measured")
+    if where.remote and not where.starts_servers:
+        servers.check_reachable(where, config.connect_timeout)
 
 
 def refusals(config, variants):

@@ -10,25 +10,42 @@ from tfgraphs.jobs.plan import Plan
 from tfgraphs.records.report import Report
 from tfgraphs.records.schema import read_worker
 from tfgraphs.records.rows import ModeRun
+from tfgraphs.spec import common
+from tfgraphs.spec.options import Names, Option, Whole
 from tfgraphs.spec.shapes import DTYPE, MODES, SWITCHES_ON, switch_for
 from tfgraphs.spec.tasks import ShapesTask
+
+SWITCHED = ("eager",)   # the modes run a second time with the switch off unless --switch-modes says otherwise
 
 
 @dataclass(frozen=True)
 class Config:
     """What the user asked to measure."""
 
-    start: int = 10000
-    count: int = 30
-    batch: int = 10
-    channels: int = 200
-    filters: int = 100
-    kernel: int = 10
-    block: int = 1024
-    passes: int = 2
-    seed: int = 0
-    modes: tuple = MODES
-    switch_modes: tuple = ("eager",)
+    start: int = Option(10000, Whole(), "shortest input length").field()
+    count: int = Option(30, Whole(least=3, most=100_000, why="the first length is left out as the worker's "
+                                  "start-up, and a spread needs 2 lengths more"),
+                        "how many lengths: start, start+1, ...").field()
+    batch: int = Option(10, Whole(), "signals per call").field()
+    channels: int = Option(200, Whole(), "input channels").field()
+    filters: int = Option(100, Whole(), "output channels").field()
+    kernel: int = Option(10, Whole(), "kernel length, at most --start").field()
+    block: int = Option(1024, Whole(), "blocked mode's output block length; every inner convolution then sees one "
+                                       "fixed shape").field()
+    passes: int = Option(2, Whole(most=1_000), "passes over every length; pass 1 meets each length for the first "
+                                               "time").field()
+    seed: int = common.SEED.field()
+    modes: tuple = Option(MODES, Names(MODES, "mode"), f"comma-separated, from {', '.join(MODES)}",
+                          shown="all").field()
+    # None: those of SWITCHED in modes, so the default never names a mode that does not run.
+    switch_modes: tuple | None = Option(None, Names(MODES, "mode", none="none", optional=True), "modes of --modes also run with "
+                                        "the device's per-shape switch off, TF_ENABLE_ONEDNN_OPTS=0 on CPU or "
+                                        "TF_CUDNN_USE_AUTOTUNE=0 on a GPU; 'none' for none",
+                                        shown=f"{','.join(SWITCHED)}, those of them in --modes").field()
+
+    def __post_init__(self):
+        if self.switch_modes is None:
+            object.__setattr__(self, "switch_modes", tuple(m for m in SWITCHED if m in self.modes))
 
     def to_dict(self):
         # The dtype is not a setting: every worker runs in spec.shapes.DTYPE, and the document says which.
@@ -46,9 +63,6 @@ class Config:
 
 def plan(config):
     """Refuse settings that depend on each other; one worker per mode, and one per switch mode."""
-    if config.count < 3:
-        raise UsageError(f"--count {config.count} is too few: the first length is left out as the worker's "
-                         f"start-up, and a spread needs 2 lengths more; use --count 3 or more")
     if config.kernel > config.start:
         raise UsageError(f"--kernel {config.kernel} is longer than the shortest length (--start "
                          f"{config.start}); a VALID convolution needs length >= kernel")

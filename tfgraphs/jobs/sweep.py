@@ -6,7 +6,8 @@ from tfgraphs.jobs import compare, runner
 from tfgraphs.jobs.plan import Plan
 from tfgraphs.records.sweep import fit_all
 from tfgraphs.records.report import Report
-from tfgraphs.spec import limits, network
+from tfgraphs.spec import common, limits, network
+from tfgraphs.spec.options import Option, batches
 
 LIMIT_VARIANT = "constant"   # the variant whose predicted limit is put to TensorFlow
 
@@ -15,12 +16,14 @@ LIMIT_VARIANT = "constant"   # the variant whose predicted limit is put to Tenso
 class Config:
     """What the user asked to sweep."""
 
-    batches: tuple = (500, 1000, 2000, 4000)
-    dtype: str = "float64"
-    runs: int = 5               # a median per point is enough here: a sweep is about growth, not run-to-run noise
-    trials: int = 1
-    seed: int = 0
-    variants: tuple = ("constant", "placeholder")
+    batches: tuple = Option((500, 1000, 2000, 4000), batches, "comma-separated batches, at least two",
+                            metavar="N,N,...").field()
+    dtype: str = common.DTYPE.field()
+    # A median per point is enough here: a sweep is about growth, not run-to-run noise.
+    runs: int = common.RUNS.field(default=5)
+    trials: int = common.TRIALS.field()
+    seed: int = common.SEED.field()
+    variants: tuple = common.CHOSEN_VARIANTS.field(default=("constant", "placeholder"))
 
     def to_dict(self):
         return {**asdict(self), "batches": list(self.batches), "variants": list(self.variants)}

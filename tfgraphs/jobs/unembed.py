@@ -12,7 +12,9 @@ from tfgraphs.fileio import folder_takes_a_file, inside
 from tfgraphs.jobs import owngraph, runner
 from tfgraphs.records.rows import Measurement
 from tfgraphs.records.unembed import Unembedding, side
-from tfgraphs.spec.owngraph import INT_HIGH, MIN_BYTES, encode_feeds, encode_fetches, max_abs_difference, tolerance
+from tfgraphs.spec import options
+from tfgraphs.spec.options import REQUIRED, Option, byte_size, switch
+from tfgraphs.spec.owngraph import MIN_BYTES, encode_feeds, encode_fetches, max_abs_difference, tolerance
 from tfgraphs.spec.tasks import UnembedTask
 
 
@@ -20,11 +22,13 @@ from tfgraphs.spec.tasks import UnembedTask
 class Config(owngraph.Config):
     """The graph to rewrite, where to write it, and whether to check it."""
 
-    out: str = ""
-    min_bytes: int = MIN_BYTES
-    replace: bool = False
-    check: bool = False
-    int_high: int = INT_HIGH
+    out: str = Option(REQUIRED, options.path, "the SavedModel folder to write (new or empty)", short="-o", metavar="OUT").field()
+    min_bytes: int = Option(MIN_BYTES, byte_size, "move Consts holding at least SIZE bytes; units B, kB, MB, GB, "
+                            "KiB, MiB, GiB", metavar="SIZE", shown="1MiB").field()
+    check: bool = Option(False, switch, "run the original and the rewritten graph on the same feeds in fresh "
+                         "workers; exit 1 when their outputs differ by more than the dtype's tolerance").field()
+    replace: bool = Option(False, switch, "replace OUT when it exists and is not empty (the old one is removed only "
+                           "once the new one is in place)").field()
 
 
 def check_out(config):

@@ -1,0 +1,40 @@
+"""An API function's keywords, their defaults and their checks, derived from the options declared for it."""
+
+import functools
+import inspect
+
+from tfgraphs.spec.commands import COMMANDS
+from tfgraphs.spec.options import REQUIRED, declared
+
+
+def takes(*sources, without=()):
+    """Give func(**checked) the signature the options of sources declare (Config classes or dicts of options, less
+    the keywords in without), and check each value before func sees it."""
+    options = declared(*sources, without=without)
+    kind = inspect.Parameter
+    # A required option (a path) may be given by position; every other is a keyword with its declared default.
+    parameters = ([kind(name, kind.POSITIONAL_OR_KEYWORD) for name, o in options.items() if o.default is REQUIRED]
+                  + [kind(name, kind.KEYWORD_ONLY, default=o.default) for name, o in options.items()
+                     if o.default is not REQUIRED])
+    signature = inspect.Signature(parameters)
+
+    def decorate(func):
+        @functools.wraps(func)
+        def checked(*args, **given):
+            try:
+                bound = signature.bind(*args, **given)
+            except TypeError as exc:
+                raise TypeError(f"{func.__name__}(): {exc}") from None
+            bound.apply_defaults()
+            return func(**{name: options[name].check(name, value) for name, value in bound.arguments.items()})
+        checked.__signature__ = signature
+        checked.__doc__ = described(func.__doc__, options, COMMANDS[func.__name__])
+        checked.options = options
+        return checked
+    return decorate
+
+
+def described(summary, options, command):
+    """The function's one-line summary, then each keyword with its declared help, as help() and the docs show it."""
+    said = [f"    {name}: {o.help.format(figure=command.figure, lines=command.lines)}" for name, o in options.items()]
+    return "\n".join([summary, "", "Args:", *said])
