@@ -16,7 +16,8 @@ __version__ = "0.3.0"
 # Each public name and the module that defines it, imported on first use: `import tfgraphs` stays light and never
 # imports TensorFlow, which only the measuring workers load. Every command with an API is a function of its name.
 _EXPORTS = {**{c.name: f"tfgraphs.api.{c.name}" for c in COMMANDS.values() if "api" in c.parts},
-            "Report": "tfgraphs.api.report", "blocked_conv1d": "tfgraphs.worker.blocked"}
+            "Report": "tfgraphs.api.report", "blocked_conv1d": "tfgraphs.worker.blocked",
+            "watching": "tfgraphs.api.watch"}
 __all__ = ["UsageError", "__version__", *_EXPORTS]
 
 

@@ -57,8 +57,10 @@ def add_options(p, func, command):
     output's flags. A flag left out is not passed, so the declared default applies."""
     for name, option in func.options.items():
         dashed = flag(name)
-        if option.positional:
-            p.add_argument(name, help=option.help)
+        if option.rest:
+            p.add_argument(name, nargs=argparse.REMAINDER, metavar=option.metavar, help=option.help)
+        elif option.positional:
+            p.add_argument(name, metavar=option.metavar, help=option.help)
         elif option.default is REQUIRED:
             p.add_argument(*[f for f in (option.short, dashed) if f], dest=name, required=True,
                            metavar=option.metavar, help=_help(option, command))
@@ -107,16 +109,19 @@ def text_width(args):
 
 
 def show(report, args):
-    """Print the report; exit status 2 if the plan refused a row, 1 if a row failed, else 0."""
+    """Print the report; exit status 2 if the plan refused a row, 1 if a row failed, else 0 (a watched script's
+    own status, whatever was seen)."""
     sys.stdout.write(report.text(args.format, text_width(args), verbose=args.verbose))
     sys.stdout.flush()
+    if getattr(report.result, "exit_code", None) is not None:
+        return report.result.exit_code
     if report.refused:
         return 2
     return 1 if report.failed else 0
 
 
 # The flags that name a file a command reads: no output may be written over one of them.
-INPUTS = ("path", "graph")
+INPUTS = ("path", "graph", "script")
 
 
 def inputs_of(args):

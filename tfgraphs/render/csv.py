@@ -1,4 +1,4 @@
-"""A report as one flat CSV table: a line per variant x trial (x batch); per call for shapes, per case for pitfalls."""
+"""A report as one flat CSV table: a line per variant x trial (x batch); per call (shapes), case (pitfalls), run (watch)."""
 
 import csv
 import statistics
@@ -56,14 +56,26 @@ def _lesson_lines(report, run):
             yield {**case, "seconds": c.seconds}
 
 
+RUN_FIELDS = ("command", "file", "line", "kind", "signatures", "run", "seconds")
+
+
+def _run_lines(report, call):
+    """A line per run of a watched call site: its place in the script, and its time."""
+    base = {"command": report.command, **{k: call[k] for k in ("file", "line", "kind", "signatures")}}
+    for i, seconds in enumerate(call["times_s"], 1):
+        yield {**base, "run": i, "seconds": seconds}
+
+
 # A command's CSV, by its registered kind of line: the fields, and the lines of one row.
-LINES = {"trial": (ROW_FIELDS, _trial_lines), "call": (MODE_FIELDS, _mode_lines), "case": (LESSON_FIELDS, _lesson_lines)}
+LINES = {"trial": (ROW_FIELDS, _trial_lines), "call": (MODE_FIELDS, _mode_lines), "case": (LESSON_FIELDS, _lesson_lines),
+         "run": (RUN_FIELDS, _run_lines)}
 
 
 def lines(report):
     """(field names, dict per line) of the report's flat table."""
-    fields, of_row = LINES[COMMANDS[report.command].lines]
-    return fields, [line for r in report.rows for line in of_row(report, r)]
+    command = COMMANDS[report.command]
+    fields, of_row = LINES[command.lines]
+    return fields, [line for r in getattr(report, command.table) for line in of_row(report, r)]
 
 
 def write_csv(report, path):

@@ -19,7 +19,7 @@ class Command:
     rows: str | None = None         # the document key its rows are kept under; None: one record, or no document
     record: str | None = None       # its record type, as MODULE.CLASS under tfgraphs.records; None: no document
     table: str = "rows"             # the attribute of its result that Report.rows lists
-    lines: str | None = None        # its CSV: a line per "trial", "call" or "case"; None: it has no CSV
+    lines: str | None = None        # its CSV: a line per "trial", "call", "case" or "run"; None: it has no CSV
     figure: str | None = None       # what its figure shows, as its answer names it; None: it has no figure
     comparable: bool = False        # whether `tfgraphs report A B` compares two of its documents
     progress: bool = False          # whether it reports progress while its workers run (--quiet silences it)
@@ -46,6 +46,8 @@ COMMANDS = {c.name: c for c in (
                         "placeholder_with_default, what can be folded, what a run executes",
             rows="lessons", record="pitfalls.LessonRun", lines="case",
             figure="the graph-growth steps (or the executor-cache runs)", progress=True),
+    Command("watch", "run your own TF1 script unchanged and say, by its own line numbers, what its graph costs",
+            record="watch.Watching", table="calls", lines="run", progress=True),
     Command("lab", "course labs: list them, start one, or check a solution", parts=("cli",)),
     Command("report", "re-render a saved JSON report, or compare two (no TensorFlow needed)", parts=("cli", "api")),
     Command("server", "start a TensorFlow gRPC server and print its target", parts=("cli",)),

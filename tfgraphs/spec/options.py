@@ -36,6 +36,7 @@ class Option:
     repeat: bool = False          # a flag given once per value (--feed A=1 --feed B=2)
     short: str | None = None      # a one-letter flag beside the long one, e.g. -o
     positional: bool = False      # given on the command line without a flag
+    rest: bool = False            # takes every argument after the positional ones, flags included (a script's)
 
     def field(self, **changes):
         """A dataclass field declared by this option, with changes (default=, help=, ...) for this Config."""
@@ -207,6 +208,18 @@ def texts(name, value):
     if not all(isinstance(v, str) and v for v in items):
         raise UsageError(f"{flag(name)} {value!r} is not a name or a list of names")
     return items
+
+
+def arguments(name, value):
+    """A tuple of strings: a program's own arguments, passed on as given."""
+    items = (value,) if isinstance(value, str) else value
+    try:
+        given = tuple(items)
+    except TypeError:
+        raise UsageError(f"{flag(name)} {value!r} is not a list of arguments") from None
+    if not all(isinstance(a, str) for a in given):
+        raise UsageError(f"{flag(name)} {value!r} is not a list of strings")
+    return given
 
 
 def batches(name, value):

@@ -1,0 +1,45 @@
+"""tfgraphs.watch(): run a user's TF1 script unchanged and say, by its own lines, what its graph cost."""
+
+import contextlib
+
+from tfgraphs.api.keywords import takes
+from tfgraphs.api.running import check_outputs, measure, running_options
+from tfgraphs.api.report import Report
+from tfgraphs.jobs import watch as job
+from tfgraphs.records.watch import Watching, diagnoses
+from tfgraphs.spec.common import running
+from tfgraphs.spec.options import config_of
+from tfgraphs.spec.watch import WATCHED_BYTES
+
+
+@takes(job.Config, running("quiet", "json", "csv"))
+def watch(**options):
+    """Run the script in a fresh process, as `python SCRIPT ARGS` would, with TensorFlow's graph-mode calls watched."""
+    check_outputs(options["json"], options["csv"], inputs=(options["script"],))
+    return measure(job, config_of(job.Config, options), **running_options(options))
+
+
+class Watched:
+    """What watching() saw in this process so far: report() renders it like every command's Report."""
+
+    def __init__(self, hooks):
+        self.hooks = hooks
+
+    def report(self):
+        """The Report of what was seen until now."""
+        doc = self.hooks.document()
+        found = Watching.from_dict({**doc, "script": None, "exit_code": None, "ended": None})
+        return Report(found)
+
+
+@contextlib.contextmanager
+def watching(min_bytes=WATCHED_BYTES):
+    """Watch the TensorFlow graph-mode calls made in this process (a notebook's cells) inside the with block."""
+    from tfgraphs.worker.watching import Watch   # the hooks run here: the cells are in this process
+
+    hooks = Watch(min_bytes)
+    hooks.start()
+    try:
+        yield Watched(hooks)
+    finally:
+        hooks.stop()

@@ -1,0 +1,39 @@
+"""watch's answer block: how the script ended, then what its graph cost, line by line, or that nothing was found."""
+
+import os
+
+from tfgraphs.findings.evidence import rests_on
+from tfgraphs.findings.watch import SAID
+from tfgraphs.units import fmt_bytes
+
+SHOWN = 4   # diagnoses in the answer; the rest are in the findings
+
+
+def answer(w):
+    """At most six lines: the ending, up to four diagnoses, and what was not found when nothing was."""
+    said = [_ending(w)]
+    if w.status != "ok":
+        return said + [f"The hooks could not watch it: {w.error}."]
+    if not w.touched_tensorflow:
+        return said + ["It never touched TensorFlow: nothing to watch."]
+    found = _found(w)
+    return said + (found or [_clean(w)])
+
+
+def _ending(w):
+    name = os.path.basename(w.script or "the script")
+    runs = f"{w.runs} Session.run call{'s' if w.runs != 1 else ''} from {len(w.calls)} line{'s' if len(w.calls) != 1 else ''}"
+    how = {"exit": f"ran to its end (exit status {w.exit_code})", "raised": f"raised (exit status {w.exit_code})",
+           "interrupted": f"was interrupted (exit status {w.exit_code}); what it did until then"}
+    return f"{name} {how.get(w.ended, f'ended with status {w.exit_code}')}: {runs}."
+
+
+@rests_on("findings")
+def _found(w):
+    return [SAID[d["kind"]](w, d) for d in w.findings[:SHOWN]]
+
+
+def _clean(w):
+    least = fmt_bytes(w.min_bytes) if w.min_bytes else "--min-bytes"
+    return (f"No finding: no Const of {least} or more, no line that kept making ops after the first run, no array of "
+            f"{least} or more fed unchanged on every call, no call site paying new first runs, no retracing.")

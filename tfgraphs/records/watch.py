@@ -1,0 +1,108 @@
+"""What `tfgraphs watch` saw a user's script do, tied to the script's own lines: its runs, Consts, growth and feeds."""
+
+from dataclasses import asdict, dataclass, field, replace
+
+import tfgraphs
+from tfgraphs.machine import now_utc, timing_env
+from tfgraphs.records.rows import known
+from tfgraphs.records.schema import PROVENANCE, envelope, provenance, provenance_of
+
+ENDINGS = ("exit", "raised", "interrupted")
+
+
+@dataclass(frozen=True)
+class Watching:
+    """One watched script: how it ended, each call site of Session.run, each large Const, the ops made after a
+    session's first run, the large arrays fed, and tf.function trace counts (TensorFlow's own)."""
+
+    script: str | None
+    argv: tuple = ()
+    tf1: bool = False
+    min_bytes: int | None = None
+    exit_code: int | None = None
+    ended: str | None = None               # one of ENDINGS
+    touched_tensorflow: bool | None = None
+    runs: int = 0                          # Session.run and callable calls, in the order made
+    calls: tuple = ()      # ({file, line, kind, n, signatures, first_s, later_median_s, feed_bytes_per_call, times_s,
+                           #   signature_first_s, first_run_index}, ...)
+    consts: tuple = ()     # ({file, line, name, bytes, tensor_bytes, dtype, shape, runs_before}, ...)
+    growth: tuple = ()     # ({file, line, ops, runs, op_types}, ...)
+    feeds: tuple = ()      # ({file, line, feed, bytes, calls, same_calls, how}, ...)
+    functions: tuple = ()  # ({file, line, name, traces}, ...)
+    findings: tuple = ()   # ({kind, file, line, evidence}, ...): diagnoses(), from the fields above
+    status: str = "ok"     # "failed": the hooks could not watch (the script still ran as it would)
+    error: str | None = None
+    tf_version: str | None = None
+    machine: dict = field(default_factory=dict)
+    tfgraphs_version: str | None = tfgraphs.__version__
+    created: str | None = field(default_factory=now_utc)
+    env: dict | None = field(default_factory=timing_env)
+
+    command = "watch"
+
+    @property
+    def ok(self):
+        return self.status == "ok"
+
+    def call_after(self, run_index):
+        """The call site whose first run is the first run made at or after run_index, or None."""
+        later = [c for c in self.calls if c.get("first_run_index") is not None and c["first_run_index"] >= run_index]
+        return min(later, key=lambda c: c["first_run_index"], default=None)
+
+    def to_dict(self):
+        body = {k: v for k, v in asdict(self).items() if k not in PROVENANCE}
+        for key in ("argv", "calls", "consts", "growth", "feeds", "functions", "findings"):
+            body[key] = [dict(x) if isinstance(x, dict) else x for x in getattr(self, key)]
+        return {**envelope(self.command), **provenance(self), **body}
+
+    @classmethod
+    def from_dict(cls, d):
+        """Rebuild from a saved document or a worker's (read strictly first by schema.read_worker)."""
+        if "script" not in d:
+            raise ValueError("not a complete watch result (no script)")
+        given = known(cls, d, argv=tuple, calls=tuple, consts=tuple, growth=tuple, feeds=tuple, functions=tuple)
+        given.pop("findings", None)   # always diagnosed again from what was seen, by this version's rules
+        found = cls(**{**given, **provenance_of(d)})
+        return replace(found, findings=diagnoses(found))
+
+
+
+def diagnoses(w):
+    """The named diagnoses of a watched script, each with the measured evidence it rests on, most costly first."""
+    found = [_embedded(w, c) for c in w.consts]
+    found += [{"kind": "repeated-feed", "file": f["file"], "line": f["line"],
+               "evidence": {k: f[k] for k in ("feed", "bytes", "calls", "same_calls", "how")}}
+              for f in w.feeds if f["calls"] >= 2 and f["same_calls"] == f["calls"]]
+    found += [{"kind": "graph-growth", "file": g["file"], "line": g["line"],
+               "evidence": {k: g[k] for k in ("ops", "runs", "op_types")}} for g in w.growth if g["runs"] >= 2]
+    found += [d for d in map(_new_signatures, w.calls) if d]
+    found += [{"kind": "retracing", "file": f["file"], "line": f["line"],
+               "evidence": {"name": f["name"], "traces": f["traces"]}} for f in w.functions if f["traces"] >= 2]
+    return tuple(found)
+
+
+def _embedded(w, const):
+    """A Const of at least --min-bytes, with the first call whose first run came after it was made."""
+    evidence = {k: const[k] for k in ("name", "bytes", "tensor_bytes", "dtype", "shape")}
+    after = w.call_after(const["runs_before"])
+    if after is not None:
+        evidence["next_call"] = {k: after[k] for k in ("file", "line", "n", "first_s", "later_median_s")}
+    return {"kind": "embedded-constant", "file": const["file"], "line": const["line"], "evidence": evidence}
+
+
+def _new_signatures(call):
+    """A call site that used several fetch/feed sets, where each new one's first call took longer than every
+    repeat of one it had used before (two repeats at least, to have a spread)."""
+    firsts = list(call.get("signature_first_s") or ())
+    repeats = list(call.get("times_s") or ())
+    for t in firsts:
+        if t in repeats:
+            repeats.remove(t)
+    if call["signatures"] < 2 or len(repeats) < 2:
+        return None
+    slower = [t for t in firsts[1:] if t > max(repeats)]
+    if not slower:
+        return None
+    return {"kind": "new-signature", "file": call["file"], "line": call["line"],
+            "evidence": {"signatures": call["signatures"], "new_first_s": firsts[1:], "slower": len(slower),
+                         "repeats": len(repeats), "repeat_max_s": max(repeats), "repeat_min_s": min(repeats)}}

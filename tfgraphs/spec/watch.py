@@ -1,0 +1,31 @@
+"""What `tfgraphs watch` can diagnose in a user's script: each kind's remedy and the lesson or lab that teaches it."""
+
+from dataclasses import dataclass
+
+from tfgraphs.spec.owngraph import MIN_BYTES
+
+MODULE = "tfgraphs.worker.watch"   # the worker that runs the script with the hooks on
+WATCHED_BYTES = MIN_BYTES          # the smallest Const or feed named unless --min-bytes says otherwise
+
+
+@dataclass(frozen=True)
+class Kind:
+    """One diagnosis: what it is called in the JSON, how to remedy it, and where the course teaches it."""
+
+    name: str
+    remedy: str
+    lesson: str
+
+
+KINDS = {k.name: k for k in (
+    Kind("embedded-constant", "feed the array through a tf.compat.v1.placeholder, or load it once into a variable",
+         "lesson 1 (tfgraphs compare), lab 1"),
+    Kind("repeated-feed", "load the array once into a variable (or a tf.data pipeline) instead of feeding it on "
+         "every call", "lesson 1 (tfgraphs compare: the variable variant)"),
+    Kind("graph-growth", "create the ops once, before the loop, and call graph.finalize() so that a new op raises",
+         "lesson 5 (tfgraphs pitfalls --lessons graph-growth), lab 6"),
+    Kind("new-signature", "keep one fetch list and one set of feeds per call site, or make a callable once with "
+         "sess.make_callable", "lesson 5 (tfgraphs pitfalls --lessons executor-cache)"),
+    Kind("retracing", "give the tf.function an input_signature (or reduce_retracing=True) so new shapes reuse one "
+         "graph", "lesson 4 (tfgraphs shapes), lab 4"),
+)}
