@@ -6,9 +6,9 @@ from tfgraphs.api.keywords import takes
 from tfgraphs.api.running import check_outputs, measure, running_options
 from tfgraphs.api.report import Report
 from tfgraphs.jobs import watch as job
-from tfgraphs.records.watch import Watching, diagnoses
+from tfgraphs.records.watch import Watching
 from tfgraphs.spec.common import running
-from tfgraphs.spec.options import config_of
+from tfgraphs.spec.options import byte_size, config_of
 from tfgraphs.spec.watch import WATCHED_BYTES
 
 
@@ -22,14 +22,13 @@ def watch(**options):
 class Watched:
     """What watching() saw in this process so far: report() renders it like every command's Report."""
 
-    def __init__(self, hooks):
-        self.hooks = hooks
+    def __init__(self, hooks, min_bytes):
+        self.hooks, self.min_bytes = hooks, min_bytes
 
     def report(self):
         """The Report of what was seen until now."""
         doc = self.hooks.document()
-        found = Watching.from_dict({**doc, "script": None, "exit_code": None, "ended": None})
-        return Report(found)
+        return Report(Watching.from_dict({**doc, "script": None, "min_bytes": self.min_bytes}))
 
 
 @contextlib.contextmanager
@@ -37,9 +36,10 @@ def watching(min_bytes=WATCHED_BYTES):
     """Watch the TensorFlow graph-mode calls made in this process (a notebook's cells) inside the with block."""
     from tfgraphs.worker.watching import Watch   # the hooks run here: the cells are in this process
 
+    min_bytes = byte_size("min_bytes", min_bytes)
     hooks = Watch(min_bytes)
     hooks.start()
     try:
-        yield Watched(hooks)
+        yield Watched(hooks, min_bytes)
     finally:
         hooks.stop()

@@ -21,8 +21,11 @@ def answer(w):
 
 
 def _ending(w):
-    name = os.path.basename(w.script or "the script")
-    runs = f"{w.runs} Session.run call{'s' if w.runs != 1 else ''} from {len(w.calls)} line{'s' if len(w.calls) != 1 else ''}"
+    runs = (f"{w.runs} Session.run call{'s' if w.runs != 1 else ''} from {len(w.calls)} "
+            f"line{'s' if len(w.calls) != 1 else ''}")
+    if w.script is None:   # watching() in a notebook: no script, and nothing has ended
+        return f"Watched in this process so far: {runs}."
+    name = os.path.basename(w.script)
     how = {"exit": f"ran to its end (exit status {w.exit_code})", "raised": f"raised (exit status {w.exit_code})",
            "interrupted": f"was interrupted (exit status {w.exit_code}); what it did until then"}
     return f"{name} {how.get(w.ended, f'ended with status {w.exit_code}')}: {runs}."
@@ -34,6 +37,6 @@ def _found(w):
 
 
 def _clean(w):
-    least = fmt_bytes(w.min_bytes) if w.min_bytes else "--min-bytes"
+    least = f"{w.min_bytes:,} bytes" if w.min_bytes else "--min-bytes"
     return (f"No finding: no Const of {least} or more, no line that kept making ops after the first run, no array of "
             f"{least} or more fed unchanged on every call, no call site paying new first runs, no retracing.")
