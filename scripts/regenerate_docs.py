@@ -36,8 +36,9 @@ def run(command, cwd, extra=()):
     """Run one `tfgraphs ...` command quietly in cwd; return what to paste under it."""
     argv = shlex.split(command)
     extra = [*extra, *(["--quiet"] if _takes_quiet(argv) else [])]
-    proc = subprocess.run([sys.executable, "-m", "tfgraphs", *argv[1:], *extra], capture_output=True, text=True,
-                          cwd=cwd)
+    # Right after the command's name: watch passes whatever follows its SCRIPT on to the script.
+    proc = subprocess.run([sys.executable, "-m", "tfgraphs", argv[1], *extra, *argv[2:]], capture_output=True,
+                          text=True, cwd=cwd)
     out = proc.stdout
     if proc.returncode != 0:
         out += proc.stderr + f"(exit status {proc.returncode})\n"

@@ -101,7 +101,8 @@ def test_mkdocs_builds_strict(tmp_path):
     assert proc.returncode == 0, proc.stderr
 
 
-LESSONS = ("compare.md", "explain.md", "graph-bloat.md", "shapes.md", "pitfalls.md", "remote.md", "own-graph.md")
+LESSONS = ("compare.md", "explain.md", "graph-bloat.md", "shapes.md", "pitfalls.md", "remote.md", "own-graph.md",
+           "watch.md")
 LESSON_BLOCK = re.compile(r"^<!-- lesson: (tfgraphs [^\n]*) -->\n(.*?)^<!-- end lesson -->$", re.M | re.S)
 
 

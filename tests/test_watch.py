@@ -3,6 +3,7 @@ and the bad inputs. Each watched script is a process of its own (it imports Tens
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -18,7 +19,7 @@ from tfgraphs.records.watch import Watching, diagnoses
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPTS = Path(__file__).resolve().parent / "watch_scripts"
-SEEDS = ROOT / "docs" / "scripts"
+LESSON = ROOT / "docs" / "watch.md"
 BATCH = 600   # the seed's 60000 made smaller, as the lesson's 6000 is; nothing else in the scripts changes
 
 
@@ -36,16 +37,13 @@ def watched(tmp_path, script, *args, flags=("--tf1",)):
 
 @pytest.fixture(scope="module")
 def seeds(tmp_path_factory):
-    """Seed 002's approaches 1-3, copied as written with the batch made smaller, each watched with --tf1."""
+    """Seed 002's approaches 1-3, written by the lesson's own block with the batch made smaller, each watched."""
     folder = tmp_path_factory.mktemp("seeds")
-    found = {}
-    for n in (1, 2, 3):
-        text = (SEEDS / f"seed002_approach{n}.py").read_text()
-        assert text.count("[6000, 32, 32, 1]") == 1
-        script = folder / f"approach{n}.py"
-        script.write_text(text.replace("[6000, 32, 32, 1]", f"[{BATCH}, 32, 32, 1]"))
-        found[n] = (script, *watched(folder, script))
-    return found
+    block = re.search(r"```python\n(.*?)```", LESSON.read_text(), re.S).group(1)
+    assert block.count("BATCH = 6000\n") == 1
+    subprocess.run([sys.executable, "-c", block.replace("BATCH = 6000\n", f"BATCH = {BATCH}\n")], cwd=folder,
+                   check=True)
+    return {n: (folder / f"approach{n}.py", *watched(folder, folder / f"approach{n}.py")) for n in (1, 2, 3)}
 
 
 @pytest.mark.parametrize("n, embeds", [(1, "C = tf.nn.conv2d(X, W"), (2, "X = tf.constant(np.random")])

@@ -12,10 +12,10 @@ from tfgraphs.spec.options import byte_size, config_of
 from tfgraphs.spec.watch import WATCHED_BYTES
 
 
-@takes(job.Config, running("quiet", "json", "csv"))
+@takes(job.Config, running("quiet", "json", "csv", "plot"))
 def watch(**options):
     """Run the script in a fresh process, as `python SCRIPT ARGS` would, with TensorFlow's graph-mode calls watched."""
-    check_outputs(options["json"], options["csv"], inputs=(options["script"],))
+    check_outputs(options["json"], options["csv"], options["plot"], inputs=(options["script"],))
     return measure(job, config_of(job.Config, options), **running_options(options))
 
 

@@ -68,7 +68,8 @@ def run(config, plan, progress, timeout=None):
         doc = read_doc(out) if os.path.exists(out) else _lost(code)
     tf_version, machine = runner.envelope([doc])
     found = Watching.from_dict({**read_worker(Watching, doc), "tf_version": doc.get("tf_version") or tf_version,
-                                "machine": machine, "script": config.script, "argv": [config.script, *config.args]})
+                                "machine": machine, "script": os.path.abspath(config.script),
+                                "argv": [config.script, *config.args]})
     return replace(found, exit_code=found.exit_code if found.exit_code is not None else code,
                    findings=diagnoses(found))
 

@@ -253,5 +253,27 @@ def pitfalls_figure(report):
     return _finish(fig, ax)
 
 
+def watch_figure(w):
+    """Each call site's runs in order (log seconds), beside the bytes of each large Const by the line that made it."""
+    from tfgraphs.findings.watch import where
+
+    fig = _figure(figsize=(10, 4.4))
+    runs, held = fig.subplots(1, 2, gridspec_kw={"width_ratios": (3, 2)})
+    for i, c in enumerate(w.calls):
+        runs.plot(range(1, len(c["times_s"]) + 1), c["times_s"], "o-", ms=4, color=PALETTE[i % len(PALETTE)],
+                  label=where(w, c["file"], c["line"]))
+    runs.set(yscale="log", xlabel="run of the call site", ylabel="seconds", title="each Session.run, by its line")
+    runs.xaxis.get_major_locator().set_params(integer=True)
+    if w.calls:
+        runs.legend(fontsize=8, frameon=False)
+    lines = [where(w, c["file"], c["line"]) for c in w.consts]
+    held.barh(lines, [c["bytes"] / 1e6 for c in w.consts], height=0.5, color=PALETTE[5])
+    held.set(xlabel="MB in the GraphDef", title=f"Consts of {w.min_bytes or 0:,} bytes or more")
+    if not w.consts:
+        held.text(0.5, 0.5, "none", ha="center", transform=held.transAxes)
+    fig.tight_layout()
+    return fig
+
+
 # Each command's figure is the function named after it; the registry says which commands have one.
 FIGURES = {c.name: globals()[f"{c.name}_figure"] for c in COMMANDS.values() if c.figure}
