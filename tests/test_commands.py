@@ -24,14 +24,14 @@ def test_each_command_has_a_module_in_each_layer_it_names_and_none_elsewhere(nam
 @pytest.mark.parametrize("name", list(COMMANDS))
 def test_each_part_is_what_its_layer_reads(name):
     from tfgraphs.records.report import record_type
-    from tfgraphs.render import RENDERERS, csv, plots
+    from tfgraphs.render import RENDERED, csv, plots, renderer
 
     command = COMMANDS[name]
     assert callable(import_module(f"tfgraphs.cli.{name}").add_parser)
     if "api" in command.parts:
         assert callable(getattr(tfgraphs, name)) and name in tfgraphs.__all__
     if command.record:
-        assert hasattr(record_type(command), "from_dict") and name in RENDERERS
+        assert hasattr(record_type(command), "from_dict") and name in RENDERED and callable(renderer(name))
     assert (name in plots.FIGURES) == (command.figure is not None)
     assert command.lines is None or command.lines in csv.LINES
     assert command.rows is None or command.record, "rows are kept only by a command with a record type"
@@ -102,3 +102,26 @@ def test_no_flag_means_two_things():
     assert sorted(c for cs in flags["--fetch"].values() for c in cs) == ["explain", "unembed"]   # a graph's nodes
     assert sorted(c for cs in flags["--returns"].values() for c in cs) == ["compare"]          # output or sum
     assert sorted(c for cs in flags["--replace"].values() for c in cs) == ["unembed"]          # replace OUT
+
+
+FOLLOW_COMPARE = """
+import sys
+import tfgraphs.cli.compare, tfgraphs.api.compare, tfgraphs.jobs.compare
+from tfgraphs.api.report import report
+report(sys.argv[1]).text(verbose=True)
+print("\\n".join(m for m in sys.modules if m.startswith("tfgraphs.")))
+"""
+
+
+def test_following_compare_from_the_cli_to_its_renderer_enters_no_module_of_another_command():
+    """The registry's other commands stay unloaded: their parts are imported by name only when they run."""
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-c", FOLLOW_COMPARE, str(Path(__file__).resolve().parent / "fixtures" / "compare.json")],
+                          capture_output=True, text=True, check=True)
+    loaded = proc.stdout.split()
+    assert "tfgraphs.render.compare" in loaded and "tfgraphs.findings.compare_answer" in loaded
+    others = {c for c in COMMANDS if c != "compare"} - {"report"}   # report's modules are every command's
+    entered = [m for m in loaded if m.rsplit(".", 1)[-1].split("_")[0] in others]
+    assert not entered

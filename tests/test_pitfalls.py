@@ -17,7 +17,7 @@ from tfgraphs.render import render
 from tfgraphs.spec import network
 from tfgraphs.spec.pitfalls import EXECUTOR_CASES, GROWTH_CASES, LESSONS, REPEATED_CASES
 from tfgraphs.spec.limits import GRAPHDEF_LIMIT
-from tfgraphs.spec.tasks import PitfallsTask
+from tfgraphs.spec.pitfalls import PitfallsTask
 
 BATCH, STEPS = 20, 3
 

@@ -8,14 +8,14 @@ from pathlib import Path
 import pytest
 
 from tfgraphs.records.report import load
-from tfgraphs.render import RENDERERS, render
+from tfgraphs.render import RENDERED, render
 
 FIXTURES = Path(__file__).parent / "fixtures"
 DOCS = sorted(p.stem for p in FIXTURES.glob("*.json"))
 
 
 def test_every_command_has_a_fixture():
-    assert {json.loads((FIXTURES / f"{d}.json").read_text())["command"] for d in DOCS} == set(RENDERERS)
+    assert {json.loads((FIXTURES / f"{d}.json").read_text())["command"] for d in DOCS} == set(RENDERED)
 
 
 @pytest.mark.parametrize("name", DOCS)

@@ -21,7 +21,8 @@ from tfgraphs.records.report import Report, load
 from tfgraphs.records.rows import ModeRun
 from tfgraphs.records.stats import paired
 from tfgraphs.spec.shapes import MODES, ONEDNN, SWITCHES_ON
-from tfgraphs.spec.tasks import ShapesTask, from_argv
+from tfgraphs.spec.shapes import ShapesTask
+from tfgraphs.spec.tasks import from_argv
 
 TINY = dict(start=40, count=5, batch=2, channels=3, filters=2, kernel=4, block=8, passes=2)
 

@@ -58,7 +58,7 @@ SAID = {"embedded-constant": _embedded, "repeated-feed": _repeated, "graph-growt
 def said(w, d):
     """The diagnosis as one sentence, then its remedy and where the course teaches it."""
     kind = KINDS[d["kind"]]
-    return f"{SAID[d['kind']](w, d)} Remedy: {kind.remedy} ({kind.lesson})."
+    return f"{SAID[d['kind']](w, d)} Remedy: {kind.remedy}. Taught in {kind.lesson}."
 
 
 @rests_on("findings")

@@ -4,7 +4,6 @@ import os
 
 from tfgraphs.findings.evidence import rests_on
 from tfgraphs.findings.watch import SAID
-from tfgraphs.units import fmt_bytes
 
 SHOWN = 4   # diagnoses in the answer; the rest are in the findings
 

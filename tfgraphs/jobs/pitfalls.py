@@ -10,9 +10,8 @@ from tfgraphs.records.report import Report
 from tfgraphs.records.schema import read_worker
 from tfgraphs.spec import common
 from tfgraphs.spec.options import Names, Option, Whole
-from tfgraphs.spec.pitfalls import DTYPE, LESSONS, VARIANT_NAMES
+from tfgraphs.spec.pitfalls import DTYPE, LESSONS, VARIANT_NAMES, PitfallsTask
 from tfgraphs.spec.limits import refusal
-from tfgraphs.spec.tasks import PitfallsTask
 from tfgraphs.spec.variants import VARIANTS
 
 

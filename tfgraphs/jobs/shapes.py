@@ -12,8 +12,7 @@ from tfgraphs.records.schema import read_worker
 from tfgraphs.records.rows import ModeRun
 from tfgraphs.spec import common
 from tfgraphs.spec.options import Names, Option, Whole
-from tfgraphs.spec.shapes import DTYPE, MODES, SWITCHES_ON, switch_for
-from tfgraphs.spec.tasks import ShapesTask
+from tfgraphs.spec.shapes import DTYPE, MODES, SWITCHES_ON, ShapesTask, switch_for
 
 SWITCHED = ("eager",)   # the modes run a second time with the switch off unless --switch-modes says otherwise
 

@@ -8,19 +8,20 @@ import tfgraphs
 from tfgraphs.machine import now_utc, timing_env
 from tfgraphs.records.rows import Row
 from tfgraphs.records.schema import SCHEMA, TOOL, envelope, provenance, provenance_of
-from tfgraphs.spec.commands import documented
+from tfgraphs.spec.commands import COMMANDS, documented
 
 
 def record_type(command):
-    """The record class a command's document holds (its rows', or the one record's), from the registry."""
+    """The record class a command's document holds (its rows', or the one record's), from the registry; imported
+    when asked for, so reading one command's document loads no other command's records."""
     module, name = command.record.rsplit(".", 1)
     return getattr(import_module(f"tfgraphs.records.{module}"), name)
 
 
 # Commands whose document is one record rather than a Report of rows.
-RECORDS = {c.name: record_type(c) for c in documented() if c.rows is None}
-# Per command: the key its rows are saved under, and their record type.
-ROWS = {c.name: (c.rows, record_type(c)) for c in documented() if c.rows is not None}
+RECORDS = tuple(c.name for c in documented() if c.rows is None)
+# Per command: the key its rows are saved under.
+ROWS = {c.name: c.rows for c in documented() if c.rows is not None}
 
 
 @dataclass(frozen=True)
@@ -42,14 +43,14 @@ class Report:
     def to_dict(self):
         return {**envelope(self.command), **provenance(self), "tf_version": self.tf_version,
                 "python": self.python, "machine": self.machine, "config": self.config,
-                ROWS[self.command][0]: [r.to_dict() for r in self.rows], **self.extra}
+                ROWS[self.command]: [r.to_dict() for r in self.rows], **self.extra}
 
     @classmethod
     def from_dict(cls, d):
         command = d.get("command", "compare")
         if command not in ROWS:
             raise ValueError(f"unknown command {command!r} in a results file")
-        key, row_type = ROWS[command]
+        key, row_type = ROWS[command], record_type(COMMANDS[command])
         for name, kind in ((key, list), ("config", dict), ("machine", dict)):
             if name in d and not isinstance(d[name], kind):
                 raise ValueError(f"{name} is {str(d[name])[:40]!r}, not {'a list' if kind is list else 'an object'}")
@@ -96,11 +97,11 @@ def load(doc):
     _numbers_a_run_makes(doc)
     if doc.get("command") == "unembed" and "tool" not in doc:
         # unembed's first documents held only the keys it was specified with, without the envelope.
-        return RECORDS["unembed"].from_dict(doc)
+        return record_type(COMMANDS["unembed"]).from_dict(doc)
     if doc.get("tool") != TOOL or not isinstance(doc.get("schema"), int):
         raise ValueError("not a tfgraphs results file")
     if doc["schema"] > SCHEMA:
         raise ValueError(f"results schema {doc['schema']} is newer than this tfgraphs understands ({SCHEMA})")
     if doc.get("command") in RECORDS:
-        return RECORDS[doc["command"]].from_dict(doc)
+        return record_type(COMMANDS[doc["command"]]).from_dict(doc)
     return Report.from_dict(doc)

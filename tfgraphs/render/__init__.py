@@ -5,7 +5,12 @@ from importlib import import_module
 from tfgraphs.render.page import WIDTH
 from tfgraphs.spec.commands import COMMANDS, documented
 
-RENDERERS = {c.name: import_module(f"tfgraphs.render.{c.name}").render for c in documented()}
+RENDERED = tuple(c.name for c in documented())   # each has tfgraphs/render/NAME.py, imported when it renders
+
+
+def renderer(command):
+    """The render function of a command's results, from its own module."""
+    return import_module(f"tfgraphs.render.{command}").render
 
 
 def figure_line(command):
@@ -19,4 +24,4 @@ def render(result, fmt="simple", width=WIDTH, verbose=False, figure=None):
     keeps every table and finding; figure is an <img> for HTML (text names --plot)."""
     if fmt != "html" and figure is None:
         figure = figure_line(result.command)
-    return RENDERERS[result.command](result, fmt, width, verbose=verbose, figure=figure)
+    return renderer(result.command)(result, fmt, width, verbose=verbose, figure=figure)

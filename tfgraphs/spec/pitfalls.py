@@ -1,7 +1,12 @@
-"""The pitfalls lessons: each one's name, the variants it runs, and the cases it measures, in order."""
+"""The pitfalls lessons: each one's name, the variants it runs, and the cases it measures, in order; and the task
+of one pitfalls worker."""
 
 import itertools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from tfgraphs.spec.tasks import choice
+from tfgraphs.spec.variants import VARIANTS
 
 DTYPE = "float64"   # every lesson runs the seed network in float64, as compare does by default
 
@@ -56,3 +61,15 @@ LESSONS = {
     )
 }
 VARIANT_NAMES = tuple(dict.fromkeys(v for lesson in LESSONS.values() for v in lesson.variants))
+
+
+@dataclass(frozen=True)
+class PitfallsTask:
+    """One lesson of `tfgraphs pitfalls` on one variant of the seed network."""
+
+    MODULE: ClassVar[str] = "tfgraphs.worker.pitfalls"
+    lesson: str = choice(LESSONS)
+    variant: str = choice(VARIANTS)
+    batch: int = field()
+    steps: int = field()
+    seed: int = 0

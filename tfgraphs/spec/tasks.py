@@ -1,4 +1,4 @@
-"""A worker's whole job as one frozen record: the parent turns it into flags, the worker parses them back.
+"""A worker's whole job as one frozen record (a command's own tasks are beside its spec): the parent turns it into flags, the worker parses them back.
 
 The worker answers with one JSON document on stdout and tells the parent its progress in PHASE_PREFIX lines on stderr.
 """
@@ -7,8 +7,6 @@ import argparse
 from dataclasses import MISSING, dataclass, field, fields
 from typing import ClassVar
 
-from tfgraphs.spec.pitfalls import LESSONS
-from tfgraphs.spec.shapes import MODES
 from tfgraphs.spec.network import DTYPES
 from tfgraphs.spec.presets import PRESETS
 from tfgraphs.spec.remote import FETCHES
@@ -17,7 +15,7 @@ from tfgraphs.spec.variants import VARIANTS
 PHASE_PREFIX = "@phase "
 
 
-def _choice(names):
+def choice(names):
     return field(metadata={"choices": tuple(names)})
 
 
@@ -27,7 +25,7 @@ class SeedTask:
     `single-thread` runs (one intra-op and one inter-op thread, as the classic constant folder evaluates)."""
 
     MODULE: ClassVar[str] = "tfgraphs.worker.seed"
-    variant: str = _choice(VARIANTS)
+    variant: str = choice(VARIANTS)
     batch: int = field()
     dtype: str = field(default="float64", metadata={"choices": DTYPES})
     runs: int = 10
@@ -50,35 +48,6 @@ class ServerTask:
     cluster: str = field()   # job=host:port,...;job=... (spec.remote.cluster_text)
     job: str = field()
     task: int = 0
-
-
-@dataclass(frozen=True)
-class ShapesTask:
-    """One shape-churn mode over every length, once per pass."""
-
-    MODULE: ClassVar[str] = "tfgraphs.worker.shapes"
-    mode: str = _choice(MODES)
-    start: int = field()
-    count: int = field()
-    batch: int = field()
-    channels: int = field()
-    filters: int = field()
-    kernel: int = field()
-    block: int = field()
-    passes: int = field()
-    seed: int = field()
-
-
-@dataclass(frozen=True)
-class PitfallsTask:
-    """One lesson of `tfgraphs pitfalls` on one variant of the seed network."""
-
-    MODULE: ClassVar[str] = "tfgraphs.worker.pitfalls"
-    lesson: str = _choice(LESSONS)
-    variant: str = _choice(VARIANTS)
-    batch: int = field()
-    steps: int = field()
-    seed: int = 0
 
 
 @dataclass(frozen=True)

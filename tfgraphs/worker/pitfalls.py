@@ -7,8 +7,7 @@ stderr as `@phase NAME` lines.
 import sys
 
 from tfgraphs.spec import network
-from tfgraphs.spec.pitfalls import DTYPE
-from tfgraphs.spec.tasks import PitfallsTask
+from tfgraphs.spec.pitfalls import DTYPE, PitfallsTask
 from tfgraphs.tfimport import import_tensorflow
 from tfgraphs.worker import protocol
 

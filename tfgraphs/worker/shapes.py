@@ -11,7 +11,7 @@ import time
 import numpy as np
 
 from tfgraphs.spec.shapes import DTYPE, SWITCHES
-from tfgraphs.spec.tasks import ShapesTask
+from tfgraphs.spec.shapes import ShapesTask
 from tfgraphs.tfimport import import_tensorflow
 from tfgraphs.worker import protocol
 from tfgraphs.worker.buildinfo import build_facts
