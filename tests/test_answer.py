@@ -8,7 +8,7 @@ import pytest
 from tfgraphs.fileio import read_doc
 from tfgraphs.findings import compare_answer
 from tfgraphs.findings.compare import sentences
-from tfgraphs.records.report import load
+from tfgraphs.records.results import load
 from tfgraphs.render import render
 from tfgraphs.render.page import SHOWN, WIDTH
 

@@ -23,7 +23,7 @@ def test_each_command_has_a_module_in_each_layer_it_names_and_none_elsewhere(nam
 
 @pytest.mark.parametrize("name", list(COMMANDS))
 def test_each_part_is_what_its_layer_reads(name):
-    from tfgraphs.records.report import record_type
+    from tfgraphs.records.results import record_type
     from tfgraphs.render import RENDERED, csv, plots, renderer
 
     command = COMMANDS[name]

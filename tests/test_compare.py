@@ -10,7 +10,7 @@ from conftest import run_cli
 from tfgraphs import cli
 from tfgraphs.fileio import read_doc
 from tfgraphs.jobs import runner
-from tfgraphs.records.report import load
+from tfgraphs.records.results import load
 from tfgraphs.spec import limits, network
 
 DATA = network.data_bytes(20, "float64")

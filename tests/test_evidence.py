@@ -13,7 +13,7 @@ from tfgraphs.findings import compare as compare_why
 from tfgraphs.findings import explain as explain_why
 from tfgraphs.findings import inside as inside_why
 from tfgraphs.findings.evidence import RESTS_ON, Finding
-from tfgraphs.records.report import load
+from tfgraphs.records.results import load
 from tfgraphs.records.rows import Measurement, Row
 from tfgraphs.records.stats import first_runs
 from tfgraphs.spec import kernels, tflog

@@ -9,7 +9,7 @@ from conftest import run_cli, words
 from tfgraphs.findings.explain import sentences, share_text
 from tfgraphs.fileio import write_doc
 from tfgraphs.records.explain import attribute, attributions
-from tfgraphs.records.report import Report
+from tfgraphs.records.results import Results
 from tfgraphs.records.rows import Measurement, Row
 from tfgraphs.records.stats import first_runs
 from tfgraphs.spec import network
@@ -123,7 +123,7 @@ def test_attribution_arithmetic(tmp_path):
     (a,) = attributions(rows)
     assert a == pytest.approx({"variant": "constant", "excess_s": 10.0, "grappler_s": 4.0, "folding_s": 3.0,
                                "rest_s": 2.0, "interaction_s": 1.0})
-    report = Report("explain", {"batch": 10, "dtype": "float64", "runs": 3, "trials": 3, "seed": 0},
+    report = Results("explain", {"batch": 10, "dtype": "float64", "runs": 3, "trials": 3, "seed": 0},
                     tuple(rows), extra={"attribution": [a]})
     path = tmp_path / "hand.json"
     write_doc(report.to_dict(), path)
@@ -176,7 +176,7 @@ def test_rows_without_fresh_worker_first_runs_get_no_first_run_sentence():
 
 def test_no_excess_no_part_is_real(tmp_path):
     rows = [make_row("constant", p, 0.0, spread=0.2) for p in ("default", "no-grappler", "no-folding", "bare")]
-    report = Report("explain", {"batch": 10, "dtype": "float64", "runs": 3, "trials": 3, "seed": 0},
+    report = Results("explain", {"batch": 10, "dtype": "float64", "runs": 3, "trials": 3, "seed": 0},
                     tuple(rows), extra={"attribution": attributions(rows)})
     path = tmp_path / "zero.json"
     write_doc(report.to_dict(), path)
@@ -194,7 +194,7 @@ def test_each_variant_judged_by_its_own_spread():
     noisy = [make_row("constant", p, 29.0, spread=3.0) for p in ("default", "bare")]
     fed = [make_row("placeholder", "default", 0.1, later=2.4, spread=0.1),
            make_row("placeholder", "bare", 1.2, later=2.4, spread=0.1)]
-    report = Report("explain", {"batch": 10, "dtype": "float64", "runs": 3, "trials": 3, "seed": 0},
+    report = Results("explain", {"batch": 10, "dtype": "float64", "runs": 3, "trials": 3, "seed": 0},
                     tuple(noisy + fed), extra={"attribution": []})
     text = words(" ".join(sentences(report)))
     assert ("placeholder: the first run's excess was 1.20 s with bare, against 100.0 ms by default, beyond the "
@@ -228,7 +228,7 @@ def four_presets(excesses, later=1.0, spread=0.0, trials=3):
 
 def explain_text(rows, single=None):
     extra = {"attribution": attributions(rows), **({"single_thread": single} if single else {})}
-    report = Report("explain", {"batch": 10, "dtype": "float64", "runs": 3, "trials": 3, "seed": 0}, tuple(rows),
+    report = Results("explain", {"batch": 10, "dtype": "float64", "runs": 3, "trials": 3, "seed": 0}, tuple(rows),
                     extra=extra)
     return words(" ".join(sentences(report)))
 
@@ -260,7 +260,7 @@ def test_interaction_is_tabled_with_its_sign_and_never_judged(bare, interaction)
     rows = four_presets({"default": 10.0, "no-grappler": 9.0, "no-folding": 4.0, "bare": bare})
     extra = {"attribution": attributions(rows)}
     assert extra["attribution"][0]["interaction_s"] == pytest.approx(float(interaction))
-    table, legend, _ = attribution_table(Report("explain", {"batch": 10, "dtype": "float64", "trials": 3},
+    table, legend, _ = attribution_table(Results("explain", {"batch": 10, "dtype": "float64", "trials": 3},
                                                 tuple(rows), extra=extra))
     # No two presets' first runs differ by the interaction, so it has no spread of first runs and gets no share.
     ((_, _, grappler, _, _, inter),) = table.rows

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from tfgraphs.labs import check1, check2, check3, check4
+from tfgraphs.labs import check1, check2, check3, check4, check7
 from tfgraphs.labs.checking import load, run_check
 
 TESTS = Path(__file__).resolve().parent
@@ -50,6 +50,17 @@ CASES = [
       "lab4_wrong_convolution"]),
     (4, check4.one_shape_only, ["starter", "lab4_wrong_padded", "lab4_wrong_convolution", "lab4_wrong_all_blocks"],
      ["reference", "lab4_right_keywords", "lab4_right_conv1d_keywords"]),
+    # Lab 7 runs each file under tfgraphs watch once, for all its checks.
+    (7, check7.runs_to_its_end, ["lab7_wrong_init_not_fed", "lab7_wrong_finalized_too_early"],
+     ["reference", "lab7_right_other_forms", "starter"]),
+    (7, check7.embeds_no_array, ["starter", "lab7_wrong_variable_from_array", "lab7_wrong_init_not_fed"],
+     ["reference", "lab7_right_other_forms", "lab7_wrong_still_grows", "lab7_wrong_fed_every_step"]),
+    (7, check7.graph_does_not_grow, ["starter", "lab7_wrong_still_grows"],
+     ["reference", "lab7_right_other_forms", "lab7_wrong_variable_from_array"]),
+    (7, check7.feeds_no_array_again, ["starter", "lab7_wrong_fed_every_step"],
+     ["reference", "lab7_right_other_forms", "lab7_wrong_still_grows"]),
+    (7, check7.returns_the_starters_loss, ["lab7_wrong_trainable_data", "lab7_wrong_finalized_too_early"],
+     ["reference", "lab7_right_other_forms", "starter"]),
 ]
 
 
@@ -91,6 +102,24 @@ HINTS = [
      "one slow run moved it"),
     (2, check2.excess_is_robust, "lab2_wrong_grappler_folding_left_on", "later runs [0.5, 0.5, 9.0] gave a typical "
      "later run of 9", "one slow run moved it"),
+    (7, check7.embeds_no_array, "starter", "Const 'MatVec/MatMul/a' of 5,120,078 bytes (float64 20000x32) in the "
+     "graph (line 60)", "straight to an op"),
+    (7, check7.embeds_no_array, "lab7_wrong_variable_from_array", "Const 'Variable/Initializer/initial_value' of "
+     "5,120,126 bytes", "give the Variable a placeholder"),
+    (7, check7.graph_does_not_grow, "starter", "27 ops (6 Const, 3 ExpandDims, 3 MatMul) made after the first run, "
+     "during 3 runs (line 69)", "create the validation loss with the others, before the loop"),
+    (7, check7.feeds_no_array_again, "starter", "the same 1,280,000-byte array fed to x_val:0 on all 3 calls "
+     "(line 70)", "Feeding the same array on every call"),
+    (7, check7.feeds_no_array_again, "lab7_wrong_fed_every_step", "the same 5,120,000-byte array fed to "
+     "Placeholder:0 on all 30 calls", "A placeholder fed on every training step"),
+    (7, check7.runs_to_its_end, "lab7_wrong_init_not_fed", "main() raised InvalidArgumentError: You must feed a "
+     "value for placeholder tensor", "feed the data's placeholders once, to the initializer's run"),
+    (7, check7.runs_to_its_end, "lab7_wrong_finalized_too_early", "main() raised RuntimeError: Graph is finalized "
+     "and cannot be modified. (line 21)", "An op is made after graph.finalize()"),
+    (7, check7.graph_does_not_grow, "lab7_wrong_init_not_fed", "none, but main() did not run to its end",
+     "the first check says why it did not"),
+    (7, check7.returns_the_starters_loss, "lab7_wrong_trainable_data", "main() returned 0.0101313; the starter's "
+     "training gives 0.0101066", "must be trainable=False"),
 ]
 
 
@@ -109,9 +138,9 @@ def test_no_step_or_hint_of_lab_2_names_the_statistic_its_check_asks_for():
     assert not any(word in said.lower() for word in ("median", "minimum", "mean", "maximum")), said
 
 
-def test_every_check_of_labs_1_to_4_is_covered():
+def test_every_check_of_labs_1_to_4_and_7_is_covered():
     covered = {c[1] for c in CASES}
-    for checker in (check1, check2, check3, check4):
+    for checker in (check1, check2, check3, check4, check7):
         for check in checker.CHECKS:
             assert check in covered, check.__name__
     assert all(len(c[2]) >= 2 and len(c[3]) >= 2 for c in CASES)

@@ -89,6 +89,9 @@ LOADED = "build_loaded holds X in a variable after one fed initializer, and late
     # A new graph per step hides the growth but rebuilds everything on every step.
     (6, WRONG / "lab6_graph_per_step.py", {"every step runs in the same session and graph"}),
     (6, WRONG / "lab6_no_finalize.py", {"the graph is finalized before the training steps run"}),
+    # The data fixed, the validation loss still made in the loop: watch, run by the checker, names the growth.
+    (7, ROOT / "tests" / "lab_variants" / "lab7_wrong_still_grows.py",
+     {"watch names no graph growth (ops made after the first run, on 2 or more runs)"}),
     # Judging happens apart from the student's code: what it replaces in its own process judges nothing.
     (1, WRONG / "lab1_patches_numpy.py", {OUTPUT, ANY_BATCH, LOADED}),
     (1, WRONG / "lab1_replaces_the_checker.py", {SMALL, OUTPUT, ANY_BATCH, LOADED}),
@@ -160,6 +163,8 @@ def test_sheets_state_every_value_their_checks_need():
                   "optimizer_options.opt_level = tf.compat.v1.OptimizerOptions.L0",
                   "optimizer_options.do_constant_folding = False"):
         assert field in sheet(2), field
+    # Lab 7: the watch the checker runs, and how close main()'s result must be.
+    assert all(s in sheet(7) for s in ("tfgraphs watch --min-bytes 100KiB", "within a relative 1e-6", "30 steps"))
 
 
 def test_questions_say_when_a_run_cannot_decide_them():

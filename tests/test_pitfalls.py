@@ -12,7 +12,7 @@ from tfgraphs.cli import main
 from tfgraphs.findings import execution
 from tfgraphs.findings import pitfalls as why
 from tfgraphs.records.pitfalls import Case, LessonRun
-from tfgraphs.records.report import Report, load
+from tfgraphs.records.results import Results, load
 from tfgraphs.render import render
 from tfgraphs.spec import network
 from tfgraphs.spec.pitfalls import EXECUTOR_CASES, GROWTH_CASES, LESSONS, REPEATED_CASES
@@ -301,7 +301,7 @@ def test_embedding_lessons_refused_past_2_gib(tmp_path, monkeypatch, capsys):
 def _report(*runs, batch=1000):
     config = {"lessons": list(LESSONS), "variants": ["constant"], "batch": batch, "steps": 3, "seed": 0,
               "dtype": "float64"}
-    return Report("pitfalls", config, tuple(runs), tf_version="x")
+    return Results("pitfalls", config, tuple(runs), tf_version="x")
 
 
 def _cache(**seconds):

@@ -10,7 +10,7 @@ from conftest import words
 from tfgraphs.findings import compare as why
 from tfgraphs.findings import sweep as growth
 from tfgraphs.records import sweep as fits
-from tfgraphs.records.report import Report
+from tfgraphs.records.results import Results
 from tfgraphs.records.rows import Measurement, Row
 from tfgraphs.spec import network
 from tfgraphs.spec.tasks import SeedTask, to_argv
@@ -68,7 +68,7 @@ def test_compare_gives_no_ratio_across_the_regime_change():
               trials=tuple(Measurement(first_run_s=0.3, runs_s=(0.2,)) for _ in range(3)))
 
     def said(*rows):
-        return words(" ".join(why.sentences(Report("compare", config, rows))))
+        return words(" ".join(why.sentences(Results("compare", config, rows))))
 
     # Both first runs stand out by the first-run rule (1 s against 0.3 s, three workers a side, no spread) ...
     text = said(row("constant", folded=True, **FOLDED), fed)
@@ -93,7 +93,7 @@ def test_no_regime_is_said_without_the_partition_graphs():
 def sweep_report(points):
     rows = tuple(row("constant", folded=f, batch=b, graph=b * 8192 + extra, later=t) for b, f, extra, t in points)
     config = {"batches": [p[0] for p in points], "dtype": "float64", "runs": 3, "variants": ["constant"]}
-    return Report("sweep", config, rows, extra={"fit": [f.to_dict() for f in fits.fit_all(rows, ["constant"])],
+    return Results("sweep", config, rows, extra={"fit": [f.to_dict() for f in fits.fit_all(rows, ["constant"])],
                                                  "tf_error": None})
 
 

@@ -16,7 +16,7 @@ from conftest import needs_private_network, words
 from tfgraphs.errors import UsageError
 from tfgraphs.findings import remote as why
 from tfgraphs.jobs import compare, remote, runner, servers
-from tfgraphs.records.report import Report
+from tfgraphs.records.results import Results
 from tfgraphs.records.rows import Measurement, Row
 from tfgraphs.records.stats import MIN_FIRST_RUNS
 from tfgraphs.spec import remote as spec
@@ -209,7 +209,7 @@ def _row(variant, runs, target="", fetch="output", **kw):
 
 
 def _report(*rows):
-    return Report("compare", {"batch": 10, "dtype": "float64"}, rows)
+    return Results("compare", {"batch": 10, "dtype": "float64"}, rows)
 
 
 def test_feed_cost_sentence_follows_the_numbers():
@@ -329,7 +329,7 @@ def test_explain_keeps_the_in_process_rows_of_a_variant_too_big_to_send(monkeypa
 def _explained(rows):
     from tfgraphs.records.explain import attributions
 
-    return Report("explain", {"batch": 10, "dtype": "float64", "runs": 2, "trials": 1, "target": "local"}, rows,
+    return Results("explain", {"batch": 10, "dtype": "float64", "runs": 2, "trials": 1, "target": "local"}, rows,
                   extra={"attribution": attributions(rows)})
 
 
@@ -423,7 +423,7 @@ def test_an_explain_document_from_before_the_in_process_rows_reads_as_remote():
                  for p, extra in (("default", 1.0), ("no-grappler", 0.5), ("no-folding", 0.8), ("bare", 0.1)))
     now = _explained(rows)
     # Then every session ran on the target and the attribution carried no "remote".
-    before = Report("explain", now.config, rows, extra={"attribution": [
+    before = Results("explain", now.config, rows, extra={"attribution": [
         {k: v for k, v in a.items() if k != "remote"} for a in now.extra["attribution"]]})
     assert sentences(before) == sentences(now) and render(before) == render(now)
     assert "constant remote: of the 795.0 ms" in words(render(before))
@@ -433,7 +433,7 @@ def test_report_a_b_pairs_remote_rows_with_remote_rows():
     from pathlib import Path
 
     from tfgraphs.findings.versus import lines
-    from tfgraphs.records.report import load
+    from tfgraphs.records.results import load
 
     doc = json.loads((Path(__file__).parent / "fixtures" / "explain-remote.json").read_text())
     found = lines(load(doc), load(doc))

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tfgraphs.records.report import load
+from tfgraphs.records.results import load
 from tfgraphs.render import RENDERED, render
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -33,7 +33,7 @@ def test_document_round_trips(name):
 def test_rendering_needs_no_tensorflow():
     # A None entry in sys.modules makes `import tensorflow` fail, as if it were not installed.
     code = ("import sys, json; sys.modules['tensorflow'] = None\n"
-            "from tfgraphs.records.report import load\nfrom tfgraphs.render import render\n"
+            "from tfgraphs.records.results import load\nfrom tfgraphs.render import render\n"
             "for path in sys.argv[1:]: print(render(load(json.load(open(path)))), end='')")
     proc = subprocess.run([sys.executable, "-c", code, *(str(FIXTURES / f"{d}.json") for d in DOCS)],
                           capture_output=True, text=True, timeout=120)

@@ -17,7 +17,7 @@ from tfgraphs.errors import UsageError
 from tfgraphs.findings import shapes as shapes_why
 import tfgraphs
 from tfgraphs.jobs import runner, shapes
-from tfgraphs.records.report import Report, load
+from tfgraphs.records.results import Results, load
 from tfgraphs.records.rows import ModeRun
 from tfgraphs.records.stats import paired
 from tfgraphs.spec.shapes import MODES, ONEDNN, SWITCHES_ON
@@ -181,7 +181,7 @@ def test_switch_measured(shapes_json):
 
 def test_report_rerenders_without_tensorflow(shapes_json):
     path, doc, proc = shapes_json
-    assert Report.from_dict(doc).to_dict() == doc
+    assert Results.from_dict(doc).to_dict() == doc
     code = ("import sys; sys.modules['tensorflow'] = None; from tfgraphs.cli import main; "
             f"sys.exit(main(['report', {str(path)!r}]))")
     again = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
@@ -215,7 +215,7 @@ def test_failed_mode_is_a_failed_row(tmp_path, monkeypatch, capsys):
     doc = json.loads(path.read_text())
     assert [(m["mode"], m["status"], m["error"]) for m in doc["modes"]] == [
         ("eager", "ok", None), ("function", "failed", error), ("eager", "failed", error)]
-    assert doc["modes"][1]["times_s"] == [] and Report.from_dict(doc).to_dict() == doc
+    assert doc["modes"][1]["times_s"] == [] and Results.from_dict(doc).to_dict() == doc
 
 
 def shapes_document(env, traces=None):
@@ -275,7 +275,7 @@ def _report(times, traces=None):
                                     "traces": (traces or {}).get(m), "env": dict(SWITCHES_ON)},
                                 config.batch, config.lengths)
             for m, (a, b) in times.items()]
-    return Report("shapes", config.to_dict(), tuple(rows), extra={"switch": ONEDNN})
+    return Results("shapes", config.to_dict(), tuple(rows), extra={"switch": ONEDNN})
 
 
 def _cycle(base, shift, count=31):

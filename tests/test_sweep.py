@@ -12,7 +12,7 @@ from conftest import run_cli, words
 from tfgraphs.findings import sweep as growth
 from tfgraphs.jobs import runner, sweep
 from tfgraphs.records import sweep as fits
-from tfgraphs.records.report import Report
+from tfgraphs.records.results import Results
 from tfgraphs.records.rows import Row
 from tfgraphs.records.schema import SCHEMA
 from tfgraphs.render.sweep import render as render_sweep
@@ -181,7 +181,7 @@ def test_probe_without_a_fit_is_skipped_in_progress(monkeypatch):
 def test_failed_points_name_their_batch():
     rows = (Row(variant="constant", batch=10, graph_bytes=90000, first_run_s=0.1, runs_s=(0.01,)),
             Row(status="failed", error="worker killed by signal SIGKILL", variant="constant", batch=20))
-    report = Report("sweep", sweep.Config(batches=(10, 20), variants=("constant",)).to_dict(), rows,
+    report = Results("sweep", sweep.Config(batches=(10, 20), variants=("constant",)).to_dict(), rows,
                             extra={"fit": [], "tf_error": None})
     assert render_sweep(report).rstrip().splitlines()[-1] == \
         "FAILED batch 20 constant: worker killed by signal SIGKILL"

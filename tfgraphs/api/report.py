@@ -8,7 +8,7 @@ from tfgraphs.spec.options import path as checked_path
 from tfgraphs.api.notebook import show_figures_inline
 from tfgraphs.errors import UsageError
 from tfgraphs.fileio import read_doc, write_doc
-from tfgraphs.records.report import load
+from tfgraphs.records.results import load
 from tfgraphs.render import render
 from tfgraphs.render.page import WIDTH
 from tfgraphs.spec.commands import COMMANDS

@@ -40,9 +40,11 @@ def _growth(w, d):
 
 def _signatures(w, d):
     e = d["evidence"]
+    every = e["slower"] == len(e["new_first_s"])
     return (f"{where(w, d['file'], d['line'])} ran {e['signatures']} different fetch/feed sets; {e['slower']} of "
             f"the {len(e['new_first_s'])} new ones took longer on their first call than any of {e['repeats']} "
-            f"repeats ({fmt_s(e['repeat_min_s'])}-{fmt_s(e['repeat_max_s'])}): each new set paid a first run.")
+            f"repeats ({fmt_s(e['repeat_min_s'])}-{fmt_s(e['repeat_max_s'])})"
+            + (": each new set paid a first run." if every else "."))
 
 
 def _retracing(w, d):

@@ -1,1 +1,1 @@
-"""The parent side of each command: Config, plan() and run() -> Report, with workers run by the runner."""
+"""The parent side of each command: Config, plan() and run() -> Results (or one record), with workers run by the runner."""

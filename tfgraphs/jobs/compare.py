@@ -5,7 +5,7 @@ from dataclasses import asdict, dataclass, replace
 from tfgraphs.jobs import remote, runner
 from tfgraphs.jobs.plan import Plan
 from tfgraphs.jobs.trials import run_trials
-from tfgraphs.records.report import Report
+from tfgraphs.records.results import Results
 from tfgraphs.records.rows import Measurement, Row
 from tfgraphs.spec import common, limits, network
 from tfgraphs.spec.tasks import SeedTask
@@ -102,4 +102,4 @@ def run(config, plan, progress, timeout=None):
     """Measure every variant the plan did not refuse."""
     rows, ran = measure(config, plan.refused, progress, timeout)
     tf_version, machine = runner.envelope(ran)
-    return Report("compare", config.to_dict(), tuple(rows), tf_version=tf_version, machine=machine)
+    return Results("compare", config.to_dict(), tuple(rows), tf_version=tf_version, machine=machine)

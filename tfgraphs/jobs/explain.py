@@ -6,7 +6,7 @@ from tfgraphs.jobs import compare, remote, runner
 from tfgraphs.jobs.plan import Plan
 from tfgraphs.jobs.trials import run_trials
 from tfgraphs.records.explain import attributions
-from tfgraphs.records.report import Report
+from tfgraphs.records.results import Results
 from tfgraphs.records.stats import MIN_FIRST_RUNS
 from tfgraphs.records.rows import EVIDENCE_FIELDS, Measurement, Row
 from tfgraphs.spec import common
@@ -60,7 +60,7 @@ def run(config, plan, progress, timeout=None, trace_dir=None, tensorboard_dir=No
     ran.append(doc)
     tf_version, machine = runner.envelope(ran)
     config = replace(config, variants=tuple(variants))
-    return Report("explain", config.to_dict(), tuple(rows), tf_version=tf_version, machine=machine,
+    return Results("explain", config.to_dict(), tuple(rows), tf_version=tf_version, machine=machine,
                   extra={"attribution": attributions(rows), "single_thread": _single_thread(doc)})
 
 

@@ -9,7 +9,7 @@ from tfgraphs.jobs import runner
 from tfgraphs.jobs.plan import Plan
 from tfgraphs.jobs.trials import run_trials
 from tfgraphs.records.explain import attribute
-from tfgraphs.records.report import Report
+from tfgraphs.records.results import Results
 from tfgraphs.records.rows import Measurement, Row
 from tfgraphs.records.stats import MIN_FIRST_RUNS
 from tfgraphs.spec import common
@@ -106,7 +106,7 @@ def run(config, plan, progress, timeout=None, trace_dir=None, tensorboard_dir=No
         rows.append(_row(found.name, t, docs[t], Measurement.from_worker(doc)))
     tf_version, machine = runner.envelope(ran)
     excess = {r.preset: r.first_run_excess_s for r in rows}
-    return Report("explain", {**config.to_dict(), **describe(found)}, tuple(rows), tf_version=tf_version,
+    return Results("explain", {**config.to_dict(), **describe(found)}, tuple(rows), tf_version=tf_version,
                   machine=machine, extra={"attribution": [{"variant": found.name, **attribute(excess)}]})
 
 

@@ -6,7 +6,7 @@ from tfgraphs.errors import UsageError
 from tfgraphs.jobs import runner
 from tfgraphs.jobs.plan import Plan
 from tfgraphs.records.pitfalls import LessonRun
-from tfgraphs.records.report import Report
+from tfgraphs.records.results import Results
 from tfgraphs.records.schema import read_worker
 from tfgraphs.spec import common
 from tfgraphs.spec.options import Names, Option, Whole
@@ -76,4 +76,4 @@ def run(config, plan, progress, timeout=None):
         docs.append(doc)
         lessons.append(LessonRun.from_dict({**read_worker(LessonRun, doc), "lesson": lesson, "variant": variant}))
     tf_version, machine = runner.envelope(docs)
-    return Report("pitfalls", config.to_dict(), tuple(lessons), tf_version=tf_version, machine=machine)
+    return Results("pitfalls", config.to_dict(), tuple(lessons), tf_version=tf_version, machine=machine)

@@ -7,7 +7,7 @@ import numpy as np
 from tfgraphs.errors import UsageError
 from tfgraphs.jobs import runner
 from tfgraphs.jobs.plan import Plan
-from tfgraphs.records.report import Report
+from tfgraphs.records.results import Results
 from tfgraphs.records.schema import read_worker
 from tfgraphs.records.rows import ModeRun
 from tfgraphs.spec import common
@@ -99,5 +99,5 @@ def run(config, plan, progress, timeout=None):
         else:
             progress.skip(f"{mode} [switch off]", "no worker reported its devices")
     tf_version, machine = runner.envelope(docs)
-    return Report("shapes", config.to_dict(), tuple(runs), tf_version=tf_version, machine=machine,
+    return Results("shapes", config.to_dict(), tuple(runs), tf_version=tf_version, machine=machine,
                   extra={"switch": switch})

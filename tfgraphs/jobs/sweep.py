@@ -5,7 +5,7 @@ from dataclasses import asdict, dataclass, replace
 from tfgraphs.jobs import compare, runner
 from tfgraphs.jobs.plan import Plan
 from tfgraphs.records.sweep import fit_all
-from tfgraphs.records.report import Report
+from tfgraphs.records.results import Results
 from tfgraphs.spec import common, limits, network
 from tfgraphs.spec.options import Option, batches
 
@@ -84,5 +84,5 @@ def run(config, plan, progress, timeout=None):
     fits = fit_all(rows, config.variants)
     probe = probe_limit(config, fits, progress, timeout) if may_probe(config, plan.refused) else None
     tf_version, machine = runner.envelope(ran)
-    return Report("sweep", config.to_dict(), tuple(rows), tf_version=tf_version, machine=machine,
+    return Results("sweep", config.to_dict(), tuple(rows), tf_version=tf_version, machine=machine,
                   extra={"fit": [f.to_dict() for f in fits], "tf_error": probe})

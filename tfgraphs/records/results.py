@@ -1,4 +1,4 @@
-"""A whole run as one immutable Report, and the versioned JSON document it reads from and writes to."""
+"""A whole run's results as one immutable record, and the versioned JSON document it reads from and writes to."""
 
 import platform
 from dataclasses import dataclass, field
@@ -18,14 +18,14 @@ def record_type(command):
     return getattr(import_module(f"tfgraphs.records.{module}"), name)
 
 
-# Commands whose document is one record rather than a Report of rows.
+# Commands whose document is one record rather than Results with rows.
 RECORDS = tuple(c.name for c in documented() if c.rows is None)
 # Per command: the key its rows are saved under.
 ROWS = {c.name: c.rows for c in documented() if c.rows is not None}
 
 
 @dataclass(frozen=True)
-class Report:
+class Results:
     """A whole run: what command, on what machine, with what config, and its rows."""
 
     command: str
@@ -91,7 +91,7 @@ def _numbers_a_run_makes(doc):
 
 
 def load(doc):
-    """The Report, Inspection or Unembedding a saved document holds; ValueError or KeyError when it holds none."""
+    """The Results, Inspection, Unembedding or Watching a saved document holds; ValueError or KeyError when it holds none."""
     if not isinstance(doc, dict):
         raise ValueError("not a tfgraphs results file")
     _numbers_a_run_makes(doc)
@@ -104,4 +104,4 @@ def load(doc):
         raise ValueError(f"results schema {doc['schema']} is newer than this tfgraphs understands ({SCHEMA})")
     if doc.get("command") in RECORDS:
         return record_type(COMMANDS[doc["command"]]).from_dict(doc)
-    return Report.from_dict(doc)
+    return Results.from_dict(doc)
