@@ -4,7 +4,7 @@ import os
 
 from tfgraphs.findings.evidence import rests_on
 from tfgraphs.spec.watch import KINDS
-from tfgraphs.units import fmt_bytes, fmt_s
+from tfgraphs.units import fmt_bytes, fmt_s, shape_text, sig3
 
 
 def where(w, file, line):
@@ -15,42 +15,45 @@ def where(w, file, line):
 
 def _embedded(w, d):
     e = d["evidence"]
-    said = (f"{where(w, d['file'], d['line'])} embedded {fmt_bytes(e['bytes'])} in the graph: Const {e['name']} "
-            f"({e['dtype']}, {e['bytes']:,} bytes of NodeDef)")
+    said = (f"{where(w, d['file'], d['line'])} embedded {e['bytes']:,} bytes ({fmt_bytes(e['bytes'])}) in the "
+            f"graph: the NodeDef of the Const op named '{e['name']}' ({e['dtype']} {shape_text(e['shape'])})")
     nxt = e.get("next_call")
     if nxt is None:
         return said + "; no run followed it."
     later = (f", later runs {fmt_s(nxt['later_median_s'])} median (n={nxt['n'] - 1})" if nxt["later_median_s"]
              is not None else ", its only run")
-    return said + f"; the first run after it, {where(w, nxt['file'], nxt['line'])}, took {fmt_s(nxt['first_s'])}{later}."
+    return said + (f"; the first run that came after it, {where(w, nxt['file'], nxt['line'])}, took "
+                   f"{fmt_s(nxt['first_s'])}{later}.")
 
 
 def _repeated(w, d):
     e = d["evidence"]
-    return (f"{where(w, d['file'], d['line'])} fed the same {fmt_bytes(e['bytes'])} array to {e['feed']} on all "
-            f"{e['calls']} calls ({e['how']}): it crossed feed_dict every time.")
+    return (f"{where(w, d['file'], d['line'])} fed the same {e['bytes']:,}-byte array to placeholder {e['feed']} "
+            f"on all {e['calls']} calls ({e['how']}): fed on every call though unchanged (its cost per call was "
+            f"not measured).")
 
 
 def _growth(w, d):
     e = d["evidence"]
     kinds = ", ".join(f"{n} {t}" for t, n in sorted(e["op_types"].items(), key=lambda kv: -kv[1])[:3])
-    return (f"{where(w, d['file'], d['line'])} made {e['ops']:,} ops after the session's first run, during "
-            f"{e['runs']} runs ({kinds}): the graph grows as the loop goes.")
+    return (f"{where(w, d['file'], d['line'])} made {e['ops']:,} ops after the session's first run, in the gaps "
+            f"after {e['runs']} of its runs ({kinds}): the graph grows as the loop goes.")
 
 
 def _signatures(w, d):
     e = d["evidence"]
     every = e["slower"] == len(e["new_first_s"])
-    return (f"{where(w, d['file'], d['line'])} ran {e['signatures']} different fetch/feed sets; {e['slower']} of "
-            f"the {len(e['new_first_s'])} new ones took longer on their first call than any of {e['repeats']} "
-            f"repeats ({fmt_s(e['repeat_min_s'])}-{fmt_s(e['repeat_max_s'])})"
+    firsts = ", ".join(sig3(t * 1e3) for t in e["new_first_s"])
+    return (f"{where(w, d['file'], d['line'])} ran {e['signatures']} different sets of fed and fetched names; the "
+            f"new sets' first calls took {firsts} ms, and {e['slower']} of them longer than any of the "
+            f"{e['repeats']} repeats ({sig3(e['repeat_min_s'] * 1e3)}-{sig3(e['repeat_max_s'] * 1e3)} ms)"
             + (": each new set paid a first run." if every else "."))
 
 
 def _retracing(w, d):
     e = d["evidence"]
-    return (f"{where(w, d['file'], d['line'])}: tf.function {e['name']} was traced {e['traces']} times "
-            f"(TensorFlow's experimental_get_tracing_count).")
+    return (f"{where(w, d['file'], d['line'])}: the tf.function {e['name']} defined here was traced "
+            f"{e['traces']} times (TensorFlow's experimental_get_tracing_count).")
 
 
 SAID = {"embedded-constant": _embedded, "repeated-feed": _repeated, "graph-growth": _growth,

@@ -13,8 +13,9 @@ def answer(w):
     said = [_ending(w)]
     if w.status != "ok":
         return said + [f"The hooks could not watch it: {w.error}."]
-    if not w.touched_tensorflow:
-        return said + ["It never touched TensorFlow: nothing to watch."]
+    if not w.touched_tensorflow or not (w.runs or w.consts or w.growth or w.functions):
+        return said + ["It never used TensorFlow's graph mode (no session run, no Const, no tf.function): nothing "
+                       "to watch."]
     found = _found(w)
     return said + (found or [_clean(w)])
 
@@ -25,9 +26,13 @@ def _ending(w):
     if w.script is None:   # watching() in a notebook: no script, and nothing has ended
         return f"Watched in this process so far: {runs}."
     name = os.path.basename(w.script)
-    how = {"exit": f"ran to its end (exit status {w.exit_code})", "raised": f"raised (exit status {w.exit_code})",
-           "interrupted": f"was interrupted (exit status {w.exit_code}); what it did until then"}
-    return f"{name} {how.get(w.ended, f'ended with status {w.exit_code}')}: {runs}."
+    if w.ended == "exit":
+        how = "ran to its end" if w.exit_code == 0 else f"exited with status {w.exit_code}"
+    else:
+        how = {"raised": f"raised (exit status {w.exit_code})",
+               "interrupted": f"was interrupted (exit status {w.exit_code}); what it did until then"}.get(
+                   w.ended, f"ended with status {w.exit_code}")
+    return f"{name} {how}: {runs}."
 
 
 @rests_on("findings")

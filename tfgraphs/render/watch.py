@@ -63,5 +63,6 @@ def render(w, fmt="simple", width=WIDTH, verbose=False, figure=None):
              ("Ops made after the first run", w.growth, growth_table), ("Large feeds", w.feeds, feeds_table),
              ("tf.function traces", w.functions, functions_table))
     sections = [(title, *make(w)) for title, held, make in parts if held and (verbose or title != "Large feeds")]
-    return page(header(w), sections, "What this run shows:", sentences(w), (), fmt, width, answer=answer(w),
-                verbose=verbose, figure=figure)
+    said = sentences(w)
+    return page(header(w), sections, "What this run shows:" if said else None, said, (), fmt, width,
+                answer=answer(w), verbose=verbose, figure=figure)

@@ -18,14 +18,16 @@ class Kind:
 
 
 KINDS = {k.name: k for k in (
-    Kind("embedded-constant", "feed the array through a tf.compat.v1.placeholder, or load it once into a variable",
+    Kind("embedded-constant", "feed the array through a tf.compat.v1.placeholder, or load it once into a variable "
+         "whose initial value is a placeholder fed once (var.load(array, sess)); tf.Variable(array) embeds it again",
          "lesson 1 (tfgraphs compare), lab 1"),
-    Kind("repeated-feed", "load the array once into a variable (or a tf.data pipeline) instead of feeding it on "
-         "every call", "lesson 1 (tfgraphs compare: the variable variant)"),
+    Kind("repeated-feed", "load the array once into a variable whose initial value is a placeholder fed once "
+         "(not tf.Variable(array), which embeds it)", "lesson 1 (tfgraphs compare: the variable variant)"),
     Kind("graph-growth", "create the ops once, before the loop, and call graph.finalize() so that a new op raises",
          "lesson 5 (tfgraphs pitfalls --lessons graph-growth), lab 6"),
-    Kind("new-signature", "keep one fetch list and one set of feeds per call site, or make a callable once with "
-         "sess.make_callable", "lesson 5 (tfgraphs pitfalls --lessons executor-cache)"),
-    Kind("retracing", "give the tf.function an input_signature (or reduce_retracing=True) so new shapes reuse one "
-         "graph", "lesson 4 (tfgraphs shapes), lab 4"),
+    Kind("new-signature", "fetch one set of names at this line, or run each set once before the loop that is timed "
+         "(each new set of feeds and fetches builds its executors once per session; make_callable does not avoid "
+         "that)", "lesson 5 (tfgraphs pitfalls --lessons executor-cache)"),
+    Kind("retracing", "give the tf.function an input_signature with None dimensions, so new shapes reuse one trace "
+         "(reduce_retracing=True generalises only after a retrace)", "lesson 4 (tfgraphs shapes), lab 4"),
 )}

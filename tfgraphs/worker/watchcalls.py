@@ -33,11 +33,20 @@ def feed_name(key):
     return name if isinstance(name, str) else describe(key)
 
 
+def names_in(value):
+    """Every tensor or op name inside a fetch structure."""
+    if isinstance(value, dict):
+        return [n for v in value.values() for n in names_in(v)]
+    if isinstance(value, (list, tuple)):
+        return [n for v in value for n in names_in(v)]
+    return [feed_name(value)]
+
+
 def run_signature(fetches, feed_dict, options, run_metadata):
-    """The canonical signature of one Session.run call."""
+    """The names one Session.run call feeds and fetches, sorted: DirectSession keys its executors by these names
+    (retrying with them sorted), so two calls with one signature share executors; options do not change it."""
     feeds = sorted(feed_name(k) for k in (feed_dict or {}))
-    return (f"fetches={describe(fetches)} feeds=[{', '.join(feeds)}] "
-            f"options={options is not None} run_metadata={run_metadata is not None}")
+    return f"fetches=[{', '.join(sorted(set(names_in(fetches))))}] feeds=[{', '.join(feeds)}]"
 
 
 def fingerprint(array):
