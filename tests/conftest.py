@@ -1,6 +1,23 @@
-"""Shared helpers: run the CLI as a user would, in a subprocess."""
+"""Shared helpers: run the CLI as a user would, in a subprocess, or in this process; group the files for xdist.
+
+Which tests start processes, and why:
+- A real measurement (compare, explain, sweep, shapes, pitfalls, unembed, explain --graph, watch) starts a fresh
+  worker process per measurement, each importing TensorFlow (~3 s): the runs are module- or session-scoped fixtures
+  that the tests of a file (or of several files, compare_json) read, not one run per test.
+- Remote sessions start real gRPC servers (test_remote, test_hostile): what is tested is that no server or worker is
+  left behind and what crosses the wire.
+- `lab check` runs the student's code in a child process (labs.checking): the lab tests keep that child, and judge
+  in this process wherever the child's protocol is not what a test is about.
+- Notebooks run in real Jupyter kernels (test_lab_notebooks, test_notebook_api), one fresh kernel per notebook.
+- The docs' Python blocks run in one interpreter started for them (test_docs), each in a fresh namespace.
+- A test that needs a process of its own says why: an exit status with stdout and stderr kept apart from a fresh
+  interpreter, a signal, a module made unimportable, or what TensorFlow prints while it loads. Every other check of
+  the command line runs `tfgraphs.cli.main` in this process (run_main), the code the subprocess would run.
+"""
 
 import json
+import os
+import signal
 import subprocess
 import sys
 
@@ -14,6 +31,13 @@ PRIVATE_NETWORK = enter_private_network()
 needs_private_network = pytest.mark.skipif(
     PRIVATE_NETWORK is not None, reason=f"starts gRPC servers, so needs a private network namespace: {PRIVATE_NETWORK}")
 
+# Files whose tests read one session-scoped run go to one xdist worker together, so that run happens once.
+SHARED_RUNS = {"test_api.py": "compare_json", "test_compare.py": "compare_json", "test_evidence.py": "compare_json"}
+# The groups that spend longest in TensorFlow processes are handed out first: one of them started last would keep
+# its worker busy long after the other has run out of work.
+LONGEST_FIRST = ("compare_json", "test_lab_notebooks.py", "test_remote.py", "test_docs.py", "test_labs.py",
+                 "test_watch.py", "test_explain.py", "test_shapes.py")
+
 
 def words(text):
     """text with every run of whitespace made one space: sentences folded to the width read as one line."""
@@ -24,6 +48,41 @@ def run_cli(*args, timeout=600):
     """Run `python -m tfgraphs ARGS`; return the CompletedProcess (text)."""
     return subprocess.run([sys.executable, "-m", "tfgraphs", *map(str, args)], capture_output=True, text=True,
                           timeout=timeout)
+
+
+def run_main(capfd, *args):
+    """Run `tfgraphs ARGS` through tfgraphs.cli.main in this process; return a CompletedProcess as run_cli does."""
+    from tfgraphs.cli import main
+
+    argv = [*map(str, args)]
+    capfd.readouterr()
+    handler, environ = signal.getsignal(signal.SIGTERM), dict(os.environ)
+    try:
+        code = main(argv)
+    except SystemExit as exc:   # argparse refuses and --help ends by exiting, as from the command line
+        code = exc.code
+    finally:
+        # main() makes SIGTERM unwind and a command may set TensorFlow's log level: this process keeps its own.
+        signal.signal(signal.SIGTERM, handler)
+        os.environ.clear()
+        os.environ.update(environ)
+    out, err = capfd.readouterr()
+    return subprocess.CompletedProcess(["tfgraphs", *argv], code, out, err)
+
+
+def xdist_group(item):
+    """The xdist group of a test: its file's name, or the name of the shared run its file reads."""
+    return SHARED_RUNS.get(item.path.name, item.path.name)
+
+
+@pytest.hookimpl(tryfirst=True)   # before xdist reads the marks
+def pytest_collection_modifyitems(config, items):
+    if getattr(config.option, "dist", "no") != "loadgroup":
+        return
+    for item in items:
+        item.add_marker(pytest.mark.xdist_group(xdist_group(item)))
+    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(xdist_group(item), len(rank)))   # stable: each file keeps its order
 
 
 @pytest.fixture(scope="session")

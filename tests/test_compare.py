@@ -1,4 +1,8 @@
-"""compare end to end: real workers, JSON, report, exit codes."""
+"""compare end to end: real workers, JSON, report, exit codes.
+
+The real runs start a worker process per measurement (compare_json is shared with test_api and test_evidence); the
+command's refusals run tfgraphs.cli.main in this process, and once from a fresh interpreter.
+"""
 
 import json
 import os
@@ -6,7 +10,7 @@ import os
 import pytest
 
 import fakes
-from conftest import run_cli
+from conftest import run_cli, run_main
 from tfgraphs import cli
 from tfgraphs.fileio import read_doc
 from tfgraphs.jobs import runner
@@ -60,21 +64,21 @@ def test_regime_and_activations_are_recorded(compare_json):
     assert {v["activation_bytes"] for v in r.values()} == {int(network.activation_bytes(20, "float64"))}
 
 
-def test_report_rerenders_saved_json(compare_json):
+def test_report_rerenders_saved_json(compare_json, capfd):
     path, doc, proc = compare_json
     again = run_cli("report", path)
     assert again.returncode == 0, again.stderr
     assert again.stdout == proc.stdout
     # The time unit follows the numbers (ms here, s on a loaded machine).
     assert "\nPhases (" in again.stdout and "What this run shows:" in again.stdout
-    every = run_cli("report", "--verbose", path)
+    every = run_main(capfd, "report", "--verbose", path)
     for title in ("Sizes", "Times (", "Why", "Memory: resident-memory growth per phase, in units of X's bytes", "What this run shows:"):
         assert title in every.stdout
     assert json.loads(json.dumps(load(read_doc(path)).to_dict())) == doc
 
 
-def test_report_formats(compare_json):
-    proc = run_cli("report", compare_json[0], "--format", "github")
+def test_report_formats(compare_json, capfd):
+    proc = run_main(capfd, "report", compare_json[0], "--format", "github")
     assert proc.returncode == 0
     assert "| variant" in proc.stdout
 
@@ -104,10 +108,18 @@ def test_trials_rotate_and_aggregate(tmp_path):
     (["--batch", "400000", "--variants", "constant"], "past the 2 GiB single-tensor limit"),
     (["--batch", "100000000", "--variants", "placeholder"], "is estimated to need"),
 ])
-def test_bad_input_exits_2(args, message):
-    proc = run_cli("compare", *args)
+def test_bad_input_exits_2(args, message, capfd):
+    proc = run_main(capfd, "compare", *args)
     assert proc.returncode == 2
     assert message in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in proc.stderr and proc.stdout == ""
+
+
+def test_bad_input_exits_2_from_a_fresh_process():
+    proc = run_cli("compare", "--batch", "400000", "--variants", "constant")
+    assert proc.returncode == 2
+    assert "past the 2 GiB single-tensor limit" in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1
     assert "Traceback" not in proc.stderr and proc.stdout == ""
 
@@ -143,10 +155,10 @@ def test_failed_worker_becomes_failed_row(tmp_path, monkeypatch, capsys):
     assert "FAILED variable: worker killed by signal SIGKILL" in out and "placeholder" in out
 
 
-def test_real_worker_timeout_becomes_failed_row(tmp_path):
+def test_real_worker_timeout_becomes_failed_row(tmp_path, capfd):
     path = tmp_path / "t.json"
     # No worker imports TensorFlow in a millisecond, so this one is always killed.
-    proc = run_cli("compare", "--batch", 10, "--variants", "placeholder", "--timeout", "0.001", "--json", path)
+    proc = run_main(capfd, "compare", "--batch", 10, "--variants", "placeholder", "--timeout", "0.001", "--json", path)
     assert proc.returncode == 1
     r = rows(json.loads(path.read_text()))["placeholder"]
     assert r["status"] == "failed" and r["error"] == "worker killed after the 0.001 s timeout"
@@ -165,12 +177,12 @@ def test_runner_reports_signal():
     assert doc == {"status": "failed", "error": "worker killed after the 0.2 s timeout"}
 
 
-def test_report_bad_files(tmp_path):
-    missing = run_cli("report", tmp_path / "none.json")
+def test_report_bad_files(tmp_path, capfd):
+    missing = run_main(capfd, "report", tmp_path / "none.json")
     assert missing.returncode == 2 and "cannot read" in missing.stderr
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
-    proc = run_cli("report", bad)
+    proc = run_main(capfd, "report", bad)
     assert proc.returncode == 2 and "is not JSON" in proc.stderr
     for name, text, message in (
             ("other.json", '{"schema": 1}', "not a tfgraphs results file"),
@@ -180,7 +192,7 @@ def test_report_bad_files(tmp_path):
              "row 'x' has no build_s, session_s, first_run_s, runs_s, graph_bytes, rss_bytes"),
             ("future.json", '{"tool": "tfgraphs", "schema": 99, "config": {}, "variants": []}', "newer")):
         (tmp_path / name).write_text(text)
-        proc = run_cli("report", tmp_path / name)
+        proc = run_main(capfd, "report", tmp_path / name)
         assert proc.returncode == 2 and message in proc.stderr, name
         assert len(proc.stderr.splitlines()) == 1 and "Traceback" not in proc.stderr
 
@@ -191,13 +203,13 @@ def test_debug_after_the_subcommand(monkeypatch, capsys):
     assert "placeholder" in capsys.readouterr().out
 
 
-def test_unwritable_outputs_refused_before_running(tmp_path):
+def test_unwritable_outputs_refused_before_running(tmp_path, capfd):
     plain = tmp_path / "plain.txt"
     plain.write_text("a file, so nothing can be created under it, whoever runs the test")
     for args, message in ((["--json", tmp_path], "is a directory; give a file name"),
                           (["--json", plain / "out.json"], f"cannot write {plain / 'out.json'}: {plain}: Not a directory"),
                           (["--plot", plain / "out.png"], "Not a directory")):
-        proc = run_cli("compare", "--batch", 10, *args)
+        proc = run_main(capfd, "compare", "--batch", 10, *args)
         assert proc.returncode == 2 and message in proc.stderr, proc.stderr
         assert len(proc.stderr.splitlines()) == 1 and proc.stdout == ""
 

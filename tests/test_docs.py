@@ -1,6 +1,12 @@
-"""The docs stay true: their Python runs, their commands parse, their links resolve, the site builds."""
+"""The docs stay true: their Python runs, their commands parse, their links resolve, the site builds.
 
+The Python blocks run in one interpreter started for them, so TensorFlow is imported once for them all; each block
+runs in a namespace of its own and in its test's folder, its output kept apart. The site is built by mkdocs.
+"""
+
+import json
 import re
+import select
 import shlex
 import shutil
 import subprocess
@@ -32,11 +38,81 @@ def tiny(code):
 PYTHON = [(page.name, i, code) for page in PAGES for i, code in enumerate(blocks(page, "python"))]
 
 
+# Reads one request a line, {"code", "cwd"}; runs the code as `python -c CODE` run in cwd would; answers one line,
+# {"status", "stderr"}, on the stdout it had when it started (the block's own output goes to files of its own).
+RUNNER = r"""
+import json, os, sys, tempfile, traceback
+
+replies = os.fdopen(os.dup(1), "w")
+for line in sys.stdin:
+    request = json.loads(line)
+    os.chdir(request["cwd"])
+    kept = os.dup(0), os.dup(1), os.dup(2)
+    with open(os.devnull) as nothing, tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        for fd, to in ((0, nothing), (1, out), (2, err)):   # the requests are not the block's input
+            os.dup2(to.fileno(), fd)
+        try:
+            exec(compile(request["code"], "<string>", "exec"), {"__name__": "__main__"})
+            status = 0
+        except SystemExit as exc:   # as the interpreter exits: None is 0, a message is printed and is 1
+            if exc.code is None or isinstance(exc.code, int):
+                status = exc.code or 0
+            else:
+                print(exc.code, file=sys.stderr)
+                status = 1
+        except BaseException:
+            traceback.print_exc()
+            status = 1
+        sys.stdout.flush()
+        sys.stderr.flush()
+        for fd, saved in enumerate(kept):
+            os.dup2(saved, fd)
+            os.close(saved)
+        err.seek(0)
+        replies.write(json.dumps({"status": status, "stderr": err.read()[-2000:]}) + "\n")
+        replies.flush()
+"""
+
+
+class BlockRunner:
+    """One interpreter that runs block after block; started again if a block ends it."""
+
+    def __init__(self):
+        self.proc = None
+
+    def run(self, code, cwd, timeout):
+        """(exit status, the end of stderr) of the block run in cwd."""
+        if self.proc is None or self.proc.poll() is not None:
+            self.proc = subprocess.Popen([sys.executable, "-c", RUNNER], stdin=subprocess.PIPE,
+                                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        self.proc.stdin.write(json.dumps({"code": code, "cwd": str(cwd)}) + "\n")
+        self.proc.stdin.flush()
+        if not select.select([self.proc.stdout], [], [], timeout)[0]:
+            self.close()
+            return None, f"did not finish within {timeout} s"
+        reply = self.proc.stdout.readline()
+        if not reply:
+            return self.proc.wait(), "the interpreter running the blocks ended"
+        reply = json.loads(reply)
+        return reply["status"], reply["stderr"]
+
+    def close(self):
+        if self.proc is not None:
+            self.proc.kill()
+            self.proc.wait()
+
+
+@pytest.fixture(scope="module")
+def block_runner():
+    runner = BlockRunner()
+    yield runner
+    runner.close()
+
+
 @pytest.mark.parametrize("page, index, code", PYTHON, ids=[f"{p}-{i}" for p, i, _ in PYTHON])
-def test_python_blocks_run(page, index, code, tmp_path):
-    proc = subprocess.run([sys.executable, "-c", tiny(code)], cwd=tmp_path, capture_output=True, text=True,
-                          timeout=300)
-    assert proc.returncode == 0, proc.stderr[-2000:]
+def test_python_blocks_run(page, index, code, tmp_path, block_runner):
+    status, stderr = block_runner.run(tiny(code), tmp_path, timeout=300)
+    assert status == 0, stderr
 
 
 def test_every_page_has_something_to_run():

@@ -1,11 +1,15 @@
-"""explain: presets, traces, TensorBoard graphs, and the attribution arithmetic."""
+"""explain: presets, traces, TensorBoard graphs, and the attribution arithmetic.
+
+One real explain run (a worker process per measurement) is shared by the tests that read it; `report` and the
+refusals run tfgraphs.cli.main in this process, and a refusal once from a fresh interpreter.
+"""
 
 import json
 import statistics
 
 import pytest
 
-from conftest import run_cli, words
+from conftest import run_cli, run_main, words
 from tfgraphs.findings.explain import sentences, share_text
 from tfgraphs.fileio import write_doc
 from tfgraphs.records.explain import attribute, attributions
@@ -116,7 +120,7 @@ def make_row(variant, preset, excess_s, later=1.0, spread=0.0, trials=3):
                                                  graph_bytes=100) for o in offsets], preset=preset)
 
 
-def test_attribution_arithmetic(tmp_path):
+def test_attribution_arithmetic(tmp_path, capfd):
     excesses = {"default": 10.0, "no-grappler": 6.0, "no-folding": 7.0, "bare": 2.0}
     rows = [make_row("constant", p, e, spread=0.2) for p, e in excesses.items()]
     rows += [make_row("placeholder", p, 2.0, spread=0.2) for p in excesses]
@@ -127,7 +131,7 @@ def test_attribution_arithmetic(tmp_path):
                     tuple(rows), extra={"attribution": [a]})
     path = tmp_path / "hand.json"
     write_doc(report.to_dict(), path)
-    proc = run_cli("report", path)
+    proc = run_main(capfd, "report", path)
     assert proc.returncode == 0, proc.stderr
     said = words(proc.stdout)
     assert "Where the first run's excess goes (s)" in said
@@ -174,13 +178,13 @@ def test_rows_without_fresh_worker_first_runs_get_no_first_run_sentence():
         assert gone not in text
 
 
-def test_no_excess_no_part_is_real(tmp_path):
+def test_no_excess_no_part_is_real(tmp_path, capfd):
     rows = [make_row("constant", p, 0.0, spread=0.2) for p in ("default", "no-grappler", "no-folding", "bare")]
     report = Results("explain", {"batch": 10, "dtype": "float64", "runs": 3, "trials": 3, "seed": 0},
                     tuple(rows), extra={"attribution": attributions(rows)})
     path = tmp_path / "zero.json"
     write_doc(report.to_dict(), path)
-    proc = run_cli("report", path)
+    proc = run_main(capfd, "report", path)
     assert proc.returncode == 0, proc.stderr
     said = words(proc.stdout)
     assert "constant: of the 0.0 ms the first run paid over the later runs (default config)," in said
@@ -216,9 +220,15 @@ def test_attribution_needs_every_preset():
     (["--presets", ""], "no preset given"),
     (["--variants", "nope"], "unknown variant nope"),
 ])
-def test_bad_names_exit_2(args, message):
-    proc = run_cli("explain", *args)
+def test_bad_names_exit_2(args, message, capfd):
+    proc = run_main(capfd, "explain", *args)
     assert proc.returncode == 2 and message in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1 and proc.stdout == ""
+
+
+def test_a_bad_name_exits_2_from_a_fresh_process():
+    proc = run_cli("explain", "--presets", "default,turbo")
+    assert proc.returncode == 2 and "unknown preset turbo" in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1 and proc.stdout == ""
 
 

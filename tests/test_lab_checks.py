@@ -144,3 +144,14 @@ def test_every_check_of_labs_1_to_4_and_7_is_covered():
         for check in checker.CHECKS:
             assert check in covered, check.__name__
     assert all(len(c[2]) >= 2 and len(c[3]) >= 2 for c in CASES)
+
+
+def test_a_lab_7_main_that_never_ends_is_stopped_once_for_every_check(tmp_path, monkeypatch):
+    student = tmp_path / "forever.py"
+    student.write_text("import tensorflow as tf\n\n\ndef main():\n    with tf.Graph().as_default():\n"
+                       "        one = tf.constant(1.0)\n        with tf.compat.v1.Session() as sess:\n"
+                       "            while True:\n                sess.run(one)\n")
+    monkeypatch.setattr(check7, "WATCH_S", 5.0)
+    mod = load(student)
+    outcomes = [run_check(check, mod) for check in check7.CHECKS]
+    assert all(not o.passed and o.detail.startswith("main() did not finish within 5 s") for o in outcomes), outcomes

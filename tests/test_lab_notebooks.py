@@ -1,4 +1,8 @@
-"""Every lab notebook is its starter.py, runs headless top to bottom, and its check cell fails it and passes the solution."""
+"""Every lab notebook is its starter.py, runs headless top to bottom, and its check cell fails it and passes the solution.
+
+Each notebook runs in a fresh Jupyter kernel, whose checks start the child process `lab check` runs the code in; the
+check of a namespace without a kernel runs in this process, and make_notebooks.py in one of its own.
+"""
 
 import copy
 import json
@@ -126,16 +130,22 @@ def test_what_of_a_namespace_is_checked(tmp_path, monkeypatch):
     assert namespace["alias"] is namespace["scaled"] and namespace["KEEP"] == {"dtype"}
 
 
-def test_check_says_an_errors_line_in_the_cells_terms(tmp_path):
+def test_check_says_an_errors_line_in_the_cells_terms(tmp_path, capsys):
     """The notebook's process writes the cells to a file and judges what the child sends; a line in the cell's terms."""
+    import importlib.util
+
+    import tfgraphs.labs
+
     (tmp_path / "cells.py").write_text("import os\n\ndef blocked_conv1d(x, filters, block_len):\n"
                                        "    n = len(x)\n    raise ValueError(f'boom {n}')\n")
-    code = ("import sys, cells, tfgraphs.labs\n"
-            "tfgraphs.labs.check(4, namespace=vars(cells))\n"
-            "try:\n    tfgraphs.labs.check(9, namespace={})\nexcept ValueError as exc:\n    print(exc)\n")
-    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr
-    lines = proc.stdout.splitlines()
+    # This process stands for the notebook's; a name of its own, since another test imports a cells module too.
+    spec = importlib.util.spec_from_file_location("error_line_cells", tmp_path / "cells.py")
+    cells = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(cells)
+    tfgraphs.labs.check(4, namespace=vars(cells))
+    with pytest.raises(ValueError) as refused:
+        tfgraphs.labs.check(9, namespace={})
+    lines = capsys.readouterr().out.splitlines() + [str(refused.value)]
     assert lines[0].startswith("WRONG blocked_conv1d(x, filters, block_len) equals tf.nn.conv1d")
     assert lines[1] == "      seen: raised ValueError: boom 1 (line 3 of blocked_conv1d)"   # counted from its def
     assert lines[-2:] == ["lab 4: 0 of 2 checks passed", "no lab 9; the labs are 1, 2, 3, 4, 5, 6, 7"]

@@ -1,22 +1,27 @@
-"""`tfgraphs lab start` copies exactly a lab's files and never overwrites; `lab list`; `lab check` of a notebook."""
+"""`tfgraphs lab start` copies exactly a lab's files and never overwrites; `lab list`; `lab check` of a notebook.
 
+The command runs in this process (run_main, check_lab); in a process of its own only to copy a lab as a user would,
+and to show that a notebook that fails to import leaves one line on stderr of a fresh interpreter.
+"""
+
+import io
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from conftest import run_cli
+from conftest import run_cli, run_main
 from tfgraphs.labs import LABS
 
 COURSE = Path(__file__).resolve().parent.parent / "tfgraphs" / "labs" / "course"
 FILES = ["README.md", "starter.ipynb", "starter.py"]
 
 
-def run_in(folder, *args):
-    """`python -m tfgraphs ARGS` run from folder."""
-    return subprocess.run([sys.executable, "-m", "tfgraphs", *map(str, args)], capture_output=True, text=True,
-                          cwd=folder, timeout=120)
+def run_in(folder, monkeypatch, capfd, *args):
+    """`tfgraphs ARGS` run from folder, in this process."""
+    monkeypatch.chdir(folder)
+    return run_main(capfd, *args)
 
 
 def test_start_copies_the_lab(tmp_path):
@@ -29,17 +34,17 @@ def test_start_copies_the_lab(tmp_path):
                                                                                      "starter.ipynb")]
 
 
-def test_start_defaults_to_lab_n(tmp_path):
-    proc = run_in(tmp_path, "lab", "start", 6)
+def test_start_defaults_to_lab_n(tmp_path, monkeypatch, capfd):
+    proc = run_in(tmp_path, monkeypatch, capfd, "lab", "start", 6)
     assert proc.returncode == 0, proc.stderr
     assert sorted(p.name for p in (tmp_path / "lab6").iterdir()) == FILES
 
 
-def test_start_refuses_to_overwrite(tmp_path):
+def test_start_refuses_to_overwrite(tmp_path, monkeypatch, capfd):
     (tmp_path / "lab1").mkdir()
     (tmp_path / "lab1" / "starter.py").write_text("my work\n")
     (tmp_path / "lab1" / "notes.txt").write_text("mine too\n")
-    proc = run_in(tmp_path, "lab", "start", 1)
+    proc = run_in(tmp_path, monkeypatch, capfd, "lab", "start", 1)
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr.strip().splitlines() == [
         "tfgraphs: lab1/starter.py already exists; choose another folder: tfgraphs lab start 1 DIR"]
@@ -52,21 +57,21 @@ def test_start_refuses_to_overwrite(tmp_path):
     (("one",), "argument number: 'one' is not a whole number"),
     ((0,), "argument number: 0 must be at least 1"),
 ])
-def test_start_bad_input(tmp_path, args, message):
-    proc = run_in(tmp_path, "lab", "start", *args)
+def test_start_bad_input(tmp_path, monkeypatch, capfd, args, message):
+    proc = run_in(tmp_path, monkeypatch, capfd, "lab", "start", *args)
     assert proc.returncode == 2 and message in proc.stderr, proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1
     assert list(tmp_path.iterdir()) == []
 
 
-def test_start_refuses_a_file_as_folder(tmp_path):
+def test_start_refuses_a_file_as_folder(tmp_path, capfd):
     (tmp_path / "taken").write_text("")
-    proc = run_cli("lab", "start", 3, tmp_path / "taken")
+    proc = run_main(capfd, "lab", "start", 3, tmp_path / "taken")
     assert proc.returncode == 2 and "is a file, not a folder" in proc.stderr
 
 
-def test_list_says_how_to_start():
-    proc = run_cli("lab", "list")
+def test_list_says_how_to_start(capfd):
+    proc = run_main(capfd, "lab", "list")
     assert proc.returncode == 0
     lines = proc.stdout.splitlines()
     assert lines[:-2] == [f"{n}. {title}" for n, title in LABS.items()]
@@ -74,17 +79,25 @@ def test_list_says_how_to_start():
     assert max(map(len, lines)) <= 100
 
 
-def test_check_takes_a_notebook(tmp_path):
+def check(number, path):
+    """(exit status, printed report) of `tfgraphs lab check N PATH`: check_lab, what the command runs."""
+    from tfgraphs.labs.checking import check_lab
+
+    out = io.StringIO()
+    return check_lab(number, path, stream=out), out.getvalue()
+
+
+def test_check_takes_a_notebook(tmp_path, capfd):
     """A notebook is checked as its code cells: the starter's fails, the solution's as a notebook passes."""
     jupytext = pytest.importorskip("jupytext")
-    proc = run_cli("lab", "check", 4, COURSE / "4-shapes" / "starter.ipynb")
-    assert proc.returncode == 1 and "WRONG" in proc.stdout, proc.stdout + proc.stderr
+    code, out = check(4, COURSE / "4-shapes" / "starter.ipynb")
+    assert code == 1 and "WRONG" in out, out
     solution = jupytext.read(COURSE.parent.parent.parent / "tests" / "lab_solutions" / "lab4.py")
     jupytext.write(solution, tmp_path / "solved.ipynb")
-    proc = run_cli("lab", "check", 4, tmp_path / "solved.ipynb")
-    assert proc.returncode == 0 and proc.stdout.strip().endswith("lab 4: 2 of 2 checks passed"), proc.stdout
+    code, out = check(4, tmp_path / "solved.ipynb")
+    assert code == 0 and out.strip().endswith("lab 4: 2 of 2 checks passed"), out
     (tmp_path / "broken.ipynb").write_text("{not json")
-    proc = run_cli("lab", "check", 4, tmp_path / "broken.ipynb")
+    proc = run_main(capfd, "lab", "check", 4, tmp_path / "broken.ipynb")
     assert proc.returncode == 2 and "is not a notebook jupytext can read" in proc.stderr
 
 

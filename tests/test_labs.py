@@ -1,11 +1,15 @@
-"""Every lab's checker fails its untouched starter and plausible wrong ones (solutions pass in test_lab_notebooks)."""
+"""Every lab's checker fails its untouched starter and plausible wrong ones (solutions pass in test_lab_notebooks).
+
+Each check_lab starts the child process that runs the student's code, as `tfgraphs lab check` does; the command line
+itself runs in a process of its own twice: once to print what check_lab prints, once to refuse a file in one line.
+"""
 
 import io
 from pathlib import Path
 
 import pytest
 
-from conftest import run_cli
+from conftest import run_cli, run_main
 from tfgraphs.labs import LABS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -16,12 +20,12 @@ def starter(number):
     return path
 
 
-def check(number, path):
+def check(number, path, **timeout_s):
     """(exit status, printed report) of `tfgraphs lab check` run in process: TensorFlow is imported once."""
     from tfgraphs.labs.checking import check_lab
 
     out = io.StringIO()
-    return check_lab(number, path, stream=out), out.getvalue()
+    return check_lab(number, path, stream=out, **timeout_s), out.getvalue()
 
 
 @pytest.mark.parametrize("number", sorted(LABS))
@@ -58,19 +62,20 @@ def test_every_lab_has_a_sheet(number):
     assert f"tfgraphs lab check {number} " in text
 
 
-def test_bad_lab_inputs(tmp_path):
-    proc = run_cli("lab", "check", 9, starter(1))
+def test_bad_lab_inputs(tmp_path, capfd):
+    proc = run_main(capfd, "lab", "check", 9, starter(1))
     assert proc.returncode == 2 and "no lab 9" in proc.stderr
-    proc = run_cli("lab", "check", 1, tmp_path / "missing.py")
+    proc = run_main(capfd, "lab", "check", 1, tmp_path / "missing.py")
     assert proc.returncode == 2 and "does not exist" in proc.stderr
     broken = tmp_path / "broken.py"
     broken.write_text("def build_fed(:\n")
+    # A fresh process: the refusal must be the one line on stderr even while TensorFlow loads there.
     proc = run_cli("lab", "check", 1, broken)
     assert proc.returncode == 2 and "fails to import: SyntaxError" in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1
     exits = tmp_path / "exits.py"
     exits.write_text("import sys\nsys.exit(3)\n")
-    proc = run_cli("lab", "check", 1, exits)
+    proc = run_main(capfd, "lab", "check", 1, exits)
     assert proc.returncode == 2 and "calls sys.exit(3) when imported" in proc.stderr
 
 
@@ -141,12 +146,12 @@ def test_a_hang_and_a_crash_are_wrong_with_the_reason(tmp_path):
         "        while True:\n"
         "            pass\n"
         "    os._exit(7)\n")
-    proc = run_cli("lab", "check", 4, student, "--timeout", 3)
-    assert proc.returncode == 1, proc.stdout + proc.stderr
-    first, second = [line for line in proc.stdout.splitlines() if line.startswith("      seen: ")]
+    code, out = check(4, student, timeout_s=3)
+    assert code == 1, out
+    first, second = [line for line in out.splitlines() if line.startswith("      seen: ")]
     assert first.endswith("did not finish within 3 s (a loop that never ends?); stopped")
     assert "the process running your code ended with status 7" in second
-    assert proc.stdout.strip().endswith("lab 4: 0 of 2 checks passed")
+    assert out.strip().endswith("lab 4: 0 of 2 checks passed")
 
 
 def sheet(number):

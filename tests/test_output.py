@@ -1,4 +1,8 @@
-"""What the text, CSV and JSON outputs promise: 100 columns, --wide, CSV rows, metadata, --version, report A B."""
+"""What the text, CSV and JSON outputs promise: 100 columns, --wide, CSV rows, metadata, --version, report A B.
+
+`report A B` runs tfgraphs.cli.main in this process, and once from a fresh interpreter; --version runs in an
+interpreter of its own, where TensorFlow is made unimportable.
+"""
 
 import csv
 import json
@@ -9,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import fakes
-from conftest import run_cli
+from conftest import run_cli, run_main
 from tfgraphs import __version__, cli
 from tfgraphs.records.results import load
 from tfgraphs.render import render
@@ -119,35 +123,35 @@ def _saved_compare(tmp_path, name, first_runs):
     return path
 
 
-def test_report_a_b_judges_against_both_spreads(tmp_path):
+def test_report_a_b_judges_against_both_spreads(tmp_path, capfd):
     a = _saved_compare(tmp_path, "a.json", [0.20, 0.21, 0.22])
     slower = _saved_compare(tmp_path, "b.json", [0.40, 0.41, 0.42])
     close = _saved_compare(tmp_path, "c.json", [0.205, 0.215, 0.225])
     proc = run_cli("report", a, slower)
     assert proc.returncode == 0, proc.stderr
     assert "placeholder first run (1.95x)" in proc.stdout and "B is larger than A" in proc.stdout
-    proc = run_cli("report", a, close)
+    proc = run_main(capfd, "report", a, close)
     assert "B is larger" not in proc.stdout and "judged phases differ by no more than" in proc.stdout
     one = _saved_compare(tmp_path, "one.json", [0.4])
-    proc = run_cli("report", a, one)
+    proc = run_main(capfd, "report", a, one)
     assert "no difference can be judged" in proc.stdout and "--trials 3" in proc.stdout
 
 
 @pytest.mark.parametrize("other, message", [("sweep.json", "cannot compare results of two commands (compare and sweep)"),
                                             ("inspect.json", "two commands (compare and inspect)")])
-def test_report_a_b_refuses_what_cannot_be_compared(other, message):
-    proc = run_cli("report", FIXTURES / "compare.json", FIXTURES / other)
+def test_report_a_b_refuses_what_cannot_be_compared(other, message, capfd):
+    proc = run_main(capfd, "report", FIXTURES / "compare.json", FIXTURES / other)
     assert proc.returncode == 2 and proc.stdout == "" and message in proc.stderr
     assert len(proc.stderr.splitlines()) == 1
 
 
-def test_report_a_b_needs_a_shared_variant(tmp_path):
+def test_report_a_b_needs_a_shared_variant(tmp_path, capfd):
     doc = json.loads((FIXTURES / "compare.json").read_text())
     for name, kept in (("a", ("numpy", "constant")), ("b", ("placeholder", "variable"))):
         part = {**doc, "variants": [r for r in doc["variants"] if r["variant"] in kept]}
         part["config"] = {**doc["config"], "variants": list(kept)}
         (tmp_path / f"{name}.json").write_text(json.dumps(part))
-    proc = run_cli("report", tmp_path / "a.json", tmp_path / "b.json")
+    proc = run_main(capfd, "report", tmp_path / "a.json", tmp_path / "b.json")
     assert proc.returncode == 2 and "no variant in common" in proc.stderr
 
 

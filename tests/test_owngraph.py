@@ -1,4 +1,8 @@
-"""explain --graph on graphs the tests build: feeds, fetches, the report, traces, and every refusal."""
+"""explain --graph on graphs the tests build: feeds, fetches, the report, traces, and every refusal.
+
+One run of the command in a process of its own, with its real workers, is shared by the tests that read it; the
+others run tfgraphs.cli.main in this process, their workers' measure() in it too (fakes.in_process).
+"""
 
 import json
 
@@ -7,7 +11,7 @@ import pytest
 
 import fakes
 import owngraphs
-from conftest import run_cli
+from conftest import run_cli, run_main
 from tfgraphs.cli import main
 from tfgraphs.errors import UsageError
 from tfgraphs.graphdef.interface import resolve
@@ -152,9 +156,9 @@ def test_inspect_suggests_unembed_only_for_large_constants(graphs):
     assert not any("unembed" in s for s in sentences(inspect.run(inspect.Config(str(graphs["cnn"])))))
 
 
-def test_explain_graph_takes_the_built_in_networks_defaults(tmp_path):
-    proc = run_cli("explain", "--graph", tmp_path / "none.pb", "--batch", "6000", "--dtype", "float64")
+def test_explain_graph_takes_the_built_in_networks_defaults(tmp_path, capfd):
+    proc = run_main(capfd, "explain", "--graph", tmp_path / "none.pb", "--batch", "6000", "--dtype", "float64")
     assert proc.returncode == 2 and "none.pb" in proc.stderr and "built-in network" not in proc.stderr
-    proc = run_cli("explain", "--graph", tmp_path / "none.pb", "--batch", "60")
+    proc = run_main(capfd, "explain", "--graph", tmp_path / "none.pb", "--batch", "60")
     assert proc.returncode == 2 and proc.stderr.strip().endswith("--batch sets the built-in network; it does not "
                                                                  "apply with --graph")

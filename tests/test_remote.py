@@ -1,4 +1,8 @@
-"""Remote sessions: real tiny runs on 127.0.0.1 servers, exact bytes, no server left behind, sentences by the rule."""
+"""Remote sessions: real tiny runs on 127.0.0.1 servers, exact bytes, no server left behind, sentences by the rule.
+
+The real runs start gRPC servers and workers, each a process importing TensorFlow, and the command in a process of
+its own where a signal or its exit is what is tested; a refused cluster runs tfgraphs.cli.main in this process.
+"""
 
 import json
 import os
@@ -12,7 +16,7 @@ import uuid
 
 import pytest
 
-from conftest import needs_private_network, words
+from conftest import needs_private_network, run_main, words
 from tfgraphs.errors import UsageError
 from tfgraphs.findings import remote as why
 from tfgraphs.jobs import compare, remote, runner, servers
@@ -408,10 +412,9 @@ def test_server_prints_its_target_and_stops_on_sigterm(mark):
     (["--cluster", "ps"], "--cluster part 'ps' is not JOB=HOST:PORT"),
     (["--cluster", "ps=127.0.0.1:1", "--port", "5"], "give --port or --cluster, not both"),
 ])
-def test_server_refuses_a_bad_cluster_in_one_line(args, said):
-    proc = cli("server", *args)
-    _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 2 and len(err.splitlines()) == 1 and said in err
+def test_server_refuses_a_bad_cluster_in_one_line(args, said, capfd):
+    proc = run_main(capfd, "server", *args)
+    assert proc.returncode == 2 and len(proc.stderr.splitlines()) == 1 and said in proc.stderr
 
 
 def test_an_explain_document_from_before_the_in_process_rows_reads_as_remote():

@@ -1,4 +1,9 @@
-"""shapes: blocked_conv1d against tf.nn.conv1d, trace counts from real workers, JSON, report, bad input."""
+"""shapes: blocked_conv1d against tf.nn.conv1d, trace counts from real workers, JSON, report, bad input.
+
+One real run (a worker process per mode) is shared by the tests that read it; processes of their own also show that
+the package imports TensorFlow only when asked and that a report renders without it. Bad input runs
+tfgraphs.cli.main in this process, and once from a fresh interpreter.
+"""
 
 import json
 import re
@@ -11,7 +16,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import fakes
-from conftest import run_cli, words
+from conftest import run_cli, run_main, words
 from tfgraphs.cli import main
 from tfgraphs.errors import UsageError
 from tfgraphs.findings import shapes as shapes_why
@@ -239,10 +244,16 @@ def shapes_document(env, traces=None):
     (["--seed", "-1"], "--seed -1 must be 0 or more"),
     (["--format", "nope"], "nope"),
 ])
-def test_bad_input_exits_2(flags, named):
-    proc = run_cli("shapes", *_flags(), *flags)
+def test_bad_input_exits_2(flags, named, capfd):
+    proc = run_main(capfd, "shapes", *_flags(), *flags)
     assert proc.returncode == 2 and proc.stdout == ""
     assert len(proc.stderr.splitlines()) == 1 and named in proc.stderr
+
+
+def test_bad_input_exits_2_from_a_fresh_process():
+    proc = run_cli("shapes", *_flags(), "--kernel", "41")
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert len(proc.stderr.splitlines()) == 1 and "--kernel 41" in proc.stderr
 
 
 def test_plan_checks_settings_that_depend_on_each_other():

@@ -1,4 +1,9 @@
-"""sweep: the fitted line against real graphs, the limit against TensorFlow's refusal, and the command end to end."""
+"""sweep: the fitted line against real graphs, the limit against TensorFlow's refusal, and the command end to end.
+
+The real runs start a worker process per measurement; the tests without matplotlib run in an interpreter of their
+own, where it can be made unimportable. Bad input runs tfgraphs.cli.main in this process, and once from a fresh
+interpreter.
+"""
 
 import json
 import subprocess
@@ -8,7 +13,7 @@ import numpy as np
 import pytest
 
 import fakes
-from conftest import run_cli, words
+from conftest import run_cli, run_main, words
 from tfgraphs.findings import sweep as growth
 from tfgraphs.jobs import runner, sweep
 from tfgraphs.records import sweep as fits
@@ -219,15 +224,22 @@ def test_plot_without_matplotlib_exits_2_before_any_worker(command, tmp_path):
     (["--batches", "0,10"], "--batches 0 must be at least 1"),
     (["--variants", "constant,bogus"], "unknown variant bogus"),
 ])
-def test_bad_input_exits_2(args, message):
-    proc = run_cli("sweep", *args)
+def test_bad_input_exits_2(args, message, capfd):
+    proc = run_main(capfd, "sweep", *args)
     assert proc.returncode == 2 and proc.stdout == ""
     assert message in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
     assert "Traceback" not in proc.stderr
 
 
-def test_batches_past_the_limit_are_refused():
-    proc = run_cli("sweep", "--batches", "300000,400000", "--variants", "constant")
+def test_bad_input_exits_2_from_a_fresh_process():
+    proc = run_cli("sweep", "--batches", "10,10")
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert "fewer than two different batches" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in proc.stderr
+
+
+def test_batches_past_the_limit_are_refused(capfd):
+    proc = run_main(capfd, "sweep", "--batches", "300000,400000", "--variants", "constant")
     assert proc.returncode == 2 and proc.stdout == ""
     lines = proc.stderr.strip().splitlines()
     assert [line.split(":")[1].strip() for line in lines] == ["refusing batch 300,000", "refusing batch 400,000"]

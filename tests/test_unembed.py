@@ -1,4 +1,8 @@
-"""unembed on graphs the tests build: what moves, the SavedModel plain TensorFlow loads, --check, and refusals."""
+"""unembed on graphs the tests build: what moves, the SavedModel plain TensorFlow loads, --check, and refusals.
+
+One run of the command in a process of its own, with its real workers, is shared by the tests that read it, and its
+report is rendered again by `tfgraphs report` in another; the others run tfgraphs.cli.main in this process.
+"""
 
 import hashlib
 import json
@@ -11,7 +15,7 @@ from hypothesis import strategies as st
 
 import fakes
 import owngraphs
-from conftest import run_cli, words
+from conftest import run_cli, run_main, words
 from tfgraphs.cli import main
 from tfgraphs.spec.options import byte_size
 from tfgraphs.errors import UsageError
@@ -70,11 +74,11 @@ def test_report_renders_the_document_as_the_command_did(unembedded):
     assert report.stdout == proc.stdout
 
 
-def test_report_renders_a_document_of_the_first_five_keys(unembedded, tmp_path):
+def test_report_renders_a_document_of_the_first_five_keys(unembedded, tmp_path, capfd):
     _, doc, proc = unembedded
     first = {k: doc[k] for k in ("command", "before", "after", "moved", "max_abs_err")}
     (tmp_path / "first.json").write_text(json.dumps(first))
-    report = run_cli("report", tmp_path / "first.json")
+    report = run_main(capfd, "report", tmp_path / "first.json")
     assert report.returncode == 0, report.stderr
     assert report.stdout.startswith("unembed: a document without the path, OUT and --min-bytes it ran with\n\n")
     # The tables are the command's own; of the sentences, those the five keys hold numbers for.
@@ -84,7 +88,7 @@ def test_report_renders_a_document_of_the_first_five_keys(unembedded, tmp_path):
     assert sizes in words(report.stdout) and "The rewrite took" not in report.stdout
     del first["moved"]
     (tmp_path / "broken.json").write_text(json.dumps(first))
-    broken = run_cli("report", tmp_path / "broken.json")
+    broken = run_main(capfd, "report", tmp_path / "broken.json")
     assert (broken.returncode, broken.stdout) == (2, "")
     assert broken.stderr == f"tfgraphs: {tmp_path / 'broken.json'}: not a complete unembed result (no moved)\n"
 

@@ -37,7 +37,12 @@ def _ending(w):
 
 @rests_on("findings")
 def _found(w):
-    return [SAID[d["kind"]](w, d) for d in w.findings[:SHOWN]]
+    """The first diagnoses; past SHOWN, the last line says how many more the findings hold."""
+    if len(w.findings) <= SHOWN:
+        return [SAID[d["kind"]](w, d) for d in w.findings]
+    more = len(w.findings) - SHOWN + 1
+    return [SAID[d["kind"]](w, d) for d in w.findings[:SHOWN - 1]] + [
+        f"And {more} more findings ({', '.join(sorted({d['kind'] for d in w.findings[SHOWN - 1:]}))}): see below."]
 
 
 def _clean(w):

@@ -7,6 +7,7 @@ LABS = {
     4: "One shape only: blocked 1-D convolution",
     5: "Warm before serving: build the executor the first request needs",
     6: "A graph that grows: fix a leaky training loop and guard it with finalize()",
+    7: "Watch your own script: fix what `tfgraphs watch` flags",
 }
 
 

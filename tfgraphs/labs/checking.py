@@ -70,8 +70,8 @@ def gather(check, module):
         return None, Outcome(check_name(check), False, "not implemented yet (raises NotImplementedError)",
                              hint_of(check))
     except Exception as exc:
-        said = _first_line(exc)
-        detail = f"raised {type(exc).__name__}: {said} ({_where(exc, module)})"
+        said = first_line(exc)
+        detail = f"raised {type(exc).__name__}: {said} ({where_raised(exc, module)})"
         return None, Outcome(check_name(check), False, detail, hint_for(check, said))
 
 
@@ -79,7 +79,7 @@ def gather(check, module):
 FRAMING = ("Graph execution error", "Detected at node", "Node:", "[[", "File ", "Traceback", "Original stack")
 
 
-def _first_line(exc):
+def first_line(exc):
     """What an error says, in one line: TensorFlow's messages wrap it in the stack of the op that failed."""
     text = getattr(exc, "message", None) or str(exc)
     said = [line.strip() for line in text.splitlines()
@@ -102,7 +102,7 @@ def run_check(check, module):
     return failed or judge(check, decode(encode(found)))
 
 
-def _where(exc, module):
+def where_raised(exc, module):
     """'line N' of the student's file where exc passed last, or where they created the op that failed; the file's
     name too when it is another file."""
     mine = getattr(module, "__file__", None)

@@ -17,7 +17,7 @@ def header(w):
 
 
 def calls_table(w):
-    unit, scale = time_unit([t for c in w.calls for t in c["times_s"]])
+    unit, scale = time_unit([t for c in w.calls for t in (c["first_s"], c["later_median_s"]) if t is not None])
 
     def t(v):
         return None if v is None else sig3(v / scale)

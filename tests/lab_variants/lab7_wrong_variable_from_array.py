@@ -1,0 +1,44 @@
+"""Wrong: variables made from the arrays themselves, which keeps each array in the graph as an initial value."""
+
+import numpy as np
+import tensorflow as tf
+
+v1 = tf.compat.v1
+FEATURES, STEPS, EVAL_EVERY, LEARNING_RATE = 32, 30, 10, 0.1
+
+
+def make_data(seed=0):
+    rng = np.random.default_rng(seed)
+    true_w = rng.standard_normal(FEATURES)
+    x = rng.standard_normal((20_000, FEATURES))
+    y = x @ true_w + 0.1 * rng.standard_normal(len(x))
+    x_val = rng.standard_normal((5_000, FEATURES))
+    y_val = x_val @ true_w + 0.1 * rng.standard_normal(len(x_val))
+    return x, y, x_val, y_val
+
+
+def mse(features, w, labels):
+    return tf.reduce_mean(tf.square(tf.linalg.matvec(features, w) - labels))
+
+
+def main():
+    arrays = make_data()
+    graph = tf.Graph()
+    with graph.as_default():
+        x, y, x_val, y_val = (v1.Variable(a, trainable=False) for a in arrays)
+        w = v1.Variable(tf.zeros([FEATURES], tf.float64))
+        train = v1.train.GradientDescentOptimizer(LEARNING_RATE).minimize(mse(x, w, y))
+        val_loss = mse(x_val, w, y_val)
+        init = v1.global_variables_initializer()
+    graph.finalize()
+    with v1.Session(graph=graph) as sess:
+        sess.run(init)
+        for step in range(1, STEPS + 1):
+            sess.run(train)
+            if step % EVAL_EVERY == 0:
+                value = sess.run(val_loss)
+    return value
+
+
+if __name__ == "__main__":
+    main()
