@@ -74,7 +74,7 @@ def kinds(tmp_path_factory):
     """The scripts that each show a finding kind, and the clean one, watched with --min-bytes 100KiB."""
     folder = tmp_path_factory.mktemp("kinds")
     return {name: watched(folder, SCRIPTS / f"{name}.py", "a", "b", flags=("--tf1", "--min-bytes", "100KiB"))
-            for name in ("growth_and_feed", "signatures_and_traces", "clean")}
+            for name in ("growth_and_feed", "signatures_and_traces", "clean", "method_function")}
 
 
 def test_graph_growth_and_repeated_feed_name_their_lines(kinds):
@@ -100,6 +100,14 @@ def test_new_signatures_and_retracing_name_their_lines(kinds):
     assert found["new-signature"]["line"] == line_of(script, "sess.run(fetched")
     assert found["new-signature"]["evidence"]["signatures"] == 4
     assert found["retracing"]["evidence"] == {"name": "doubled", "traces": 3}
+
+
+def test_a_method_s_traces_are_counted_over_its_instance_copies(kinds):
+    proc, doc = kinds["method_function"]
+    assert proc.returncode == 0, proc.stderr
+    [found] = doc["findings"]
+    assert found["kind"] == "retracing" and found["evidence"] == {"name": "__call__", "traces": 3}
+    assert found["line"] == line_of(SCRIPTS / "method_function.py", "@tf.function")
 
 
 def test_a_clean_script_gets_no_finding_and_runs_as_python_would(kinds):

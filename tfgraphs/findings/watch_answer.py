@@ -3,7 +3,7 @@
 import os
 
 from tfgraphs.findings.evidence import rests_on
-from tfgraphs.findings.watch import SAID
+from tfgraphs.findings.watch import SAID, where
 
 SHOWN = 4   # diagnoses in the answer; the rest are in the findings
 
@@ -17,7 +17,7 @@ def answer(w):
         return said + ["It never used TensorFlow's graph mode (no session run, no Const, no tf.function): nothing "
                        "to watch."]
     found = _found(w)
-    return said + (found or [_clean(w)])
+    return said + (found or [*_traced(w), _clean(w)])
 
 
 def _ending(w):
@@ -43,6 +43,14 @@ def _found(w):
     more = len(w.findings) - SHOWN + 1
     return [SAID[d["kind"]](w, d) for d in w.findings[:SHOWN - 1]] + [
         f"And {more} more findings ({', '.join(sorted({d['kind'] for d in w.findings[SHOWN - 1:]}))}): see below."]
+
+
+@rests_on("functions")
+def _traced(w):
+    """TensorFlow's trace counts, in one line, when nothing else was found."""
+    counts = ", ".join(f"{f['name']} ({where(w, f['file'], f['line'])}) {f['traces']} time{'s' if f['traces'] != 1 else ''}"
+                       for f in w.functions[:3])
+    return [f"tf.functions traced, as TensorFlow counts: {counts}."]
 
 
 def _clean(w):

@@ -249,7 +249,7 @@ class Watch:
 
     def _functions_list(self):
         """The functions entries: each tf.function made and how often TensorFlow traced it."""
-        out = [{"file": f, "line": line, "name": function.name, "traces": function.experimental_get_tracing_count()}
+        out = [{"file": f, "line": line, "name": function.name, "traces": traces_of(function)}
                for (f, line), function in self.functions]
         return sorted(out, key=lambda e: (e["file"], e["line"], e["name"]))
 
@@ -263,6 +263,14 @@ class Watch:
         return {"status": "ok" if self.error is None else "failed", "error": self.error,
                 "tf_version": getattr(versions, "__version__", None), "touched_tensorflow": "tensorflow" in sys.modules,
                 "runs": self.runs, **{key: value or [] for key, value in made.items()}}
+
+
+def traces_of(function):
+    """TensorFlow's trace count of a tf.function, with those of the copies it made for each instance of a class
+    whose method it decorates (Function.__get__ keeps them in _descriptor_cache)."""
+    copies = list(getattr(function, "_descriptor_cache", {}).values())
+    return function.experimental_get_tracing_count() + sum(
+        c.experimental_get_tracing_count() for c in copies if hasattr(c, "experimental_get_tracing_count"))
 
 
 @contextlib.contextmanager
