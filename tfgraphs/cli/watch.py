@@ -8,8 +8,9 @@ DESCRIPTION = (
     "own stdin, stdout and stderr, and its exit status), with TensorFlow's Session.run, make_callable and op "
     "creation watched. When it ends, raises or is interrupted, say by the script's own line numbers which lines "
     "embedded large constants, kept adding ops after the first run, fed the same large array on every call, paid "
-    "a first run for each new fetch/feed set, or retraced a tf.function; a clean script gets no finding. Flags go before SCRIPT: "
-    "everything after it is the script's, as in `tfgraphs watch --tf1 train.py --epochs 3`.")
+    "a first run for each new set of fed and fetched names, or retraced a tf.function; a clean script gets no "
+    "finding. Flags go before SCRIPT: everything after it is the script's, as in `tfgraphs watch --tf1 train.py "
+    "--epochs 3`.")
 
 
 def add_parser(sub, command):

@@ -48,8 +48,8 @@ def _found(w):
 @rests_on("functions")
 def _traced(w):
     """TensorFlow's trace counts, in one line, when nothing else was found."""
-    counts = ", ".join(f"{f['name']} ({where(w, f['file'], f['line'])}) {f['traces']} time{'s' if f['traces'] != 1 else ''}"
-                       for f in w.functions[:3])
+    counts = ", ".join(f"{f['name']} ({where(w, f['file'], f['line'])}) {f['traces']} "
+                       f"time{'s' if f['traces'] != 1 else ''}" for f in w.functions[:3])
     return [f"tf.functions traced, as TensorFlow counts: {counts}."]
 
 
