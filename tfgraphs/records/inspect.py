@@ -1,15 +1,13 @@
 """What inspect found in one GraphDef, as numbers (nothing was run)."""
 
-from dataclasses import MISSING, asdict, dataclass, field, fields
+from dataclasses import MISSING, asdict, dataclass, fields
 
-import tfgraphs
-from tfgraphs.machine import now_utc, timing_env
 from tfgraphs.records.rows import known
-from tfgraphs.records.schema import PROVENANCE, envelope, provenance, provenance_of
+from tfgraphs.records.schema import PROVENANCE, Provenance, envelope, provenance, provenance_of
 
 
 @dataclass(frozen=True)
-class Inspection:
+class Inspection(Provenance):
     """The sizes and contents of one GraphDef, as numbers."""
 
     path: str
@@ -28,9 +26,6 @@ class Inspection:
     elided_consts: int | None = None   # Const nodes listing fewer values than their shape holds (None: not counted)
     meta_graph: dict | None = None
     tf_version: str | None = None
-    tfgraphs_version: str | None = tfgraphs.__version__
-    created: str | None = field(default_factory=now_utc)
-    env: dict | None = field(default_factory=timing_env)
 
     command = "inspect"
 

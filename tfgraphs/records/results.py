@@ -4,10 +4,8 @@ import platform
 from dataclasses import dataclass, field
 from importlib import import_module
 
-import tfgraphs
-from tfgraphs.machine import now_utc, timing_env
 from tfgraphs.records.rows import Row
-from tfgraphs.records.schema import SCHEMA, TOOL, envelope, provenance, provenance_of
+from tfgraphs.records.schema import SCHEMA, TOOL, Provenance, envelope, provenance, provenance_of
 from tfgraphs.spec.commands import COMMANDS, documented
 
 
@@ -25,7 +23,7 @@ ROWS = {c.name: c.rows for c in documented() if c.rows is not None}
 
 
 @dataclass(frozen=True)
-class Results:
+class Results(Provenance):
     """A whole run: what command, on what machine, with what config, and its rows."""
 
     command: str
@@ -36,9 +34,6 @@ class Results:
     machine: dict = field(default_factory=dict)
     extra: dict = field(default_factory=dict)   # computed sections, e.g. "attribution"
     # When, by which tfgraphs and under which timing variables; None in documents written before they were kept.
-    tfgraphs_version: str | None = tfgraphs.__version__
-    created: str | None = field(default_factory=now_utc)
-    env: dict | None = field(default_factory=timing_env)
 
     def to_dict(self):
         return {**envelope(self.command), **provenance(self), "tf_version": self.tf_version,

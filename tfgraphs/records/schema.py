@@ -1,4 +1,9 @@
-"""The version of the JSON documents tfgraphs writes, and its history."""
+"""The version of the JSON documents tfgraphs writes, its history, and the provenance every document carries."""
+
+from dataclasses import dataclass, field
+
+import tfgraphs
+from tfgraphs.machine import now_utc, timing_env
 
 # Format history:
 #   1: compare ("variants") and explain ("runs", "attribution") documents; sweep ("rows", each with its
@@ -13,7 +18,8 @@
 #      "bytes_fetched_per_run", "network_device", "data_device", "traced_between_tasks_bytes", "traced_run_s", and
 #      compare/explain configs "target", "baseline", "fetches", "place", "connect_timeout"; absent means in-process;
 #      unembed (the Unembedding's fields: "before", "after", "moved", "max_abs_err" first); its first documents held
-#      only "command" and those four, without "schema" and "tool", and are read too.
+#      only "command" and those four, without "schema" and "tool", and are read too;
+#      watch (the Watching's fields: "calls", "consts", "growth", "feeds", "functions", "findings", "exit_code").
 SCHEMA = 1
 TOOL = "tfgraphs"
 
@@ -25,6 +31,16 @@ def envelope(command):
 
 # Keys that say when and by which tfgraphs a document was made, and under which timing variables (machine.TIMING_ENV).
 PROVENANCE = ("tfgraphs_version", "created", "env")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Provenance:
+    """The PROVENANCE fields every record of a document has, declared once (keyword-only, so they follow the
+    record's own fields)."""
+
+    tfgraphs_version: str | None = tfgraphs.__version__
+    created: str | None = field(default_factory=now_utc)
+    env: dict | None = field(default_factory=timing_env)
 
 
 def provenance(record):

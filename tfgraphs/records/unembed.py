@@ -2,10 +2,8 @@
 
 from dataclasses import asdict, dataclass, field
 
-import tfgraphs
-from tfgraphs.machine import now_utc, timing_env
 from tfgraphs.records.rows import known
-from tfgraphs.records.schema import PROVENANCE, envelope, provenance, provenance_of
+from tfgraphs.records.schema import PROVENANCE, Provenance, envelope, provenance, provenance_of
 
 # The keys of `before` and `after`: the sizes the rewrite reads, then what a --check run measured (None without).
 SIDE_KEYS = ("graph_bytes", "const_bytes", "largest_const_bytes", "session_s", "load_s", "first_run_s", "runs_s",
@@ -25,7 +23,7 @@ def side(sizes, measured=None):
 
 
 @dataclass(frozen=True)
-class Unembedding:
+class Unembedding(Provenance):
     """One rewrite: the graph before and after, the Consts moved and left, and the check of its outputs."""
 
     path: str | None            # None in documents that did not record them
@@ -46,9 +44,6 @@ class Unembedding:
     errors: tuple = ()           # ("what: TensorFlow's message", ...) of every worker that failed
     tf_version: str | None = None
     machine: dict = field(default_factory=dict)
-    tfgraphs_version: str | None = tfgraphs.__version__
-    created: str | None = field(default_factory=now_utc)
-    env: dict | None = field(default_factory=timing_env)
 
     command = "unembed"
 

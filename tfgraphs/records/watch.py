@@ -2,16 +2,14 @@
 
 from dataclasses import asdict, dataclass, field, replace
 
-import tfgraphs
-from tfgraphs.machine import now_utc, timing_env
 from tfgraphs.records.rows import known
-from tfgraphs.records.schema import PROVENANCE, envelope, provenance, provenance_of
+from tfgraphs.records.schema import PROVENANCE, Provenance, envelope, provenance, provenance_of
 
 ENDINGS = ("exit", "raised", "interrupted")
 
 
 @dataclass(frozen=True)
-class Watching:
+class Watching(Provenance):
     """One watched script: how it ended, each call site of Session.run, each large Const, the ops made after a
     session's first run, the large arrays fed, and tf.function trace counts (TensorFlow's own)."""
 
@@ -34,9 +32,6 @@ class Watching:
     error: str | None = None
     tf_version: str | None = None
     machine: dict = field(default_factory=dict)
-    tfgraphs_version: str | None = tfgraphs.__version__
-    created: str | None = field(default_factory=now_utc)
-    env: dict | None = field(default_factory=timing_env)
 
     command = "watch"
 
