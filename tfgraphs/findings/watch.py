@@ -3,7 +3,6 @@
 import os
 
 from tfgraphs.findings.evidence import rests_on
-from tfgraphs.spec.watch import KINDS
 from tfgraphs.units import fmt_bytes, fmt_s, shape_text, sig3
 
 
@@ -62,8 +61,7 @@ SAID = {"embedded-constant": _embedded, "repeated-feed": _repeated, "graph-growt
 
 def said(w, d):
     """The diagnosis as one sentence, then its remedy and where the course teaches it."""
-    kind = KINDS[d["kind"]]
-    return f"{SAID[d['kind']](w, d)} Remedy: {kind.remedy}. Taught in {kind.lesson}."
+    return f"{SAID[d['kind']](w, d)} Remedy: {d['remedy']}. Taught in {d['lesson']}."
 
 
 @rests_on("findings")

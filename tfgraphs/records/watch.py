@@ -4,6 +4,7 @@ from dataclasses import asdict, dataclass, field, replace
 
 from tfgraphs.records.rows import known
 from tfgraphs.records.schema import PROVENANCE, Provenance, envelope, provenance, provenance_of
+from tfgraphs.spec.watch import KINDS
 
 ENDINGS = ("exit", "raised", "interrupted")
 
@@ -27,7 +28,7 @@ class Watching(Provenance):
     growth: tuple = ()     # ({file, line, ops, runs, op_types}, ...)
     feeds: tuple = ()      # ({file, line, feed, bytes, calls, same_calls, how}, ...)
     functions: tuple = ()  # ({file, line, name, traces}, ...)
-    findings: tuple = ()   # ({kind, file, line, evidence}, ...): diagnoses(), from the fields above
+    findings: tuple = ()   # ({kind, file, line, evidence, remedy, lesson}, ...): diagnoses(), from the fields above
     status: str = "ok"     # "failed": the hooks could not watch (the script still ran as it would)
     error: str | None = None
     tf_version: str | None = None
@@ -63,7 +64,12 @@ class Watching(Provenance):
 
 
 def diagnoses(w):
-    """The named diagnoses of a watched script, each with the measured evidence it rests on, most costly first."""
+    """The named diagnoses of a watched script, each with the measured evidence it rests on, its remedy and where
+    the course teaches it, most costly first."""
+    return tuple({**d, "remedy": KINDS[d["kind"]].remedy, "lesson": KINDS[d["kind"]].lesson} for d in _found(w))
+
+
+def _found(w):
     found = [_embedded(w, c) for c in w.consts]
     found += [{"kind": "repeated-feed", "file": f["file"], "line": f["line"],
                "evidence": {k: f[k] for k in ("feed", "bytes", "calls", "same_calls", "how")}}
@@ -73,7 +79,7 @@ def diagnoses(w):
     found += [d for d in map(_new_signatures, w.calls) if d]
     found += [{"kind": "retracing", "file": f["file"], "line": f["line"],
                "evidence": {"name": f["name"], "traces": f["traces"]}} for f in w.functions if f["traces"] >= 2]
-    return tuple(found)
+    return found
 
 
 def _embedded(w, const):
