@@ -245,7 +245,7 @@ def test_each_plot_draws_its_rows(fixture, lines):
 
 def test_a_report_without_a_plot_says_which_have_one():
     pytest.importorskip("matplotlib")
-    with pytest.raises(tfgraphs.UsageError, match="inspect has no plot; compare, explain, sweep, shapes, pitfalls have"):
+    with pytest.raises(tfgraphs.UsageError, match="inspect has no plot; compare, explain, sweep, shapes, pitfalls, watch have"):
         tfgraphs.report(FIXTURES / "inspect.json").plot()
 
 
