@@ -3,7 +3,7 @@
 Which tests start processes, and why:
 - A real measurement (compare, explain, sweep, shapes, pitfalls, unembed, explain --graph, watch) starts a fresh
   worker process per measurement, each importing TensorFlow (~3 s): the runs are module- or session-scoped fixtures
-  that the tests of a file (or of several files, compare_json) read, not one run per test.
+  that the tests of a file (or of several files: compare_json, explain_json) read, not one run per test.
 - Remote sessions start real gRPC servers (test_remote, test_hostile): what is tested is that no server or worker is
   left behind and what crosses the wire.
 - `lab check` runs the student's code in a child process (labs.checking): the lab tests keep that child, and judge
@@ -31,12 +31,16 @@ PRIVATE_NETWORK = enter_private_network()
 needs_private_network = pytest.mark.skipif(
     PRIVATE_NETWORK is not None, reason=f"starts gRPC servers, so needs a private network namespace: {PRIVATE_NETWORK}")
 
-# Files whose tests read one session-scoped run go to one xdist worker together, so that run happens once.
-SHARED_RUNS = {"test_api.py": "compare_json", "test_compare.py": "compare_json", "test_evidence.py": "compare_json"}
+# Files whose tests read a session-scoped run (compare_json, explain_json) go to one xdist worker together, so each
+# run happens once.
+SHARED_RUNS = dict.fromkeys(("test_api.py", "test_compare.py", "test_evidence.py", "test_explain.py"), "session_runs")
 # The groups that spend longest in TensorFlow processes are handed out first: one of them started last would keep
 # its worker busy long after the other has run out of work.
-LONGEST_FIRST = ("compare_json", "test_lab_notebooks.py", "test_remote.py", "test_docs.py", "test_labs.py",
-                 "test_watch.py", "test_explain.py", "test_shapes.py")
+LONGEST_FIRST = ("session_runs", "test_lab_notebooks.py", "test_remote.py", "test_labs.py", "test_lab_checks.py",
+                 "test_watch.py", "test_shapes.py", "test_docs.py", "test_unembed.py", "test_pitfalls.py",
+                 "test_site.py", "test_hostile.py")
+# The variants of explain_json: every kind of input, the fed ones and the embedded ones, a dataset among them.
+EXPLAINED = ("constant", "placeholder", "variable", "dataset-embedded")
 
 
 def words(text):
@@ -70,19 +74,30 @@ def run_main(capfd, *args):
     return subprocess.CompletedProcess(["tfgraphs", *argv], code, out, err)
 
 
-def xdist_group(item):
-    """The xdist group of a test: its file's name, or the name of the shared run its file reads."""
-    return SHARED_RUNS.get(item.path.name, item.path.name)
+def xdist_group(path):
+    """The unit a test is scheduled in: its file's name, or the name of the shared run its file reads."""
+    name = path.rsplit("/", 1)[-1]
+    return SHARED_RUNS.get(name, name)
 
 
-@pytest.hookimpl(tryfirst=True)   # before xdist reads the marks
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """--dist loadfile, with the files of one shared run scheduled as one file."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class SharedRunScheduling(LoadFileScheduling):
+        def _split_scope(self, nodeid):
+            return xdist_group(super()._split_scope(nodeid))
+
+    return SharedRunScheduling(config, log)
+
+
 def pytest_collection_modifyitems(config, items):
-    if getattr(config.option, "dist", "no") != "loadgroup":
-        return
-    for item in items:
-        item.add_marker(pytest.mark.xdist_group(xdist_group(item)))
-    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
-    items.sort(key=lambda item: rank.get(xdist_group(item), len(rank)))   # stable: each file keeps its order
+    if hasattr(config, "workerinput"):   # an xdist worker: the order collected is the order the units are handed out
+        rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+        items.sort(key=lambda item: rank.get(xdist_group(item.nodeid.split("::", 1)[0]), len(rank)))
 
 
 @pytest.fixture(scope="session")
@@ -92,3 +107,14 @@ def compare_json(tmp_path_factory):
     proc = run_cli("compare", "--batch", 20, "--runs", 3, "--json", path, "--quiet")
     assert proc.returncode == 0, proc.stderr
     return path, json.loads(path.read_text()), proc
+
+
+@pytest.fixture(scope="session")
+def explain_json(tmp_path_factory):
+    """One tiny real explain run of EXPLAINED, default and bare, one trial, traced and boarded: (folder, doc, proc)."""
+    root = tmp_path_factory.mktemp("explain")
+    proc = run_cli("explain", "--batch", 20, "--runs", 2, "--trials", 1, "--presets", "default,bare", "--variants",
+                   ",".join(EXPLAINED), "--trace", root / "traces", "--tensorboard", root / "tb", "--json",
+                   root / "e.json", "--quiet")
+    assert proc.returncode == 0, proc.stderr
+    return root, json.loads((root / "e.json").read_text()), proc

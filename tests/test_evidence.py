@@ -1,4 +1,8 @@
-"""Every why-sentence rests on what TensorFlow reported in the run: its optimizers' log, the graph that ran."""
+"""Every why-sentence rests on what TensorFlow reported in the run: its optimizers' log, the graph that ran.
+
+The real runs are the shared compare_json and explain_json (conftest) and two traced workers of their own, each a
+process whose TensorFlow log is read.
+"""
 
 import json
 import subprocess
@@ -8,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_cli, words
+from conftest import words
 from tfgraphs.findings import compare as compare_why
 from tfgraphs.findings import explain as explain_why
 from tfgraphs.findings import inside as inside_why
@@ -70,17 +74,15 @@ def test_first_runs_are_judged_only_on_three_fresh_workers_a_side():
 
 
 @pytest.fixture(scope="module")
-def explained(tmp_path_factory):
-    """A tiny real explain of every kind of input, one trial, the default config only."""
-    path = tmp_path_factory.mktemp("evidence") / "e.json"
-    proc = run_cli("explain", "--batch", 20, "--runs", 2, "--trials", 1, "--presets", "default", "--variants",
-                   "constant,placeholder,dataset-embedded", "--json", path, "--quiet")
-    assert proc.returncode == 0, proc.stderr
-    return json.loads(path.read_text()), proc.stdout
+def explained(explain_json):
+    """The tiny real explain of every kind of input (explain_json): its document and what it printed."""
+    _, doc, proc = explain_json
+    return doc, proc.stdout
 
 
 def rows_by_variant(doc):
-    return {r["variant"]: r for r in doc["runs"]}
+    """The rows of the default config, by variant."""
+    return {r["variant"]: r for r in doc["runs"] if r["preset"] == "default"}
 
 
 def test_first_run_inside_is_tensorflows_own_log(explained):
@@ -123,7 +125,7 @@ def test_dataset_embedded_is_not_said_to_be_evaluated_and_thrown_away(explained)
 
 def test_a_network_evaluated_and_not_kept_is_said_only_from_the_folders_log(explained):
     doc = explained[0]
-    row = next(r for r in load(doc).rows if r.variant == "placeholder")
+    row = next(r for r in load(doc).rows if (r.variant, r.preset) == ("placeholder", "default"))
     # The same row made to look like constant at batch 3000: the folder logged 5 of its 8 node ids foldable,
     # nothing was replaced, Conv2D still ran.
     logged = replace(row, partition_ops={"AvgPool": 1, "Const": 2, "Conv2D": 1, "Relu": 1, "_Retval": 1},
@@ -174,7 +176,7 @@ def test_float32_conv2d_ran_as_onednn_names_it():
 
 def test_conv2d_under_its_onednn_name_ran(explained):
     # Claim 2: oneDNN builds name the kernel _MklNativeConv2D; the old check matched the type exactly.
-    row = next(r for r in load(explained[0]).rows if r.variant == "placeholder")
+    row = next(r for r in load(explained[0]).rows if (r.variant, r.preset) == ("placeholder", "default"))
     renamed = replace(row, top_ops=tuple({**op, "type": "_MklNativeConv2D"} if op["type"] == "Conv2D" else op
                                          for op in row.top_ops))
     said = " ".join(inside_why.trace_facts([renamed]))

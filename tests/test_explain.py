@@ -1,6 +1,6 @@
 """explain: presets, traces, TensorBoard graphs, and the attribution arithmetic.
 
-One real explain run (a worker process per measurement) is shared by the tests that read it; `report` and the
+One real explain run (explain_json: a worker process per measurement) is shared with test_evidence; `report` and the
 refusals run tfgraphs.cli.main in this process, and a refusal once from a fresh interpreter.
 """
 
@@ -9,7 +9,7 @@ import statistics
 
 import pytest
 
-from conftest import run_cli, run_main, words
+from conftest import EXPLAINED, run_cli, run_main, words
 from tfgraphs.findings.explain import sentences, share_text
 from tfgraphs.fileio import write_doc
 from tfgraphs.records.explain import attribute, attributions
@@ -46,37 +46,30 @@ def test_presets_set_exactly_their_fields(preset, expected):
     assert set_fields(session_config(preset)) == expected
 
 
-@pytest.fixture(scope="module")
-def explained(tmp_path_factory):
-    root = tmp_path_factory.mktemp("explain")
-    proc = run_cli("explain", "--batch", 20, "--runs", 2, "--trials", 1, "--presets", "default,bare", "--trace", root / "traces",
-                   "--tensorboard", root / "tb", "--json", root / "e.json", "--quiet")
-    assert proc.returncode == 0, proc.stderr
-    return root, json.loads((root / "e.json").read_text()), proc
-
-
 def later_types(row):
     return {op["type"] for op in row["top_ops"] if op["later_ms"] is not None}
 
 
-def test_runs_and_what_ran(explained):
-    _, doc, _ = explained
+def test_runs_and_what_ran(explain_json):
+    _, doc, _ = explain_json
     rows = {(r["variant"], r["preset"]): r for r in doc["runs"]}
-    assert sorted(rows) == [(v, p) for v in ("constant", "placeholder", "variable") for p in ("bare", "default")]
+    assert sorted(rows) == [(v, p) for v in sorted(EXPLAINED) for p in ("bare", "default")]
     for (variant, preset), r in rows.items():
         assert r["status"] == "ok" and len(r["runs_s"]) == 2 and r["first_run_s"] > 0
         assert len(r["trials"]) == doc["config"]["trials"] == 1
         assert any(op["type"] == "Conv2D" for op in r["top_ops"]) or (variant, preset) == ("constant", "default")
     # Every variant still computes the convolution in later runs with the optimizers off ...
-    for variant in ("constant", "placeholder", "variable"):
+    for variant in EXPLAINED:
         assert "Conv2D" in later_types(rows[(variant, "bare")])
     # ... while by default an output this small is folded into a constant before the first run.
     assert "Conv2D" not in later_types(rows[("constant", "default")])
     assert "Conv2D" in later_types(rows[("placeholder", "default")])
-    default = rows[("constant", "default")]
-    excess = default["first_run_s"] - statistics.median(default["runs_s"])
-    assert doc["attribution"] == [{"variant": "constant", "excess_s": pytest.approx(excess), "grappler_s": None,
-                                   "folding_s": None, "rest_s": None, "interaction_s": None}]
+    # One attribution per variant that embeds X; with two presets, only the excess itself.
+    embedded = [rows[(v, "default")] for v in ("constant", "dataset-embedded")]
+    assert doc["attribution"] == [{"variant": r["variant"],
+                                   "excess_s": pytest.approx(r["first_run_s"] - statistics.median(r["runs_s"])),
+                                   "grappler_s": None, "folding_s": None, "rest_s": None, "interaction_s": None}
+                                  for r in embedded]
     # The traced later run decides the regime of the embedded rows; the others record none.
     assert rows[("constant", "default")]["folded"] is True and rows[("constant", "bare")]["folded"] is False
     assert "folded" not in rows[("placeholder", "default")]
@@ -85,21 +78,21 @@ def test_runs_and_what_ran(explained):
         "ok", "placeholder", 1, 2)
 
 
-def test_trace_files(explained):
-    root = explained[0]
+def test_trace_files(explain_json):
+    root = explain_json[0]
     names = sorted(p.name for p in (root / "traces").iterdir())
-    assert names == sorted(f"{v}.{p}.{run}-run.trace.json" for v in ("constant", "placeholder", "variable")
+    assert names == sorted(f"{v}.{p}.{run}-run.trace.json" for v in EXPLAINED
                            for p in ("default", "bare") for run in ("first", "second"))
     for path in (root / "traces").iterdir():
         trace = json.loads(path.read_text())
         assert isinstance(trace["traceEvents"], list) and trace["traceEvents"]
 
 
-def test_tensorboard_graph_holds_the_data(explained):
+def test_tensorboard_graph_holds_the_data(explain_json):
     import tensorflow as tf
 
-    root = explained[0]
-    assert sorted(p.name for p in (root / "tb").iterdir()) == ["constant", "placeholder", "variable"]
+    root = explain_json[0]
+    assert sorted(p.name for p in (root / "tb").iterdir()) == sorted(EXPLAINED)
     consts = {}
     for variant in ("constant", "placeholder"):
         (events,) = list((root / "tb" / variant).iterdir())

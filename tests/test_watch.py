@@ -1,5 +1,6 @@
 """tfgraphs watch on real scripts: seed 002's three approaches as written, one script per finding kind, a clean one,
-and the bad inputs. Each watched script is a process of its own (it imports TensorFlow), as the command runs it."""
+and the bad inputs. Each watched script is a process of its own (it imports TensorFlow), as the command runs it; a
+bad input is refused from a fresh interpreter once, and by tfgraphs.cli.main in this process."""
 
 import json
 import os
@@ -14,7 +15,7 @@ import numpy as np
 import psutil
 import pytest
 
-from conftest import run_cli, words
+from conftest import run_cli, run_main, words
 from tfgraphs.records.watch import Watching, diagnoses
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -155,12 +156,12 @@ def test_growth_on_one_run_and_a_feed_that_changes_are_not_findings():
     assert diagnoses(Watching(script="s.py", growth=(once,), feeds=(changed, single))) == ()
 
 
-def test_bad_input_gets_one_line_and_exit_2(tmp_path):
+def test_bad_input_gets_one_line_and_exit_2(tmp_path, capfd):
     for args, said in ((["watch", tmp_path / "missing.py"], "missing.py does not exist"),
                        (["watch", tmp_path], "is a folder"),
                        (["watch", "--min-bytes", "2 XB", SCRIPTS / "clean.py"], "--min-bytes '2 XB' is not a size"),
                        (["watch", "--min-bytes", "0", SCRIPTS / "clean.py"], "must be at least 1")):
-        proc = run_cli(*args)
+        proc = run_cli(*args) if "missing.py" in said else run_main(capfd, *args)
         assert (proc.returncode, proc.stdout) == (2, "") and len(proc.stderr.splitlines()) == 1, proc.stderr
         assert said in proc.stderr
 
