@@ -108,7 +108,9 @@ def test_a_method_s_traces_are_counted_over_its_instance_copies(kinds):
     assert proc.returncode == 0, proc.stderr
     [found] = doc["findings"]
     assert found["kind"] == "retracing" and found["evidence"] == {"name": "__call__", "traces": 3}
-    assert found["line"] == line_of(SCRIPTS / "method_function.py", "@tf.function")
+    # The decorator's line (Python 3.11 and later) or the def's (Python 3.10): where the frame that made it stood.
+    script = SCRIPTS / "method_function.py"
+    assert found["line"] in (line_of(script, "@tf.function"), line_of(script, "def __call__"))
 
 
 def test_a_clean_script_gets_no_finding_and_runs_as_python_would(kinds):

@@ -72,7 +72,7 @@ class GraphOps:
 
         # Graph._nodes_by_id and get_operations() copy the whole graph on each access; this walk does not.
         while True:
-            c_op, after = pywrap_tf_session.TF_GraphNextOperation(graph, state.next_position)
+            c_op, after = _next_operation(pywrap_tf_session, graph, state.next_position)
             if c_op is None:
                 return
             state.next_position = after
@@ -126,3 +126,12 @@ class GraphOps:
         return [{"file": f, "line": line, "ops": e["ops"], "runs": len(e["epochs"]),
                  "op_types": dict(sorted(e["op_types"].items()))}
                 for (f, line), e in sorted(self.growth.items())]
+
+
+def _next_operation(pywrap_tf_session, graph, position):
+    """(the C op after position, its position): TensorFlow 2.21 takes the Graph, earlier ones its C graph."""
+    try:
+        return pywrap_tf_session.TF_GraphNextOperation(graph, position)
+    except TypeError:
+        with graph._c_graph.get() as c_graph:   # a ScopedTFGraph, alive inside the with block
+            return pywrap_tf_session.TF_GraphNextOperation(c_graph, position)
