@@ -98,7 +98,7 @@ def test_a_keyword_declared_twice_must_be_declared_alike():
     one = Option(1, Whole(), "runs")
     assert declared({"runs": one}, {"runs": one}) == {"runs": one}
     with pytest.raises(TypeError, match="runs is declared twice"):
-        declared({"runs": one}, {"runs": one.but(default=2)})
+        declared({"runs": one}, {"runs": dataclasses.replace(one, default=2)})
 
 
 def test_an_unknown_keyword_is_refused_as_python_would():

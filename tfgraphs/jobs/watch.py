@@ -13,7 +13,7 @@ from tfgraphs.fileio import read_doc
 from tfgraphs.jobs import runner
 from tfgraphs.jobs.plan import Plan
 from tfgraphs.records.schema import read_worker
-from tfgraphs.records.watch import Watching, diagnoses
+from tfgraphs.records.watch import Watching
 from tfgraphs.spec import options
 from tfgraphs.spec.options import REQUIRED, Option, arguments, byte_size, switch
 from tfgraphs.spec.watch import MODULE, WATCHED_BYTES
@@ -70,8 +70,8 @@ def run(config, plan, progress, timeout=None):
     found = Watching.from_dict({**read_worker(Watching, doc), "tf_version": doc.get("tf_version") or tf_version,
                                 "machine": machine, "script": os.path.abspath(config.script),
                                 "argv": [config.script, *config.args]})
-    return replace(found, exit_code=found.exit_code if found.exit_code is not None else code,
-                   findings=diagnoses(found))
+    # from_dict has diagnosed what was seen; only a process that wrote no document lacks its exit status.
+    return found if found.exit_code is not None else replace(found, exit_code=code)
 
 
 def _wait(proc, timeout):

@@ -6,8 +6,6 @@ from tfgraphs.records.rows import known
 from tfgraphs.records.schema import PROVENANCE, Provenance, envelope, provenance, provenance_of
 from tfgraphs.spec.watch import KINDS
 
-ENDINGS = ("exit", "raised", "interrupted")
-
 
 @dataclass(frozen=True)
 class Watching(Provenance):
@@ -19,7 +17,7 @@ class Watching(Provenance):
     tf1: bool = False
     min_bytes: int | None = None
     exit_code: int | None = None
-    ended: str | None = None               # one of ENDINGS
+    ended: str | None = None               # "exit", "raised" or "interrupted"
     touched_tensorflow: bool | None = None
     runs: int = 0                          # Session.run and callable calls, in the order made
     calls: tuple = ()      # ({file, line, kind, n, signatures, first_s, later_median_s, feed_bytes_per_call, times_s,

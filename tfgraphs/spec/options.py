@@ -46,9 +46,6 @@ class Option:
         default = None if option.default is REQUIRED else option.default
         return dataclasses.field(default=default, metadata={"option": option})
 
-    def but(self, **changes):
-        return replace(self, **changes)
-
 
 def declared(*sources, without=()):
     """{keyword: Option} of Config classes (their fields' options) and dicts of options, in the order declared; a
@@ -65,12 +62,6 @@ def declared(*sources, without=()):
                 raise TypeError(f"{keyword} is declared twice, differently")
             found[keyword] = option
     return found
-
-
-def field_of(config_type, keyword):
-    """The Config field an option keyword sets."""
-    return next(f.name for f in dataclasses.fields(config_type)
-                if "option" in f.metadata and (f.metadata["option"].keyword or f.name) == keyword)
 
 
 def config_of(config_type, checked, **more):
