@@ -17,13 +17,19 @@ Which tests start processes, and why:
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 
 import pytest
 
 from tfgraphs.jobs.netns import enter_private_network
+
+FORKING = os.path.join(os.path.dirname(__file__), "forking")
+sys.path.insert(0, FORKING)
+import forkserver  # noqa: E402  (from tests/forking, put on the path just above)
 
 # TensorFlow's gRPC servers listen on every interface: the tests that start them run only where this process (and so
 # every server and worker it starts) has a network of its own, with loopback as its one interface.
@@ -41,6 +47,30 @@ LONGEST_FIRST = ("session_runs", "test_lab_notebooks.py", "test_remote.py", "tes
                  "test_site.py", "test_hostile.py")
 # The variants of explain_json: every kind of input, the fed ones and the embedded ones, a dataset among them.
 EXPLAINED = ("constant", "placeholder", "variable", "dataset-embedded")
+
+
+def pytest_configure(config):
+    """Where tests run (an xdist worker, or a run without xdist), start the fork servers every process here uses."""
+    if hasattr(config, "workerinput") or not config.getoption("numprocesses", None):
+        config.fork_servers = _start_fork_servers(config)
+
+
+def _start_fork_servers(config):
+    # On PYTHONPATH, forking/sitecustomize.py makes each Python process this one starts fork its workers too.
+    os.environ["PYTHONPATH"] = os.pathsep.join([FORKING, *filter(None, [os.environ.get("PYTHONPATH")])])
+    folder = config.fork_folder = tempfile.mkdtemp(prefix="tfgraphs-forking-")
+    os.environ[forkserver.FOLDER] = folder
+    forkserver.install()
+    # The measuring workers' environment (the runner holds TensorFlow's C++ start-up lines back) is the first.
+    return [forkserver.start_first(folder, {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2"})]
+
+
+def pytest_unconfigure(config):
+    for proc in getattr(config, "fork_servers", ()):
+        proc.stdin.close()   # its signal to end, and to end the children it still has
+        proc.wait()
+    if hasattr(config, "fork_folder"):
+        shutil.rmtree(config.fork_folder, ignore_errors=True)
 
 
 def words(text):
@@ -98,6 +128,12 @@ def pytest_collection_modifyitems(config, items):
     if hasattr(config, "workerinput"):   # an xdist worker: the order collected is the order the units are handed out
         rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
         items.sort(key=lambda item: rank.get(xdist_group(item.nodeid.split("::", 1)[0]), len(rank)))
+
+
+@pytest.fixture
+def fresh_processes(monkeypatch):
+    """Every process this test starts is a fresh interpreter, none forked: what it tests is how they are started."""
+    monkeypatch.delenv(forkserver.FOLDER, raising=False)
 
 
 @pytest.fixture(scope="session")

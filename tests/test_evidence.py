@@ -5,8 +5,6 @@ process whose TensorFlow log is read.
 """
 
 import json
-import subprocess
-import sys
 from dataclasses import MISSING, replace
 from pathlib import Path
 
@@ -14,6 +12,7 @@ import pytest
 
 from conftest import words
 from tfgraphs.findings import compare as compare_why
+from tfgraphs.jobs import runner
 from tfgraphs.findings import explain as explain_why
 from tfgraphs.findings import inside as inside_why
 from tfgraphs.findings.evidence import RESTS_ON, Finding
@@ -21,7 +20,7 @@ from tfgraphs.records.results import load
 from tfgraphs.records.rows import Measurement, Row
 from tfgraphs.records.stats import first_runs
 from tfgraphs.spec import kernels, tflog
-from tfgraphs.spec.tasks import SeedTask, to_argv
+from tfgraphs.spec.tasks import SeedTask
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -142,11 +141,11 @@ def test_a_network_evaluated_and_not_kept_is_said_only_from_the_folders_log(expl
 
 
 def traced_doc(variant, batch, dtype="float64"):
-    """One traced (and logged) seed worker's document."""
+    """One traced (and logged) seed worker's document, as the runner starts it."""
     task = SeedTask(variant=variant, batch=batch, dtype=dtype, runs=1, mode="traced")
-    proc = subprocess.run([sys.executable, *to_argv(task)], capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    return json.loads(proc.stdout)
+    doc = runner.run_worker(task, variant, runner.Progress(1, quiet=True), timeout=300)
+    assert doc["status"] == "ok", doc["error"]
+    return doc
 
 
 def test_at_batch_3000_grappler_passes_are_named_with_their_times():

@@ -14,6 +14,7 @@ import threading
 import time
 import uuid
 
+import forkserver
 import pytest
 
 from conftest import needs_private_network, run_main, words
@@ -35,8 +36,8 @@ OUT10 = 10 * 15 * 15 * 6 * 8        # relu(avg_pool(conv)) at batch 10
 
 
 def marked(mark):
-    """Pids of processes, other than this one, whose environment carries this test's mark."""
-    found = []
+    """Pids of processes, other than this one, whose environment carries this test's mark (forked ones too)."""
+    found = [pid for pid, (_, env) in forkserver.running().items() if env.get(MARK) == mark]
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
             with open(f"/proc/{pid}/environ", "rb") as f:
@@ -49,6 +50,9 @@ def marked(mark):
 
 
 def cmdline(pid):
+    forked = forkserver.running().get(pid)
+    if forked:
+        return " ".join(forked[0])
     try:
         with open(f"/proc/{pid}/cmdline", "rb") as f:
             return f.read().replace(b"\0", b" ").decode()

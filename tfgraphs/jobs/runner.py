@@ -13,6 +13,7 @@ from contextlib import contextmanager
 
 from tfgraphs import children
 from tfgraphs.machine import installed_tf_version, machine_info
+from tfgraphs.spec import tflog
 from tfgraphs.spec.tasks import PHASE_PREFIX, to_argv
 
 
@@ -56,6 +57,8 @@ def _describe_exit(code, timed_out, timeout):
 
 def run_worker(task, label, progress, timeout=None, env=None, abort=None):
     """Run the task's worker in a fresh process; return its JSON document, or a failed one saying why."""
+    if getattr(task, "logs_first_run", False):   # TensorFlow reads what to log as it loads: from the worker's start
+        env = {**tflog.ENV, **(env or {})}
     return run_process(to_argv(task), label, progress, timeout, env, abort)
 
 

@@ -73,3 +73,8 @@ class PitfallsTask:
     batch: int = field()
     steps: int = field()
     seed: int = 0
+
+    @property
+    def logs_first_run(self):
+        """Whether the worker reads TensorFlow's log of its first run (spec.tflog.ENV from its start)."""
+        return self.lesson == "folding"

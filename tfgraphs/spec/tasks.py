@@ -39,6 +39,11 @@ class SeedTask:
     network_device: str | None = None   # e.g. /job:worker/task:0 in a two-task cluster
     data_device: str | None = None      # where the variable variant's X lives, e.g. /job:ps/task:0
 
+    @property
+    def logs_first_run(self):
+        """Whether the worker reads TensorFlow's log of its first run (spec.tflog.ENV from its start)."""
+        return self.mode == "traced"
+
 
 @dataclass(frozen=True)
 class ServerTask:
@@ -68,6 +73,11 @@ class GraphTask:
     outputs_path: str | None = None  # timed: save the first run's outputs here (.npz)
     trace_dir: str | None = None
     tensorboard_dir: str | None = None
+
+    @property
+    def logs_first_run(self):
+        """Whether the worker reads TensorFlow's log of its first run (spec.tflog.ENV from its start)."""
+        return self.mode == "traced"
 
 
 @dataclass(frozen=True)

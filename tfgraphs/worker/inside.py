@@ -8,11 +8,6 @@ from contextlib import contextmanager
 from tfgraphs.spec import kernels, tflog
 
 
-def ask_for_log():
-    """Ask TensorFlow, before it is imported, to log each Grappler pass and what the classic folder found."""
-    os.environ.update(tflog.ENV)
-
-
 @contextmanager
 def captured_stderr():
     """Hold what is written to fd 2 (TensorFlow's C++ log) in a list of lines, filled when the block ends."""

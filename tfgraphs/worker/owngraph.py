@@ -120,9 +120,6 @@ def short_message(message):
 
 def measure(task):
     """Make the seeded feeds, open the graph, and run the chosen measurement; a failed run keeps TF's message."""
-    if task.mode == "traced":
-        from tfgraphs.worker import inside
-        inside.ask_for_log()
     _phase("import tensorflow")
     tf = import_tensorflow()
     try:

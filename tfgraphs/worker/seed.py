@@ -198,9 +198,6 @@ def _limit(task, tf):
 
 def measure(task):
     """Make the data, build the graph, and run the chosen measurement."""
-    if task.mode == "traced":
-        from tfgraphs.worker import inside
-        inside.ask_for_log()
     _phase("import tensorflow")
     t0 = time.perf_counter()
     tf = import_tensorflow()
