@@ -1,11 +1,17 @@
-"""Shared helpers: run the CLI as a user would, in a subprocess, or in this process; group the files for xdist.
+"""Shared helpers: run the CLI as a user would, in a subprocess, or in this process; fork workers; group the files.
 
 Which tests start processes, and why:
-- A real measurement (compare, explain, sweep, shapes, pitfalls, unembed, explain --graph, watch) starts a fresh
-  worker process per measurement, each importing TensorFlow (~3 s): the runs are module- or session-scoped fixtures
-  that the tests of a file (or of several files: compare_json, explain_json) read, not one run per test.
+- A real measurement (compare, explain, sweep, shapes, pitfalls, unembed, explain --graph) starts a worker process per
+  measurement. In the tests each worker, and each lab check's child, is forked from a server that imported TensorFlow
+  once (tests/forking: one server per environment TensorFlow loads with, the first started here), not started fresh
+  (~3 s of TensorFlow's import each); it runs the same module with the same argv, environment, descriptors and
+  process group. The runs are module- or session-scoped fixtures that the tests of a file (or of several files:
+  compare_json, explain_json) read, not one run per test.
+- A test about how processes start and end asks for fresh_processes: a parent's end (PR_SET_PDEATHSIG),
+  a notebook's interrupt. The command line itself, a watched script (what it imports, and when, is what watch sees)
+  and a Jupyter kernel always start fresh.
 - Remote sessions start real gRPC servers (test_remote, test_hostile): what is tested is that no server or worker is
-  left behind and what crosses the wire.
+  left behind and what crosses the wire; forked ones are found through forkserver.running().
 - `lab check` runs the student's code in a child process (labs.checking): the lab tests keep that child, and judge
   in this process wherever the child's protocol is not what a test is about.
 - Notebooks run in real Jupyter kernels (test_lab_notebooks, test_notebook_api), one fresh kernel per notebook.
@@ -50,8 +56,10 @@ EXPLAINED = ("constant", "placeholder", "variable", "dataset-embedded")
 
 
 def pytest_configure(config):
-    """Where tests run (an xdist worker, or a run without xdist), start the fork servers every process here uses."""
-    if hasattr(config, "workerinput") or not config.getoption("numprocesses", None):
+    """The session's first fork server, started once (before xdist starts its workers, which inherit where it is)."""
+    if forkserver.FOLDER in os.environ:   # an xdist worker, or a session inside a test: the servers are running
+        forkserver.install()
+    else:
         config.fork_servers = _start_fork_servers(config)
 
 
@@ -154,3 +162,4 @@ def explain_json(tmp_path_factory):
                    root / "e.json", "--quiet")
     assert proc.returncode == 0, proc.stderr
     return root, json.loads((root / "e.json").read_text()), proc
+

@@ -299,11 +299,11 @@ def test_a_server_that_accepts_and_never_answers_becomes_a_failed_row(tmp_path):
         silent.listen(16)
         proc = subprocess.run([sys.executable, "-m", "tfgraphs", "compare", "--target",
                                f"grpc://127.0.0.1:{silent.getsockname()[1]}", "--no-baseline", "--variants",
-                               "placeholder", "--batch", "10", "--runs", "2", "--timeout", "8", "--json", str(path),
+                               "placeholder", "--batch", "10", "--runs", "2", "--timeout", "3", "--json", str(path),
                                "--quiet"], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 1, proc.stderr
     doc = json.loads(path.read_text())
-    assert [(r["status"], r["error"]) for r in doc["variants"]] == [("failed", "worker killed after the 8 s timeout")]
+    assert [(r["status"], r["error"]) for r in doc["variants"]] == [("failed", "worker killed after the 3 s timeout")]
 
 
 def test_a_notebook_whose_cells_have_no_id_is_checked_without_a_warning(tmp_path):

@@ -61,14 +61,28 @@ def running(folder=None):
 
 def start(argv, real, **kwargs):
     """A forked child running argv when the fork reproduces `python -m ...`; otherwise real(argv, **kwargs)."""
-    if (FOLDER not in os.environ or len(argv) < 3 or argv[0] != sys.executable or argv[1] != "-m"
-            or not set(kwargs) <= OPTIONS or not argv[2].startswith(FORKED) or argv[2].startswith(UNFORKED)):
+    if not forks(argv, kwargs):
         return real(argv, **kwargs)
-    env = dict(kwargs.get("env") or os.environ)
-    return Forked(_server(env), argv, **kwargs)
+    return Forked(server(kwargs.get("env") or os.environ), argv, **kwargs)
 
 
-def _server(env):
+def forks(argv, kwargs):
+    """Whether start() forks this child: a worker module run by this interpreter, with options a fork reproduces,
+    from a process whose network namespace the child can join."""
+    return (FOLDER in os.environ and len(argv) >= 3 and argv[0] == sys.executable and argv[1] == "-m"
+            and set(kwargs) <= OPTIONS and argv[2].startswith(FORKED) and not argv[2].startswith(UNFORKED)
+            and (os.geteuid() == 0 or _netns() == _netns(os.environ[FOLDER])))
+
+
+def _netns(folder=None):
+    """The inode of this process's network namespace, or of the servers' (written beside their sockets)."""
+    if folder is None:
+        return os.stat("/proc/self/ns/net").st_ino
+    with open(os.path.join(folder, "netns")) as f:
+        return int(f.read())
+
+
+def server(env):
     """The socket of a server for env, asking the first server to start one if there is none yet."""
     folder = os.environ[FOLDER]
     path = socket_for(folder, env)
@@ -121,6 +135,9 @@ class Forked:
                         open(ours, mode, errors=errors) if "b" not in mode else open(ours, mode))
             else:
                 fds.append(how if isinstance(how, int) else how.fileno())
+        # The child joins this process's network: a CLI that fenced its servers in (jobs.netns) keeps them there.
+        fds.append(os.open("/proc/self/ns/net", os.O_RDONLY))
+        mine.append(fds[-1])
         self._conn = _connect(server)
         _send(self._conn, {"argv": argv[2:], "env": dict(env or os.environ), "cwd": os.getcwd(),
                            "sid": os.getsid(0), "pgid": os.getpgid(0)}, fds)
@@ -222,6 +239,7 @@ def serve(path):
                 os.kill(pid, signal.SIGKILL)
             for server in started.values():
                 server.stdin.close()
+                server.wait()
             return
         if listener in ready:
             conn = listener.accept()[0]
@@ -235,7 +253,7 @@ def serve(path):
                 conn.sendall(b"started\n")
                 conn.close()
             else:
-                pid = _fork(request, fds, [conn, listener, *conns, *children])
+                pid = _fork(request, fds, [conn, listener, *conns, *children, *(s.stdin for s in started.values())])
                 _write(os.path.join(registry, str(pid)), [sys.executable, "-m", *request["argv"]], request["env"])
                 pidfd = os.pidfd_open(pid)
                 children[pidfd], conns[conn] = (pid, conn), pidfd
@@ -276,7 +294,7 @@ def _write(path, *value):
 
 def _receive(conn):
     """A request and the descriptors sent with it."""
-    data, fds, _, _ = socket.recv_fds(conn, 1 << 20, 3)
+    data, fds, _, _ = socket.recv_fds(conn, 1 << 20, 4)
     (size,) = HEADER.unpack_from(data)
     while len(data) < HEADER.size + size:
         data += conn.recv(1 << 20)
@@ -326,12 +344,15 @@ def _child(request, fds, inherited):
     """In the forked child: become `python -m MODULE ARGS` started by the requester, and run it."""
     import runpy
 
-    for held in inherited:   # the server's sockets and pidfds
+    for held in inherited:   # the server's sockets, pidfds and pipes
         held.close() if hasattr(held, "close") else os.close(held)
     sys.stdin.close()
     if request["sid"] == os.getsid(0):   # a group of another session cannot be joined: a kernel's, say
         os.setpgid(0, request["pgid"])
-    for number, fd in enumerate(fds):
+    *stdio, network = fds
+    if os.fstat(network).st_ino != _netns():
+        _join_network(network)
+    for number, fd in enumerate(stdio):
         os.dup2(fd, number)
     for fd in set(fds) - {0, 1, 2}:
         os.close(fd)
@@ -346,12 +367,23 @@ def _child(request, fds, inherited):
     runpy.run_module(module, run_name="__main__", alter_sys=True)
 
 
+def _join_network(fd):
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.setns(fd, 0x40000000) != 0:   # CLONE_NEWNET
+        raise OSError(ctypes.get_errno(), f"cannot join the requester's network: {os.strerror(ctypes.get_errno())}")
+
+
 def start_first(folder, env):
     """The session's first server, for env, which starts the others: its Popen (it is importing TensorFlow)."""
     path = socket_for(folder, env)
     os.symlink(os.path.basename(path), os.path.join(folder, f"{FIRST}.sock"))
+    with open(os.path.join(folder, "netns"), "w") as f:
+        f.write(str(_netns()))
     return _start(path, env)
 
 
 if __name__ == "__main__":
     serve(sys.argv[1])
+    os._exit(0)   # its children have ended: skip TensorFlow's teardown
