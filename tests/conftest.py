@@ -8,13 +8,14 @@ Which tests start processes, and why:
   process group. The runs are module- or session-scoped fixtures that the tests of a file (or of several files:
   compare_json, explain_json) read, not one run per test.
 - A test about how processes start and end asks for fresh_processes: a parent's end (PR_SET_PDEATHSIG),
-  a notebook's interrupt. The command line itself, a watched script (what it imports, and when, is what watch sees)
-  and a Jupyter kernel always start fresh.
+  a notebook's interrupt. The command line itself and a watched script (what it imports, and when, is what watch
+  sees) always start fresh.
 - Remote sessions start real gRPC servers (test_remote, test_hostile): what is tested is that no server or worker is
   left behind and what crosses the wire; forked ones are found through forkserver.running().
 - `lab check` runs the student's code in a child process (labs.checking): the lab tests keep that child, and judge
   in this process wherever the child's protocol is not what a test is about.
-- Notebooks run in real Jupyter kernels (test_lab_notebooks, test_notebook_api), one fresh kernel per notebook.
+- Notebooks run in real Jupyter kernels (test_lab_notebooks, test_notebook_api), one fresh kernel per notebook:
+  ipykernel forked like a worker, through the kernel spec this session writes (forking/kernel.py).
 - The docs' Python blocks run in one interpreter started for them (test_docs), each in a fresh namespace.
 - A test that needs a process of its own says why: an exit status with stdout and stderr kept apart from a fresh
   interpreter, a signal, a module made unimportable, or what TensorFlow prints while it loads. Every other check of
@@ -69,8 +70,20 @@ def _start_fork_servers(config):
     folder = config.fork_folder = tempfile.mkdtemp(prefix="tfgraphs-forking-")
     os.environ[forkserver.FOLDER] = folder
     forkserver.install()
+    _kernel_spec(folder)
     # The measuring workers' environment (the runner holds TensorFlow's C++ start-up lines back) is the first.
     return [forkserver.start_first(folder, {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2"})]
+
+
+def _kernel_spec(folder):
+    """The python3 kernel of this session's notebooks: ipykernel forked like a worker (forking/kernel.py)."""
+    spec = os.path.join(folder, "jupyter", "kernels", "python3")
+    os.makedirs(spec)
+    with open(os.path.join(spec, "kernel.json"), "w") as f:
+        json.dump({"argv": [sys.executable, os.path.join(FORKING, "kernel.py"), "-f", "{connection_file}"],
+                   "display_name": "Python 3 (ipykernel)", "language": "python", "metadata": {"debugger": True}}, f)
+    os.environ["JUPYTER_PATH"] = os.pathsep.join([os.path.join(folder, "jupyter"),
+                                                  *filter(None, [os.environ.get("JUPYTER_PATH")])])
 
 
 def pytest_unconfigure(config):

@@ -81,3 +81,11 @@ def test_a_test_that_asks_for_fresh_processes_forks_none(fresh_processes):
     started = []
     forkserver.start([sys.executable, "-m", "tfgraphs.worker.seed"], lambda argv, **kwargs: started.append(argv))
     assert started == [[sys.executable, "-m", "tfgraphs.worker.seed"]]
+
+
+def test_the_notebooks_kernel_is_the_forked_one():
+    from jupyter_client.kernelspec import KernelSpecManager
+
+    argv = KernelSpecManager().get_kernel_spec("python3").argv
+    assert argv == [sys.executable, os.path.join(os.path.dirname(forkserver.__file__), "kernel.py"), "-f",
+                    "{connection_file}"]
