@@ -143,16 +143,16 @@ class Forked:
                            "sid": os.getsid(0), "pgid": os.getpgid(0)}, fds)
         for fd in mine:
             os.close(fd)
-        self._said = b""
+        self._unread = b""
         self.pid = int(self._line(None))
 
     def _line(self, timeout):
         """The server's next line, or None if none came within timeout seconds."""
-        while b"\n" not in self._said:
+        while b"\n" not in self._unread:
             if not select.select([self._conn], [], [], timeout)[0]:
                 return None
-            self._said += self._conn.recv(4096) or b"1\n"   # a server that vanished: no status but a failure
-        line, self._said = self._said.split(b"\n", 1)
+            self._unread += self._conn.recv(4096) or b"1\n"   # a server that vanished: no status but a failure
+        line, self._unread = self._unread.split(b"\n", 1)
         return line
 
     def poll(self):
