@@ -7,9 +7,12 @@ Which tests start processes, and why:
   (~3 s of TensorFlow's import each); it runs the same module with the same argv, environment, descriptors and
   process group. The runs are module- or session-scoped fixtures that the tests of a file (or of several files:
   compare_json, explain_json) read, not one run per test.
+- A watched script's runner (tfgraphs.worker.watch) is forked too, and finds `tensorflow` missing from sys.modules
+  until the script imports it, when it is given the server's: the watch starts on the script's own import, as in a
+  fresh interpreter. test_watch_worker starts that runner fresh, as the reference.
 - A test about how processes start and end asks for fresh_processes: a parent's end (PR_SET_PDEATHSIG),
-  a notebook's interrupt. The command line itself and a watched script (what it imports, and when, is what watch
-  sees) always start fresh.
+  a notebook's interrupt, Ctrl-C reaching a watch's group. The command line itself always starts fresh (its process
+  never imports TensorFlow).
 - Remote sessions start real gRPC servers (test_remote, test_hostile): what is tested is that no server or worker is
   left behind and what crosses the wire; forked ones are found through forkserver.running().
 - `lab check` runs the student's code in a child process (labs.checking): the lab tests keep that child, and judge

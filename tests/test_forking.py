@@ -33,6 +33,24 @@ def test_a_forked_child_runs_its_module_with_the_requesters_argv_folder_environm
     assert proc.stderr.read() == "to stderr\n"
 
 
+@pytest.mark.parametrize("imports", [True, False])
+def test_a_watched_script_finds_tensorflow_only_once_it_imports_it_and_the_watch_starts_then(tmp_path, imports):
+    script = tmp_path / "s.py"
+    script.write_text("import sys\nprint('tensorflow' in sys.modules)\n"
+                      + ("import tensorflow as tf\nprint(sys.modules['tensorflow'] is tf, tf.__spec__.name)\n"
+                         "print(tf.constant(2.0).numpy())\n" if imports else ""))
+    out = tmp_path / "w.json"
+    proc = forkserver.Forked(forkserver.server(WORKERS), [sys.executable, "-m", "tfgraphs.worker.watch", "--out",
+                             str(out), "--min-bytes", "1000", "--", str(script)], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, env=WORKERS)
+    printed = proc.stdout.read()
+    assert proc.wait(60) == 0, proc.stderr.read()
+    assert printed == ("False\nTrue tensorflow\n2.0\n" if imports else "False\n")
+    doc = json.loads(out.read_text())
+    assert (doc["touched_tensorflow"], doc["status"]) == (imports, "ok")
+    assert (doc["tf_version"] is not None) == imports
+
+
 def test_a_killed_child_reports_its_signal_and_is_listed_until_it_ends():
     proc = probe("sleep", stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, env={**WORKERS, "PROBE_MARK": "m2"})
     proc.stdout.readline()
@@ -66,8 +84,8 @@ def test_a_requester_that_ends_ends_its_child():
 @pytest.mark.parametrize("argv, options, forked", [
     (["-m", "tfgraphs.worker.seed", "--variant", "constant"], {"stdout": 1, "stderr": -1, "env": {}}, True),
     (["-m", "tfgraphs.labs.checking", "1", "lab1.py", "0"], {"stdout": -1, "stderr": -1, "text": True}, True),
-    # What watch observes is the script's own import of TensorFlow; the command line never imports it.
-    (["-m", "tfgraphs.worker.watch", "--out", "w.json", "--", "s.py"], {}, False),
+    # The command line never imports TensorFlow; a watched script is forked, TensorFlow hidden until it imports it.
+    (["-m", "tfgraphs.worker.watch", "--out", "w.json", "--", "s.py"], {}, True),
     (["-m", "tfgraphs", "watch", "s.py"], {}, False),
     (["-c", "print(1)"], {}, False),
     (["-m", "tfgraphs.worker.seed"], {"cwd": "/"}, False),   # an option the fork does not take

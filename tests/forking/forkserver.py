@@ -5,11 +5,14 @@ requester's stdin, stdout, stderr, folder, environment and process group and run
 interpreter would. Each environment TensorFlow can load with (what LOAD_TIME names) has its own server, started the
 first time a child needs it. The requester's side, start(), answers for tfgraphs.children.start with a Popen-like
 handle, and starts a real process for what a fork would not reproduce: another module, other Popen options.
+A watched script's child finds tensorflow missing from sys.modules until its own import, which then gets the
+server's (Preloaded), so that the watch starts on that import as it would in a fresh interpreter.
 A child ends when its requester does, as children.start promises: its server kills it when the requester's
 connection closes. /proc shows a child as its server; running() says what each child runs, and with what environment.
 """
 
 import hashlib
+import importlib.util
 import json
 import os
 import select
@@ -21,10 +24,11 @@ import sys
 import time
 
 FOLDER = "TFGRAPHS_TEST_FORKING"   # the session's folder: a socket per environment, and the children running
-# Modules whose processes are forked: the measuring workers and the lab checks' child. A watched script is not (what
-# it imports and when is what watch observes), nor the command line (its process never imports TensorFlow).
+# Modules whose processes are forked: the measuring workers, the watched scripts' runner and the lab checks' child;
+# not the command line (its process never imports TensorFlow).
 FORKED = ("tfgraphs.worker.", "tfgraphs.labs.checking")
-UNFORKED = ("tfgraphs.worker.watch",)
+# Modules whose child finds TensorFlow not imported until it imports it: a watch starts on the script's own import.
+HIDES_TENSORFLOW = ("tfgraphs.worker.watch",)
 # Environment variables read while TensorFlow, Python or the C libraries load: a child runs in a server started with
 # exactly these.
 LOAD_TIME = ("TF_", "CUDA", "OMP_", "KMP_", "MKL", "GRPC", "XLA", "PYTHON", "LD_", "MALLOC")
@@ -70,7 +74,7 @@ def forks(argv, kwargs):
     """Whether start() forks this child: a worker module run by this interpreter, with options a fork reproduces,
     from a process whose network namespace the child can join."""
     return (FOLDER in os.environ and len(argv) >= 3 and argv[0] == sys.executable and argv[1] == "-m"
-            and set(kwargs) <= OPTIONS and argv[2].startswith(FORKED) and not argv[2].startswith(UNFORKED)
+            and set(kwargs) <= OPTIONS and argv[2].startswith(FORKED)
             and (os.geteuid() == 0 or _netns() == _netns(os.environ[FOLDER])))
 
 
@@ -364,7 +368,34 @@ def _child(request, fds, inherited):
     module, *args = request["argv"]
     sys.argv = [module, *args]
     sys.path[0] = os.getcwd()
+    if module in HIDES_TENSORFLOW:
+        Preloaded.hide("tensorflow")
     runpy.run_module(module, run_name="__main__", alter_sys=True)
+
+
+class Preloaded:
+    """A one-shot sys.meta_path finder and loader: the first import of a package the server imported gives the
+    server's module, run through the import machinery (and any finder ahead of this one) as a fresh import would."""
+
+    def __init__(self, module):
+        self.module, self.spec = module, module.__spec__
+
+    @classmethod
+    def hide(cls, name):
+        """Take the package name out of sys.modules until it is imported again (its submodules stay loaded)."""
+        sys.meta_path.insert(0, cls(sys.modules.pop(name)))
+
+    def find_spec(self, name, path=None, target=None):
+        if name != self.module.__name__:
+            return None
+        sys.meta_path.remove(self)
+        return importlib.util.spec_from_loader(name, self, origin=self.spec.origin, is_package=True)
+
+    def create_module(self, spec):
+        return self.module
+
+    def exec_module(self, module):
+        module.__spec__ = self.spec   # the import machinery gave it this finder's spec
 
 
 def _join_network(fd):

@@ -259,9 +259,9 @@ class Watch:
         lists = {"calls": self.calls.calls_list, "consts": self.graphs.consts_list,
                  "growth": self.graphs.growth_list, "feeds": self.calls.feeds_list, "functions": self._functions_list}
         made = {key: self.guard(build, after_failure=True) for key, build in lists.items()}
-        versions = sys.modules.get("tensorflow.python.framework.versions")
+        imported = sys.modules.get("tensorflow")   # the script's tensorflow, or tf.compat.v1 under --tf1
         return {"status": "ok" if self.error is None else "failed", "error": self.error,
-                "tf_version": getattr(versions, "__version__", None), "touched_tensorflow": "tensorflow" in sys.modules,
+                "tf_version": getattr(imported, "__version__", None), "touched_tensorflow": imported is not None,
                 "runs": self.runs, **{key: value or [] for key, value in made.items()}}
 
 
