@@ -9,12 +9,21 @@ RESTS_ON = {}
 
 
 class Finding(str):
-    """A sentence, with its kind and the evidence fields it rests on."""
+    """A sentence, with its kind, the evidence fields it rests on, and the judge's verdicts it states."""
 
-    def __new__(cls, text, kind, evidence):
+    def __new__(cls, text, kind, evidence, verdicts=()):
         said = super().__new__(cls, text)
-        said.kind, said.evidence = kind, evidence
+        said.kind, said.evidence, said.verdicts = kind, evidence, tuple(verdicts)
         return said
+
+    def to_dict(self):
+        return {"kind": self.kind, "text": str(self), "evidence": list(self.evidence),
+                "verdicts": [v.to_dict() for v in self.verdicts]}
+
+
+def judged(text, *verdicts):
+    """A sentence stating the judge's verdicts: they are kept beside it in the JSON."""
+    return Finding(text, None, (), verdicts)
 
 
 def has(row, names):
@@ -47,7 +56,7 @@ def rests_on(*names):
             held = [_with(a, names) for a in args]
             if any(a is _LACKING for a in held):
                 return []
-            return [Finding(text, kind, names) for text in fn(*held, **kwargs)]
+            return [Finding(text, kind, names, getattr(text, "verdicts", ())) for text in fn(*held, **kwargs)]
         return said
     return declare
 
