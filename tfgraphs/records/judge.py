@@ -20,6 +20,8 @@ RANK_SUM = "Mann-Whitney U"
 SIGNED_RANK = "Wilcoxon signed-rank"
 # The fewest samples at which each test can reject at ALPHA: 4 a side (smallest two-sided p 2/70), 6 pairs (2/64).
 FEWEST = {RANK_SUM: 4, SIGNED_RANK: 6}
+PERMUTED = 40          # tied samples up to this many values in all are tested by permutation
+PERMUTATIONS = 20_000  # enough to enumerate every arrangement of 8 against 8 (12,870); seeded beyond
 
 
 @dataclass(frozen=True)
@@ -67,13 +69,15 @@ class Verdict:
         """'n=19 and 20', or 'n=20 pairs'."""
         return f"n={self.n_a} pairs" if self.method == SIGNED_RANK else f"n={self.n_a} and {self.n_b}"
 
-    def detail(self, unit=None):
+    def detail(self, unit=None, samples=True):
         """'x3,000, 95% CI x1,100 to x5,000; n=19 and 20, p=0.0001': the effect, its interval, n and p."""
-        show = (lambda v: ratio_text(v)) if self.scale == "ratio" else (unit or _plain)
+        show = ratio_text if self.scale == "ratio" else (unit or _plain)
         interval = (f"95% CI {show(self.low)} to {show(self.high)}" if self.bounded else
                     "no 95% CI at this n")
-        p = "" if self.p is None else f", p={self.p:.2g}" if self.p >= 0.001 else ", p<0.001"
-        return f"{show(self.effect)}, {interval}; {self.samples}{p}"
+        p = "" if self.p is None else f"p={self.p:.2g}" if self.p >= 0.001 else "p<0.001"
+        effect = "no effect measured" if math.isnan(self.effect) else show(self.effect)
+        tail = ", ".join(part for part in (self.samples if samples else "", p) if part)
+        return f"{effect}, {interval}" + (f"; {tail}" if tail else "")
 
     @property
     def bounded(self):
@@ -103,7 +107,8 @@ class Verdict:
         """'differs (x3,000, 95% CI x1,100 to x5,000; n=19 and 20, p<0.001)': outcome and detail, as printed."""
         if self.outcome == DISTURBED:
             return self.phrase(unit)
-        return f"{self.phrase(unit)} ({self.detail(unit)})"
+        # "cannot tell" names n already.
+        return f"{self.phrase(unit)} ({self.detail(unit, samples=self.outcome != CANNOT_TELL)})"
 
     def to_dict(self):
         d = asdict(self)
@@ -114,8 +119,11 @@ class Verdict:
     def from_dict(cls, d):
         d = dict(d)
         d["control"] = None if d.get("control") is None else cls.from_dict(d["control"])
-        for k in ("low", "high", "effect"):
-            d[k] = float(d[k]) if d[k] is not None else math.nan
+        # An unbounded end was written as None: the low end of a ratio is 0, of a shift -inf.
+        unbounded = {"low": 0.0 if d.get("scale", "ratio") == "ratio" else -math.inf, "high": math.inf,
+                     "effect": math.nan}
+        for k, end in unbounded.items():
+            d[k] = end if d[k] is None else float(d[k])
         return cls(**d)
 
 
@@ -183,7 +191,7 @@ def _rank_sum(a, b, scale, margin):
         none = math.nan
         return Verdict(CANNOT_TELL, RANK_SUM, m, n, None, none, -math.inf, math.inf, scale, margin)
     x, y = _on_scale(a, scale), _on_scale(b, scale)
-    p = float(stats.mannwhitneyu(x, y, alternative="two-sided").pvalue)
+    p = float(stats.mannwhitneyu(x, y, alternative="two-sided", method=_method(np.concatenate([x, y]))).pvalue)
     diffs = np.sort(np.subtract.outer(x, y).ravel())
     c = _rank_sum_critical(m, n)
     low, high = (diffs[c], diffs[m * n - 1 - c]) if c >= 0 else (-math.inf, math.inf)
@@ -200,7 +208,7 @@ def _signed_rank(a, b, scale, margin):
     if not n or not d.any():
         effect = _off_scale(0.0, scale) if n else math.nan
         return Verdict(CANNOT_TELL, SIGNED_RANK, n, n, None, effect, -math.inf, math.inf, scale, margin, above)
-    p = float(stats.wilcoxon(d, alternative="two-sided").pvalue)
+    p = float(stats.wilcoxon(d, alternative="two-sided", method=_method(np.abs(d))).pvalue)
     walsh = np.sort((d[:, None] + d[None, :])[np.triu_indices(n)] / 2)
     c = _signed_rank_critical(n)
     low, high = (walsh[c], walsh[len(walsh) - 1 - c]) if c >= 0 else (-math.inf, math.inf)
@@ -208,6 +216,14 @@ def _signed_rank(a, b, scale, margin):
     low, high, effect = (_off_scale(v, scale) for v in (low, high, effect))
     return Verdict(_decide(p, low, high, scale, margin), SIGNED_RANK, n, n, p, effect, low, high, scale, margin,
                    above)
+
+
+def _method(pooled):
+    """'auto' (exact when small and untied), or a seeded permutation test where ties would send a small sample to
+    the normal approximation, which can reject where no ordering of the samples could."""
+    if len(np.unique(pooled)) == len(pooled) or len(pooled) > PERMUTED:
+        return "auto"
+    return stats.PermutationMethod(n_resamples=PERMUTATIONS, random_state=0)
 
 
 @functools.lru_cache(maxsize=None)

@@ -1,0 +1,164 @@
+"""The judge as an instrument: its error rates, power and coverage by simulation, its three outcomes, and the real
+cases the min-max range rule it replaced got wrong. Seeded, in-process, no TensorFlow."""
+
+import itertools
+import json
+import math
+import statistics
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tfgraphs.findings.evidence import judged, rests_on
+from tfgraphs.records.judge import (CANNOT_TELL, DIFFERS, DISTURBED, RANK_SUM, SAME, SIGNED_RANK, Verdict, judge,
+                                    ratio_text)
+
+DRAWS = 2000
+
+
+def timings(rng, n, scale=1.0):
+    """n log-normal timings with a 10% coefficient of variation, one in ten an outlier up to 10x (log-uniform)."""
+    x = rng.lognormal(0.0, 0.1, n) * scale
+    slow = rng.random(n) < 0.1
+    x[slow] *= 10 ** rng.uniform(0.0, 1.0, slow.sum())
+    return x
+
+
+def range_rule(a, b):
+    """The rule the judge replaced: a difference of medians is real only beyond the larger min-max range."""
+    return abs(statistics.median(a) - statistics.median(b)) > max(max(a) - min(a), max(b) - min(b))
+
+
+def rates(shift, paired=False, n=10, seed=0):
+    """Over DRAWS seeded draws of a = shift x b's distribution: the share called differs, and the share whose
+    interval holds the true ratio."""
+    rng = np.random.default_rng(seed)
+    called = held = 0
+    for _ in range(DRAWS):
+        v = judge(timings(rng, n, shift), timings(rng, n), paired=paired)
+        called += v.differs
+        held += v.low <= shift <= v.high
+    return called / DRAWS, held / DRAWS
+
+
+def test_identical_samples_are_called_different_at_most_6_percent_of_the_time():
+    called, held = rates(1.0)
+    assert called <= 0.06 and held >= 0.90
+
+
+def test_identical_pairs_are_called_different_at_most_6_percent_of_the_time():
+    called, _ = rates(1.0, paired=True)
+    assert called <= 0.06
+
+
+def test_a_2x_shift_at_10_a_side_is_called_different_95_percent_of_the_time_and_its_interval_holds_it():
+    called, held = rates(2.0)
+    assert called >= 0.95 and held >= 0.90
+
+
+def test_the_range_rule_fails_the_same_simulation():
+    rng = np.random.default_rng(0)
+    called = sum(range_rule(timings(rng, 10, 2.0), timings(rng, 10)) for _ in range(DRAWS)) / DRAWS
+    assert called < 0.95   # one outlier sets a range: a 2x shift is missed more often than the judge misses it
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.floats(1e-6, 1e3), min_size=3, max_size=3), st.lists(st.floats(1e-6, 1e3), min_size=3, max_size=3))
+def test_three_a_side_never_says_differs_or_no_difference(a, b):
+    v = judge(a, b)
+    assert v.outcome == CANNOT_TELL and "a rank test needs 4 a side" in v.says()
+
+
+def test_three_a_side_cannot_tell_in_every_order_of_the_six():
+    for order in itertools.permutations(range(6)):
+        assert judge([x + 1 for x in order[:3]], [x + 1 for x in order[3:]]).outcome == CANNOT_TELL
+
+
+def test_four_a_side_apart_differs_and_interleaved_does_not():
+    assert judge([5, 6, 7, 8], [1, 2, 3, 4]).outcome == DIFFERS
+    assert judge([1, 3, 5, 7], [2, 4, 6, 8]).outcome == CANNOT_TELL
+
+
+def test_no_difference_needs_an_interval_inside_the_margin():
+    rng = np.random.default_rng(1)
+    a, b = rng.lognormal(0, 0.02, 30), rng.lognormal(0, 0.02, 30)
+    v = judge(a, b)
+    assert v.outcome == SAME and 0.8 <= v.low <= v.high <= 1.25
+    assert v.says().startswith("no difference beyond 25% (x")
+    wide = judge(rng.lognormal(0, 1.0, 6), rng.lognormal(0, 1.0, 6))
+    assert wide.outcome != SAME   # the same distribution, but six a side cannot exclude a 25% difference
+
+
+def test_a_control_that_moves_makes_the_verdict_a_disturbed_run():
+    a, b = [10, 11, 12, 13, 14], [1, 2, 3, 4, 5]
+    steady = judge(a, b, control=([1.0, 1.01, 0.99, 1.0, 1.02], [1.01, 0.99, 1.0, 1.02, 1.0]))
+    assert steady.outcome == DIFFERS and steady.control is None
+    moved = judge(a, b, control=([2.0, 2.1, 2.05, 1.95, 2.02], [1.0, 1.01, 0.99, 1.0, 1.02]))
+    assert moved.outcome == DISTURBED and moved.control.differs and not moved.larger
+    assert moved.says().startswith("disturbed run: its control") and "x2.0" in moved.says()
+
+
+def test_pairs_use_the_signed_rank_test_and_count_the_pairs():
+    a = [1.2, 1.3, 1.25, 1.4, 1.22, 1.31, 1.28]
+    v = judge(a, [x / 1.2 for x in a], paired=True)
+    assert (v.method, v.outcome, v.above, v.samples) == (SIGNED_RANK, DIFFERS, 7, "n=7 pairs")
+    assert v.effect == pytest.approx(1.2)
+    assert judge(a[:5], [x / 1.2 for x in a[:5]], paired=True).outcome == CANNOT_TELL   # 5 pairs cannot reject
+
+
+def test_a_shift_is_judged_in_the_samples_unit():
+    v = judge([0.0, 0.1, 0.05, 0.2, 0.12], [1.0, 1.1, 1.05, 1.2, 0.9], scale="shift")
+    assert v.differs and v.effect == pytest.approx(-1.0, abs=0.1) and v.method == RANK_SUM
+    with pytest.raises(ValueError, match="positive samples"):
+        judge([0.0, 1.0], [1.0, 2.0])
+
+
+def test_the_verdict_round_trips_through_json_and_a_finding_keeps_it():
+    v = judge([5, 6, 7, 8], [1, 2, 3, 4], control=([1, 1, 1, 1.01], [1, 1, 1, 1.02]))
+    back = Verdict.from_dict(json.loads(json.dumps(v.to_dict())))
+    assert back == v
+    cold = Verdict.from_dict(json.loads(json.dumps(judge([1, 2, 3], [4, 5, 6]).to_dict())))
+    assert (cold.low, cold.high) == (0.0, math.inf) and cold.outcome == CANNOT_TELL
+
+    @rests_on()
+    def sentence():
+        return [judged(f"a took longer: {v.says()}", v)]
+    (said,) = sentence()
+    assert said.verdicts == (v,) and said.to_dict()["verdicts"] == [v.to_dict()]
+
+
+@pytest.mark.parametrize("r, text", [(3012.0, "x3,000"), (123.4, "x123"), (12.34, "x12.3"), (1.684, "x1.68"),
+                                     (0.25, "x0.25"), (0.0042, "x0.0042")])
+def test_ratios_read_as_a_reader_writes_them(r, text):
+    assert ratio_text(r) == text
+
+
+# Real runs whose samples the range rule called "no measurable difference".
+EXTEND_NEW_OP_MS = [9.3, 12.1, 14.8, 16.0, 18.2, 19.9, 21.0, 22.7, 23.5, 24.2, 25.8, 27.4, 29.9, 31.6, 33.0, 35.2,
+                    38.8, 42.1, 47.5]
+EXTEND_NO_NEW_OP_MS = [0.006, 0.006, 0.007, 0.007, 0.008, 0.008, 0.008, 0.008, 0.008, 0.008, 0.009, 0.009, 0.01,
+                       0.011, 0.012, 0.015, 0.02, 0.031, 0.044, 0.056]
+
+
+def test_extend_with_a_new_op_against_none_new_differs_where_the_range_rule_saw_nothing():
+    v = judge(EXTEND_NEW_OP_MS, EXTEND_NO_NEW_OP_MS)
+    assert not range_rule(EXTEND_NEW_OP_MS, EXTEND_NO_NEW_OP_MS)
+    assert v.outcome == DIFFERS and v.low > 1000 and (v.n_a, v.n_b) == (19, 20)
+    assert "95% CI x" in v.says() and "n=19 and 20" in v.says()
+
+
+def test_first_runs_that_never_overlap_at_three_a_side_cannot_be_told_and_are_never_called_the_same():
+    numpy_ms, placeholder_ms = [543, 808, 1176], [171, 187, 423]
+    assert not range_rule(numpy_ms, placeholder_ms)   # the range rule said "do not differ"
+    v = judge(numpy_ms, placeholder_ms)
+    assert v.outcome == CANNOT_TELL and v.samples == "n=3 and 3"
+    assert judge([*numpy_ms, 650], [*placeholder_ms, 200]).outcome == DIFFERS
+
+
+def test_one_outlier_does_not_hide_a_steady_difference():
+    placeholder = [0.1623, 0.160, 0.165, 0.161, 0.163, 0.162, 0.164, 0.161, 0.166, 0.45]
+    variable = [0.1306, 0.131, 0.129, 0.132, 0.130, 0.1305, 0.133, 0.128, 0.131, 0.130]
+    assert not range_rule(placeholder, variable)
+    assert judge(placeholder, variable).larger
