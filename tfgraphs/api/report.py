@@ -10,7 +10,7 @@ from tfgraphs.errors import UsageError
 from tfgraphs.fileio import read_doc, write_doc
 from tfgraphs.records.results import load
 from tfgraphs.render import render
-from tfgraphs.render.page import WIDTH
+from tfgraphs.render.page import WIDTH, stated
 from tfgraphs.spec.commands import COMMANDS
 
 # Keeps a notebook's report readable: the tables take the page's font, numbers line up, rows are told apart.
@@ -102,8 +102,11 @@ class Report:
         return figure
 
     def to_dict(self):
-        """The JSON document, as a dict."""
-        return self.result.to_dict()
+        """The JSON document, as a dict: the results, and every finding with the verdicts it states."""
+        doc = self.result.to_dict()
+        if COMMANDS[self.command].rows is not None:
+            doc["findings"] = stated(render(self.result, width=None, verbose=True))
+        return doc
 
     def to_json(self, path):
         """Write the whole report to path as the JSON document `tfgraphs report` reads."""

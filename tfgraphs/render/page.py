@@ -48,15 +48,36 @@ def _fold(text, width, indent=""):
     return textwrap.wrap(text, width, subsequent_indent=indent, break_on_hyphens=False) or [""]
 
 
+class Page(str):
+    """A rendered page, and the findings it states (answer lines first), each with its verdicts, for the JSON."""
+
+    def __new__(cls, text, findings=()):
+        rendered = super().__new__(cls, text)
+        rendered.findings = tuple(findings)
+        return rendered
+
+    def __add__(self, other):
+        return Page(str(self) + str(other), self.findings + getattr(other, "findings", ()))
+
+
+def stated(page):
+    """The page's findings as JSON: kind, text, the evidence fields and the judge's verdicts of each."""
+    return [f.to_dict() if hasattr(f, "to_dict") else {"kind": None, "text": str(f), "evidence": [], "verdicts": []}
+            for f in getattr(page, "findings", ())]
+
+
 def page(head, sections=(), title=None, sentences=(), failed=(), fmt="simple", width=WIDTH, answer=(),
          verbose=True, figure=None):
     """head, the answer lines and the figure, each (title, table, legend) section whose table is not None, the
-    sentences under title (the first SHOWN unless verbose), then failed.
+    sentences under title (the first SHOWN unless verbose), then failed: a Page, which keeps every finding."""
+    return Page(_text(head, sections, title, sentences, failed, fmt, width, answer, verbose, figure),
+                (*answer, *sentences))
 
-    head is text or a Table; a table is a Table, fitted to width, or text already rendered; width None leaves every
-    table and line whole; figure is the line naming the figure in text, an <img> in HTML. Format "html" gives the
-    same page as HTML, every sentence kept (past SHOWN, folded away).
-    """
+
+def _text(head, sections, title, sentences, failed, fmt, width, answer, verbose, figure):
+    """The page's text: see page(); head is text or a Table, a table is a Table, fitted to width, or text already
+    rendered; width None leaves every table and line whole; figure is the line naming the figure in text, an <img>
+    in HTML. Format "html" gives the same page as HTML, every sentence kept (past SHOWN, folded away)."""
     if fmt == "html":
         return html_page(head, sections, title, sentences, failed, answer, figure)
     if fmt == "markdown":
