@@ -16,6 +16,7 @@ import psutil
 import pytest
 
 from conftest import run_cli, run_main, words
+from tfgraphs.findings.watch import said
 from tfgraphs.records.watch import Watching, diagnoses
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -99,7 +100,7 @@ def test_new_signatures_and_retracing_name_their_lines(kinds):
     found = {d["kind"]: d for d in doc["findings"]}
     assert set(found) == {"new-signature", "retracing"}
     assert found["new-signature"]["line"] == line_of(script, "sess.run(fetched")
-    assert found["new-signature"]["evidence"]["signatures"] == 4
+    assert found["new-signature"]["evidence"]["signatures"] == 5
     assert found["retracing"]["evidence"] == {"name": "doubled", "traces": 3}
 
 
@@ -135,19 +136,25 @@ def test_the_saved_document_renders_again_and_as_csv(kinds, tmp_path):
 
 
 def record(**given):
-    """A Watching with one call site, as a worker would describe it."""
-    call = {"file": "s.py", "line": 5, "kind": "run", "n": 6, "signatures": 3, "first_s": 0.9,
-            "later_median_s": 0.01, "feed_bytes_per_call": 0, "times_s": [0.9, 0.01, 0.01, 0.5, 0.01, 0.4],
-            "signature_first_s": [0.9, 0.5, 0.4], "first_run_index": 0}
-    return Watching(script="s.py", runs=6, calls=(call,), **given)
+    """A Watching with one call site, as a worker would describe it: four new sets, five repeats."""
+    call = {"file": "s.py", "line": 5, "kind": "run", "n": 10, "signatures": 5, "first_s": 0.9,
+            "later_median_s": 0.01, "feed_bytes_per_call": 0,
+            "times_s": [0.9, 0.01, 0.012, 0.5, 0.011, 0.4, 0.013, 0.45, 0.01, 0.6],
+            "signature_first_s": [0.9, 0.5, 0.4, 0.45, 0.6], "first_run_index": 0}
+    return Watching(script="s.py", runs=10, calls=(call,), **given)
 
 
-def test_the_new_signature_judge_needs_two_repeats_and_a_slower_first_call():
+def test_the_new_signature_finding_is_the_judges_verdict_on_new_first_calls_against_repeats():
     [found] = diagnoses(record())
-    assert found["kind"] == "new-signature" and found["evidence"]["slower"] == 2
-    few = record().calls[0] | {"times_s": [0.9, 0.01, 0.5, 0.4], "n": 4}
-    assert diagnoses(record().__class__(script="s.py", calls=(few,))) == ()
-    fast = record().calls[0] | {"times_s": [0.9, 0.6, 0.6, 0.5, 0.6, 0.4], "signature_first_s": [0.9, 0.5, 0.4]}
+    verdict = found["evidence"]["verdict"]
+    assert found["kind"] == "new-signature" and verdict["outcome"] == "differs"
+    assert (verdict["n_a"], verdict["n_b"], verdict["method"]) == (4, 5, "Mann-Whitney U")
+    assert "differs (x" in said(record(), found) and "n=4 and 5" in said(record(), found)
+    # Three new sets against their repeats cannot be told apart by a rank test, however far above them they are.
+    few = record().calls[0] | {"times_s": [0.9, 0.01, 0.012, 0.5, 0.011, 0.4, 0.013, 0.45], "n": 8, "signatures": 4,
+                               "signature_first_s": [0.9, 0.5, 0.4, 0.45]}
+    assert diagnoses(Watching(script="s.py", calls=(few,))) == ()
+    fast = record().calls[0] | {"times_s": [0.9, 0.6, 0.5, 0.5, 0.6, 0.4, 0.45, 0.45, 0.55, 0.6]}
     assert diagnoses(Watching(script="s.py", calls=(fast,))) == ()
 
 

@@ -2,7 +2,8 @@
 
 import os
 
-from tfgraphs.findings.evidence import rests_on
+from tfgraphs.findings.evidence import judged, rests_on
+from tfgraphs.records.judge import Verdict
 from tfgraphs.units import fmt_bytes, fmt_s, shape_text, sig3
 
 
@@ -41,12 +42,11 @@ def _growth(w, d):
 
 def _signatures(w, d):
     e = d["evidence"]
-    every = e["slower"] == len(e["new_first_s"])
+    verdict = Verdict.from_dict(e["verdict"])
     firsts = ", ".join(sig3(t * 1e3) for t in e["new_first_s"])
-    return (f"{where(w, d['file'], d['line'])} ran {e['signatures']} different sets of fed and fetched names; the "
-            f"new sets' first calls took {firsts} ms, and {e['slower']} of them longer than any of the "
-            f"{e['repeats']} repeats ({sig3(e['repeat_min_s'] * 1e3)}-{sig3(e['repeat_max_s'] * 1e3)} ms)"
-            + (": each new set paid a first run." if every else "."))
+    return judged(f"{where(w, d['file'], d['line'])} ran {e['signatures']} different sets of fed and fetched names; "
+                  f"the new sets' first calls took {firsts} ms against {sig3(e['repeat_median_s'] * 1e3)} ms median "
+                  f"for the {e['repeats']} repeats of a set used before: slower, {verdict.says()}.", verdict)
 
 
 def _retracing(w, d):
@@ -61,7 +61,8 @@ SAID = {"embedded-constant": _embedded, "repeated-feed": _repeated, "graph-growt
 
 def said(w, d):
     """The diagnosis as one sentence, then its remedy and where the course teaches it."""
-    return f"{SAID[d['kind']](w, d)} Remedy: {d['remedy']}. Taught in {d['lesson']}."
+    sentence = SAID[d["kind"]](w, d)
+    return judged(f"{sentence} Remedy: {d['remedy']}. Taught in {d['lesson']}.", *getattr(sentence, "verdicts", ()))
 
 
 @rests_on("findings")

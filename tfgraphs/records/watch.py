@@ -1,7 +1,9 @@
 """What `tfgraphs watch` saw a user's script do, tied to the script's own lines: its runs, Consts, growth and feeds."""
 
+import statistics
 from dataclasses import asdict, dataclass, field, replace
 
+from tfgraphs.records.judge import judge
 from tfgraphs.records.rows import known
 from tfgraphs.records.schema import PROVENANCE, Provenance, envelope, provenance, provenance_of
 from tfgraphs.spec.watch import KINDS
@@ -90,18 +92,18 @@ def _embedded(w, const):
 
 
 def _new_signatures(call):
-    """A call site that used several fetch/feed sets, where each new one's first call took longer than every
-    repeat of one it had used before (two repeats at least, to have a spread)."""
+    """A call site that used several fetch/feed sets, where the judge finds the new sets' first calls slower than
+    the repeats of sets it had used before."""
     firsts = list(call.get("signature_first_s") or ())
     repeats = list(call.get("times_s") or ())
     for t in firsts:
         if t in repeats:
             repeats.remove(t)
-    if call["signatures"] < 2 or len(repeats) < 2:
+    if call["signatures"] < 2 or not repeats or not all(t > 0 for t in (*firsts, *repeats)):
         return None
-    slower = [t for t in firsts[1:] if t > max(repeats)]
-    if not slower:
+    verdict = judge(firsts[1:], repeats)
+    if not verdict.larger:
         return None
     return {"kind": "new-signature", "file": call["file"], "line": call["line"],
-            "evidence": {"signatures": call["signatures"], "new_first_s": firsts[1:], "slower": len(slower),
-                         "repeats": len(repeats), "repeat_max_s": max(repeats), "repeat_min_s": min(repeats)}}
+            "evidence": {"signatures": call["signatures"], "new_first_s": firsts[1:], "repeats": len(repeats),
+                         "repeat_median_s": statistics.median(repeats), "verdict": verdict.to_dict()}}
