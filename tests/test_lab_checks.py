@@ -1,10 +1,11 @@
 """Every lab check fails plausible wrong solutions and passes right ones written differently (run in-process)."""
 
+import statistics
 from pathlib import Path
 
 import pytest
 
-from tfgraphs.labs import check1, check2, check3, check4, check7
+from tfgraphs.labs import check1, check2, check3, check4, check5, check7
 from tfgraphs.labs.checking import load, run_check
 
 TESTS = Path(__file__).resolve().parent
@@ -50,6 +51,10 @@ CASES = [
       "lab4_wrong_convolution"]),
     (4, check4.one_shape_only, ["starter", "lab4_wrong_padded", "lab4_wrong_convolution", "lab4_wrong_all_blocks"],
      ["reference", "lab4_right_keywords", "lab4_right_conv1d_keywords"]),
+    # Lab 5's answer is what the judge says of the student's own samples, whichever outcome that is.
+    (5, check5.answer_is_what_your_run_shows,
+     ["starter", "lab5_wrong_old_rule", "lab5_wrong_claims_differs", "lab5_wrong_too_few"],
+     ["reference", "lab5_right_cannot_tell", "lab5_right_said_in_full"]),
     # Lab 7 runs each file under tfgraphs watch once, for all its checks.
     (7, check7.runs_to_its_end, ["lab7_wrong_init_not_fed", "lab7_wrong_finalized_too_early"],
      ["reference", "lab7_right_other_forms", "starter"]),
@@ -102,6 +107,13 @@ HINTS = [
      "one slow run moved it"),
     (2, check2.excess_is_robust, "lab2_wrong_grappler_folding_left_on", "later runs [0.5, 0.5, 9.0] gave a typical "
      "later run of 9", "one slow run moved it"),
+    (5, check5.answer_is_what_your_run_shows, "starter", "COLD_MS = [], WARM_MS = []", "Run the Try it"),
+    (5, check5.answer_is_what_your_run_shows, "lab5_wrong_old_rule", "the judge says of your samples: differs (x1.43, "
+     "95% CI x1.38 to x1.49; n=8 and 8, p<0.001); JUDGE_SAID is 'no difference'", "'cannot tell' are answers too"),
+    (5, check5.answer_is_what_your_run_shows, "lab5_wrong_claims_differs", "cannot tell with n=4 and 4",
+     "not what you expected"),
+    (5, check5.answer_is_what_your_run_shows, "lab5_wrong_too_few", "n=3 and 3: a rank test needs 4 a side",
+     "ROUNDS of at least 4"),
     (7, check7.embeds_no_array, "starter", "Const 'MatVec/MatMul/a' of 5,120,078 bytes (float64 20000x32) in the "
      "graph (line 60)", "straight to an op"),
     (7, check7.embeds_no_array, "lab7_wrong_variable_from_array", "Const 'Variable/Initializer/initial_value' of "
@@ -155,3 +167,23 @@ def test_a_lab_7_main_that_never_ends_is_stopped_once_for_every_check(tmp_path, 
     mod = load(student)
     outcomes = [run_check(check, mod) for check in check7.CHECKS]
     assert all(not o.passed and o.detail.startswith("main() did not finish within 5 s") for o in outcomes), outcomes
+
+
+def old_range_rule_differs(a, b):
+    """The rule lab answers once followed: medians further apart than the wider min-max range of the two."""
+    return abs(statistics.median(a) - statistics.median(b)) > max(max(a) - min(a), max(b) - min(b))
+
+
+@pytest.mark.parametrize("cold, warm, outcome", [
+    # One slow cold request hides a gap no sample crosses: the range rule saw no difference, the judge sees one.
+    ([9.4, 9.5, 9.6, 9.7, 9.8, 9.9, 10.0, 31.0], [6.5, 6.6, 6.7, 6.8, 6.9, 7.0, 7.1, 7.2], "differs"),
+    # Medians far apart against narrow ranges, but the samples cross: the range rule called it, the judge cannot.
+    ([20.0, 20.1, 20.2, 9.0], [10.0, 6.0, 6.1, 6.2], "cannot tell"),
+])
+def test_lab5_answer_is_the_judges_where_the_range_rule_disagrees(cold, warm, outcome):
+    old = "differs" if old_range_rule_differs(cold, warm) else "no difference"
+    assert old != outcome
+    for said in ("differs", "no difference", "cannot tell"):
+        passed, seen, _ = check5._said({"cold": tuple(cold), "warm": tuple(warm), "said": said})
+        assert passed == (said == outcome), (said, seen)
+        assert seen.startswith(f"the judge says of your samples: {outcome}"), seen

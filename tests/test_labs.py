@@ -173,11 +173,55 @@ def test_sheets_state_every_value_their_checks_need():
 
 
 def test_questions_say_when_a_run_cannot_decide_them():
-    # Each lab whose questions compare measured times says what to answer when the spread hides the difference.
-    for number in (2, 4, 5, 6):
+    # Each lab whose questions compare measured times answers with the judge's verdict, "cannot tell" included; no
+    # sheet judges a difference by a min-max range any more.
+    for number in (2, 4, 5, 6, 7):
         questions = sheet(number).split("## Questions")[1]
-        assert "cannot" in questions or "spread" in questions, number
+        assert "cannot tell" in questions, number
+    for number in sorted(LABS):
+        assert "spread" not in sheet(number), number
+    assert "spread" not in (ROOT / "tfgraphs" / "labs" / "course" / "README.md").read_text()
     # Lab 2's traces hold only what the executor ran: the sheet says the first run's excess is not in them.
     assert "is not in it" in sheet(2).split("\n6. ")[1].split("## Questions")[0]
     # No question of lab 2 has a preset as a trivial answer: the one removing most must be one switch alone.
     assert "which single switch" in sheet(2).lower()
+
+
+def test_sheets_that_judge_a_difference_say_how_the_judge_decides():
+    for text in (sheet(2), sheet(5), (ROOT / "tfgraphs" / "labs" / "course" / "README.md").read_text()):
+        flat = " ".join(text.split())
+        assert all(s in flat for s in ("rank test from `scipy.stats`", "95% interval", "`differs`",
+                                       "`no difference beyond 25%`", "`cannot tell with n=...`", "4 samples a side"))
+    # Lab 5 shows how to judge a run of one's own, and claims no outcome for it.
+    assert "from tfgraphs.records.judge import judge; print(judge(cold, warm).says())" in sheet(5)
+
+
+def try_it_cell(number):
+    """The source of a starter's Try it cell: the one under the "## Try it" heading."""
+    cells = starter(number).read_text().split("# %%")
+    return cells[next(i for i, c in enumerate(cells) if "## Try it" in c) + 1]
+
+
+def test_lab5_try_it_alternates_after_a_thrown_away_session_and_prints_the_judges_verdict(capsys):
+    from tfgraphs.labs.checking import load
+
+    cell = try_it_cell(5)
+    assert "BATCH, ROUNDS = 200, 8" in cell
+    calls = []
+    solution = load(ROOT / "tests" / "lab_solutions" / "lab5.py")
+
+    def recorded(w, batch, warm):
+        calls.append(warm)
+        return solution.first_request_seconds(w, batch, warm)
+
+    namespace = {**vars(solution), "__name__": "__main__", "first_request_seconds": recorded}
+    exec(cell.replace("BATCH, ROUNDS = 200, 8", "BATCH, ROUNDS = 2, 4"), namespace)
+    # One session thrown away, then cold and warm in turn: the process's start-up falls on neither list.
+    assert calls == [False] + [False, True] * 4
+    lines = capsys.readouterr().out.splitlines()
+    cold, warm = (eval(line.split(" = ", 1)[1]) for line in lines[:2])
+    assert lines[0].startswith("COLD_MS = ") and lines[1].startswith("WARM_MS = ") and len(cold) == len(warm) == 4
+    from tfgraphs.records.judge import judge
+
+    assert lines[2] == f"first request, cold against warm: {judge(cold, warm).says()}"
+    assert lines[2].split(": ", 1)[1].startswith(("differs (", "no difference beyond 25% (", "cannot tell with n="))

@@ -1,8 +1,12 @@
-"""Lab 5 checks: warm_up builds the very executor serve() uses, and first_request_seconds shows what it saves."""
+"""Lab 5 checks: warm_up builds the very executor serve() uses, first_request_seconds times it, and the answer to
+question 1 is what the judge says of the student's own samples."""
+
+import numbers
 
 import numpy as np
 
 from tfgraphs.labs.marks import hint, judged_by
+from tfgraphs.records.judge import FEWEST, RANK_SUM, judge
 from tfgraphs.labs.sessions import RecordingSession, describe, recording, signature
 from tfgraphs.spec import network
 
@@ -69,7 +73,8 @@ def _both(facts):
         return False, f"returned {seconds[False]!r} and {seconds[True]!r}, expected seconds > 0", ""
     ok = counts[False] == 1 and counts[True] >= 2
     return ok, (f"cold session ran serve()'s executor {counts[False]} time(s), the warmed one {counts[True]}; first "
-                f"request {seconds[False] * 1e3:.2f} ms cold, {seconds[True] * 1e3:.2f} ms warmed"), ""
+                f"request {seconds[False] * 1e3:.2f} ms cold, {seconds[True] * 1e3:.2f} ms warmed, one of each: "
+                f"not compared"), ""
 
 
 @hint("Open a new tf.compat.v1.Session for each call, call warm_up() in it only when warm is True, then time one "
@@ -92,4 +97,48 @@ def measures_both_first_requests(mod):
     return {"seconds": seconds, "sessions": sessions, "counts": counts}
 
 
-CHECKS = (warms_what_is_served, answers_stay_right, measures_both_first_requests)
+OUTCOMES = ("differs", "no difference", "cannot tell")
+COPY_HINT = ("Run the Try it and copy the COLD_MS and WARM_MS lists it printed, and the outcome its last line gave "
+             "them, into JUDGE_SAID.")
+
+
+def _samples(values):
+    """The values as a list of times > 0, or None when they are not that."""
+    if isinstance(values, np.ndarray):
+        values = values.tolist()
+    if not isinstance(values, (list, tuple)):
+        return None
+    ok = all(isinstance(v, numbers.Real) and not isinstance(v, bool) and v > 0 for v in values)
+    return list(values) if ok else None
+
+
+def _said(facts):
+    cold, warm, said = _samples(facts["cold"]), _samples(facts["warm"]), facts["said"]
+    if not cold or not warm:
+        shown = [list(v) if isinstance(v, tuple) else v for v in (facts["cold"], facts["warm"])]
+        return False, f"COLD_MS = {shown[0]!r}, WARM_MS = {shown[1]!r}: expected two lists of times > 0", ""
+    fewest = FEWEST[RANK_SUM]
+    if min(len(cold), len(warm)) < fewest:
+        # Below this a rank test cannot say "differs" whatever the times: the question could not be answered.
+        return False, f"n={len(cold)} and {len(warm)}: a rank test needs {fewest} a side to be able to say differs", (
+            f"Run the Try it with ROUNDS of at least {fewest}, and copy its lists.")
+    verdict = judge(cold, warm)
+    answer = said.strip().lower() if isinstance(said, str) else ""
+    given = next((o for o in OUTCOMES if answer.startswith(o)), None)
+    seen = f"the judge says of your samples: {verdict.says()}; JUDGE_SAID is {said!r}"
+    if given is None:
+        return False, seen, f"JUDGE_SAID is one of {', '.join(map(repr, OUTCOMES))}: the outcome the judge gave."
+    ok = given == verdict.outcome
+    return ok, seen, "" if ok else ("Answer with what the judge says of your own samples, not what you expected: "
+                                    "'no difference' and 'cannot tell' are answers too.")
+
+
+@hint(COPY_HINT)
+@judged_by(_said)
+def answer_is_what_your_run_shows(mod):
+    """JUDGE_SAID is what the judge says of your COLD_MS against your WARM_MS"""
+    return {"cold": getattr(mod, "COLD_MS", None), "warm": getattr(mod, "WARM_MS", None),
+            "said": getattr(mod, "JUDGE_SAID", None)}
+
+
+CHECKS = (warms_what_is_served, answers_stay_right, measures_both_first_requests, answer_is_what_your_run_shows)

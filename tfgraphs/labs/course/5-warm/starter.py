@@ -67,18 +67,40 @@ def first_request_seconds(w, batch, warm):
 # %% [markdown]
 # ## Try it
 #
-# The first request of a fresh session, cold and after warm_up(), on a batch of 200 images. Try 2000.
+# The first request of a session, cold and after warm_up(), on a batch of 200 images (try 2000). The first session of
+# the process also pays the process's own start-up, so it is run once and thrown away. Then cold and warm alternate,
+# ROUNDS of each, so that a change of the machine's load falls on both alike, and the judge compares the two lists.
 
 # %%
 if __name__ == "__main__":   # in the notebook and `python starter.py`, not when the checker imports this file
+    from tfgraphs.records.judge import judge
+
+    BATCH, ROUNDS = 200, 8
     rng = np.random.default_rng(0)
-    w, batch = rng.random((3, 3, 1, 6)), rng.random((200, 32, 32, 1))
+    w, batch = rng.random((3, 3, 1, 6)), rng.random((BATCH, 32, 32, 1))
     try:
-        cold = first_request_seconds(w, batch, warm=False)
-        warmed = first_request_seconds(w, batch, warm=True)
-        print(f"first request: {cold * 1e3:.1f} ms cold, {warmed * 1e3:.1f} ms after warm_up")
+        first_request_seconds(w, batch, warm=False)   # thrown away: the process's start-up is not the executor's
+        cold, warm = [], []
+        for _ in range(ROUNDS):
+            cold.append(round(first_request_seconds(w, batch, warm=False) * 1e3, 3))
+            warm.append(round(first_request_seconds(w, batch, warm=True) * 1e3, 3))
+        print(f"COLD_MS = {cold}")
+        print(f"WARM_MS = {warm}")
+        print(f"first request, cold against warm: {judge(cold, warm).says()}")
     except NotImplementedError:
         print("warm_up or first_request_seconds: not written yet")
+
+# %% [markdown]
+# ## Your run
+#
+# Copy the two lists the Try it printed, and the outcome the judge gave them: "differs", "no difference" or "cannot
+# tell". The check judges these samples itself and accepts the outcome it finds, whichever it is.
+
+# %%
+COLD_MS = []      # TODO: the Try it's COLD_MS list, in ms
+WARM_MS = []      # TODO: the Try it's WARM_MS list, in ms
+JUDGE_SAID = ""   # TODO: what the judge said of them: "differs", "no difference" or "cannot tell"
+
 
 # %% [markdown]
 # ## Check
