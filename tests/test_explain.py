@@ -15,7 +15,7 @@ from tfgraphs.fileio import write_doc
 from tfgraphs.records.explain import attribute, attributions
 from tfgraphs.records.results import Results
 from tfgraphs.records.rows import Measurement, Row
-from tfgraphs.records.stats import first_runs
+from tfgraphs.records.judge import judge
 from tfgraphs.spec import network
 from tfgraphs.worker.sessions import session_config
 
@@ -113,14 +113,21 @@ def make_row(variant, preset, excess_s, later=1.0, spread=0.0, trials=3):
                                                  graph_bytes=100) for o in offsets], preset=preset)
 
 
+def old_range_rule(a, b):
+    """The rule the judge replaced, kept here only to show what it got wrong: a difference of medians beyond the
+    larger min-max range of the two sides, on 3 a side or more."""
+    wide = max(max(a) - min(a), max(b) - min(b))
+    return min(len(a), len(b)) >= 3 and abs(statistics.median(a) - statistics.median(b)) > wide
+
+
 def test_attribution_arithmetic(tmp_path, capfd):
     excesses = {"default": 10.0, "no-grappler": 6.0, "no-folding": 7.0, "bare": 2.0}
-    rows = [make_row("constant", p, e, spread=0.2) for p, e in excesses.items()]
-    rows += [make_row("placeholder", p, 2.0, spread=0.2) for p in excesses]
+    rows = [make_row("constant", p, e, spread=0.2, trials=4) for p, e in excesses.items()]
+    rows += [make_row("placeholder", p, 2.0, spread=0.2, trials=4) for p in excesses]
     (a,) = attributions(rows)
     assert a == pytest.approx({"variant": "constant", "excess_s": 10.0, "grappler_s": 4.0, "folding_s": 3.0,
                                "rest_s": 2.0, "interaction_s": 1.0})
-    report = Results("explain", {"batch": 10, "dtype": "float64", "runs": 3, "trials": 3, "seed": 0},
+    report = Results("explain", {"batch": 10, "dtype": "float64", "runs": 3, "trials": 4, "seed": 0},
                     tuple(rows), extra={"attribution": [a]})
     path = tmp_path / "hand.json"
     write_doc(report.to_dict(), path)
@@ -128,17 +135,19 @@ def test_attribution_arithmetic(tmp_path, capfd):
     assert proc.returncode == 0, proc.stderr
     said = words(proc.stdout)
     assert "Where the first run's excess goes (s)" in said
-    # Grappler and folding are each a difference of two presets' first runs, beyond both spreads: a share each. The
-    # rest and the interaction are no single difference, so they get no share.
-    assert "constant 10.0 4.00 (40%) 3.00 (30%) 2.00 1.00 Times in s." in said
-    assert ("the largest part beyond the spread of its first-run excesses (200.0 ms, n=3 and n=3) is Grappler."
-            in said)
-    assert "interaction term" not in said and "none is judged" not in said
+    # Grappler and folding are each a difference of two presets' first runs, told apart on 4 a side: a share each,
+    # with the judge's interval over the excess. The rest and the interaction are no single difference: no share.
+    assert "constant 10.0 4.00 (40%, 95% CI 38% to 42%) 3.00 (30%, 95% CI 28% to 32%) 2.00" in said
+    assert ("the largest part whose presets' first-run excesses differ is Grappler (default against no-grappler: "
+            "differs (4.00 s, 95% CI 3.80 s to 4.20 s; n=4 and 4, p=0.029)).") in said
+    assert "interaction term" not in said and "no part is told apart" not in said
     assert ("With both optimizers off, constant's first-run excess (2.00 s) against placeholder's (2.00 s): no "
-            "difference resolved against the spread of first-run excesses (200.0 ms, n=3 and n=3); what remains is "
+            "difference beyond 500.0 ms (0.0 ms, 95% CI -200.0 ms to 200.0 ms; n=4 and 4, p=1); what remains is "
             "about what the fed graph's first run pays too.") in said
-    assert ("placeholder: the first run's excess was 2.00 s with no-grappler, 2.00 s with no-folding, 2.00 s with "
-            "bare, against 2.00 s by default: no difference resolved by these first runs (within their spread") in said
+    assert ("placeholder: the first run's excess over the later runs, against 2.00 s by default: 2.00 s with "
+            "no-grappler, no difference beyond 500.0 ms (0.0 ms, 95% CI -200.0 ms to 200.0 ms; n=4 and 4, p=1)"
+            ) in said
+    assert "spread" not in said
 
 
 def test_one_first_run_per_preset_judges_no_part(tmp_path):
@@ -147,16 +156,18 @@ def test_one_first_run_per_preset_judges_no_part(tmp_path):
     rows += [make_row("placeholder", p, 2.0 if p == "default" else 5.0, trials=1) for p in excesses]
     text = explain_text(rows)
     assert ("constant: of the 10.00 s the first run paid over the later runs (default config), Grappler 4.00 s, "
-            "constant folding 3.00 s, the rest 2.00 s. Each part is a difference of first runs resting on 1 sample "
-            "per preset, so none is judged (--trials 3 judges them).") in text
-    assert "%" not in text and "largest part" not in text
-    assert ("With both optimizers off, constant's first-run excess (2.00 s) against placeholder's (5.00 s): each "
-            "rests on 1 first run (one per fresh worker), too few to call a difference (--trials 3 judges it).") in text
-    # 3.00 s against 6.00 s would be beyond any spread of one sample: with one sample a side no difference is called.
-    assert ("placeholder: the first run's excess over the later runs was 5.00 s with no-grappler, 5.00 s with "
-            "no-folding, 5.00 s with bare, against 2.00 s by default; each rests on 1 first run (one per fresh "
-            "worker), too few to call a difference (--trials 3 judges it).") in text
-    assert "no difference resolved" not in text and "beyond the spread" not in text
+            "constant folding 3.00 s, the rest 2.00 s; no part is told apart (each judged on the first-run excesses "
+            "of the two presets it is a difference of): Grappler (default against no-grappler) cannot tell with n=1 "
+            "and 1 (a rank test needs 4 a side) (4.00 s, no 95% CI at this n") in text
+    assert "run with --trials 4 or more." in text
+    assert "(40%" not in text and "largest part" not in text
+    assert ("With both optimizers off, constant's first-run excess (2.00 s) against placeholder's (5.00 s): cannot "
+            "tell with n=1 and 1 (a rank test needs 4 a side) (-3.00 s, no 95% CI at this n") in text
+    # 3.00 s against 6.00 s on one sample a side: the judge cannot tell, and no difference is called either way.
+    assert ("placeholder: the first run's excess over the later runs, against 2.00 s by default: 5.00 s with "
+            "no-grappler, cannot tell with n=1 and 1 (a rank test needs 4 a side) (3.00 s, no 95% CI at this "
+            "n") in text
+    assert "differs" not in text and "no difference" not in text and "--trials 3" not in text
 
 
 def test_rows_without_fresh_worker_first_runs_get_no_first_run_sentence():
@@ -166,14 +177,14 @@ def test_rows_without_fresh_worker_first_runs_get_no_first_run_sentence():
     rows += [Row(variant="placeholder", preset=p, first_run_s=3.0, runs_s=(1.0, 1.0, 1.0), graph_bytes=100)
              for p in ("default", "bare")]
     text = explain_text(rows, {"status": "ok", "variant": "placeholder", "runs_s": [2.9, 3.0, 3.1]})
-    for gone in ("of the", "first run's excess", "no difference resolved", "With both optimizers off",
-                 "single-threaded"):
+    for gone in ("of the", "first run's excess", "cannot tell", "With both optimizers off", "single-threaded"):
         assert gone not in text
 
 
 def test_no_excess_no_part_is_real(tmp_path, capfd):
-    rows = [make_row("constant", p, 0.0, spread=0.2) for p in ("default", "no-grappler", "no-folding", "bare")]
-    report = Results("explain", {"batch": 10, "dtype": "float64", "runs": 3, "trials": 3, "seed": 0},
+    rows = [make_row("constant", p, 0.0, spread=0.2, trials=5)
+            for p in ("default", "no-grappler", "no-folding", "bare")]
+    report = Results("explain", {"batch": 10, "dtype": "float64", "runs": 3, "trials": 5, "seed": 0},
                     tuple(rows), extra={"attribution": attributions(rows)})
     path = tmp_path / "zero.json"
     write_doc(report.to_dict(), path)
@@ -181,25 +192,58 @@ def test_no_excess_no_part_is_real(tmp_path, capfd):
     assert proc.returncode == 0, proc.stderr
     said = words(proc.stdout)
     assert "constant: of the 0.0 ms the first run paid over the later runs (default config)," in said
-    assert "; no part exceeds the spread of the first runs it is a difference of (n=3 per preset)." in said
-    assert "largest part" not in said and "%" not in said.split("What this run shows:")[1]
+    # An excess of zero leaves no size for "no difference beyond": the judge cannot tell, on 5 a side too, and a
+    # share of nothing is given for no part.
+    assert ("; no part is told apart (each judged on the first-run excesses of the two presets it is a difference "
+            "of): Grappler (default against no-grappler) cannot tell with n=5 and 5 (0.0 ms, 95% CI") in said
+    assert "largest part" not in said and "0%" not in said.split("What this run shows:")[1]
+    assert "run with --trials" not in said
     assert "constant default 1.00 1.00 0 100" in said
 
 
-def test_each_variant_judged_by_its_own_spread():
-    # constant's first runs spread over 3 s; placeholder's over 0.1 s, and its 1.1 s difference is judged by that.
-    noisy = [make_row("constant", p, 29.0, spread=3.0) for p in ("default", "bare")]
+def test_three_first_runs_a_side_cannot_tell_where_the_range_rule_called_a_difference():
+    # explain at 3 a side said "beyond the spread" where compare said "do not differ": both now ask the judge.
+    # placeholder's 1.1 s difference is beyond its 0.1 s range of first runs, the old rule's "real".
     fed = [make_row("placeholder", "default", 0.1, later=2.4, spread=0.1),
            make_row("placeholder", "bare", 1.2, later=2.4, spread=0.1)]
-    report = Results("explain", {"batch": 10, "dtype": "float64", "runs": 3, "trials": 3, "seed": 0},
-                    tuple(noisy + fed), extra={"attribution": []})
-    text = words(" ".join(sentences(report)))
-    assert ("placeholder: the first run's excess was 1.20 s with bare, against 100.0 ms by default, beyond the "
-            "spread of first-run excesses (100.0 ms, n=3 and n=3).") in text
-    assert "placeholder: the first run's excess was 1.20 s with bare, against 100.0 ms by default: no" not in text
-    assert ("constant: the first run's excess was 29.00 s with bare, against 29.00 s by default: no difference "
-            "resolved by these first runs (within their spread, 3.00 s (n=3 and n=3)).") in text
-    assert "constant: the first run's excess was 29.00 s with bare, against 29.00 s by default, beyond" not in text
+    bare, default = (r.first_run_excesses_s for r in reversed(fed))
+    assert old_range_rule(bare, default)
+    text = words(" ".join(sentences(Results("explain", {"batch": 10, "dtype": "float64", "runs": 3, "trials": 3},
+                                            tuple(fed), extra={"attribution": []}))))
+    assert ("placeholder: the first run's excess over the later runs, against 100.0 ms by default: 1.20 s with "
+            "bare, cannot tell with n=3 and 3 (a rank test needs 4 a side) (1.10 s, no 95% CI at this n; p=0.1); "
+            "run with --trials 4 or more.") in text
+    assert "differs" not in text and "beyond" not in text
+
+
+def test_four_first_runs_a_side_that_do_not_overlap_differ_with_their_interval():
+    fed = [make_row("placeholder", "default", 0.1, later=2.4, spread=0.1, trials=4),
+           make_row("placeholder", "bare", 1.2, later=2.4, spread=0.1, trials=4)]
+    text = words(" ".join(sentences(Results("explain", {"batch": 10, "dtype": "float64", "runs": 3, "trials": 4},
+                                            tuple(fed), extra={"attribution": []}))))
+    assert ("placeholder: the first run's excess over the later runs, against 100.0 ms by default: 1.20 s with "
+            "bare, differs (1.10 s, 95% CI 1.00 s to 1.20 s; n=4 and 4, p=0.029).") in text
+
+
+def test_one_outlier_among_four_does_not_differ():
+    # Medians 1.0 s apart, but one default worker's first run lies among bare's: the samples overlap.
+    def row(preset, excesses):
+        return Row.from_trials("placeholder", [Measurement(first_run_s=1.0 + e, runs_s=(1.0,)) for e in excesses],
+                               preset=preset)
+    rows = [row("default", (0.10, 0.11, 0.12, 1.15)), row("bare", (1.10, 1.12, 1.14, 1.16))]
+    verdict = judge(rows[1].first_run_excesses_s, rows[0].first_run_excesses_s, scale="shift")
+    assert not verdict.differs
+    text = words(" ".join(sentences(Results("explain", {"batch": 10, "dtype": "float64", "runs": 1, "trials": 4},
+                                            tuple(rows), extra={"attribution": []}))))
+    assert "with bare, cannot tell with n=4 and 4 (" in text and "differs" not in text
+
+
+def test_no_difference_is_not_said_on_three_a_side():
+    # Identical first runs, 3 a side: the interval is unbounded, so "no difference" is not said.
+    same = [make_row("placeholder", p, 1.0, spread=0.0) for p in ("default", "bare")]
+    text = words(" ".join(sentences(Results("explain", {"batch": 10, "dtype": "float64", "runs": 3, "trials": 3},
+                                            tuple(same), extra={"attribution": []}))))
+    assert "no difference" not in text and "cannot tell with n=3 and 3" in text
 
 
 def test_attribution_needs_every_preset():
@@ -238,19 +282,22 @@ def explain_text(rows, single=None):
 
 def test_folding_share_beside_one_single_threaded_evaluation():
     single = {"status": "ok", "variant": "placeholder", "runs_s": [5.9, 6.0, 6.1]}
-    # Switching folding off changed the first run by 6 s, beyond the 0.2 s spread of either preset's first runs.
-    rows = four_presets({"default": 10.0, "no-grappler": 9.0, "no-folding": 4.0, "bare": 1.0}, spread=0.2)
+    # Switching folding off changed the first run by 6 s, 4 fresh workers a side that do not overlap.
+    rows = four_presets({"default": 10.0, "no-grappler": 9.0, "no-folding": 4.0, "bare": 1.0}, spread=0.2, trials=4)
     text = explain_text(rows, single)
-    assert ("constant: switching constant folding off changed the first run by 6.00 s (n=3 and n=3 first runs, "
-            "beyond their spread of 200.0 ms); one single-threaded evaluation of the network took 6.00 s (median of "
-            "3, placeholder, one intra-op and one inter-op thread).") in text
+    assert ("constant: switching constant folding off changed the first run by 6.00 s (first-run excesses, default "
+            "against no-folding: differs (6.00 s, 95% CI 5.80 s to 6.20 s; n=4 and 4, p=0.029)); one "
+            "single-threaded evaluation of the network took 6.00 s (median of 3, placeholder, one intra-op and one "
+            "inter-op thread).") in text
     assert "common-subexpression elimination" in text
     assert "took 2.00 s (median of 3" in explain_text(rows, {**single, "runs_s": [1.9, 2.0, 2.1]})
     assert "single-threaded" not in explain_text(rows, {"status": "failed", "error": "boom"})
-    # Folding's part within the spread of the first runs it is a difference of: nothing to set beside the evaluation.
-    within = four_presets({"default": 10.0, "no-grappler": 9.0, "no-folding": 9.9, "bare": 1.0}, spread=0.2)
+    # Folding's part not told apart from no change: nothing to set beside the evaluation.
+    within = four_presets({"default": 10.0, "no-grappler": 9.0, "no-folding": 9.9, "bare": 1.0}, spread=0.2, trials=4)
     assert "single-threaded" not in explain_text(within, single)
-    # One first run per preset judges no part, so no part is set beside it either.
+    # Three first runs a preset, however far apart, tell no part apart, so none is set beside it either.
+    three = four_presets({"default": 10.0, "no-grappler": 9.0, "no-folding": 4.0, "bare": 1.0}, spread=0.2)
+    assert "single-threaded" not in explain_text(three, single)
     once = four_presets({"default": 10.0, "no-grappler": 9.0, "no-folding": 4.0, "bare": 1.0}, trials=1)
     assert "single-threaded" not in explain_text(once, single)
 
@@ -260,34 +307,37 @@ def test_interaction_is_tabled_with_its_sign_and_never_judged(bare, interaction)
     from tfgraphs.render.explain import attribution_table
 
     # interaction = excess - grappler - folding - rest = 10 - 1 - 6 - bare.
-    rows = four_presets({"default": 10.0, "no-grappler": 9.0, "no-folding": 4.0, "bare": bare})
+    rows = four_presets({"default": 10.0, "no-grappler": 9.0, "no-folding": 4.0, "bare": bare}, trials=4)
     extra = {"attribution": attributions(rows)}
     assert extra["attribution"][0]["interaction_s"] == pytest.approx(float(interaction))
-    table, legend, _ = attribution_table(Results("explain", {"batch": 10, "dtype": "float64", "trials": 3},
+    table, legend, _ = attribution_table(Results("explain", {"batch": 10, "dtype": "float64", "trials": 4},
                                                 tuple(rows), extra=extra))
-    # No two presets' first runs differ by the interaction, so it has no spread of first runs and gets no share.
+    # No two presets' first runs differ by the interaction, so no verdict bounds a share of it.
     ((_, _, grappler, _, _, inter),) = table.rows
-    assert inter == interaction and grappler == "1.00 (10%)"
+    assert inter == interaction and grappler == "1.00 (10%, 95% CI 10% to 10%)"
     assert ("negative when switching both off saves less than the sum of switching each off (the parts overlap), "
             "positive when it saves more") in legend
-    # The sentence gives the interaction as a number, never judged: no spread of first runs belongs to it.
+    # The sentence gives the interaction as a number, never judged: no two presets' first runs belong to it.
     text = explain_text(rows)
     negative = str(interaction).startswith("-")
     assert f"(interaction {'-' if negative else ''}2.00 s, not judged)" in text
     assert ("they overlap." if negative else "they leave a part unexplained.") in text
 
 
-def test_a_share_within_its_spread_is_given_as_a_range():
-    # Grappler's part (0.1 s) is within the 0.4 s spread of its first runs: no single percentage for it.
+def test_a_share_is_given_with_the_judges_interval_or_not_at_all():
+    # Grappler's part (0.1 s) on first runs 0.4 s wide, 4 a side: its share's interval runs below zero.
     text = explain_text(four_presets({"default": 10.0, "no-grappler": 9.9, "no-folding": 4.0, "bare": 3.9},
-                                     spread=0.4))
-    assert "Grappler 100.0 ms (-3% to 5%)" in text
-    assert "constant folding 6.00 s (60%)" in text
-    assert "the largest part beyond the spread of its first-run excesses (400.0 ms, n=3 and n=3) is constant folding" in text
-    spread_04 = first_runs((9.8, 10.0, 10.2), (9.7, 9.9, 10.1))
-    assert share_text(0.1, 10.0, spread_04) == "-3% to 5%"
-    # The verdict is the samples': a part of 1 s is a share when its first runs differ beyond both spreads.
-    assert share_text(1.0, 10.0, first_runs((9.8, 10.0, 10.2), (8.8, 9.0, 9.2))) == "10%"
-    # Fewer than three first runs a side, or no pair of presets at all: no share, not even a range.
-    assert share_text(1.0, 10.0, first_runs((9.8, 10.0), (8.8, 9.0, 9.2))) is None
+                                     spread=0.4, trials=4))
+    assert "Grappler 100.0 ms (1%, 95% CI -3% to 5%)" in text
+    assert "constant folding 6.00 s (60%, 95% CI 56% to 64%)" in text
+    assert ("the largest part whose presets' first-run excesses differ is constant folding (default against "
+            "no-folding: differs (6.00 s, 95% CI 5.60 s to 6.40 s; n=4 and 4, p=0.029))") in text
+    overlapping = judge((9.8, 10.0, 10.2, 10.4), (9.7, 9.9, 10.1, 10.3), scale="shift")
+    assert share_text(0.1, 10.0, overlapping) == "1%, 95% CI -5% to 7%"
+    assert share_text(1.0, 10.0, judge((9.8, 10.0, 10.2, 10.4), (8.8, 9.0, 9.2, 9.4), scale="shift")) == (
+        "10%, 95% CI 4% to 16%")
+    # Three first runs a side, even far apart as the old range rule's share was given on: no interval bounds it.
+    three = judge((9.8, 10.0, 10.2), (8.8, 9.0, 9.2), scale="shift")
+    assert old_range_rule((9.8, 10.0, 10.2), (8.8, 9.0, 9.2)) and not three.bounded
+    assert share_text(1.0, 10.0, three) is None
     assert share_text(1.0, 10.0, None) is None

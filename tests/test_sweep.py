@@ -6,6 +6,8 @@ interpreter.
 """
 
 import json
+from dataclasses import replace
+import statistics
 import subprocess
 import sys
 
@@ -15,10 +17,11 @@ import pytest
 import fakes
 from conftest import run_cli, run_main, words
 from tfgraphs.findings import sweep as growth
+from tfgraphs.findings.sweep_answer import answer as sweep_answer
 from tfgraphs.jobs import runner, sweep
 from tfgraphs.records import sweep as fits
 from tfgraphs.records.results import Results
-from tfgraphs.records.rows import Row
+from tfgraphs.records.rows import Measurement, Row
 from tfgraphs.records.schema import SCHEMA
 from tfgraphs.render.sweep import render as render_sweep
 from tfgraphs.spec import network
@@ -102,6 +105,97 @@ def test_slope_sentence_claims_no_residual_only_from_three_points(points, residu
     fit = fits.Fit("constant", 8192, 900, 262143, residual, points)
     said = growth._slope_sentence(fit, "float64", 40)
     assert says in said and ("no residual" in said) == (points >= 3 and residual == 0)
+
+
+def point(batch, firsts, peak=None, variant="placeholder"):
+    """One sweep point of len(firsts) fresh workers, each with its own first run, later runs and peak memory."""
+    peaks = peak or [100 * 2**20 + batch] * len(firsts)
+    later = batch * 1e-5   # later runs that grow with the batch, one median per worker
+    trials = [Measurement(first_run_s=f, runs_s=(later, later), graph_bytes=450, peak_rss_bytes=p)
+              for f, p in zip(firsts, peaks)]
+    return replace(Row.from_trials(variant, trials), batch=batch)
+
+
+def growth_report(*rows, dtype="float32"):
+    config = {"batches": sorted({r.batch for r in rows}), "dtype": dtype, "runs": 2, "variants": ["placeholder"]}
+    return Results("sweep", config, rows, extra={"fit": [f.to_dict() for f in fits.fit_all(rows, ["placeholder"])],
+                                                 "tf_error": None})
+
+
+def said(report):
+    return words(" ".join(growth.sentences(report)) + " " + " ".join(sweep_answer(report)))
+
+
+def old_range_rule(a, b):
+    """The rule the judge replaced, kept only to show what it got wrong: medians apart by more than the larger
+    min-max range of the two sides (0 for one sample, so any two single points 'differed')."""
+    wide = max(max(a) - min(a), max(b) - min(b))
+    return abs(statistics.median(a) - statistics.median(b)) > wide
+
+
+def test_one_worker_a_point_is_no_trend():
+    # A real sweep printed "From batch 250 to 1,000 (4x the data) placeholder's first run went from 246.9 ms to
+    # 114.5 ms (0.464x)" on one worker a point: a trend on one sample a side.
+    lo, hi = point(250, [0.2469]), point(1000, [0.1145])
+    assert old_range_rule(hi.first_runs_s, lo.first_runs_s)
+    text = said(growth_report(lo, hi))
+    assert ("From batch 250 to 1,000 (4x the data), placeholder's first run was 246.9 ms and 114.5 ms: cannot tell "
+            "with n=1 and 1 (a rank test needs 4 a side)") in text
+    assert ("placeholder: first run 246.9 ms at batch 250, 114.5 ms at 1,000: cannot tell with n=1 and 1 (a rank "
+            "test needs 4 a side)") in text
+    assert "went from" not in text and "0.464x" not in text and "differs" not in text
+    assert "run with --trials 4 or more" in text
+
+
+def test_a_change_between_batches_is_stated_only_where_the_judge_finds_it():
+    lo = point(250, [0.24, 0.25, 0.26, 0.27])
+    hi = point(1000, [0.11, 0.12, 0.13, 0.14])
+    text = said(growth_report(lo, hi))
+    assert ("From batch 250 to 1,000 (4x the data), placeholder's first run went from 255.0 ms to 125.0 ms: differs "
+            "(x0.49, 95% CI x0.41 to x0.58; n=4 and 4, p=0.029)") in text
+    # Overlapping first runs, 4 a side: no trend, however far apart the medians are.
+    wide = point(1000, [0.11, 0.12, 0.13, 0.30])
+    text = said(growth_report(lo, wide))
+    assert "first run went from" not in text and "first run was 255.0 ms and 125.0 ms: cannot tell with n=4 and 4" in text
+    # Three a side never differ, even apart.
+    text = said(growth_report(point(250, [0.24, 0.25, 0.26]), point(1000, [0.11, 0.12, 0.13])))
+    assert "first run went from" not in text and "cannot tell with n=3 and 3 (a rank test needs 4 a side)" in text
+
+
+def test_peak_memory_growth_is_a_finding_only_where_the_peaks_differ():
+    example = network.example_bytes("float32")
+    lo_batch, hi_batch = 1000, 5000
+    base = 100 * 2**20
+    # One worker a point: the slope is not said as growth, the two peaks are, with the judge's verdict.
+    lo = point(lo_batch, [0.1], peak=[base])
+    hi = point(hi_batch, [0.2], peak=[base + 4000 * example])
+    text = said(growth_report(lo, hi))
+    assert "grew by" not in text and "x the bytes of each added example" not in text
+    assert ("placeholder's peak memory was 104.9 MB at batch 1,000 and 121.2 MB at batch 5,000: cannot tell with "
+            "n=1 and 1 (a rank test needs 4 a side)") in text
+    assert "no growth per example is given where the end points are not told apart; run with --trials 4" in text
+    # Four workers a point whose peaks do not overlap: the slope is growth, with the verdict it rests on.
+    lo = point(lo_batch, [0.1, 0.11, 0.12, 0.13], peak=[base + k for k in range(4)])
+    hi = point(hi_batch, [0.2, 0.21, 0.22, 0.23], peak=[base + 4000 * example + k for k in range(4)])
+    text = said(growth_report(lo, hi))
+    assert ("placeholder's peak memory grew by 1.0x the bytes of each added example (up to 121.2 MB at batch 5,000; "
+            "batch 5,000 against 1,000: differs (x1.16") in text
+
+
+def test_later_runs_against_the_fed_variant_are_judged_per_worker():
+    def pt(variant, batch, later, n):
+        trials = [Measurement(first_run_s=batch / 100, runs_s=(later, later), graph_bytes=450 if variant == "placeholder"
+                              else 450 + batch * 4096) for _ in range(n)]
+        return replace(Row.from_trials(variant, trials), batch=batch)
+    rows = tuple(pt(v, b, t * b, 1) for v, t in (("constant", 0.0001), ("placeholder", 0.001)) for b in (10, 20))
+    config = {"batches": [10, 20], "dtype": "float32", "runs": 2, "variants": ["constant", "placeholder"]}
+    report = Results("sweep", config, rows, extra={"fit": [f.to_dict() for f in fits.fit_all(rows, config["variants"])],
+                                                   "tf_error": None})
+    text = words(" ".join(growth.sentences(report)))
+    # Ten times faster on one worker a side is no finding: the old rule's "beyond a spread" was on two workers.
+    assert ("constant's later runs against placeholder's (each point's median later run, one per fresh worker): at "
+            "batch 10, cannot tell with n=1 and 1 (a rank test needs 4 a side)") in text
+    assert "beyond" not in text and "spread" not in text and "0.10x" not in text
 
 
 @pytest.fixture(scope="module")

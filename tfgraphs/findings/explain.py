@@ -4,23 +4,35 @@ import statistics
 
 from tfgraphs.findings import inside, remote as far
 from tfgraphs.findings.owngraph import slowest_ops
-from tfgraphs.findings.evidence import rests_on
-from tfgraphs.records.explain import LABELS, NEEDED, PARTS, is_remote, part_first_runs, placed, where
-from tfgraphs.records.stats import MIN_FIRST_RUNS, first_run_count, first_runs
+from tfgraphs.findings.evidence import judged, rests_on
+from tfgraphs.records.explain import (FROM_PRESETS, LABELS, NEEDED, PARTS, excesses_judged, is_remote,
+                                      part_first_runs, placed, where)
+from tfgraphs.records.judge import CANNOT_TELL, FEWEST, RANK_SUM
 from tfgraphs.spec.variants import VARIANTS
 from tfgraphs.units import fmt_s
 
 
-def share_text(part, total, judged):
-    """part as a % of total when it is real by the first-run rule; the range it may lie in when judged but not real;
-    None when there is no judgement (fewer than MIN_FIRST_RUNS first runs a side)."""
-    if part is None or not total or judged is None or not judged.judged:
+def share_text(part, total, verdict):
+    """part as a % of total with the 95% interval of the judge's verdict on it over total; None without a verdict,
+    when its first runs are too few to bound the interval, or when total is not positive."""
+    # A share of an excess that is not positive is no share of what the first run paid.
+    if part is None or total is None or total <= 0 or verdict is None or not verdict.bounded:
         return None
-    # The verdict is the first-run rule's, on the per-worker samples; the share is of the part as reported.
-    if judged.real:
-        return f"{100 * part / total:.0f}%"
-    lo, hi = sorted(((part - judged.spread) / total, (part + judged.spread) / total))
-    return f"{100 * lo:.0f}% to {100 * hi:.0f}%"
+    # The share is of the part as reported; its interval is the judge's, of the per-worker first-run excesses.
+    low, high = sorted((verdict.low / total, verdict.high / total))
+    return f"{part / total:.0%}, 95% CI {low:.0%} to {high:.0%}"
+
+
+def more_trials(*verdicts):
+    """'; run with --trials 4 or more' when a verdict could not tell for too few first runs a side, else ''."""
+    fewest = FEWEST[RANK_SUM]
+    short = any(v.outcome == CANNOT_TELL and min(v.n_a, v.n_b) < fewest for v in verdicts)
+    return f"; run with --trials {fewest} or more" if short else ""
+
+
+def _pair(part):
+    """'default against no-grappler': the two presets a part is the difference of."""
+    return " against ".join(FROM_PRESETS[part])
 
 
 def sentences(report):
@@ -37,7 +49,7 @@ def sentences(report):
         said.extend(_folding_against_single_thread(a, rows, single))
     said.extend(_remote_against_in_process(rows))
     said.extend(_bare_against_fed(rows))
-    said.extend(_no_difference(rows))
+    said.extend(_against_default(rows))
     said.extend(inside.trace_facts(seed_rows))
     said.extend(slowest_ops(rows))
     return said
@@ -45,92 +57,76 @@ def sentences(report):
 
 @rests_on("first_runs_s")
 def _attribution(a, rows):
-    """Where one variant's first-run excess went; a part is called real only by the first-run rule."""
+    """Where one variant's first-run excess went; a part is told apart only by the judge on its presets' first runs."""
     remote = is_remote(a, rows)
     group = placed(rows, a["variant"], remote)
     name, total = where(a["variant"], remote), a["excess_s"]
     if total is None or not group:
         return []
-    n = min(len(r.first_runs_s) for r in group)
     if a["grappler_s"] is None:
         return [f"{name}: the first run paid {fmt_s(total)} over the later runs under the default "
                 f"config; attributing it needs all of the presets {', '.join(NEEDED)}."]
-    judged = {k: part_first_runs(rows, a["variant"], k, remote) for k in PARTS}
+    verdicts = {k: part_first_runs(rows, a["variant"], k, total, remote) for k in FROM_PRESETS}
+    verdicts = {k: v for k, v in verdicts.items() if v is not None}
     parts = sorted(((a[k], k) for k in PARTS if k != "interaction_s"), reverse=True)
-    named = ", ".join(f"{LABELS[k]} {fmt_s(v)}" + (f" ({share_text(v, total, judged[k])})"
-                                                  if share_text(v, total, judged[k]) else "") for v, k in parts)
+    shares = {k: share_text(v, total, verdicts.get(k)) for v, k in parts}
+    named = ", ".join(f"{LABELS[k]} {fmt_s(v)}" + (f" ({shares[k]})" if shares[k] else "") for v, k in parts)
     line = f"{name}: of the {fmt_s(total)} the first run paid over the later runs (default config), {named}"
-    if n < MIN_FIRST_RUNS:
-        return [line + f". Each part is a difference of first runs resting on {n} sample{'s' if n != 1 else ''} "
-                       f"per preset, so none is judged (--trials {MIN_FIRST_RUNS} judges them)."]
-    real = [(v, k) for v, k in parts if judged[k] is not None and judged[k].real]
-    if real:
-        v, k = max(real, key=lambda vk: abs(vk[0]))
-        line += (f"; the largest part beyond the spread of its first-run excesses ({fmt_s(judged[k].spread)}, "
-                 f"{judged[k].samples}) is {LABELS[k]}.")
+    differ = [k for k, v in verdicts.items() if v.differs]
+    if differ:
+        k = max(differ, key=lambda p: abs(a[p]))
+        line += (f"; the largest part whose presets' first-run excesses differ is {LABELS[k]} ({_pair(k)}: "
+                 f"{verdicts[k].says(fmt_s)}).")
     else:
-        line += f"; no part exceeds the spread of the first runs it is a difference of (n={n} per preset)."
+        line += ("; no part is told apart (each judged on the first-run excesses of the two presets it is a "
+                 "difference of): "
+                 + "; ".join(f"{LABELS[k]} ({_pair(k)}) {v.says(fmt_s)}" for k, v in verdicts.items())
+                 + more_trials(*verdicts.values()) + ".")
     inter = a["interaction_s"]
     if inter:
-        # The interaction is a sum over four presets: no single spread judges it, so it is given as a number.
+        # The interaction is a sum over four presets: no two presets' first runs judge it, so it is given as a number.
         line += (f" The parts add up to {100 * (total - inter) / total:.0f}% of the excess (interaction "
                  f"{fmt_s(inter)}, not judged): " + ("they overlap." if inter < 0 else "they leave a part unexplained."))
-    return [line]
+    return [judged(line, *verdicts.values())]
 
 
 @rests_on("first_runs_s", "runs_s")
 def _folding_against_single_thread(a, rows, single):
-    """The constant-folding share beside one single-threaded evaluation, said only when folding changed the first
-    run by the first-run rule."""
+    """The constant-folding share beside one single-threaded evaluation, said only when the judge finds that
+    switching folding off changed the first run's excess."""
     if not single or single.get("status") != "ok" or a.get("folding_s") is None:
         return []
     remote = is_remote(a, rows)
-    judged = part_first_runs(rows, a["variant"], "folding_s", remote)
-    # Where the no-folding first run is no different, the share is the later run that folding removed, not a cost.
-    if judged is None or not judged.real:
+    verdict = part_first_runs(rows, a["variant"], "folding_s", a["excess_s"], remote)
+    # Where the no-folding first run is not told apart, the share is the later run that folding removed, not a cost.
+    if verdict is None or not verdict.differs:
         return []
     runs = single["runs_s"]
     one = statistics.median(runs)
-    return [f"{where(a['variant'], remote)}: switching constant folding off changed the first run by "
-            f"{fmt_s(a['folding_s'])} ({judged.samples} first runs, beyond their spread of {fmt_s(judged.spread)}); "
-            f"one single-threaded evaluation of the network took {fmt_s(one)} (median of {len(runs)}, "
-            f"{single['variant']}, one intra-op and one inter-op thread). The share also holds "
-            f"common-subexpression elimination, which L0 turns off too."]
+    return [judged(f"{where(a['variant'], remote)}: switching constant folding off changed the first run by "
+                   f"{fmt_s(a['folding_s'])} (first-run excesses, {_pair('folding_s')}: {verdict.says(fmt_s)}); "
+                   f"one single-threaded evaluation of the network took {fmt_s(one)} (median of {len(runs)}, "
+                   f"{single['variant']}, one intra-op and one inter-op thread). The share also holds "
+                   f"common-subexpression elimination, which L0 turns off too.", verdict)]
+
 
 @rests_on("first_runs_s", "runs_s")
-def _no_difference(rows):
-    """Each preset's first-run excess against the default's, by the first-run rule, on the same quantity the
-    attribution splits; with too few samples, the numbers."""
+def _against_default(rows):
+    """Each preset's first-run excess against the default's, as the judge finds it on the per-worker excesses the
+    attribution splits."""
     said = []
     defaults = {(r.variant, r.remote): r for r in rows if r.preset == "default" and r.ok}
     for (variant, remote), base in defaults.items():
         group = [r for r in placed(rows, variant, remote) if r.preset != "default" and r.ok]
-        name = where(variant, remote)
-        judged = {r.preset: first_runs(r.first_run_excesses_s, base.first_run_excesses_s) for r in group}
-        against = f"against {fmt_s(base.first_run_excess_s)} by default"
-        unjudged = [r for r in group if not judged[r.preset].judged]
-        if unjudged:
-            said.append(f"{name}: the first run's excess over the later runs was " + ", ".join(
-                f"{fmt_s(r.first_run_excess_s)} with {r.preset}" for r in unjudged) + f", {against}; each rests "
-                f"on {_samples(unjudged + [base])}, too few to call a difference (--trials {MIN_FIRST_RUNS} "
-                f"judges it).")
-        same = [r for r in group if judged[r.preset].judged and not judged[r.preset].real]
-        if same:
-            said.append(f"{name}: the first run's excess was " + ", ".join(
-                f"{fmt_s(r.first_run_excess_s)} with {r.preset}" for r in same) + f", {against}: no difference "
-                f"resolved by these first runs (within their spread, "
-                + ", ".join(f"{fmt_s(judged[r.preset].spread)} ({judged[r.preset].samples})" for r in same) + ").")
-        moved = [r for r in group if judged[r.preset].real]
-        if moved:
-            said.append(f"{name}: the first run's excess was " + ", ".join(
-                f"{fmt_s(r.first_run_excess_s)} with {r.preset}" for r in moved) + f", {against}, beyond the "
-                f"spread of first-run excesses ("
-                + ", ".join(f"{fmt_s(judged[r.preset].spread)}, {judged[r.preset].samples}" for r in moved) + ").")
+        if not group:
+            continue
+        whole = base.first_run_excess_s
+        verdicts = [excesses_judged(r, base, whole) for r in group]
+        said.append(judged(
+            f"{where(variant, remote)}: the first run's excess over the later runs, against {fmt_s(whole)} by "
+            f"default: " + "; ".join(f"{fmt_s(r.first_run_excess_s)} with {r.preset}, {v.says(fmt_s)}"
+                                     for r, v in zip(group, verdicts)) + more_trials(*verdicts) + ".", *verdicts))
     return said
-
-
-def _samples(rows):
-    return first_run_count(rows) + " (one per fresh worker)"
 
 
 @rests_on("first_runs_s", "runs_s")
@@ -141,25 +137,19 @@ def _bare_against_fed(rows):
     for remote in (False, True):
         bare = [r for r in rows if r.preset == "bare" and r.ok and r.variant in VARIANTS and r.remote == remote]
         fed = next((r for r in bare if VARIANTS[r.variant].fed_per_run), None)
-        if fed is None or not fed.first_run_excess_s or fed.first_run_excess_s <= 0:
+        if fed is None or fed.first_run_excess_s is None:
             continue
         for r in bare:
             if not VARIANTS[r.variant].embeds_data:
                 continue
-            e, f = r.first_run_excess_s, fed.first_run_excess_s
-            d = first_runs(r.first_run_excesses_s, fed.first_run_excesses_s)
-            head = (f"With both optimizers off, {where(r.variant, remote)}'s first-run excess ({fmt_s(e)}) against "
-                    f"{where(fed.variant, remote)}'s ({fmt_s(f)})")
-            if not d.judged:
-                said.append(f"{head}: each rests on {_samples([r, fed])}, too few to call a difference "
-                            f"(--trials {MIN_FIRST_RUNS} judges it).")
-            elif d.real:
-                said.append(f"{head}: {e / f:.1f}x, beyond the spread of first-run excesses ({fmt_s(d.spread)}, "
-                            f"{d.samples}).")
-            else:
-                said.append(f"{head}: no difference resolved against the spread of first-run excesses "
-                            f"({fmt_s(d.spread)}, {d.samples}); what remains is about what the fed graph's first run "
-                            f"pays too.")
+            verdict = excesses_judged(r, fed, fed.first_run_excess_s)
+            # Only a judged "no difference" leaves what the fed graph's first run pays too.
+            after = ("; what remains is about what the fed graph's first run pays too" if verdict.same else
+                     more_trials(verdict))
+            said.append(judged(
+                f"With both optimizers off, {where(r.variant, remote)}'s first-run excess "
+                f"({fmt_s(r.first_run_excess_s)}) against {where(fed.variant, remote)}'s "
+                f"({fmt_s(fed.first_run_excess_s)}): {verdict.says(fmt_s)}{after}.", verdict))
     return said
 
 

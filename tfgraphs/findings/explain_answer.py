@@ -1,10 +1,9 @@
 """explain's answer block: what the first run paid beyond the later runs, and what TensorFlow said it spent it on."""
 
-from tfgraphs.findings.evidence import rests_on
-from tfgraphs.findings.explain import share_text
+from tfgraphs.findings.evidence import judged, rests_on
+from tfgraphs.findings.explain import more_trials, share_text
 from tfgraphs.findings.inside import grouped
-from tfgraphs.records.explain import PARTS, is_remote, part_first_runs, placed, where
-from tfgraphs.records.stats import MIN_FIRST_RUNS, first_runs
+from tfgraphs.records.explain import FROM_PRESETS, PARTS, excesses_judged, is_remote, part_first_runs, placed, where
 from tfgraphs.units import fmt_s, join
 
 
@@ -25,7 +24,7 @@ def answer(report):
 
 @rests_on("first_runs_s", "runs_s")
 def _excess(a, rows):
-    """One variant's first-run excess, and its parts: the largest judged one, or each with why none is judged."""
+    """One variant's first-run excess, and its parts: the largest the judge tells apart, or each part's verdict."""
     remote = is_remote(a, rows)
     group = placed(rows, a["variant"], remote)
     if a["excess_s"] is None or not group:
@@ -33,18 +32,18 @@ def _excess(a, rows):
     line = f"{where(a['variant'], remote)}: the first run paid {fmt_s(a['excess_s'])} more than later runs"
     if a["grappler_s"] is None:
         return [line + "."] + _bare(group, where(a["variant"], remote))
-    n = min(len(r.first_runs_s) for r in group)
     # What each preset switched off saved, the interaction included, so the parts add up to the excess.
     parts = _in_one_unit([(SAVED[k], a[k]) for k in PARTS])
-    if n < MIN_FIRST_RUNS:
-        return [line + f"; {parts}; not judged on {n} first run{'s' if n != 1 else ''} a preset."]
-    judged = {k: part_first_runs(rows, a["variant"], k, remote) for k in PARTS}
-    real = [k for k in PARTS if k != "interaction_s" and judged[k] is not None and judged[k].real]
-    if not real:
-        return [line + f": {parts}; none stands out beyond the spread of first runs (n={n} a preset)."]
-    k = max(real, key=lambda p: abs(a[p]))
-    return [line + f"; the largest part beyond the spread: {SAVED[k]} {fmt_s(a[k])} "
-                   f"({share_text(a[k], a['excess_s'], judged[k])}, n={n} a preset)."]
+    verdicts = {k: part_first_runs(rows, a["variant"], k, a["excess_s"], remote) for k in FROM_PRESETS}
+    verdicts = {k: v for k, v in verdicts.items() if v is not None}
+    differ = [k for k, v in verdicts.items() if v.differs]
+    if not differ:
+        return [judged(line + f": {parts}; " + "; ".join(f"{SAVED[k]}: {v.says(fmt_s)}" for k, v in verdicts.items())
+                       + more_trials(*verdicts.values()) + ".", *verdicts.values())]
+    k = max(differ, key=lambda p: abs(a[p]))
+    share = share_text(a[k], a["excess_s"], verdicts[k])
+    return [judged(line + f"; the largest part told apart: {SAVED[k]} {fmt_s(a[k])} ("
+                   + (f"{share}; " if share else "") + f"{verdicts[k].says(fmt_s)}).", verdicts[k])]
 
 
 def _in_one_unit(named):
@@ -63,12 +62,10 @@ def _bare(group, name):
     default, bare = by.get("default"), by.get("bare")
     if default is None or bare is None:
         return []
-    d = first_runs(bare.first_run_excesses_s, default.first_run_excesses_s)
-    verdict = (f"{fmt_s(abs(d.delta))} {'less' if d.delta < 0 else 'more'}, beyond the spread ({d.samples})"
-               if d.real else f"not told apart on {d.samples} first runs" if not d.judged else
-               f"within the spread of first runs ({d.samples})")
-    return [f"{name}, every optimizer off (bare): the excess was {fmt_s(bare.first_run_excess_s)} against "
-            f"{fmt_s(default.first_run_excess_s)} by default, {verdict}."]
+    verdict = excesses_judged(bare, default, default.first_run_excess_s)
+    return [judged(f"{name}, every optimizer off (bare): the excess was {fmt_s(bare.first_run_excess_s)} against "
+                   f"{fmt_s(default.first_run_excess_s)} by default, {verdict.says(fmt_s)}{more_trials(verdict)}.",
+                   verdict)]
 
 
 @rests_on("first_run_inside", "logged_first_run_s")

@@ -2,8 +2,10 @@
 
 import numpy as np
 
-from tfgraphs.findings.evidence import rests_on
-from tfgraphs.records.stats import between
+from tfgraphs.findings.evidence import judged, rests_on
+from tfgraphs.findings.explain import more_trials
+from tfgraphs.records.judge import judge
+from tfgraphs.records.stats import median_or_none
 from tfgraphs.records.sweep import fits, one_regime
 from tfgraphs.spec import limits, network
 from tfgraphs.units import fmt_bytes, fmt_s
@@ -17,14 +19,31 @@ def series(report, variant):
     return sorted((r for r in report.rows if r.variant == variant and r.ok), key=lambda r: r.batch)
 
 
+def later_medians(row):
+    """Each ok trial's median later run: one sample per fresh worker, as a point's first runs are."""
+    return tuple(median_or_none(t.runs_s) for t in row.trials if t.status == "ok" and t.runs_s)
+
+
+def peaks(row):
+    """Each ok trial's peak resident memory: one sample per fresh worker."""
+    return tuple(t.peak_rss_bytes for t in row.trials if t.status == "ok" and t.peak_rss_bytes)
+
+
+def first_run_change(lo, hi):
+    """The judge on two points' first runs, the larger batch's against the smaller's, one per fresh worker."""
+    return judge(hi.first_runs_s, lo.first_runs_s)
+
+
 def peak_per_example(report, variant):
-    """Slope of peak resident memory against batch, in units of one example's bytes; None when the batches span too little."""
+    """(slope of peak resident memory against batch in units of one example's bytes, the judge's verdict on the peaks
+    of the largest batch against the smallest, those two rows); None when the batches span too little."""
     rows = one_regime([r for r in series(report, variant) if r.peak_rss_bytes])
     example = network.example_bytes(report.config["dtype"])
     if len(rows) < 2 or (rows[-1].batch - rows[0].batch) * example < PEAK_SPAN_BYTES:
         return None
     slope, _ = np.polyfit([float(r.batch) for r in rows], [float(r.peak_rss_bytes) for r in rows], 1)
-    return slope / example
+    # A slope is growth only where the points it runs between are told apart.
+    return slope / example, judge(peaks(rows[-1]), peaks(rows[0])), rows[0], rows[-1]
 
 
 def _times(q):
@@ -96,7 +115,7 @@ def _limit_sentence(probe):
             f"batch is the {limits.GRAPHDEF}, which this probe did not try." + _memory_clause(probe))
 
 
-@rests_on("runs_s")
+@rests_on("runs_s", "first_runs_s")
 def _against_fed(report):
     """Each embedding variant's median later run over the first fed variant's, batch by batch."""
     found = fits(report)
@@ -108,17 +127,20 @@ def _against_fed(report):
     for f in found:
         if f.bytes_per_example == 0:
             continue
-        # A ratio is given only where the later runs differ beyond both sides' spread.
-        pairs = [(r.batch, r.later_median_s / fed[r.batch].later_median_s, r.folded, between(r.runs_s, fed[r.batch].runs_s))
-                 for r in series(report, f.variant) if r.batch in fed and fed[r.batch].later_median_s]
+        # Each batch's later runs are judged on one median per fresh worker, as the points are measured.
+        pairs = [(r.batch, r.folded, judge(later_medians(r), later_medians(fed[r.batch])))
+                 for r in series(report, f.variant) if r.batch in fed]
         if pairs:
-            said.append(f"{f.variant}'s median later run over {base}'s: "
-                        + ", ".join((f"{q:.2f}x at batch {b:,} (beyond a spread of {fmt_s(d.spread)})" if d.real else
-                                     f"no measurable difference at batch {b:,} (spread {fmt_s(d.spread)})")
-                                    + (" (folded: the network was skipped)" if folded else "")
-                                    for b, q, folded, d in pairs) + ".")
+            said.append(judged(f"{f.variant}'s later runs against {base}'s (each point's median later run, one per "
+                               f"fresh worker): "
+                               + "; ".join(f"at batch {b:,}, {v.says()}"
+                                           + (" (folded: the network was skipped)" if folded else "")
+                                           for b, folded, v in pairs)
+                               + more_trials(*(v for _, _, v in pairs)) + ".", *(v for _, _, v in pairs)))
     if said:
-        said[-1] = said[-1][:-1] + " (`tfgraphs explain` shows what the first run and the optimizers do with X)."
+        last = said[-1]
+        said[-1] = judged(last[:-1] + " (`tfgraphs explain` shows what the first run and the optimizers do with X).",
+                          *last.verdicts)
     return said
 
 
@@ -141,6 +163,34 @@ def _boundary(rows, dtype):
                                 f"given for {rows[0].variant}: sweep more batches above the boundary."))]
 
 
+def _change(what, lo, hi, verdict, unit=fmt_s):
+    """'its first run went from A to B: differs (...)' only when the judge finds it did; else 'was A and B: ...'."""
+    moved = "went from {} to {}" if verdict.differs else "was {} and {}"
+    return f"{what} {moved.format(unit(lo), unit(hi))}: {verdict.says()}"
+
+
+@rests_on("first_runs_s", "runs_s")
+def _growth(variant, lo, hi):
+    """The first run and the median later run at the smallest and the largest batch of one regime, as judged."""
+    first, later = first_run_change(lo, hi), judge(later_medians(hi), later_medians(lo))
+    return [judged(f"From batch {lo.batch:,} to {hi.batch:,} ({_times(hi.batch / lo.batch)} the data), "
+                   + _change(f"{variant}'s first run", lo.first_run_s, hi.first_run_s, first) + "; "
+                   + _change("its median later run", lo.later_median_s, hi.later_median_s, later)
+                   + more_trials(first, later) + ".", first, later)]
+
+
+@rests_on("peak_rss_bytes")
+def _peak_growth(variant, lo, hi, *, per_example, verdict):
+    """Peak memory per added example, said as growth only where the judge tells the end points' peaks apart."""
+    if verdict.differs:
+        return [judged(f"{variant}'s peak memory grew by {per_example:.1f}x the bytes of each added example (up to "
+                      f"{fmt_bytes(hi.peak_rss_bytes)} at batch {hi.batch:,}; batch {hi.batch:,} against "
+                      f"{lo.batch:,}: {verdict.says()}).", verdict)]
+    return [judged(f"{variant}'s peak memory was {fmt_bytes(lo.peak_rss_bytes)} at batch {lo.batch:,} and "
+                  f"{fmt_bytes(hi.peak_rss_bytes)} at batch {hi.batch:,}: {verdict.says()}; no growth per example is "
+                  f"given where the end points are not told apart{more_trials(verdict)}.", verdict)]
+
+
 def sentences(report):
     """Sentences that hold for this sweep's numbers; each changes or disappears when they do not."""
     dtype = report.config["dtype"]
@@ -156,14 +206,10 @@ def sentences(report):
         rows = [r for r in one_regime(series(report, v)) if r.later_median_s is not None]
         if len(rows) < 2:
             continue
-        lo, hi = rows[0], rows[-1]
-        lo_later, hi_later = lo.later_median_s, hi.later_median_s
-        said.append(f"From batch {lo.batch:,} to {hi.batch:,} ({_times(hi.batch / lo.batch)} the data) {v}'s first "
-                    f"run went from {fmt_s(lo.first_run_s)} to {fmt_s(hi.first_run_s)} "
-                    f"({_times(hi.first_run_s / lo.first_run_s)}) and its median later run from {fmt_s(lo_later)} "
-                    f"to {fmt_s(hi_later)} ({_times(hi_later / lo_later)}).")
-        per_example = peak_per_example(report, v)
-        if per_example is not None:
-            said.append(f"{v}'s peak memory grew by {per_example:.1f}x the bytes of each added example "
-                        f"(up to {fmt_bytes(hi.peak_rss_bytes)} at batch {hi.batch:,}).")
+        said.extend(_growth(v, rows[0], rows[-1]))
+        peak = peak_per_example(report, v)
+        if peak is not None:
+            per_example, verdict, lo, hi = peak
+            # The verdict goes by keyword: rests_on checks each positional record for the evidence.
+            said.extend(_peak_growth(v, lo, hi, per_example=per_example, verdict=verdict))
     return [s for s in said if s]

@@ -1,7 +1,8 @@
 """sweep's answer block: how the graph grows with the batch, where 2 GiB stops it, and what the first run does."""
 
-from tfgraphs.findings.evidence import rests_on
-from tfgraphs.findings.sweep import series
+from tfgraphs.findings.evidence import judged, rests_on
+from tfgraphs.findings.explain import more_trials
+from tfgraphs.findings.sweep import first_run_change, series
 from tfgraphs.records.sweep import fits
 from tfgraphs.units import fmt_s
 
@@ -23,11 +24,12 @@ def _fit(fit):
             f"{fit.points} batches){limit}.")
 
 
-@rests_on("first_run_s")
+@rests_on("first_run_s", "first_runs_s")
 def _first_runs(rows):
-    """The first run at the smallest and the largest batch."""
+    """The first run at the smallest and the largest batch, and whether the judge tells them apart."""
     if len(rows) < 2:
         return []
     lo, hi = rows[0], rows[-1]
-    return [f"{lo.variant}: first run {fmt_s(lo.first_run_s)} at batch {lo.batch:,}, {fmt_s(hi.first_run_s)} at "
-            f"{hi.batch:,}."]
+    verdict = first_run_change(lo, hi)
+    return [judged(f"{lo.variant}: first run {fmt_s(lo.first_run_s)} at batch {lo.batch:,}, {fmt_s(hi.first_run_s)} "
+                   f"at {hi.batch:,}: {verdict.says()}{more_trials(verdict)}.", verdict)]

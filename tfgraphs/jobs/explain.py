@@ -7,7 +7,7 @@ from tfgraphs.jobs.plan import Plan
 from tfgraphs.jobs.trials import run_trials
 from tfgraphs.records.explain import attributions
 from tfgraphs.records.results import Results
-from tfgraphs.records.stats import MIN_FIRST_RUNS
+from tfgraphs.records.judge import FEWEST, RANK_SUM
 from tfgraphs.records.rows import EVIDENCE_FIELDS, Measurement, Row
 from tfgraphs.spec import common
 
@@ -21,8 +21,9 @@ class Config(compare.Config):
 
     variants: tuple = common.CHOSEN_VARIANTS.field(default=EXPLAINED)
     presets: tuple = common.CHOSEN_PRESETS.field()
-    # Three first runs a side is the least the first-run rule judges: explain's headline claims are such differences.
-    trials: int = common.TRIALS.field(default=MIN_FIRST_RUNS)
+    # Four first runs a side is the least at which the rank test can tell two presets apart: explain's headline
+    # claims are such differences.
+    trials: int = common.TRIALS.field(default=FEWEST[RANK_SUM])
 
     def to_dict(self):
         return {**super().to_dict(), "presets": list(self.presets)}

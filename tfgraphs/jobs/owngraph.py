@@ -11,7 +11,7 @@ from tfgraphs.jobs.trials import run_trials
 from tfgraphs.records.explain import attribute
 from tfgraphs.records.results import Results
 from tfgraphs.records.rows import Measurement, Row
-from tfgraphs.records.stats import MIN_FIRST_RUNS
+from tfgraphs.records.judge import FEWEST, RANK_SUM
 from tfgraphs.spec import common
 from tfgraphs.spec.owngraph import encode_feeds, encode_fetches
 from tfgraphs.spec.tasks import GraphTask
@@ -24,8 +24,8 @@ class Config:
 
     path: str = common.GRAPH_PATH.field()
     runs: int = common.RUNS.field()
-    # The least the first-run rule judges, as for the seed network.
-    trials: int = common.TRIALS.field(default=MIN_FIRST_RUNS)
+    # The least at which the rank test can tell two presets' first runs apart, as for the seed network.
+    trials: int = common.TRIALS.field(default=FEWEST[RANK_SUM])
     seed: int = common.SEED.field()
     presets: tuple = common.CHOSEN_PRESETS.field()
     tag: str = common.TAG.field()

@@ -19,7 +19,8 @@ class Config:
     batches: tuple = Option((500, 1000, 2000, 4000), batches, "comma-separated batches, at least two",
                             metavar="N,N,...").field()
     dtype: str = common.DTYPE.field()
-    # A median per point is enough here: a sweep is about growth, not run-to-run noise.
+    # A median per worker is enough for a point's later run; growth between points is judged on one sample per fresh
+    # worker, so the judge can tell two points apart only from --trials 4 on (one worker a point keeps the run short).
     runs: int = common.RUNS.field(default=5)
     trials: int = common.TRIALS.field()
     seed: int = common.SEED.field()

@@ -1,6 +1,6 @@
 """Split the first run's excess over the later runs into Grappler, classic constant folding and the rest."""
 
-from tfgraphs.records.stats import first_runs
+from tfgraphs.records.judge import MARGIN, judge
 from tfgraphs.spec.variants import VARIANTS
 
 PARTS = ("grappler_s", "folding_s", "rest_s", "interaction_s")
@@ -55,14 +55,22 @@ def is_remote(attribution, rows):
     return any(r.remote for r in rows if r.variant == attribution["variant"])
 
 
-def part_first_runs(rows, variant, part, remote=False):
-    """The first-run excesses, one per fresh worker, of the two presets a part is the difference of; None for the
-    rest and the interaction, or when a preset has no ok row."""
+def excesses_judged(a, b, whole):
+    """The judge on two rows' first-run excesses, one per fresh worker, as a shift in seconds (an excess may be 0 or
+    negative): 'no difference' means within a quarter of whole, the excess the difference is a part of."""
+    # A quarter, the judge's own margin for a ratio (x0.8 to x1.25), read as a share of the excess being split.
+    margin = abs(whole) * (MARGIN - 1) if whole else None
+    return judge(a.first_run_excesses_s, b.first_run_excesses_s, scale="shift", margin=margin)
+
+
+def part_first_runs(rows, variant, part, whole, remote=False):
+    """The judge's verdict on the two presets a part is the difference of (their first-run excesses, one per fresh
+    worker); None for the rest and the interaction, or when a preset has no ok row."""
     if part not in FROM_PRESETS:
         return None
     by = {r.preset: r for r in placed(rows, variant, remote) if r.ok}
     a, b = (by.get(p) for p in FROM_PRESETS[part])
-    return None if a is None or b is None else first_runs(a.first_run_excesses_s, b.first_run_excesses_s)
+    return None if a is None or b is None else excesses_judged(a, b, whole)
 
 
 def where(variant, remote):

@@ -6,6 +6,7 @@ from tfgraphs.findings.explain_answer import answer
 from tfgraphs.findings.explain import sentences, share_text
 from tfgraphs.findings.inside import grouped
 from tfgraphs.records.explain import LABELS, PARTS, is_remote, part_first_runs, where
+from tfgraphs.records.judge import FEWEST, RANK_SUM
 from tfgraphs.render.compare import header
 from tfgraphs.render.owngraph import graph_header
 from tfgraphs.render.page import WIDTH, failures, page, time_unit
@@ -46,16 +47,18 @@ def attribution_table(report):
         total, remote = a["excess_s"], is_remote(a, report.rows)
         cells = [where(a["variant"], remote), _in(total, scale)]
         for k in PARTS:
-            pct = share_text(a[k], total, part_first_runs(report.rows, a["variant"], k, remote))
+            pct = share_text(a[k], total, part_first_runs(report.rows, a["variant"], k, total, remote))
             cells.append(None if a[k] is None else _in(a[k], scale) + ("" if pct is None else f" ({pct})"))
         rows.append(tuple(cells) + ((_in(one, scale),) if single else ()))
     legend = (f"Times in {u}. Grappler = excess(default) - excess(no-grappler); constant folding = excess(default) - "
               "excess(no-folding), which also holds common-subexpression elimination (OptimizerOptions.L0 turns "
               "both off); the rest = excess(bare); interaction = excess - the three parts: negative when switching "
               "both off saves less than the sum of switching each off (the parts overlap), positive when it saves "
-              "more. A share is given only for a part that is a difference of two presets' first runs with at least 3 "
-              "fresh workers each (--trials 3): the share when the part exceeds both spreads of first runs, else the "
-              "range it may lie in.")
+              "more. A share is given only for a part that is a difference of two presets' first runs, one per fresh "
+              "worker: the part over the excess, with the 95% interval of the difference of those presets' "
+              "first-run excesses (Hodges-Lehmann, Mann-Whitney U) over the excess. Fewer than "
+              f"{FEWEST[RANK_SUM]} fresh workers a preset cannot bound that interval, so no share is given then "
+              f"(--trials {FEWEST[RANK_SUM]}).")
     if single:
         legend += (" 1-thread eval = the median later run of the network (placeholder) in a session with one intra-op "
                    "and one inter-op thread, its own worker: the classic folder evaluates a constant subgraph so.")

@@ -58,7 +58,9 @@ def fit_table(report):
     example = network.example_bytes(report.config["dtype"])
     rows = []
     for f in fits(report):
-        copies = peak_per_example(report, f.variant)
+        peak = peak_per_example(report, f.variant)
+        # The slope is shown only where the judge tells the end points' peaks apart; else it is no growth.
+        copies = peak[0] if peak is not None and peak[1].differs else None
         rows.append((f.variant, fmt_int(f.bytes_per_example), fmt_int(example), fmt_int(f.overhead_bytes),
                      fmt_int(f.max_residual_bytes), _limits_cell(f, report.config["dtype"]),
                      str(f.points), None if copies is None else f"{copies:.1f}"))
@@ -68,8 +70,9 @@ def fit_table(report):
               "TensorFlow accepts at creation; GraphDef = the largest N with "
               f"a*N + b < 2 GiB ({limits.GRAPHDEF_LIMIT:,} bytes), which can be serialized; one number when both "
               "agree. peak RSS / example = slope of peak memory against "
-              "batch, in units of one example's bytes (shown when the batches span at least "
-              f"{fmt_bytes(PEAK_SPAN_BYTES)} of data).")
+              "batch, in units of one example's bytes, shown when the batches span at least "
+              f"{fmt_bytes(PEAK_SPAN_BYTES)} of data and the peaks of the largest and the smallest batch (one per "
+              "fresh worker) differ by a rank test (Mann-Whitney U, 4 a side at least).")
     table = Table(("variant", "a", "one example", "b", "residual", "max batch: tensor / GraphDef", "points",
                    "peak RSS / example"), tuple(rows))
     return table, legend
