@@ -150,14 +150,59 @@ def test_feeds_from_aligned_and_unaligned_buffers(tmp_path):
     assert "placeholder: feeding X from data 8 bytes past a 64-byte boundary took" in words(proc.stdout)
 
 
+def _alignment(aligned_s, unaligned_s):
+    cases = (Case("aligned feed", seconds=float(np.median(aligned_s)), runs_s=tuple(aligned_s), address_mod_64=0,
+                  copy_s=0.004),
+             Case("unaligned feed", seconds=float(np.median(unaligned_s)), runs_s=tuple(unaligned_s),
+                  address_mod_64=8, copy_s=0.004))
+    return " ".join(execution.feed_alignment(LessonRun("feed-alignment", "placeholder", cases=cases)))
+
+
 def test_a_copy_is_said_only_beside_a_measured_difference():
-    cases = (Case("aligned feed", seconds=0.001, runs_s=(0.0009, 0.001, 0.0011), address_mod_64=0, copy_s=0.004),
-             Case("unaligned feed", seconds=0.003, runs_s=(0.0029, 0.003, 0.0031), address_mod_64=8, copy_s=0.004))
-    said = " ".join(execution.feed_alignment(LessonRun("feed-alignment", "placeholder", cases=cases)))
-    assert "3.0x, beyond a spread of 0.2 ms. One NumPy copy of X takes 4.0 ms here" in said
-    same = (cases[0], replace(cases[1], seconds=0.001, runs_s=(0.0009, 0.001, 0.0011)))
-    said = " ".join(execution.feed_alignment(LessonRun("feed-alignment", "placeholder", cases=same)))
-    assert "no measurable difference" in said and "NumPy copy" not in said
+    aligned = [0.001 + i * 1e-5 for i in range(8)]
+    said = _alignment(aligned, [3 * t for t in aligned])
+    assert ("the unaligned feed slower in 8 of 8 pairs: differs (x3.00, 95% CI x3.00 to x3.00; n=8 pairs, p=0.0078). "
+            "One NumPy copy of X takes 4.0 ms here") in said
+    # Three pairs, each slower: the signed-rank test cannot reject below 6 pairs, so no verdict and no copy.
+    said = _alignment(aligned[:3], [3 * t for t in aligned[:3]])
+    assert "cannot tell with n=3 pairs (a rank test needs 6 pairs)" in said and "NumPy copy" not in said
+    said = _alignment(aligned, [t * (1.01 if i % 2 else 0.99) for i, t in enumerate(aligned)])
+    assert "no difference beyond 25%" in said and "NumPy copy" not in said and "differs" not in said
+
+
+def test_unaligned_feed_slower_in_19_of_20_runs_differs():
+    # A real run (default --steps 20): 1.2 ms a run unaligned against 0.2 ms aligned, slower in 19 of 20 runs, one
+    # unaligned run at 6.0 ms. The range rule said "no measurable difference (spread 5.8 ms)": the one outlier
+    # widened the range past the difference. Run in turns, the runs are pairs, and the signed-rank test decides.
+    rng = np.random.default_rng(0)
+    aligned = (0.0002 + rng.uniform(0, 2e-5, 20)).tolist()
+    unaligned = (0.0012 + rng.uniform(0, 1e-4, 20)).tolist()
+    unaligned[3], unaligned[7] = 0.006, aligned[7] * 0.9     # the outlier, and the one run not slower
+    assert max(unaligned) - min(unaligned) > np.median(unaligned) - np.median(aligned)   # the old rule's "no"
+    said = _alignment(aligned, unaligned)
+    assert "the unaligned feed slower in 19 of 20 pairs: differs (x" in said and "n=20 pairs, p<0.001" in said
+    assert "One NumPy copy of X takes" in said and "no measurable" not in said and "spread" not in said
+
+
+def test_the_feeds_and_the_growth_loops_take_turns(tf, monkeypatch):
+    # Compared within one worker, the two conditions run ABAB, not one block after the other.
+    from tfgraphs.worker import pitfalls
+
+    order, run = [], tf.compat.v1.Session.run
+
+    def recording(sess, fetches, feed_dict=None, **kwargs):
+        fed = [v.ctypes.data % 64 for v in (feed_dict or {}).values() if isinstance(v, np.ndarray)]
+        order.append((id(sess.graph), tuple(fed)))
+        return run(sess, fetches, feed_dict, **kwargs)
+
+    monkeypatch.setattr(tf.compat.v1.Session, "run", recording)
+    pitfalls.measure(PitfallsTask(lesson="feed-alignment", variant="placeholder", batch=BATCH, steps=4))
+    timed = [fed for _, fed in order[2:]]   # after one untimed run of each
+    assert timed == [(0,), (8,)] * 4
+    order.clear()
+    pitfalls.measure(PitfallsTask(lesson="graph-growth", variant="placeholder", batch=BATCH, steps=4))
+    graphs = [g for g, _ in order[:8]]
+    assert graphs[0::2] == [graphs[0]] * 4 and graphs[1::2] == [graphs[1]] * 4 and graphs[0] != graphs[1]
 
 
 def test_every_new_set_of_targets_keeps_an_executor(tmp_path):
@@ -304,51 +349,78 @@ def _report(*runs, batch=1000):
     return Results("pitfalls", config, tuple(runs), tf_version="x")
 
 
-def _cache(**seconds):
-    """An executor-cache run: every single case 0.1 s and every repeat [0.09, 0.1, 0.11], changed by seconds."""
+REPEATS = tuple(0.095 + i * 0.01 / 39 for i in range(40))   # 40 repeats, 95.0 to 105.0 ms: one run is placed
+
+
+def _cache(repeats=REPEATS, **seconds):
+    """An executor-cache run: every single case 0.1 s and every repeat `repeats`, changed by seconds."""
     cases = []
     for name in EXECUTOR_CASES:
         key = name.replace(" ", "_")
         if name in REPEATED_CASES:
-            runs = seconds.get(key, (0.09, 0.1, 0.11))
-            cases.append(Case(name, seconds=sorted(runs)[1], runs_s=tuple(runs)))
+            runs = seconds.get(key, repeats)
+            cases.append(Case(name, seconds=float(np.median(runs)), runs_s=tuple(runs)))
         else:
             cases.append(Case(name, seconds=seconds.get(key, 0.1)))
     return LessonRun("executor-cache", "constant", cases=tuple(cases))
 
 
-def test_new_fetch_list_sentence_follows_the_numbers():
+def test_one_run_against_its_repeats_needs_forty_of_them():
+    # One run against 3 repeats: the smallest two-sided rank-sum p is 2/4, so no verdict, whatever the times; the old
+    # range rule called 1.1 s against 90-110 ms "11.0x, beyond a spread of 20.0 ms: it built an executor".
+    few = (0.09, 0.1001, 0.11)
+    said = why.sentences(_report(_cache(few, new_fetches=1.1)))
+    assert ("constant: a new fetch list ([relu, pool]) took 1.10 s against 100.1 ms for its repeat: cannot tell with "
+            "n=1 and 3 (one run is placed among repeats only from 40 of them: --steps 40) (x11.0, no 95% CI at this "
+            "n; p=0.5).") in said
+    assert not any("built an executor" in s for s in said)
+    # 39 repeats still cannot place it (p = 2/40); 40 can.
+    said = " ".join(why.sentences(_report(_cache(REPEATS[:39], new_fetches=1.1))))
+    assert ("a new fetch list ([relu, pool]) took 1.10 s against 99.9 ms for its repeat: cannot tell with n=1 and 39 "
+            "(one run is placed among repeats only from 40 of them: --steps 40) (x11.0, no 95% CI at this n; "
+            "p=0.05).") in said
     said = why.sentences(_report(_cache(new_fetches=1.1)))
-    assert "constant: a new fetch list ([relu, pool]) took 1.10 s, 11.0x its repeat (100.0 ms, spread 20.0 ms): " \
-           "it built an executor." in said
-    said = why.sentences(_report(_cache(new_fetches=0.105)))
-    assert "constant: a new fetch list ([relu, pool]) took 105.0 ms against 100.0 ms for its repeat: no measurable " \
-           "difference (spread 20.0 ms)." in said
-    # Judged against the new list's own repeat, not the first list's.
-    said = why.sentences(_report(_cache(new_fetches=0.3, new_fetches_repeat=(0.28, 0.3, 0.33))))
-    assert any("a new fetch list ([relu, pool]) took 300.0 ms against 300.0 ms for its repeat" in s for s in said)
+    assert ("constant: a new fetch list ([relu, pool]) took 1.10 s against 100.0 ms for its repeat: differs (x11.0, "
+            "95% CI x10.5 to x11.6; n=1 and 40, p=0.049): it built an executor.") in said
+
+
+def test_new_fetch_list_sentence_follows_the_numbers():
+    said = " ".join(why.sentences(_report(_cache(new_fetches=0.101))))
+    # Among its repeats: no verdict of "built", and the interval lies inside x0.8 to x1.25.
+    assert ("a new fetch list ([relu, pool]) took 101.0 ms against 100.0 ms for its repeat: no difference beyond 25% "
+            "(x1.01, 95% CI x0.96 to x1.06; n=1 and 40, p=0.83).") in said
+    assert "built an executor" not in said
+    # Judged against the new list's own repeats, not the first list's.
+    said = " ".join(why.sentences(_report(_cache(new_fetches=0.3, new_fetches_repeat=tuple(3 * t for t in REPEATS)))))
+    assert "a new fetch list ([relu, pool]) took 300.0 ms against 300.0 ms for its repeat: no difference" in said
 
 
 def test_reordered_and_callable_sentences_follow_the_numbers():
-    said = " ".join(why.sentences(_report(_cache(reordered_fetches=0.105))))
+    said = " ".join(why.sentences(_report(_cache(reordered_fetches=0.101))))
     assert "the order of the fetches does not make a new executor" in said
+    # Not said where the judge cannot tell: the same times against 3 repeats.
+    said = " ".join(why.sentences(_report(_cache((0.09, 0.1001, 0.11), reordered_fetches=0.101))))
+    assert "does not make a new executor" not in said and "cannot tell with n=1 and 3" in said
     said = " ".join(why.sentences(_report(_cache(reordered_fetches=0.5, new_fetches=1.1))))
-    assert "took 500.0 ms, 5.0x that list's repeat, 400.0 ms more beyond a spread of 20.0 ms, against 1.00 s more" \
-           in said and "does not make a new executor" not in said
+    assert ("the same fetches reordered ([pool, relu]) took 500.0 ms against 100.0 ms for that list's repeat: differs "
+            "(x5.00, 95% CI x4.76 to x5.26; n=1 and 40, p=0.049); the new fetch list itself took 1.10 s.") in said
+    assert "does not make a new executor" not in said
     said = " ".join(why.sentences(_report(_cache(make_callable=0.00001, callable_first_call=0.9))))
-    assert ("make_callable(conv, feed_list=[...]) returned in 10 us; its first call took 900.0 ms, 9.0x its repeat "
-            "(100.0 ms): make_callable returns a function that runs the session as sess.run does "
-            "(client/session.py), so the executor was built at the first call"
-            ) in said
+    assert ("make_callable(conv, feed_list=[...]) returned in 10 us; its first call took 900.0 ms against 100.0 ms "
+            "for its repeat: differs (x9.00, 95% CI x8.57 to x9.47; n=1 and 40, p=0.049): make_callable returns a "
+            "function that runs the session as sess.run does (client/session.py), so the executor was built at the "
+            "first call") in said
     said = " ".join(why.sentences(_report(_cache(callable_first_call=0.1))))
-    assert "no measurable difference" in said and "built at the first call" not in said
+    assert "its first call took 100.0 ms against 100.0 ms for its repeat: no difference beyond 25%" in said
+    assert "built at the first call" not in said
     # The real callable builds its executor when it is made, and says so only when the numbers show it.
     said = " ".join(why.sentences(_report(_cache(real_callable_made=0.9, real_callable_first_call=0.1))))
-    assert ("a callable made by Session._make_callable_from_options(CallableOptions) took 900.0 ms to "
-            "make and 100.0 ms at its first call, against 100.0 ms a repeat: it built its executor when it was made "
-            "(9.0x a repeat), and its first call paid nothing more (spread 20.0 ms)") in said
-    said = " ".join(why.sentences(_report(_cache(real_callable_made=0.1, real_callable_first_call=0.9))))
-    assert "built its executor when it was made" not in said and "took 100.0 ms to make" in said
+    assert ("a callable made by Session._make_callable_from_options(CallableOptions) took 900.0 ms to make and "
+            "100.0 ms at its first call, against 100.0 ms a repeat: it built its executor when it was made, and its "
+            "first call paid nothing more (making it against a repeat: differs (x9.00") in said
+    assert "its first call against a repeat: no difference beyond 25% (x1.00" in said
+    said = " ".join(why.sentences(_report(_cache(real_callable_made=0.9, real_callable_first_call=0.9))))
+    assert "built its executor when it was made" not in said and "took 900.0 ms to make" in said
 
 
 def _growth(leak_s, once_s, nodes=(7, 9, 11), finalize_error="Graph is finalized and cannot be modified."):
@@ -357,42 +429,86 @@ def _growth(leak_s, once_s, nodes=(7, 9, 11), finalize_error="Graph is finalized
         Case(GROWTH_CASES[1], step_s=once_s, nodes=(7, 7, 7), rss_bytes=(0, 0, 0))))
 
 
+def _loops(leak_extend_s, once_extend_s, variant="constant", graph_bytes=24_000_000):
+    """A graph-growth run with the Extend's times set; steps 10% slower than the Extend, 7 nodes growing by 2."""
+    steps = len(leak_extend_s)
+    leak = Case(GROWTH_CASES[0], step_s=tuple(1.1 * t for t in leak_extend_s), extend_s=tuple(leak_extend_s),
+                nodes=tuple(range(7, 7 + 2 * steps, 2)), rss_bytes=(0,) * steps, graph_bytes=graph_bytes)
+    once = Case(GROWTH_CASES[1], step_s=tuple(1.1 * t for t in once_extend_s), extend_s=tuple(once_extend_s),
+                nodes=(7,) * steps, rss_bytes=(0,) * steps, graph_bytes=graph_bytes - 1000)
+    return LessonRun("graph-growth", variant, cases=(leak, once))
+
+
+# pitfalls --batch 1500, --steps 20: the Extend of a step with a new op took 9.3 to 47.5 ms (median 24.2 ms), of one
+# without 0.006 to 0.056 ms (median 8 us); placeholder's leaky Extend 0.55 to 5.14 ms (median 949 us), without one
+# 0.042 to 0.064 ms. The range rule said "no measurable difference (spread 38.2 ms)", and the same of constant's
+# 24.2 ms against placeholder's 949 us: the leaky steps' own range, as the graph grew, was wider than the difference.
+EXTEND_NEW = (0.0093, 0.010, 0.011, 0.012, 0.013, 0.015, 0.017, 0.020, 0.022, 0.0242, 0.026, 0.028, 0.030, 0.033,
+              0.036, 0.039, 0.042, 0.045, 0.0475)
+EXTEND_NONE = tuple(t * 1e-6 for t in (6, 6.5, 7, 7, 7.5, 7.5, 7.8, 7.9, 8, 8, 8.1, 8.3, 9, 10, 12, 15, 20, 40, 56))
+EXTEND_SMALL = (0.00055, 0.0006, 0.0007, 0.0008, 0.00085, 0.0009, 0.00092, 0.00094, 0.00094, 0.000949, 0.00096,
+                0.001, 0.0011, 0.0013, 0.0016, 0.002, 0.003, 0.004, 0.00514)
+EXTEND_SMALL_NONE = tuple(t * 1e-6 for t in (42, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 58, 60, 61,
+                                             63, 64))
+
+
+def test_the_sessions_extend_differs_where_the_range_rule_saw_nothing():
+    big = _loops((0.2,) + EXTEND_NEW, (0.2,) + EXTEND_NONE)
+    small = _loops((0.01,) + EXTEND_SMALL, (0.01,) + EXTEND_SMALL_NONE, "placeholder", graph_bytes=1_800)
+    assert max(EXTEND_NEW) - min(EXTEND_NEW) > np.median(EXTEND_NEW) - np.median(EXTEND_NONE)   # the old rule's "no"
+    said = words(" ".join(why.sentences(_report(big, small))))
+    assert ("constant: after the first step, Session._extend_graph() alone, timed before each run, took a median "
+            "24.2 ms on a step with a new op against 8 us when no op was new: differs (x2,200, 95% CI x1,800 to "
+            "x2,600; n=19 pairs, p<0.001).") in said
+    assert "n=19 pairs, p<0.001). Among the whole-graph work of an Extend, graph_execution_state.cc copies" in said
+    assert ("placeholder: after the first step, Session._extend_graph() alone, timed before each run, took a median "
+            "949 us on a step with a new op against 52 us when no op was new: differs (x19.7, 95% CI x18.1 to x30.1; "
+            "n=19 pairs, p<0.001).") in said
+    assert ("A leaky step's Extend took 24.2 ms in constant, a graph of 24,000,000 bytes, against 949 us in "
+            "placeholder, 1,800 bytes: differs (x20.0, 95% CI x12.9 to x30.2; n=19 and 19, p<0.001).") in said
+    assert "no measurable" not in said and "spread" not in said
+
+
 def test_the_sessions_extend_is_timed_alone_and_said_from_its_times():
     # Claim 5's second half: each new op makes the session Extend, a copy of every NodeDef; timed, not assumed.
-    leak = Case(GROWTH_CASES[0], step_s=(1.0, 0.5, 0.52), extend_s=(0.2, 0.03, 0.031), nodes=(7, 9, 11),
-                rss_bytes=(0, 0, 0), graph_bytes=24_000_000)
-    once = Case(GROWTH_CASES[1], step_s=(1.0, 0.05, 0.052), extend_s=(0.2, 4e-6, 5e-6), nodes=(7, 7, 7),
-                rss_bytes=(0, 0, 0), graph_bytes=23_999_000)
-    small = replace(leak, extend_s=(0.01, 0.0004, 0.00041), graph_bytes=1_800)
-    runs = (LessonRun("graph-growth", "constant", cases=(leak, once)),
-            LessonRun("graph-growth", "placeholder", cases=(small, replace(once, graph_bytes=1_700))))
-    said = words(" ".join(why.sentences(_report(*runs))))
-    assert ("constant: after the first step, Session._extend_graph() alone, timed before each run, took a median "
-            "30.5 ms on a step with a new op against 4 us when no op was new: 30.5 ms more, beyond a spread of 1.0 ms. "
-            "Among the whole-graph work of an Extend, graph_execution_state.cc copies every NodeDef of the graph so "
-            "far") in said
-    assert ("A leaky step's Extend took 30.5 ms in constant, a graph of 24,000,000 bytes, against 405 us in "
-            "placeholder, 1,800 bytes: 75.3x, beyond a spread of 1.0 ms.") in said
-    # Without the Extend's own times, neither is said; the same times give no difference when within the spread.
-    assert "Extend" not in " ".join(why.sentences(_report(*(replace(r, cases=tuple(replace(c, extend_s=None)
-                                                                                  for c in r.cases)) for r in runs))))
-    level = replace(small, extend_s=leak.extend_s)
-    said = " ".join(why.sentences(_report(runs[0], replace(runs[1], cases=(level, once)))))
-    assert "no measurable difference (spread 1.0 ms)" in said and "x, beyond" not in said
+    big = _loops((0.2,) + EXTEND_NEW, (0.2,) + EXTEND_NONE)
+    # Without the Extend's own times, neither is said.
+    bare = replace(big, cases=tuple(replace(c, extend_s=None) for c in big.cases))
+    assert "Extend" not in " ".join(why.sentences(_report(bare, bare)))
+    # Two steps after the first, the leaky one always far slower: two pairs cannot be judged, nor 2 against 2.
+    short = _loops((0.2, 0.03, 0.031), (0.2, 4e-6, 5e-6))
+    said = " ".join(why.sentences(_report(short, replace(short, variant="placeholder"))))
+    assert "when no op was new: cannot tell with n=2 pairs (a rank test needs 6 pairs)" in said
+    assert "cannot tell with n=2 and 2 (a rank test needs 4 a side)" in said
+    assert "differs" not in said and "graph_execution_state.cc" not in said
+    # The same Extend in both loops: no difference beyond 25%, and no "differs".
+    level = _loops((0.2,) + EXTEND_NEW, (0.2,) + tuple(t * 1.01 ** (-1) ** i for i, t in enumerate(EXTEND_NEW)))
+    said = " ".join(why.sentences(_report(level)))
+    assert "when no op was new: no difference beyond 25% (x" in said and "differs" not in said
 
 
 def test_growth_sentences_follow_the_numbers():
-    said = why.sentences(_report(_growth((1.0, 0.5, 0.52), (1.0, 0.05, 0.052))))
-    assert said[0] == ("constant: the graph grew by 2 nodes on every step that created an op (7 -> 11 over 3 steps); "
+    leak = (1.0,) + tuple(0.5 + i * 0.01 for i in range(8))
+    once = (1.0,) + tuple(0.05 + i * 0.001 for i in range(8))
+    nodes = tuple(range(7, 25, 2))
+    run = _growth(leak, once, nodes=nodes)
+    run = replace(run, cases=tuple(replace(c, rss_bytes=(0,) * 9) for c in run.cases))
+    said = why.sentences(_report(replace(run, cases=(run.cases[0], replace(run.cases[1], nodes=(7,) * 9)))))
+    assert said[0] == ("constant: the graph grew by 2 nodes on every step that created an op (7 -> 23 over 9 steps); "
                        "with the op created once it stayed at 7 nodes.")
-    assert said[1].startswith("constant: after the first step, each step that created an op took 510.0 ms, 10.0x a "
-                              "step that reused its op (whether that op still computed the network was not measured) "
-                              "(51.0 ms; slower on 2 of 2 steps")
+    assert said[1].startswith("constant: after the first step, a step that created an op took 535.0 ms against "
+                              "53.5 ms for a step that reused its op (whether that op still computed the network was "
+                              "not measured), slower on 8 of 8 steps: differs (x10.0, 95% CI x")
+    assert "every new op is a new fetch" in said[1]
     assert said[3] == ("constant: `graph.finalize()` turned the leaky step into an immediate error: \"Graph is "
                        "finalized and cannot be modified.\"")
+    # Two steps after the first, slower on both: too few pairs to tell, and the executor cache is not invoked.
+    said = why.sentences(_report(_growth((1.0, 0.5, 0.52), (1.0, 0.05, 0.052))))
+    assert "slower on 2 of 2 steps: cannot tell with n=2 pairs (a rank test needs 6 pairs)" in said[1]
+    assert "every new op is a new fetch" not in said[1]
     said = why.sentences(_report(_growth((1.0, 0.05, 0.06), (1.0, 0.06, 0.05), nodes=(7, 7, 9), finalize_error=None)))
     assert said[0] == "constant: the graph did not grow on every leaky step (nodes 7 -> 9)."
-    assert "no steady difference by the paired rule" in said[1] and "slower on 1 of 2 steps" in said[1]
+    assert "slower on 1 of 2 steps: cannot tell with n=2 pairs" in said[1]
     assert said[3] == "constant: after `graph.finalize()` the leaky step still created its op without error."
 
 
@@ -426,3 +542,32 @@ def test_a_changed_number_changes_the_page():
     report = _report(_cache(new_fetches=1.1))
     changed = _report(_cache(new_fetches=1.2))
     assert render(report) != render(changed) and "1.10 s" in render(report)
+
+
+def test_the_answer_states_the_judges_verdicts():
+    from tfgraphs.findings.pitfalls_answer import answer
+
+    said = answer(_report(_cache((0.09, 0.1001, 0.11), first=1.1, new_fetches=1.1)))
+    assert said[0].startswith("executor-cache, constant: first run 1.10 s against its repeat 100.1 ms, cannot tell "
+                              "with n=1 and 3 (one run is placed among repeats only from 40 of them")
+    assert "beyond" not in said[0] and "differs" not in said[0]
+    said = answer(_report(_cache(first=1.1, new_fetches=0.101)))
+    assert said[0].startswith("executor-cache, constant: first run 1.10 s against its repeat 100.0 ms, differs (x11.0")
+    assert "new fetches 101.0 ms against theirs 100.0 ms, no difference beyond 25% (x1.01" in said[0]
+    assert [v.outcome for v in said[0].verdicts] == ["differs", "no difference"]
+    aligned = [0.0002 + i * 1e-6 for i in range(8)]
+    cases = (Case("aligned feed", seconds=float(np.median(aligned)), runs_s=tuple(aligned), address_mod_64=0),
+             Case("unaligned feed", seconds=0.0012, runs_s=tuple(6 * t for t in aligned), address_mod_64=8))
+    said = answer(_report(LessonRun("feed-alignment", "placeholder", cases=cases)))
+    assert said == ["feed-alignment, placeholder: an unaligned feed took 1.2 ms against 0.2 ms aligned: differs "
+                    "(x6.00, 95% CI x6.00 to x6.00; n=8 pairs, p=0.0078)."]
+    said = answer(_report(LessonRun("feed-alignment", "placeholder", cases=tuple(
+        replace(c, runs_s=c.runs_s[:3]) for c in cases))))
+    assert "cannot tell with n=3 pairs (a rank test needs 6 pairs)" in said[0] and "differs" not in said[0]
+
+
+def test_one_run_within_forty_repeats_cannot_be_told_and_asks_for_no_more():
+    wide = tuple(0.05 + i * 0.1 / 39 for i in range(40))   # 50 to 150 ms: a run of 120 ms lies among them
+    said = " ".join(why.sentences(_report(_cache(wide, first=0.12))))
+    assert ("the first run took 120.0 ms against 100.0 ms for its repeat: cannot tell with n=1 and 40 (x1.20, 95% CI "
+            "x0.80 to x2.40; p=0.63).") in said

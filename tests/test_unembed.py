@@ -220,3 +220,40 @@ def test_the_graph_is_sized_without_serializing_it(lengths, name):
     assert worker.sizes(graph_def, taken)["graph_bytes"] == whole
     # What the cleared graph alone would say: short by every byte the contents took.
     assert whole - worker.sizes(graph_def)["graph_bytes"] == taken > sum(lengths)
+
+
+def _timed(before_runs, after_runs, first=(0.1376, 0.0215)):
+    """The fixture's unembed run with its later runs (and first runs) set."""
+    from dataclasses import replace
+
+    from tfgraphs.records.results import load
+
+    u = load(json.loads((Path(__file__).parent / "fixtures" / "unembed.json").read_text()))
+    return replace(u, before={**u.before, "runs_s": list(before_runs), "first_run_s": first[0]},
+                   after={**u.after, "runs_s": list(after_runs), "first_run_s": first[1]})
+
+
+def test_later_runs_are_judged_and_one_first_run_a_side_cannot_be():
+    from tfgraphs.findings.unembed import sentences
+
+    # The fixture's own numbers: 3 later runs a side, one first run a side. The range rule said "no measurable
+    # difference (medians differ by 0.38 ms, within a spread of 5.74 ms)"; three a side cannot decide either way.
+    said = [s for s in sentences(_timed((0.00534, 0.000806, 0.000603), (0.00591, 0.000426, 0.000172)))
+            if s.startswith(("First run", "Later runs"))]
+    assert said == [
+        "First run, after against before: 21.5 ms against 137.6 ms, cannot tell with n=1 and 1 (a rank test needs 4 "
+        "a side) (x0.16, no 95% CI at this n; p=1): one first run a side, one per fresh worker (--runs repeats only "
+        "the later runs).",
+        "Later runs, after against before: a median 0.4 ms against 0.8 ms, cannot tell with n=3 and 3 (a rank test "
+        "needs 4 a side) (x0.53, no 95% CI at this n; p=0.7)."]
+    assert [v.outcome for s in said for v in s.verdicts] == ["cannot tell", "cannot tell"]
+    # Eight a side, every run after faster: it differs, one outlier notwithstanding (the range rule's blind spot).
+    before = [0.0008 + i * 1e-5 for i in range(8)]
+    after = [0.0004 + i * 1e-5 for i in range(7)] + [0.006]
+    said = " ".join(sentences(_timed(before, after)))
+    assert "Later runs, after against before: a median 0.4 ms against 0.8 ms, differs (x0.52, 95% CI x" in said
+    assert "n=8 and 8, p=0.0" in said
+    # The same runs on both sides: no difference beyond 25%, never "differs".
+    said = " ".join(sentences(_timed(before, [t * 1.001 for t in before])))
+    assert "Later runs, after against before: a median 0.8 ms against 0.8 ms, no difference beyond 25%" in said
+    assert "differs" not in said.split("Later runs")[1].split(".")[0]

@@ -1,10 +1,14 @@
 """A lesson's timed cases: their runs, one judged against another, and how their times and bytes are written."""
 
+import math
 import statistics
 
-from tfgraphs.records.stats import judge, spread
+from tfgraphs.records.judge import ALPHA, CANNOT_TELL, judge
 from tfgraphs.spec import network
 from tfgraphs.units import fmt_bytes, fmt_s
+
+# One run against N repeats: its smallest two-sided rank-sum p is 2 / (N + 1), below ALPHA only from this N on.
+ONE_AGAINST = math.floor(2 / ALPHA)
 
 
 def data_bytes(report):
@@ -17,11 +21,29 @@ def runs_of(case):
     return case.runs_s or (case.seconds,)
 
 
+def typical(case):
+    """The median of a case's runs."""
+    return statistics.median(runs_of(case))
+
+
 def against(case, base):
-    """case's time against the runs of base, judged by the one rule: (Difference, ratio)."""
-    runs = runs_of(base)
-    median = statistics.median(runs)
-    return judge(case.seconds - median, spread(runs), spread(runs_of(case))), case.seconds / median
+    """case's runs against base's, independent samples (a single run is n=1): the judge's verdict."""
+    return judge(runs_of(case), runs_of(base))
+
+
+def paired_runs(case, base):
+    """True when both cases hold as many repeats, run in turns (the same step in both conditions)."""
+    return bool(case.runs_s and base.runs_s and len(case.runs_s) == len(base.runs_s))
+
+
+def says(verdict):
+    """The verdict as printed; one run against repeats that cannot tell says whether more repeats could."""
+    if verdict.outcome == CANNOT_TELL and min(verdict.n_a, verdict.n_b) == 1 < max(verdict.n_a, verdict.n_b):
+        # "a rank test needs 4 a side" does not fit a single run: what it needs is enough repeats beside it.
+        more = ("" if max(verdict.n_a, verdict.n_b) >= ONE_AGAINST else
+                f" (one run is placed among repeats only from {ONE_AGAINST} of them: --steps {ONE_AGAINST})")
+        return f"cannot tell with {verdict.samples}{more} ({verdict.detail(fmt_s, samples=False)})"
+    return verdict.says(fmt_s)
 
 
 def short_s(seconds):

@@ -2,8 +2,9 @@
 
 import statistics
 
-from tfgraphs.findings.evidence import rests_on
-from tfgraphs.findings.cases import against, data_bytes, runs_of, short_s, signed_bytes
+from tfgraphs.findings.evidence import judged, rests_on
+from tfgraphs.findings.cases import data_bytes, paired_runs, runs_of, short_s, signed_bytes
+from tfgraphs.records.judge import judge
 from tfgraphs.spec.kernels import NETWORK_OPS, runs_as
 from tfgraphs.spec.pitfalls import ALIGNMENT_CASES, FOLDING_CASES, LEAK_AGAIN, RAISED_FOLD_LIMIT
 from tfgraphs.units import fmt_bytes, fmt_s, join
@@ -80,22 +81,25 @@ def _pruned(variant, case):
 
 
 def feed_alignment(run):
-    """The same feed from an aligned and an unaligned buffer, judged against both cases' spreads."""
+    """The same feed from an aligned and an unaligned buffer, judged run against run."""
     return _alignment(run.variant, *(run.case(name) for name in ALIGNMENT_CASES))
 
 
 @rests_on("seconds", "runs_s", "address_mod_64")
 def _alignment(variant, aligned, unaligned):
-    d, times = against(unaligned, aligned)
+    # The two feeds take turns in one session, so the i-th runs of each are a pair.
+    pairs = paired_runs(unaligned, aligned)
+    v = judge(runs_of(unaligned), runs_of(aligned), paired=pairs)
+    slower = f", the unaligned feed slower in {v.above} of {v.n_a} pairs" if pairs else ""
     head = (f"{variant}: feeding X from data {unaligned.address_mod_64} bytes past a 64-byte boundary took "
             f"{fmt_s(unaligned.seconds)} a run (median of {len(runs_of(unaligned))}) against "
-            f"{fmt_s(aligned.seconds)} from a 64-byte-aligned copy, fetching only tf.size(X)")
-    if d.larger:
+            f"{fmt_s(aligned.seconds)} from a 64-byte-aligned copy, fetching only tf.size(X){slower}: "
+            f"{v.says(fmt_s)}")
+    if v.larger:
         # ndarray_tensor.cc hands TensorFlow an aligned array's own memory and copies any other one.
-        return [head + f": {times:.1f}x, beyond a spread of {fmt_s(d.spread)}. One NumPy copy of X takes "
-                       f"{fmt_s(unaligned.copy_s)} here: the difference is of the order of one copy of the array per run "
-                       f"(the copy itself is not traced)."]
-    return [head + f": no measurable difference (spread {fmt_s(d.spread)})."]
+        return [judged(head + f". One NumPy copy of X takes {fmt_s(unaligned.copy_s)} here: the difference is of the "
+                       f"order of one copy of the array per run (the copy itself is not traced).", v)]
+    return [judged(head + ".", v)]
 
 
 def executor_leak(run, report):

@@ -3,15 +3,10 @@
 import statistics
 
 from tfgraphs.findings.cases import short_s, signed_bytes
-from tfgraphs.findings.evidence import rests_on
-from tfgraphs.records.stats import between, paired
+from tfgraphs.findings.evidence import judged, rests_on
+from tfgraphs.records.judge import judge
 from tfgraphs.spec.pitfalls import GROWTH_CASES
 from tfgraphs.units import fmt_s, join
-
-
-def _ratio_text(ratio):
-    """A ratio as '5.3x', or '35,396x' when large."""
-    return f"{ratio:,.0f}x" if ratio >= 100 else f"{ratio:.1f}x"
 
 
 def graph_growth(run):
@@ -42,21 +37,21 @@ def _growth(variant, leak, once):
 
 @rests_on("extend_s")
 def _extend(variant, leak, once):
-    """The session's Extend, timed alone before each run: a leaky step's, against a step where no op was new."""
+    """The session's Extend, timed alone before each run: a leaky step's against the fixed loop's, step by step (the
+    two loops take turns, so step i of each is a pair)."""
     new, none = leak.extend_s[1:], once.extend_s[1:]
     if not new or not none:
         return []
-    d = between(new, none)
-    verdict = (f"{fmt_s(d.delta)} more, beyond a spread of {fmt_s(d.spread)}" if d.larger else
-               f"no measurable difference (spread {fmt_s(d.spread)})")
-    return [f"{variant}: after the first step, Session._extend_graph() alone, timed before each run, took a median "
-            f"{short_s(statistics.median(new))} on a step with a new op against {short_s(statistics.median(none))} "
-            f"when no op was new: {verdict}. Among the whole-graph work of an Extend, graph_execution_state.cc "
-            f"copies every NodeDef of the graph so far into a new GraphDef."]
+    v = judge(new, none, paired=True)
+    why = (" Among the whole-graph work of an Extend, graph_execution_state.cc copies every NodeDef of the graph so "
+           "far into a new GraphDef." if v.larger else "")
+    return [judged(f"{variant}: after the first step, Session._extend_graph() alone, timed before each run, took a "
+                   f"median {short_s(statistics.median(new))} on a step with a new op against "
+                   f"{short_s(statistics.median(none))} when no op was new: {v.says(fmt_s)}.{why}", v)]
 
 
 def extend_by_variant(runs):
-    """A leaky step's Extend in each of two variants, one against the other by the one rule."""
+    """A leaky step's Extend in each of two variants, one against the other (each variant in its own worker)."""
     leaks = [(r.variant, r.case(GROWTH_CASES[0])) for r in runs if r.case(GROWTH_CASES[0]) is not None]
     return _extend_between(*leaks[0], *leaks[1]) if len(leaks) == 2 else []
 
@@ -68,11 +63,9 @@ def _extend_between(a, leak_a, b, leak_b):
                                       key=lambda t: -statistics.median(t[1]) if t[1] else 0)
     if not ta or not tb:
         return []
-    d, ma, mb = between(ta, tb), statistics.median(ta), statistics.median(tb)
-    verdict = (f"{ma / mb:.1f}x, beyond a spread of {fmt_s(d.spread)}" if d.larger else
-               f"no measurable difference (spread {fmt_s(d.spread)})")
-    return [f"A leaky step's Extend took {short_s(ma)} in {a}, a graph of {ga:,} bytes, against {short_s(mb)} in "
-            f"{b}, {gb:,} bytes: {verdict}."]
+    v = judge(ta, tb)
+    return [judged(f"A leaky step's Extend took {short_s(statistics.median(ta))} in {a}, a graph of {ga:,} bytes, "
+                   f"against {short_s(statistics.median(tb))} in {b}, {gb:,} bytes: {v.says(fmt_s)}.", v)]
 
 
 @rests_on("rss_bytes")
@@ -83,8 +76,8 @@ def _growth_rss(variant, leak, once):
 
 @rests_on("step_s")
 def _step_cost(variant, leak, once):
-    """The leaky loop's steps after the first against the fixed loop's, step by step (the paired rule), when the
-    fixed loop's op computes the network (its partition graphs say so)."""
+    """The leaky loop's steps after the first against the fixed loop's, step by step (pairs: the loops take turns),
+    when the fixed loop's op computes the network (its partition graphs say so)."""
     a, b = statistics.median(leak.step_s[1:]), statistics.median(once.step_s[1:])
     if once.computes is not None and not once.computes["Conv2D"]:
         # A folded op computes nothing: a ratio against it would set a whole network against a constant.
@@ -93,17 +86,13 @@ def _step_cost(variant, leak, once):
                 + (f"; the Const {join(once.replaced_by_const)} stands in its place" if once.replaced_by_const else "")
                 + f": partition graphs), so its {short_s(b)} steps compute "
                 f"nothing and are no baseline for a step that computes the network."]
-    d = paired(leak.step_s[1:], once.step_s[1:])
-    counts = f"slower on {d.above} of {d.n} steps"
+    v = judge(leak.step_s[1:], once.step_s[1:], paired=True)
     reused = ("a step that reused its op and still computed the network (partition graphs)" if once.computes else
               "a step that reused its op (whether that op still computed the network was not measured)")
-    if d.larger:
-        return [f"{variant}: after the first step, each step that created an op took {fmt_s(a)}, {_ratio_text(a / b)} {reused} "
-                f"({short_s(b)}; {counts}, by a median "
-                f"{fmt_s(d.delta)} beyond the fixed loop's {short_s(d.spread)} IQR): every new op is a new fetch, "
-                f"which the session's executor cache, keyed by feeds, fetches and targets (direct_session.cc), has "
-                f"not seen, so every step built its graph and executors again."]
-    return [f"{variant}: after the first step, a step that created an op took {fmt_s(a)} against {fmt_s(b)}: no steady "
-            f"difference by the paired rule, which asks for one beyond the IQR on at least 80% of steps (a median "
-            f"{fmt_s(d.delta)} per step against the fixed loop's {fmt_s(d.spread)} IQR, "
-            f"{counts})."]
+    text = (f"{variant}: after the first step, a step that created an op took {fmt_s(a)} against {short_s(b)} for "
+            f"{reused}, slower on {v.above} of {v.n_a} steps: {v.says(fmt_s)}")
+    if v.larger:
+        return [judged(text + ": every new op is a new fetch, which the session's executor cache, keyed by feeds, "
+                       "fetches and targets (direct_session.cc), has not seen, so every step built its graph and "
+                       "executors again.", v)]
+    return [judged(text + ".", v)]

@@ -2,8 +2,9 @@
 
 import statistics
 
-from tfgraphs.findings.cases import against, runs_of, short_s
-from tfgraphs.findings.evidence import rests_on
+from tfgraphs.findings.cases import against, paired_runs, runs_of, says, short_s, typical
+from tfgraphs.findings.evidence import judged, rests_on
+from tfgraphs.records.judge import judge
 from tfgraphs.spec.pitfalls import ALIGNMENT_CASES, DEFAULT_CASES, FOLDING_CASES, GROWTH_CASES, LEAK_AGAIN
 from tfgraphs.units import fmt_bytes, fmt_s, join
 
@@ -12,21 +13,24 @@ SHOWN_LESSONS = 4   # lessons headlined; a fifth line says how many more the fin
 
 @rests_on("seconds")
 def _executor_cache(variant, first, repeat, new, new_repeat):
-    paid = [what for what, case, base in (("first run", first, repeat), ("new fetches", new, new_repeat))
-            if against(case, base)[0].larger]
-    beyond = "both" if len(paid) == 2 else paid[0] if paid else "neither"
-    return [f"executor-cache, {variant}: first run {fmt_s(first.seconds)}, new fetches {fmt_s(new.seconds)}, "
-            f"repeats {short_s(statistics.median(runs_of(repeat)))}, {short_s(statistics.median(runs_of(new_repeat)))}"
-            f": {beyond} beyond spread."]
+    first_v, new_v = against(first, repeat), against(new, new_repeat)
+    return [judged(f"executor-cache, {variant}: first run {fmt_s(first.seconds)} against its repeat "
+                   f"{short_s(typical(repeat))}, {says(first_v)}; new fetches {fmt_s(new.seconds)} against theirs "
+                   f"{short_s(typical(new_repeat))}, {says(new_v)}.", first_v, new_v)]
 
 
 @rests_on("nodes", "step_s")
 def _graph_growth(variant, leak, once):
     grew = sorted({b - a for a, b in zip(leak.nodes, leak.nodes[1:])})
     per = f"{grew[0]}" if len(grew) == 1 else f"{grew[0]}-{grew[-1]}"
-    return [f"graph-growth, {variant}: +{per} nodes a step ({leak.nodes[0]} -> {leak.nodes[-1]}), a step "
+    head = (f"graph-growth, {variant}: +{per} nodes a step ({leak.nodes[0]} -> {leak.nodes[-1]}), a step "
             f"{short_s(statistics.median(leak.step_s[1:]))}; {short_s(statistics.median(once.step_s[1:]))} with "
-            f"the op made once."]
+            f"the op made once")
+    if once.computes is not None and not once.computes["Conv2D"]:
+        # Folded, the fixed loop computes nothing: no baseline to judge the leaky step against.
+        return [head + " (folded to a constant: no baseline)."]
+    v = judge(leak.step_s[1:], once.step_s[1:], paired=True)
+    return [judged(f"{head}: {v.says(fmt_s)}.", v)]
 
 
 @rests_on("bytes", "holds_data")
@@ -51,9 +55,9 @@ def _folding(variant, *cases):
 
 @rests_on("seconds", "runs_s")
 def _feed_alignment(variant, aligned, unaligned):
-    d, times = against(unaligned, aligned)
-    return [f"feed-alignment, {variant}: an unaligned feed took {fmt_s(unaligned.seconds)} against {fmt_s(aligned.seconds)} "
-            f"aligned: {f'{times:.1f}x, beyond the spread' if d.larger else 'no measurable difference'}."]
+    v = judge(runs_of(unaligned), runs_of(aligned), paired=paired_runs(unaligned, aligned))
+    return [judged(f"feed-alignment, {variant}: an unaligned feed took {fmt_s(unaligned.seconds)} against "
+                   f"{fmt_s(aligned.seconds)} aligned: {v.says(fmt_s)}.", v)]
 
 
 @rests_on("rss_bytes")

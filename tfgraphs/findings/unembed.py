@@ -1,13 +1,10 @@
 """Explain an unembed run from its own numbers: how much the GraphDef shrank, whether outputs match, what it cost."""
 
-from tfgraphs.findings.evidence import rests_on
-from tfgraphs.records.stats import between
+import statistics
+
+from tfgraphs.findings.evidence import judged, rests_on
+from tfgraphs.records.judge import judge
 from tfgraphs.units import fmt_bytes, fmt_s
-
-
-def _ms(seconds):
-    """Milliseconds to three significant digits: later-run differences are often well under 0.1 ms."""
-    return f"{seconds * 1e3:.3g} ms"
 
 
 @rests_on("before", "after")
@@ -33,18 +30,17 @@ def _check_sentence(u):
 
 @rests_on("before", "after")
 def _time_sentences(u):
-    """First runs before and after, given; later runs before against after, judged against both sides' spreads."""
+    """First runs after against before, and later runs after against before: each side in its own fresh worker."""
     b, a = u.before, u.after
     if b["first_run_s"] is None or a["first_run_s"] is None or not b["runs_s"] or not a["runs_s"]:
         return []
-    # One first run a side, each in its own worker: a first run is judged only against first runs (MIN_FIRST_RUNS).
-    said = [f"First run: {fmt_s(b['first_run_s'])} before, {fmt_s(a['first_run_s'])} after; one first run each, "
-            f"one per fresh worker, too few to call the difference (--runs repeats only the later runs)."]
-    later = between(a["runs_s"], b["runs_s"])
-    said.append("Later runs: " + (f"no measurable difference (medians differ by {_ms(abs(later.delta))}, within "
-                                  f"a spread of {_ms(later.spread)})." if not later.real else
-                                  f"the median is {_ms(abs(later.delta))} {'lower' if later.delta < 0 else 'higher'}"
-                                  f" after, beyond a spread of {_ms(later.spread)}."))
+    first = judge([a["first_run_s"]], [b["first_run_s"]])
+    said = [judged(f"First run, after against before: {fmt_s(a['first_run_s'])} against {fmt_s(b['first_run_s'])}, "
+                   f"{first.says(fmt_s)}: one first run a side, one per fresh worker (--runs repeats only the later "
+                   f"runs).", first)]
+    later = judge(a["runs_s"], b["runs_s"])
+    said.append(judged(f"Later runs, after against before: a median {fmt_s(statistics.median(a['runs_s']))} against "
+                       f"{fmt_s(statistics.median(b['runs_s']))}, {later.says(fmt_s)}.", later))
     if b["peak_rss_bytes"] and a["peak_rss_bytes"]:
         said.append(f"Peak RSS of the worker running the graph: {fmt_bytes(b['peak_rss_bytes'])} before, "
                     f"{fmt_bytes(a['peak_rss_bytes'])} after.")

@@ -5,6 +5,8 @@ from dataclasses import asdict, dataclass
 from tfgraphs.errors import UsageError
 from tfgraphs.jobs import runner
 from tfgraphs.jobs.plan import Plan
+from tfgraphs.findings.cases import ONE_AGAINST
+from tfgraphs.records.judge import FEWEST, SIGNED_RANK
 from tfgraphs.records.pitfalls import LessonRun
 from tfgraphs.records.results import Results
 from tfgraphs.records.schema import read_worker
@@ -25,9 +27,13 @@ class Config:
         default=VARIANT_NAMES, check=Names(VARIANT_NAMES, "variant"), shown="all",
         help=f"comma-separated, from {', '.join(VARIANT_NAMES)}; each lesson runs those of its own")
     batch: int = common.BATCH.field(help="examples in X [N,32,32,1] float64", note="about 50 MB")
-    steps: int = Option(20, Whole(least=2, most=100_000, why="a step after the first is needed to compare with it, "
-                                                             "and a spread needs two runs"),
-                        "steps of each graph-growth loop, and runs of each repeat case in executor-cache").field()
+    # The default lets a single run (executor-cache's first run) be told apart from its repeats.
+    steps: int = Option(ONE_AGAINST,
+                        Whole(least=2, most=100_000, why="a step after the first is needed to compare with it"),
+                        f"steps of each graph-growth loop and runs of each feed in feed-alignment, the two conditions "
+                        f"taken in turns (a signed-rank test needs {FEWEST[SIGNED_RANK]} pairs; graph-growth pairs the "
+                        f"steps after the first), and runs of each repeat case in executor-cache (a single run is "
+                        f"placed among its repeats only from {ONE_AGAINST} of them)").field()
     seed: int = common.SEED.field()
 
     def to_dict(self):

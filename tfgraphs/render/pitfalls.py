@@ -56,9 +56,10 @@ def growth_table(report):
             body.append([r.variant, c.case, _sig(c.step_s[0] / scale), _sig(min(later) / scale),
                          _sig(statistics.median(later) / scale), _sig(max(later) / scale), str(len(later)),
                          f"{c.nodes[0]:,}", f"{c.nodes[-1]:,}", fmt_bytes(c.rss_bytes[-1] - c.rss_bytes[0])])
-    legend = (f"Times in {u}, each step timed alone (creating the op, when it does, and running it). later = the "
-              f"steps after the first (n of them). nodes = the graph's operations after the first and the last "
-              f"step; RSS change = resident memory after the last step minus after the first. {GROWTH_CASES[0]} "
+    legend = (f"Times in {u}, each step timed alone (creating the op, when it does, and running it), the two loops "
+              f"taking turns step by step. later = the steps after the first (n of them). nodes = the graph's "
+              f"operations after the first and the last step; RSS change = what the loop's own steps after the "
+              f"first added to resident memory. {GROWTH_CASES[0]} "
               f"creates tf.reduce_mean(relu) in every step; {GROWTH_CASES[1]} creates it before the loop.")
     headers = ["variant", "case", f"first {u}", f"later min {u}", f"later median {u}", f"later max {u}", "n",
                "nodes first", "nodes last", "RSS change"]
@@ -131,7 +132,8 @@ def alignment_table(report):
     u, scale = time_unit([s for r in runs for c in r.cases for s in c.runs_s or (c.seconds,)])
     body = [[r.variant, c.case, str(c.address_mod_64), _sig(c.seconds / scale), _sig(min(c.runs_s) / scale),
              _sig(max(c.runs_s) / scale), str(len(c.runs_s))] for r in runs for c in r.cases]
-    legend = (f"Times in {u}: sess.run(tf.size(X), {{X: x}}), each run timed alone, after one untimed run. "
+    legend = (f"Times in {u}: sess.run(tf.size(X), {{X: x}}), each run timed alone, the two feeds taking turns "
+              f"run by run, after one untimed run of each. "
               f"address % 64 = where x's data starts past a 64-byte boundary.")
     return _table(body, ["variant", "case", "address % 64", f"median {u}", f"min {u}", f"max {u}", "n"]), legend
 

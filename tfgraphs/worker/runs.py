@@ -99,7 +99,9 @@ def executor_cache(tf, task, x, w):
 
 
 def growth_loop(tf, task, x, w, leaky):
-    """One loop of --steps steps, the op created in every step (leaky) or once before; (case, graph, make_op)."""
+    """One growth loop's graph and session, the op created in every step (leaky) or once before: (step, finish).
+
+    step() runs and records one step; finish() closes the session and returns (case, graph, make_op)."""
     from tfgraphs.worker.graphs import build
 
     built = build(task.variant, x, w)
@@ -112,36 +114,50 @@ def growth_loop(tf, task, x, w, leaky):
 
     with graph.as_default():
         fixed = None if leaky else make_op()
-        step_s, extend_s, nodes, rss, value = [], [], [], [], None
-        for step in range(task.steps):
-            protocol.phase(f"{GROWTH_CASES[0] if leaky else GROWTH_CASES[1]}: step {step + 1}/{task.steps}")
+    step_s, extend_s, nodes, rss, value = [], [], [], [], []
+
+    def step():
+        before = machine.rss_bytes()
+        with graph.as_default():
             t0 = time.perf_counter()
             op = make_op() if leaky else fixed
             # sess.run would Extend the session itself; done first, it is timed alone (client/session.py).
             t1 = time.perf_counter()
             sess._extend_graph()
             extend_s.append(time.perf_counter() - t1)
-            value = sess.run(op, built.feed)
+            value[:] = [sess.run(op, built.feed)]
             step_s.append(time.perf_counter() - t0)
-            nodes.append(len(graph.get_operations()))
-            rss.append(machine.rss_bytes())
+        nodes.append(len(graph.get_operations()))
+        # The other loop's steps run between this one's: its memory counts only what its own steps added.
+        added = machine.rss_bytes() - before
+        rss.append((rss[-1] if rss else before) + added)
+
+    def finish():
         # Whether the fixed loop's op still computes the network, or was folded to a constant: untimed, after it.
-        ran = None if leaky else ran_graph(tf, sess, built, fixed)
-        graph_bytes = graph.as_graph_def().ByteSize()
-    sess.close()
-    if not abs(value - reference_mean(x, w)) <= network.TOLERANCE[DTYPE]:
-        raise ValueError(f"the loop's mean {value!r} differs from the NumPy reference")
-    case = {"case": GROWTH_CASES[0] if leaky else GROWTH_CASES[1], "step_s": step_s, "extend_s": extend_s,
-            "nodes": nodes, "rss_bytes": rss, "graph_bytes": graph_bytes}
-    if ran:
-        case.update(computes=ran["partition_computes"], replaced_by_const=ran["replaced_by_const"])
-    return case, graph, make_op
+        with graph.as_default():
+            ran = None if leaky else ran_graph(tf, sess, built, fixed)
+            graph_bytes = graph.as_graph_def().ByteSize()
+        sess.close()
+        if not abs(value[0] - reference_mean(x, w)) <= network.TOLERANCE[DTYPE]:
+            raise ValueError(f"the loop's mean {value[0]!r} differs from the NumPy reference")
+        case = {"case": GROWTH_CASES[0] if leaky else GROWTH_CASES[1], "step_s": step_s, "extend_s": extend_s,
+                "nodes": nodes, "rss_bytes": rss, "graph_bytes": graph_bytes}
+        if ran:
+            case.update(computes=ran["partition_computes"], replaced_by_const=ran["replaced_by_const"])
+        return case, graph, make_op
+
+    return step, finish
 
 
 def graph_growth(tf, task, x, w):
-    """The leaky loop, then the fixed loop, each in a fresh graph; then the leaky step once more, finalized."""
-    leaky, graph, make_op = growth_loop(tf, task, x, w, leaky=True)
-    fixed, _, _ = growth_loop(tf, task, x, w, leaky=False)
+    """The leaky loop and the fixed loop, each in a fresh graph, taking turns step by step (so that step i of each is
+    a pair); then the leaky step once more, finalized."""
+    loops = [growth_loop(tf, task, x, w, leaky=True), growth_loop(tf, task, x, w, leaky=False)]
+    for i in range(task.steps):
+        protocol.phase(f"{GROWTH_CASES[0]} and {GROWTH_CASES[1]}: step {i + 1}/{task.steps}")
+        for step, _ in loops:
+            step()
+    (leaky, graph, make_op), (fixed, _, _) = (finish() for _, finish in loops)
     protocol.phase("finalize")
     graph.finalize()
     try:
