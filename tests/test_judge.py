@@ -162,3 +162,23 @@ def test_one_outlier_does_not_hide_a_steady_difference():
     variable = [0.1306, 0.131, 0.129, 0.132, 0.130, 0.1305, 0.133, 0.128, 0.131, 0.130]
     assert not range_rule(placeholder, variable)
     assert judge(placeholder, variable).larger
+
+
+@pytest.mark.parametrize("name", ["compare-all", "pitfalls", "sweep", "shapes", "explain-trials"])
+def test_the_json_keeps_each_finding_with_its_verdicts_and_a_document_from_before_renders_again(name):
+    from pathlib import Path
+
+    from tfgraphs.api.report import Report
+    from tfgraphs.records.results import load
+    from tfgraphs.render import render
+
+    saved = json.loads((Path(__file__).parent / "fixtures" / f"{name}.json").read_text())
+    assert "findings" not in saved   # written before the judge
+    doc = json.loads(json.dumps(Report(load(saved)).to_dict(), allow_nan=False))
+    verdicts = [v for f in doc["findings"] for v in f["verdicts"]]
+    assert verdicts and all({"method", "n_a", "n_b", "p", "effect", "low", "high", "outcome"} <= set(v)
+                            for v in verdicts)
+    for f in doc["findings"]:
+        for v in map(Verdict.from_dict, f["verdicts"]):
+            assert v.outcome in f["text"] and f"n={v.n_a}" in f["text"]   # each stated verdict names its n
+    assert render(load(doc), verbose=True) == render(load(saved), verbose=True)

@@ -3,6 +3,8 @@
 import functools
 from dataclasses import fields, is_dataclass, replace
 
+from tfgraphs.records.judge import Verdict
+
 # kind (the sentence function's module and name) -> the record fields it rests on; tests strip each one and expect
 # silence.
 RESTS_ON = {}
@@ -41,7 +43,8 @@ def _measured(row, name):
 
 
 def _record(arg):
-    return is_dataclass(arg) and not isinstance(arg, type)
+    """A row or a report: a dataclass instance, but not the judge's verdict a sentence may be handed."""
+    return is_dataclass(arg) and not isinstance(arg, (type, Verdict))
 
 
 def rests_on(*names):

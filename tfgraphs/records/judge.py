@@ -67,7 +67,9 @@ class Verdict:
     @property
     def samples(self):
         """'n=19 and 20', or 'n=20 pairs'."""
-        return f"n={self.n_a} pairs" if self.method == SIGNED_RANK else f"n={self.n_a} and {self.n_b}"
+        if self.method == SIGNED_RANK:
+            return f"n={self.n_a} pair{'' if self.n_a == 1 else 's'}"
+        return f"n={self.n_a} and {self.n_b}"
 
     def detail(self, unit=None, samples=True):
         """'x3,000, 95% CI x1,100 to x5,000; n=19 and 20, p=0.0001': the effect, its interval, n and p."""
@@ -191,7 +193,7 @@ def _rank_sum(a, b, scale, margin):
         none = math.nan
         return Verdict(CANNOT_TELL, RANK_SUM, m, n, None, none, -math.inf, math.inf, scale, margin)
     x, y = _on_scale(a, scale), _on_scale(b, scale)
-    p = float(stats.mannwhitneyu(x, y, alternative="two-sided", method=_method(np.concatenate([x, y]))).pvalue)
+    p = _p(stats.mannwhitneyu(x, y, alternative="two-sided", method=_method(np.concatenate([x, y]), min(m, n))))
     diffs = np.sort(np.subtract.outer(x, y).ravel())
     c = _rank_sum_critical(m, n)
     low, high = (diffs[c], diffs[m * n - 1 - c]) if c >= 0 else (-math.inf, math.inf)
@@ -208,7 +210,7 @@ def _signed_rank(a, b, scale, margin):
     if not n or not d.any():
         effect = _off_scale(0.0, scale) if n else math.nan
         return Verdict(CANNOT_TELL, SIGNED_RANK, n, n, None, effect, -math.inf, math.inf, scale, margin, above)
-    p = float(stats.wilcoxon(d, alternative="two-sided", method=_method(np.abs(d))).pvalue)
+    p = _p(stats.wilcoxon(d, alternative="two-sided", method=_method(np.abs(d), n)))
     walsh = np.sort((d[:, None] + d[None, :])[np.triu_indices(n)] / 2)
     c = _signed_rank_critical(n)
     low, high = (walsh[c], walsh[len(walsh) - 1 - c]) if c >= 0 else (-math.inf, math.inf)
@@ -218,10 +220,17 @@ def _signed_rank(a, b, scale, margin):
                    above)
 
 
-def _method(pooled):
+def _p(result):
+    """The test's p-value; 1 where every value ties and the test has nothing to rank."""
+    p = float(result.pvalue)
+    return 1.0 if math.isnan(p) else p
+
+
+def _method(pooled, smallest):
     """'auto' (exact when small and untied), or a seeded permutation test where ties would send a small sample to
-    the normal approximation, which can reject where no ordering of the samples could."""
-    if len(np.unique(pooled)) == len(pooled) or len(pooled) > PERMUTED:
+    the normal approximation, which can reject where no ordering of the samples could (scipy permutes a side only
+    from two values up; one value a side cannot be rejected by either)."""
+    if len(np.unique(pooled)) == len(pooled) or len(pooled) > PERMUTED or smallest < 2:
         return "auto"
     return stats.PermutationMethod(n_resamples=PERMUTATIONS, random_state=0)
 
