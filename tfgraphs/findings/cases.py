@@ -1,14 +1,11 @@
 """A lesson's timed cases: their runs, one judged against another, and how their times and bytes are written."""
 
-import math
 import statistics
 
-from tfgraphs.records.judge import ALPHA, CANNOT_TELL, judge
+from tfgraphs.records.judge import CANNOT_TELL, ONE_AGAINST, judge
 from tfgraphs.spec import network
 from tfgraphs.units import fmt_bytes, fmt_s
 
-# One run against N repeats: its smallest two-sided rank-sum p is 2 / (N + 1), below ALPHA only from this N on.
-ONE_AGAINST = math.floor(2 / ALPHA)
 
 
 def data_bytes(report):

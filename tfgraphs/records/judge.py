@@ -20,6 +20,8 @@ RANK_SUM = "Mann-Whitney U"
 SIGNED_RANK = "Wilcoxon signed-rank"
 # The fewest samples at which each test can reject at ALPHA: 4 a side (smallest two-sided p 2/70), 6 pairs (2/64).
 FEWEST = {RANK_SUM: 4, SIGNED_RANK: 6}
+# One value is placed among N others by a rank test only from N = 40: its smallest two-sided p is 2/(N+1).
+ONE_AGAINST = math.floor(2 / ALPHA)
 PERMUTED = 40          # tied samples up to this many values in all are tested by permutation
 PERMUTATIONS = 20_000  # enough to enumerate every arrangement of 8 against 8 (12,870); seeded beyond
 
