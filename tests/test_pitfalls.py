@@ -571,3 +571,11 @@ def test_one_run_within_forty_repeats_cannot_be_told_and_asks_for_no_more():
     said = " ".join(why.sentences(_report(_cache(wide, first=0.12))))
     assert ("the first run took 120.0 ms against 100.0 ms for its repeat: cannot tell with n=1 and 40 (x1.20, 95% CI "
             "x0.80 to x2.40; p=0.63).") in said
+
+
+def test_the_memory_guard_counts_both_growth_loops_graphs_alive_together():
+    from tfgraphs.jobs.pitfalls import sized_as
+
+    assert sized_as("graph-growth", "constant") == "dataset-embedded"   # two copies of X at once
+    assert sized_as("executor-cache", "constant") == "numpy"            # one copy
+    assert sized_as("graph-growth", "placeholder") == "placeholder"
