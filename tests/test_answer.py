@@ -53,8 +53,14 @@ def test_the_folded_regime_is_said_from_the_folded_field_and_only_then():
     unmeasured = replace(report, rows=tuple(replace(r, folded=None) for r in report.rows))
     for wrong in (computed, unmeasured):
         assert not any("folded" in s for s in compare_answer.answer(wrong))
-    assert any(s.startswith("Later runs of numpy and constant do not differ measurably") or
-               s.startswith("Later runs against placeholder's") for s in compare_answer.answer(computed))
+    # Three later runs a side cannot say "no different" (nor "differs"), as the old line did.
+    assert "Later runs vs fed: cannot tell with n=3 and 3 (a rank test needs 4 a side); --runs 4." in \
+        compare_answer.answer(computed)
+    # Six a side: numpy's later runs interleave with placeholder's, constant's lie below them all.
+    mixed = saved("compare")
+    mixed = replace(mixed, rows=tuple(replace(r, folded=False if r.folded else r.folded) for r in mixed.rows))
+    assert "Later runs vs fed: numpy cannot tell with n=6 and 6, constant differs; see the findings." in \
+        compare_answer.answer(mixed)
 
 
 def _first_runs(report, embedded, fed):
@@ -65,21 +71,55 @@ def _first_runs(report, embedded, fed):
                                                                 else fed)) for r in report.rows))
 
 
-def test_the_first_run_is_called_slower_only_on_three_fresh_workers_a_side_beyond_their_spread():
+def test_the_first_run_is_judged_by_the_rank_test_on_fresh_workers():
     report = saved("compare")
-    slower = compare_answer.answer(_first_runs(report, (0.050, 0.051, 0.052), (0.020, 0.021, 0.022)))
-    assert any(s.startswith("Embedding adds 30.0 ms to the first run, once (n>=3, past the spread)") for s in slower), slower
+    apart = compare_answer.answer(_first_runs(report, (0.050, 0.051, 0.052, 0.053), (0.020, 0.021, 0.022, 0.023)))
+    assert "First run, embedded vs fed: differs (x2.39, 95% CI x2.17 to x2.65; n=4 and 4, p=0.029)." in apart, apart
     too_few = compare_answer.answer(_first_runs(report, (0.050, 0.051), (0.020, 0.021)))
-    assert any(s.startswith("First run, embedded minus fed: +30.0 ms, on 2 a side: too few to judge") for s in too_few), too_few
-    within = compare_answer.answer(_first_runs(report, (0.020, 0.040, 0.030), (0.021, 0.039, 0.030)))
-    assert any(s.startswith("The first runs do not differ beyond their spread") for s in within), within
-    assert not any("Embedding adds" in s for s in too_few + within)
+    assert ("First run, embedded vs fed: cannot tell with n=2 and 2 (a rank test needs 4 a side); --trials 4."
+            in too_few), too_few
+    # Interleaved first runs, four a side: the test finds nothing and the interval is too wide for "no difference".
+    mixed = compare_answer.answer(_first_runs(report, (0.020, 0.040, 0.030, 0.025), (0.021, 0.039, 0.030, 0.026)))
+    assert any(s.startswith("First run, embedded vs fed: cannot tell with n=4 and 4 (x") for s in mixed), mixed
+    assert not any("differs" in s or "no difference" in s for s in too_few + mixed)
     # At the seed's size, in seconds, the longest numbers a run prints still fit.
     seconds = replace(report, rows=tuple(replace(r, first_run_s=r.first_run_s * 1000, init_s=r.init_s and 233.8,
                                                  runs_s=tuple(1000 * t for t in r.runs_s)) for r in report.rows))
-    for case in ((0.050, 0.051, 0.052), (0.020, 0.021, 0.022)), ((33.1, 31.4, 32.0), (2.9, 2.7, 2.8)):
+    for case in (((0.050, 0.051, 0.052), (0.020, 0.021, 0.022)), ((33.1, 31.4, 32.0, 30.2), (2.9, 2.7, 2.8, 2.6)),
+                 ((33.1, 31.4, 32.0, 30.2, 29.0), (2.9, 32.7, 2.8, 2.6, 30.1))):
         block = answer_block(render(_first_runs(seconds, *case)))
         assert len(block) <= 6 and max(map(len, block)) <= WIDTH, block
+
+
+def test_three_first_runs_a_side_apart_cannot_tell_and_four_differ():
+    # compare --batch 2500 --dtype float32 --trials 3 printed "The first runs do not differ beyond their spread
+    # (n>=3 a side)": numpy's first runs were 543 / 808 / 1176 ms, placeholder's 171 / 187 / 423 ms. They do not
+    # overlap, and yet the range rule (the medians' distance, 621 ms, within numpy's range, 633 ms) called them no
+    # different. Three a side can neither reject (smallest two-sided p 0.1) nor bound an interval.
+    numpy, placeholder = (0.543, 0.808, 1.176), (0.171, 0.187, 0.423)
+    assert 0.808 - 0.187 < 1.176 - 0.543
+    report = saved("compare")
+    three = compare_answer.answer(_first_runs(report, numpy, placeholder))
+    assert ("First run, embedded vs fed: cannot tell with n=3 and 3 (a rank test needs 4 a side); --trials 4."
+            in three), three
+    assert not any("no difference" in s or "do not differ" in s for s in three)
+    four = compare_answer.answer(_first_runs(report, numpy + (0.9,), placeholder + (0.2,)))
+    assert any(s.startswith("First run, embedded vs fed: differs (x") and "95% CI" in s and "n=4 and 4" in s
+               for s in four), four
+
+
+def test_one_trial_cannot_tell_and_names_the_trials_that_can():
+    # The default `python scripts/compare_inputs.py` (one trial) ended its answer with "First run, embedded minus
+    # fed: +3.21 to +3.29 s, on 1 a side: too few to judge (--trials 3)": three could not have judged it either.
+    report = saved("compare")
+    one = compare_answer.answer(_first_runs(report, (3.4,), (0.15,)))
+    assert ("First run, embedded vs fed: cannot tell with n=1 and 1 (a rank test needs 4 a side); --trials 4."
+            in one), one
+    block = answer_block(render(_first_runs(report, (3.4,), (0.15,))))
+    assert len(block) <= 6 and max(map(len, block)) <= WIDTH, block
+    # With four a side, the verdict comes with its interval.
+    four = compare_answer.answer(_first_runs(report, (3.4, 3.3, 3.5, 3.45), (0.15, 0.16, 0.14, 0.155)))
+    assert "First run, embedded vs fed: differs (x22.4, 95% CI x20.6 to x25.0; n=4 and 4, p=0.029)." in four, four
 
 
 def test_each_answer_line_names_its_evidence_and_goes_without_it():

@@ -5,6 +5,7 @@ process whose TensorFlow log is read.
 """
 
 import json
+import statistics
 from dataclasses import MISSING, replace
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from tfgraphs.jobs import runner
 from tfgraphs.findings import explain as explain_why
 from tfgraphs.findings import inside as inside_why
 from tfgraphs.findings.evidence import RESTS_ON, Finding
+from tfgraphs.records.judge import judge
 from tfgraphs.records.results import load
 from tfgraphs.records.rows import Measurement, Row
 from tfgraphs.records.stats import first_runs
@@ -65,11 +67,14 @@ def test_onednn_and_fused_kernels_count_as_the_op():
     assert not any(kernels.runs_as(t, "Conv2D") for t in ("Conv2DBackpropInput", "DepthwiseConv2dNative", "Const"))
 
 
-def test_first_runs_are_judged_only_on_three_fresh_workers_a_side():
-    assert not first_runs((1.0,), (0.1,)).judged and not first_runs((1.0,), (0.1,)).real
-    assert first_runs((1.0, 1.1, 1.2), (0.1, 0.12, 0.11)).real
-    # Beyond one side's spread is not enough: the difference must exceed both.
-    assert not first_runs((1.0, 1.1, 1.2), (0.1, 0.5, 1.3)).real
+def test_first_runs_are_judged_by_the_rank_test_on_four_fresh_workers_a_side():
+    assert judge((1.0,), (0.1,)).outcome == "cannot tell"
+    # Three a side, apart: the range rule called this real; no rank test can reject at n=3 (smallest p 0.1).
+    three = judge((1.0, 1.1, 1.2), (0.1, 0.12, 0.11))
+    assert three.outcome == "cannot tell" and "a rank test needs 4 a side" in three.says()
+    assert judge((1.0, 1.1, 1.2, 1.3), (0.1, 0.12, 0.11, 0.13)).larger
+    # Overlapping first runs are not called different, however far the medians.
+    assert not judge((1.0, 1.1, 1.2, 1.3), (0.1, 0.5, 1.3, 1.25)).differs
 
 
 @pytest.fixture(scope="module")
@@ -184,11 +189,13 @@ def test_conv2d_under_its_onednn_name_ran(explained):
 
 
 def test_with_one_trial_no_first_run_difference_is_called_real(compare_json):
-    # Claim 7: one first run per side was judged against the later runs' spread. compare_json ran --trials 1.
+    # Claim 7: one first run per side was judged against the later runs' spread. compare_json ran --trials 1: one
+    # fresh worker a side, where no rank test can tell.
     text = words(compare_json[2].stdout)
-    assert "beyond the spread of first runs" not in text and "is paid once" not in text
-    assert ("against " in text and "for placeholder; each rests on 1 first run per variant, one per fresh worker, "
-            "too few to call the difference (--trials 3 judges it).") in text
+    assert "First run longer than" not in text and "paid once" not in text and "spread" not in text
+    assert "First run, embedded vs fed: cannot tell with n=1 and 1 (a rank test needs 4 a side); --trials 4." in text
+    assert ("First run against placeholder's " in text and ": cannot tell with n=1 and 1 (a rank test needs 4 a "
+            "side); run with --trials 4 or more to tell.") in text
 
 
 def strip(row, field):
@@ -257,19 +264,27 @@ def test_every_commands_sentences_need_their_evidence(name):
             assert kind not in kinds(module.sentences(_stripped_everywhere(doc, field))), (kind, field)
 
 
-def test_three_trials_judge_first_runs_and_the_folding_share_only_by_them():
+def test_three_trials_cannot_tell_first_runs_apart_nor_set_the_folding_share():
     # Claim 9 on a real run (batch 20, --trials 3): the folding share is set beside one single-threaded evaluation
-    # only when no-folding's first runs differ from the default's by the first-run rule.
+    # only when the judge finds no-folding's first runs differ from the default's; at 3 a side it never can.
     doc = json.loads((ROOT / "tests" / "fixtures" / "explain-trials.json").read_text())
     report = load(doc)
     rows = {r.preset: r for r in report.rows if r.variant == "constant"}
-    folding = first_runs(rows["no-folding"].first_run_excesses_s, rows["default"].first_run_excesses_s)
-    grappler = first_runs(rows["no-grappler"].first_run_excesses_s, rows["default"].first_run_excesses_s)
-    assert folding.samples == grappler.samples == "n=3 and n=3"
+    default = rows["default"].first_run_excesses_s
+    folding = judge(default, rows["no-folding"].first_run_excesses_s, scale="shift")
+    grappler = judge(default, rows["no-grappler"].first_run_excesses_s, scale="shift")
+    assert folding.samples == grappler.samples == "n=3 and 3"
+    assert folding.outcome == grappler.outcome == "cannot tell"
+    # The old range rule called Grappler's part real here: 17.6 against 12.0 ms, medians 5.5 ms apart, beyond the
+    # larger min-max range of the two sides (3.1 ms).
+    wide = max(max(x) - min(x) for x in (default, rows["no-grappler"].first_run_excesses_s))
+    assert statistics.median(default) - statistics.median(rows["no-grappler"].first_run_excesses_s) > wide
     text = words(" ".join(explain_why.sentences(report)))
-    assert ("single-threaded evaluation" in text) is folding.real
-    said_real = "no-grappler, against" in text and "beyond the spread of first-run excesses" in text
-    assert said_real is grappler.real
+    assert "single-threaded evaluation" not in text
+    assert ("12.0 ms with no-grappler, cannot tell with n=3 and 3 (a rank test needs 4 a side) (-6.1 ms, no 95% CI "
+            "at this n") in text
+    assert "differs" not in text and "beyond" not in text and "spread" not in text
+    assert "run with --trials 4 or more" in text and "--trials 3" not in text
     # The single-threaded evaluation is still tabled, as a number beside the parts.
     assert "1-thread eval" in (ROOT / "tests" / "fixtures" / "explain-trials.txt").read_text()
 

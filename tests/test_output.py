@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import fakes
-from conftest import run_cli, run_main
+from conftest import run_cli, run_main, words
 from tfgraphs import __version__, cli
 from tfgraphs.records.results import load
 from tfgraphs.render import render
@@ -123,18 +123,33 @@ def _saved_compare(tmp_path, name, first_runs):
     return path
 
 
-def test_report_a_b_judges_against_both_spreads(tmp_path, capfd):
-    a = _saved_compare(tmp_path, "a.json", [0.20, 0.21, 0.22])
-    slower = _saved_compare(tmp_path, "b.json", [0.40, 0.41, 0.42])
-    close = _saved_compare(tmp_path, "c.json", [0.205, 0.215, 0.225])
+def test_report_a_b_judges_each_phase_by_the_rank_test_on_the_trials(tmp_path, capfd):
+    # Each trial is a fresh worker, and the two documents' workers are independent: B's trials against A's.
+    a = _saved_compare(tmp_path, "a.json", [0.20, 0.21, 0.22, 0.23])
+    slower = _saved_compare(tmp_path, "b.json", [0.40, 0.41, 0.42, 0.43])
+    close = _saved_compare(tmp_path, "c.json", [0.205, 0.215, 0.225, 0.235])
     proc = run_cli("report", a, slower)
     assert proc.returncode == 0, proc.stderr
-    assert "placeholder first run (1.95x)" in proc.stdout and "B is larger than A" in proc.stdout
+    text = words(proc.stdout)
+    assert ("B differs from A and is larger in: placeholder first run (x1.93, 95% CI x1.74 to x2.15; n=4 and 4, "
+            "p=0.029).") in text
+    assert "B larger: x1.93, 95% CI x1.74 to x2.15; n=4 and 4, p=0.029" in text
     proc = run_main(capfd, "report", a, close)
-    assert "B is larger" not in proc.stdout and "judged phases differ by no more than" in proc.stdout
+    text = words(proc.stdout)
+    assert "B differs" not in text and "B larger:" not in text
+    assert "No difference beyond 25% between A and B in: placeholder build (x1.00, 95% CI x1.00 to x1.00; n=4" in text
+    assert "placeholder first run (x1.02, 95% CI x0.89 to x1.17; n=4 and 4, p=0.69)" in text
+    # Three trials a side, apart: no rank test can tell at n=3, so neither "differs" nor "no difference" is said.
+    three = _saved_compare(tmp_path, "three.json", [0.20, 0.21, 0.22])
+    apart = _saved_compare(tmp_path, "apart.json", [0.40, 0.41, 0.42])
+    proc = run_main(capfd, "report", three, apart)
+    text = words(proc.stdout)
+    assert ("Cannot tell for any phase: each row has fewer than 4 trials in at least one result (n=3 and 3), and a "
+            "rank test needs 4 a side: run both with --trials 4 or more.") in text
+    assert "cannot tell: n=3 and 3, needs 4 a side" in text and "B differs" not in text and "No difference" not in text
     one = _saved_compare(tmp_path, "one.json", [0.4])
-    proc = run_main(capfd, "report", a, one)
-    assert "no difference can be judged" in proc.stdout and "--trials 3" in proc.stdout
+    text = words(run_main(capfd, "report", a, one).stdout)
+    assert "Cannot tell for any phase" in text and "(n=4 and 1)" in text and "--trials 4" in text
 
 
 @pytest.mark.parametrize("other, message", [("sweep.json", "cannot compare results of two commands (compare and sweep)"),

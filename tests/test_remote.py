@@ -8,6 +8,7 @@ import json
 import os
 import signal
 import socket
+import statistics
 import subprocess
 import sys
 import threading
@@ -222,11 +223,33 @@ def _report(*rows):
 
 def test_feed_cost_sentence_follows_the_numbers():
     url = "grpc://127.0.0.1:1"
-    slow = _report(_row("placeholder", [0.20, 0.21], url, bytes_fed_per_run=5), _row("variable", [0.10, 0.11], url))
+    slow = _report(_row("placeholder", [0.20, 0.21] * 4, url, bytes_fed_per_run=5), _row("variable", [0.10, 0.11] * 4, url))
     (said,) = why.feed_cost(slow.rows)
-    assert "feeding cost 100.0 ms per run, sending 5 bytes each time, beyond a spread of 10.0 ms" in said
-    same = _report(_row("placeholder", [0.10, 0.12], url), _row("variable", [0.11, 0.13], url))
-    assert "no measurable difference against a spread of 20.0 ms" in why.feed_cost(same.rows)[0]
+    assert ("placeholder 205.0 ms against variable 105.0 ms median, sending 5 bytes each time: feeding cost more per "
+            "run, differs (x1.95, 95% CI x1.82 to x2.10; n=8 and 8, p<0.001).") in said
+    # Interleaved later runs: not called a cost, and not "no difference" either when the interval is this wide.
+    mixed = _report(_row("placeholder", [0.10, 0.13, 0.16, 0.19], url), _row("variable", [0.11, 0.14, 0.17, 0.20], url))
+    (said,) = why.feed_cost(mixed.rows)
+    assert ": cannot tell with n=4 and 4 (x0.93, 95% CI" in said and "feeding cost" not in said
+    # Two later runs a side cannot tell, whatever they are.
+    few = _report(_row("placeholder", [0.20, 0.21], url), _row("variable", [0.10, 0.11], url))
+    assert ("cannot tell with n=2 and 2 (a rank test needs 4 a side); run with --runs 4 or more to tell."
+            in why.feed_cost(few.rows)[0])
+    close = _report(_row("placeholder", [0.100, 0.101, 0.102, 0.103] * 3), _row("variable", [0.1005, 0.1015, 0.1025, 0.1035] * 3))
+    assert "no difference beyond 25% (x" in why.feed_cost(close.rows)[0]
+
+
+def test_one_slow_run_does_not_hide_a_feed_cost():
+    # compare --returns sum printed "placeholder 162.3 ms against variable 130.6 ms median: no measurable difference
+    # against a spread of 288.0 ms": the 288 ms was one slow run. The later runs of two variants come from different
+    # workers, independent samples: the rank test weighs the slow run as one of ten.
+    fed = [0.160, 0.161, 0.162, 0.1623, 0.163, 0.164, 0.165, 0.166, 0.162, 0.45]
+    once = [0.128, 0.129, 0.130, 0.1306, 0.131, 0.132, 0.133, 0.130, 0.131, 0.129]
+    medians_apart = abs(statistics.median(fed) - statistics.median(once))
+    assert medians_apart < max(fed) - min(fed)   # what the range rule compared: "no measurable difference"
+    (said,) = why.feed_cost(_report(_row("placeholder", fed, fetch="sum"), _row("variable", once, fetch="sum")).rows)
+    assert ("placeholder 162.7 ms against variable 130.3 ms median: feeding cost more per run, differs (x1.25, 95% CI "
+            "x1.24 to x1.27; n=10 and 10, p<0.001).") in said
 
 
 COMPUTES = {"partition_computes": {"Conv2D": True, "AvgPool": True, "Relu": True}}
@@ -239,10 +262,18 @@ def test_remote_over_local_and_fetch_cost_sentences():
             _row("placeholder", [0.3, 0.3], url, bytes_fetched_per_run=800, **COMPUTES),
             _row("placeholder", [0.1, 0.1], url, "sum", bytes_fetched_per_run=8, **COMPUTES))
     assert why.remote_over_local(rows) == [
-        "placeholder remote: later runs took 300.0 ms median against 100.0 ms in-process, 3.00x, "
-        "beyond a spread of 0.0 ms."]
-    assert "the whole output (800 bytes) took 300.0 ms per run against 100.0 ms for its sum (8 bytes), 200.0 ms more" in \
-        why.fetch_cost(rows)[0]
+        "placeholder remote: later runs took 300.0 ms median against 100.0 ms in-process: cannot tell with n=2 and 2 "
+        "(a rank test needs 4 a side); run with --runs 4 or more to tell."]
+    assert ("the whole output (800 bytes) took 300.0 ms per run against 100.0 ms for its sum (8 bytes): cannot tell "
+            "with n=2 and 2") in why.fetch_cost(rows)[0]
+    many = (_row("placeholder", [0.1, 0.11] * 3, **COMPUTES),
+            _row("placeholder", [0.3, 0.31] * 3, url, bytes_fetched_per_run=800, **COMPUTES),
+            _row("placeholder", [0.1, 0.11] * 3, url, "sum", bytes_fetched_per_run=8, **COMPUTES))
+    assert why.remote_over_local(many) == [
+        "placeholder remote: later runs took 305.0 ms median against 105.0 ms in-process: differs (x2.91, 95% CI "
+        "x2.73 to x3.10; n=6 and 6, p=0.0022)."]
+    assert ("the whole output (800 bytes) took 305.0 ms per run against 105.0 ms for its sum (8 bytes): differs "
+            "(x2.91") in why.fetch_cost(many)[0]
     # A sum that folded computes nothing: its later runs say nothing about what fetching costs.
     folded = rows[:2] + (_row("placeholder", [0.001, 0.001], url, "sum", bytes_fetched_per_run=8, **SUM_FOLDED),)
     assert why.fetch_cost(folded) == [
@@ -342,23 +373,24 @@ def _explained(rows):
 
 
 @pytest.mark.parametrize("remote_first, trials, said, sends", [
-    (0.9, 3, "constant remote: the first run paid 795.0 ms beyond the later runs against 195.0 ms in-process, "
-             "600.0 ms more, beyond the spread of first runs (10.0 ms, n=3 and n=3); remotely the first run also "
-             "sends the 500-byte GraphDef to the server.", True),
+    (0.9, 4, "constant remote: the first run paid 796.0 ms beyond the later runs against 196.0 ms in-process: "
+             "differs (x4.06, 95% CI x3.95 to x4.21; n=4 and 4, p=0.029); remotely the first run also sends the "
+             "500-byte GraphDef to the server.", True),
     # No extra measured: sending the graph is not offered as a reason.
-    (0.305, 3, "constant remote: the first run paid 200.0 ms beyond the later runs against 195.0 ms in-process, "
-               "5.0 ms more, no measurable difference against the spread of first runs (10.0 ms, n=3 and n=3).",
-     False),
-    # One fresh worker a side: 600 ms is not called a difference, so neither is a reason offered for it.
-    (0.9, 1, "constant remote: the first run paid 795.0 ms beyond the later runs against 195.0 ms in-process; n=1 "
-             "and n=1 first runs, one per fresh worker, too few to call a difference (--trials 3 judges it).",
+    (0.305, 4, "constant remote: the first run paid 201.0 ms beyond the later runs against 196.0 ms in-process: no "
+               "difference beyond 25% (x1.03, 95% CI x0.97 to x1.08; n=4 and 4, p=0.23).", False),
+    # Three fresh workers a side, 600 ms apart: no rank test can tell at n=3, so neither is a reason offered.
+    (0.9, 3, "constant remote: the first run paid 795.0 ms beyond the later runs against 195.0 ms in-process: "
+             "cannot tell with n=3 and 3 (a rank test needs 4 a side); run with --trials 4 or more to tell.", False),
+    (0.9, 1, "constant remote: the first run paid 795.0 ms beyond the later runs against 195.0 ms in-process: "
+             "cannot tell with n=1 and 1 (a rank test needs 4 a side); run with --trials 4 or more to tell.",
      False)])
 def test_explain_sets_each_remote_attribution_beside_its_in_process_one(remote_first, trials, said, sends):
     from tfgraphs.findings.explain import sentences
     from tfgraphs.render import render
 
-    # Each trial's first run is 5 ms off its row's median either way: its first-run excesses spread over 10 ms.
-    offsets = (-0.005, 0.0, 0.005) if trials == 3 else (0.0,)
+    # Each trial's first run is a few ms off its row's median either way.
+    offsets = (0.0, -0.005, 0.005, 0.002)[:trials]
     rows = []
     for target, first in (("", 0.3), (URL, remote_first)):
         for preset, extra in (("default", 1.0), ("no-grappler", 0.5), ("no-folding", 0.8), ("bare", 0.1)):
@@ -373,7 +405,8 @@ def test_explain_sets_each_remote_attribution_beside_its_in_process_one(remote_f
     assert said in text and ("also sends" in text) == sends
     assert text.count("constant remote: of the") == 1 and text.count("constant: of the") == 1
     page = render(report).split("\n\n", 2)[2]   # the tables, past the header and the answer
-    assert [line.split()[:2] for line in page.splitlines() if line.startswith("constant")] == (
+    # The preset table, then the attribution table (four trials a side add one of the parts told apart after them).
+    assert [line.split()[:2] for line in page.splitlines() if line.startswith("constant")][:10] == (
         [["constant", p] for p in ("default", "no-grappler", "no-folding", "bare")]
         + [["constant", "remote"]] * 4 + [["constant", _in_unit(found[0]["excess_s"])],
                                          ["constant", "remote"]])

@@ -1,9 +1,8 @@
 """Explain a compare report from its own numbers: the "why" table, memory growth per phase, and sentences."""
 
-import statistics
-
-from tfgraphs.findings.evidence import rests_on
-from tfgraphs.records.stats import MIN_FIRST_RUNS, between, first_run_count, first_runs, ratio
+from tfgraphs.findings.evidence import judged, rests_on
+from tfgraphs.records.judge import CANNOT_TELL, FEWEST, RANK_SUM, judge
+from tfgraphs.records.stats import ratio
 from tfgraphs.spec import limits, network
 from tfgraphs.spec.variants import VARIANTS
 from tfgraphs.findings.memory import build_growth, data_bytes, first_run_growth_sentences
@@ -11,7 +10,7 @@ from tfgraphs.findings.regimes import regime_sentences
 from tfgraphs.units import fmt_bytes, fmt_s, join
 
 EMBEDDED_SHARE = 0.9   # a graph holding at least this share of X's bytes in Const tensors holds X
-PEAK_SHARE = 0.05      # peaks closer than this share of the process are not told apart
+PEAK_SHARE = 0.05      # peaks within this share of the process (or half of X's bytes) are no difference
 
 
 def holds_data(row, report):
@@ -129,96 +128,140 @@ def _limit_sentences(embedded, report):
     return said
 
 
-def _range(samples):
-    """'2.29 s (1.93 s to 5.27 s, n=3)': a first run's median with its range."""
-    return f"{fmt_s(statistics.median(samples))} ({fmt_s(min(samples))} to {fmt_s(max(samples))}, n={len(samples)})"
-
-
 def _each(rows, fn):
     """'x (a) and y (b)': one value per variant, for sentences that cover several variants at once."""
     return join(f"{fn(r)} ({r.variant})" for r in rows)
 
 
+def first_run_verdict(row, base):
+    """row's first runs against the base's, one per fresh worker each: independent samples. A folded row's later
+    runs compute nothing, so first runs are compared, not their excess over the later runs."""
+    return judge(row.first_runs_s, base.first_runs_s)
+
+
+def later_verdict(row, base):
+    """row's later runs against the base's: they come from different workers, so they are independent samples."""
+    return judge(row.runs_s, base.runs_s)
+
+
+def too_few(verdicts):
+    """True when a side of some verdict has fewer samples than its test needs to say "differs"."""
+    return any(min(v.n_a, v.n_b) < FEWEST[v.method] for v in verdicts)
+
+
+def verdict_text(v, unit=None):
+    """The verdict as printed: below the fewest samples its test needs there is no interval, so the outcome alone
+    (which names n); else the outcome with effect, interval, n and p."""
+    return v.phrase(unit) if too_few([v]) else v.says(unit)
+
+
+def by_outcome(rows, verdict_of):
+    """{"larger" | "smaller" | "same" | "cannot tell": [(row, verdict)]}, in the rows' order, empty groups left out."""
+    groups = {}
+    for r in rows:
+        v = verdict_of(r)
+        kind = "larger" if v.larger else "smaller" if v.smaller else "same" if v.same else "cannot tell"
+        groups.setdefault(kind, []).append((r, v))
+    return groups
+
+
+def _told(pairs, value):
+    """'constant 3.00 s, differs (x20.0, ...)', or one outcome shared by several rows said once: 'no difference
+    beyond 25% for each: numpy 27.8 ms (x1.02, ...); constant 27.3 ms (...)'. Below the fewest samples the test
+    needs there is no interval to give: 'numpy 27.8 ms and constant 27.3 ms: cannot tell with n=1 and 1 (...)'."""
+    phrases = {v.phrase() for _, v in pairs}
+    if len(phrases) == 1 and too_few([v for _, v in pairs]):
+        return f"{join(f'{r.variant} {value(r)}' for r, _ in pairs)}: {phrases.pop()}"
+    if len(pairs) == 1 or len(phrases) > 1:
+        return "; ".join(f"{r.variant} {value(r)}, {verdict_text(v)}" for r, v in pairs)
+    # As says() puts it: a "cannot tell" phrase names n already.
+    return f"{phrases.pop()} for each: " + "; ".join(
+        f"{r.variant} {value(r)} ({v.detail(samples=v.outcome != CANNOT_TELL)})" for r, v in pairs)
+
+
 @rests_on("first_runs_s", "runs_s")
 def _against_base(embedded, base, size):
-    """How the embedded variants compare with the fed baseline, one sentence per phase."""
+    """How the embedded variants compare with the fed baseline, one sentence per phase and outcome."""
     said = _build(embedded, base, size)
     b_later = base.later_median_s
-
-    def extra(r):
-        """r's first runs against the base's, one per fresh worker each: a folded row's later runs compute nothing,
-        so first runs are compared, not their excess over the later runs."""
-        return first_runs(r.first_runs_s, base.first_runs_s)
-
-    unjudged = [r for r in embedded if not extra(r).judged]
-    if unjudged:
-        said.append(f"First run: {_each(unjudged, lambda r: fmt_s(r.first_run_s))} against {fmt_s(base.first_run_s)} "
-                    f"for {base.variant}; each rests on {first_run_count(unjudged + [base])} per variant, one per fresh "
-                    f"worker, too few to call the difference (--trials {MIN_FIRST_RUNS} judges it).")
-    stands_out = [r for r in embedded if extra(r).real and extra(r).delta > 0]
+    firsts = by_outcome(embedded, lambda r: first_run_verdict(r, base))
+    against = f"{base.variant}'s {fmt_s(base.first_run_s)}"
+    longer = firsts.get("larger", [])
     # A first/later ratio of a folded row spans a regime change: its later runs skip the network.
-    computed = [r for r in stands_out if not r.folded]
-    if stands_out:
-        ratios = (f"First run over median later run: {_each(computed, lambda r: f'{r.first_run_s / r.later_median_s:.1f}x')}, "
-                  f"against {base.first_run_s / b_later:.1f}x for {base.variant}. " if computed else "")
-        said.append(f"{ratios}The first run took "
-                    f"{_each(stands_out, lambda r: fmt_s(extra(r).delta))} more than {base.variant}'s, beyond the "
-                    f"spread of first runs on either side ({_each(stands_out, lambda r: fmt_s(extra(r).spread))}, "
-                    f"{_each(stands_out, lambda r: extra(r).samples)}), paid once before the first result "
-                    f"(`tfgraphs explain` shows what it is spent on).")
-    quiet = [r for r in embedded if extra(r).judged and r not in stands_out]
-    if quiet:
-        said.append(f"This run does not resolve a first-run difference for {join(r.variant for r in quiet)}: "
-                    f"{_each(quiet, lambda r: _range(r.first_runs_s))} against {_range(base.first_runs_s)} for "
-                    f"{base.variant} (median, min to max), a difference within the larger spread of first "
-                    f"runs ({_each(quiet, lambda r: fmt_s(extra(r).spread))}).")
-    embedded = [r for r in embedded if not r.folded]
-    same = [r for r in embedded if not between(r.runs_s, base.runs_s).real]
-    if same:
-        said.append(f"Once the first run is paid, later runs take about as long as {base.variant}'s "
-                    f"({fmt_s(b_later)} median): {_each(same, lambda r: fmt_s(r.later_median_s))}, no measurable "
-                    f"difference against a spread of "
-                    f"{_each(same, lambda r: fmt_s(between(r.runs_s, base.runs_s).spread))}.")
-    other = [r for r in embedded if r not in same]
-    if other:
-        said.append(f"Later runs take {_each(other, lambda r: f'{r.later_median_s / b_later:.2f}x')} the time of "
-                    f"{base.variant}'s ({fmt_s(b_later)} median); `tfgraphs explain` traces which ops still run.")
-    return said + _peaks(embedded, base, size)
+    computed = [r for r, _ in longer if not r.folded]
+    ratios = (f"First run over median later run: {_each(computed, lambda r: f'{r.first_run_s / r.later_median_s:.1f}x')}, "
+              f"against {base.first_run_s / b_later:.1f}x for {base.variant}. " if computed else "")
+    unknown = [v for _, v in firsts.get("cannot tell", [])]
+    more = f"; run with --trials {FEWEST[RANK_SUM]} or more to tell" if too_few(unknown) else ""
+    forms = {"larger": (f"{ratios}First run longer than {against}, paid once before the first result: ",
+                        "; `tfgraphs explain` shows what it is spent on."),
+             "smaller": (f"First run shorter than {against}: ", "."),
+             "same": (f"First run about as long as {against}: ", "."),
+             "cannot tell": (f"First run against {against}: ", f"{more}.")}
+    said.extend(judged(f"{forms[kind][0]}{_told(pairs, lambda r: fmt_s(r.first_run_s))}{forms[kind][1]}",
+                       *(v for _, v in pairs)) for kind, pairs in firsts.items())
+    said.extend(_later(embedded, base))
+    return said + _peaks([r for r in embedded if not r.folded], base, size)
+
+
+def _later(embedded, base):
+    """Later runs of the embedded variants that still compute the network, against the base's."""
+    later = by_outcome([r for r in embedded if not r.folded], lambda r: later_verdict(r, base))
+    against = f"{base.variant}'s {fmt_s(base.later_median_s)} median"
+    unknown = [v for _, v in later.get("cannot tell", [])]
+    more = f"; run with --runs {FEWEST[RANK_SUM]} or more to tell" if too_few(unknown) else ""
+    forms = {"larger": (f"Later runs longer than {against}: ", "; `tfgraphs explain` traces which ops still run."),
+             "smaller": (f"Later runs shorter than {against}: ", "; `tfgraphs explain` traces which ops still run."),
+             "same": (f"Once the first run is paid, later runs take about as long as {against}: ", "."),
+             "cannot tell": (f"Later runs against {against}: ", f"{more}.")}
+    return [judged(f"{forms[kind][0]}{_told(pairs, lambda r: fmt_s(r.later_median_s))}{forms[kind][1]}",
+                   *(v for _, v in pairs)) for kind, pairs in later.items()]
+
+
+def per_trial(row, name):
+    """The field's value in each ok trial: one sample per fresh worker."""
+    return tuple(v for v in (getattr(t, name) for t in row.trials if t.status == "ok") if v is not None)
 
 
 @rests_on("build_s", "rss_bytes")
 def _build(embedded, base, size):
-    """Whether building the embedded variants took clearly longer, and what it added to memory."""
-    slow = [r for r in embedded if r.build_s and base.build_s and r.build_s > 3 * base.build_s]
-    if not slow:
+    """How long building the embedded variants took against the base, and what it added to memory."""
+    if not base.build_s:
         return []
-    grown = (f", and resident memory grew by {_each(slow, lambda r: f'{build_growth(r, size):.1f}x')} the bytes "
-             f"of X")
+    pairs = [(r, judge(per_trial(r, "build_s"), per_trial(base, "build_s"))) for r in embedded if r.build_s]
+    if not pairs:
+        return []
+    built = [r for r, _ in pairs]
     # The Const tensors' bytes, counted in the GraphDef, are copies of X; RSS growth is only compared with them.
-    matched = all(abs(build_growth(r, size) - copies_in_graph(r, size)) < 0.5 for r in slow)
-    held = _each(slow, lambda r: f"{copies_in_graph(r, size)} cop{'ies' if copies_in_graph(r, size) > 1 else 'y'}")
-    cause = (f": about the size of the {held} of X that the GraphDef's Const tensors hold" if matched else
-             f", not the size of the {held} of X that the GraphDef's Const tensors hold")
-    return [f"Building took {_each(slow, lambda r: fmt_s(r.build_s))} against {fmt_s(base.build_s)} for "
-            f"{base.variant}{grown}{cause}."]
+    matched = all(abs(build_growth(r, size) - copies_in_graph(r, size)) < 0.5 for r in built)
+    copies = [copies_in_graph(r, size) for r in built]
+    owner = "their GraphDefs'" if len(copies) > 1 else "the GraphDef's"
+    held = f"{join(copies)} cop{'y' if copies == [1] else 'ies'} of X that {owner} Const tensors hold"
+    grown = (f"; resident memory grew by {join(f'{build_growth(r, size):.1f}x' for r in built)} the bytes of X"
+             + (f": about the size of the {held}" if matched else f", not the size of the {held}"))
+    return [judged(f"Building against {base.variant}'s {fmt_s(base.build_s)}: "
+                   f"{_told(pairs, lambda r: fmt_s(r.build_s))}{grown}.", *(v for _, v in pairs))]
 
 
 @rests_on("peak_rss_bytes")
 def _peaks(embedded, base, size):
-    """Peak memory of the embedded variants against the base's."""
+    """Peak memory of the embedded variants against the base's, one peak per fresh worker a side."""
     peaks = [r for r in embedded if r.peak_rss_bytes and base.peak_rss_bytes]
     if not peaks:
         return []
-    # Below half of X's bytes, or 5% of the process, the difference is within what the allocator keeps or returns.
-    apart = [r for r in peaks if abs(r.peak_rss_bytes - base.peak_rss_bytes)
-             >= max(0.5 * size, PEAK_SHARE * base.peak_rss_bytes)]
-    said = (f"Peak memory: {_each(peaks, lambda r: fmt_bytes(r.peak_rss_bytes))} against "
-            f"{fmt_bytes(base.peak_rss_bytes)} for {base.variant}")
-    if not apart:
-        return [said + f": within half of X's bytes, or {PEAK_SHARE:.0%} of the process, of each other."]
-    return [said + f", a difference of {_each(apart, lambda r: fmt_bytes(r.peak_rss_bytes - base.peak_rss_bytes))} "
-                   f"({_each(apart, lambda r: f'{(r.peak_rss_bytes - base.peak_rss_bytes) / size:+.1f}x')} the "
-                   f"{fmt_bytes(size)} of X)."]
+    # Within half of X's bytes, or PEAK_SHARE of the process, a peak is what the allocator keeps or returns.
+    slack = max(0.5 * size, PEAK_SHARE * base.peak_rss_bytes)
+    pairs = [(r, judge(per_trial(r, "peak_rss_bytes"), per_trial(base, "peak_rss_bytes"),
+                       margin=1 + slack / base.peak_rss_bytes)) for r in peaks]
+    apart = [r for r, v in pairs if v.differs]
+    grown = (f"; a difference of {_each(apart, lambda r: fmt_bytes(r.peak_rss_bytes - base.peak_rss_bytes))} "
+             f"({_each(apart, lambda r: f'{(r.peak_rss_bytes - base.peak_rss_bytes) / size:+.1f}x')} the "
+             f"{fmt_bytes(size)} of X)" if apart else "")
+    slack_told = (f" (within half of X's bytes or {PEAK_SHARE:.0%} of the process, what the allocator keeps or "
+                  f"returns)" if any(v.same for _, v in pairs) else "")
+    return [judged(f"Peak memory against {base.variant}'s {fmt_bytes(base.peak_rss_bytes)}: "
+                   f"{_told(pairs, lambda r: fmt_bytes(r.peak_rss_bytes))}{slack_told}{grown}.",
+                   *(v for _, v in pairs))]
 
 
 @rests_on("runs_s")
@@ -227,14 +270,10 @@ def _remedy(ok, base):
     loaded = next((r for r in ok if VARIANTS[r.variant].loaded_once and r.init_s is not None), None)
     if loaded is None or base is None or not VARIANTS[base.variant].fed_per_run:
         return []
-    v_later, p_later = loaded.later_median_s, base.later_median_s
-    change = (v_later - p_later) / p_later * 100
-    d = between(loaded.runs_s, base.runs_s)
-    if not d.real:
-        trend = f"against {base.variant}'s {fmt_s(p_later)}, no measurable difference (spread {fmt_s(d.spread)})"
-    else:
-        trend = f"{abs(change):.0f}% {'less' if change < 0 else 'more'} than {base.variant}'s {fmt_s(p_later)}"
+    v = later_verdict(loaded, base)
+    direction = "less, " if v.smaller else "more, " if v.larger else ""
     # The initializer is the session's first run: it pays what any first run pays, beside the bytes of X it loads.
-    return [f"{loaded.variant}'s init, the session's first run (the initializer, fed X), took "
-            f"{fmt_s(loaded.init_s)} once; its later runs need no feed and took {fmt_s(v_later)} median, {trend}, "
-            f"with a GraphDef of {loaded.graph_bytes:,} bytes."]
+    return [judged(f"{loaded.variant}'s init, the session's first run (the initializer, fed X), took "
+                   f"{fmt_s(loaded.init_s)} once; its later runs need no feed and took {fmt_s(loaded.later_median_s)} "
+                   f"median against {base.variant}'s {fmt_s(base.later_median_s)}: {direction}{verdict_text(v)}; its "
+                   f"GraphDef is {loaded.graph_bytes:,} bytes.", v)]

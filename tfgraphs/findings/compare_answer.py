@@ -1,10 +1,11 @@
 """compare's answer block: why the embedded variants' first run is slow, in a few lines, from this run's numbers."""
 
+import math
 import statistics
 
-from tfgraphs.findings.compare import holds_data
-from tfgraphs.findings.evidence import rests_on
-from tfgraphs.records.stats import MIN_FIRST_RUNS, between, first_runs
+from tfgraphs.findings.compare import first_run_verdict, holds_data, later_verdict, too_few
+from tfgraphs.findings.evidence import judged, rests_on
+from tfgraphs.records.judge import FEWEST, RANK_SUM
 from tfgraphs.spec.variants import VARIANTS
 from tfgraphs.units import fmt_bytes, fmt_s, join
 
@@ -43,27 +44,30 @@ def _first(embedded, base):
 
 @rests_on("first_runs_s")
 def _once(embedded, base):
-    """Whether the embedded first runs are slower than the fed one's, judged across fresh workers."""
-    judged = {r.variant: first_runs(r.first_runs_s, base.first_runs_s) for r in embedded}
-    slower = [v for v, d in judged.items() if d.real and d.delta > 0]
-    n = min(len(r.first_runs_s) for r in [*embedded, base])
-    if slower:
-        return [f"Embedding adds {_span([judged[v].delta for v in slower])} to the first run, once (n>={n}, past the "
-                f"spread); why: tfgraphs explain."]
-    if all(d.judged for d in judged.values()):
-        return [f"The first runs do not differ beyond their spread (n>={n} a side, one per fresh worker)."]
-    return [f"First run, embedded minus fed: {_signed_span([d.delta for d in judged.values()])}, on {n} a side: "
-            f"too few to judge (--trials {MIN_FIRST_RUNS})."]
+    """Whether the embedded first runs differ from the fed one's, judged across fresh workers."""
+    verdicts = {r.variant: first_run_verdict(r, base) for r in embedded}
+    return [_line("First run, embedded vs fed: ", verdicts, f"--trials {FEWEST[RANK_SUM]}")]
 
 
-def _signed_span(deltas):
-    """'+3.4 ms' or '-30.6 to +21.4 ms': one signed value, or the signed range of several."""
-    def signed(d):
-        return ("-" if d < 0 else "+") + fmt_s(abs(d))
-    low, high = signed(min(deltas)), signed(max(deltas))
-    if low == high:
-        return low
-    return f"{low.split()[0]} to {high}" if low.split()[-1] == high.split()[-1] else f"{low} to {high}"
+def _line(head, verdicts, more):
+    """One answer line of at most 100 columns: the outcome all variants share, told by the weakest verdict (the
+    largest p, or for "no difference" the interval reaching farthest); below the fewest samples only the outcome and
+    what to run; mixed outcomes are named per variant, their intervals left to the findings."""
+    kinds = {(v.outcome, v.larger) for v in verdicts.values()}
+    if len(kinds) > 1:
+        return judged(head + ", ".join(f"{name} {v.phrase()}" for name, v in verdicts.items()) + "; see the findings.",
+                      *verdicts.values())
+    weakest = max(verdicts.values(), key=_weakness)
+    if too_few(verdicts.values()):
+        return judged(f"{head}{weakest.phrase()}; {more}.", *verdicts.values())
+    return judged(f"{head}{weakest.says()}.", *verdicts.values())
+
+
+def _weakness(v):
+    """How little a verdict rests on: its p, or for "no difference" how far its interval reaches from no effect."""
+    if v.same:
+        return max(abs(math.log(v.low)), abs(math.log(v.high))) if v.scale == "ratio" else max(-v.low, v.high)
+    return 1.0 if v.p is None else v.p
 
 
 @rests_on("folded")
@@ -79,14 +83,8 @@ def _precomputed(embedded):
 @rests_on("runs_s")
 def _later(embedded, base):
     """Later runs of the embedded variants that still compute the network, against the fed variant's."""
-    computed = [r for r in embedded if not r.folded]
-    if not computed:
-        return []
-    same = [r for r in computed if not between(r.runs_s, base.runs_s).real]
-    if len(same) == len(computed):
-        return [f"{join(r.variant for r in computed)}: later runs no different from {base.variant}'s."]
-    ratios = join(f"{r.variant} {r.later_median_s / base.later_median_s:.2f}x" for r in computed if r not in same)
-    return [f"Later runs against {base.variant}'s: {ratios}."]
+    computed = {r.variant: later_verdict(r, base) for r in embedded if not r.folded}
+    return [_line("Later runs vs fed: ", computed, f"--runs {FEWEST[RANK_SUM]}")] if computed else []
 
 
 @rests_on("runs_s", "graph_bytes")

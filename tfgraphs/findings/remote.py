@@ -1,7 +1,7 @@
 """Explain the remote rows of a report: remote against in-process, the feed and fetch costs, what crossed tasks."""
 
-from tfgraphs.findings.evidence import rests_on
-from tfgraphs.records.stats import MIN_FIRST_RUNS, between, first_runs
+from tfgraphs.findings.evidence import judged, rests_on
+from tfgraphs.records.judge import FEWEST, judge
 from tfgraphs.spec import network
 from tfgraphs.spec.remote import task_of
 from tfgraphs.spec.variants import VARIANTS
@@ -18,12 +18,25 @@ def _by_key(rows):
     return {(r.variant, r.remote, r.fetch or "output"): r for r in rows if r.ok}
 
 
-def _more(delta):
-    return f"{fmt_s(abs(delta))} {'more' if delta >= 0 else 'less'}"
+def _signed_s(seconds):
+    """'+5.0 ms', '-1.20 s': a shift in seconds, signed."""
+    return ("+" if seconds >= 0 else "") + fmt_s(seconds)
 
 
-def _apart(d):
-    return f"beyond a spread of {fmt_s(d.spread)}" if d.real else f"no measurable difference against a spread of {fmt_s(d.spread)}"
+def _told(v, option, unit=None):
+    """The verdict as printed; below the fewest samples its test needs, the outcome alone (it names n: there is no
+    interval to give) and what to run: '...; run with --runs 4 or more to tell'."""
+    if min(v.n_a, v.n_b) >= FEWEST[v.method]:
+        return v.says(unit)
+    return f"{v.phrase(unit)}; run with {option} {FEWEST[v.method]} or more to tell"
+
+
+def _excess_verdict(a, b):
+    """First-run excesses of two rows, one per fresh worker each: as a ratio while every one is positive, else as a
+    shift in seconds (an excess may be zero or negative)."""
+    if all(v > 0 for v in (*a, *b)):
+        return judge(a, b)
+    return judge(a, b, scale="shift")
 
 
 def _with_local(rows):
@@ -34,19 +47,18 @@ def _with_local(rows):
 
 @rests_on("runs_s")
 def remote_over_local(rows):
-    """Per variant and fetch: remote later runs over in-process later runs, judged against both spreads."""
+    """Per variant and fetch: remote later runs against in-process later runs, independent samples."""
     said = []
     for r, local in _with_local(rows):
-        d = between(r.runs_s, local.runs_s)
-        ratio = f"{r.later_median_s / local.later_median_s:.2f}x, " if d.real else ""
-        said.append(f"{r.label}: later runs took {fmt_s(r.later_median_s)} median against {fmt_s(local.later_median_s)} "
-                    f"in-process, {ratio}{_apart(d)}.")
+        v = judge(r.runs_s, local.runs_s)
+        said.append(judged(f"{r.label}: later runs took {fmt_s(r.later_median_s)} median against "
+                           f"{fmt_s(local.later_median_s)} in-process: {_told(v, '--runs')}.", v))
     return said
 
 
 @rests_on("runs_s")
 def feed_cost(rows):
-    """Per fetch and place: a variant fed per run against one loaded once, judged against both spreads."""
+    """Per fetch and place: a variant fed per run against one loaded once, independent samples."""
     said, got = [], _by_key(rows)
     for remote in (True, False):
         for fetch in ("output", "sum"):
@@ -55,13 +67,14 @@ def feed_cost(rows):
             once = next((r for r in here if VARIANTS[r.variant].loaded_once), None)
             if fed is None or once is None:
                 continue
-            d = between(fed.runs_s, once.runs_s)
+            v = judge(fed.runs_s, once.runs_s)
             where = "remote" if remote else "in-process"
             sent = f", sending {fed.bytes_fed_per_run:,} bytes each time" if fed.bytes_fed_per_run else ""
-            verdict = (f"feeding cost {fmt_s(d.delta)} per run{sent}, {_apart(d)}" if d.larger else
-                       f"{_apart(d)}{sent}" if not d.real else f"the fed variant was faster by {fmt_s(-d.delta)}, {_apart(d)}")
-            said.append(f"Per-run feed cost {where} (fetch {fetch}): {fed.variant} {fmt_s(fed.later_median_s)} against "
-                        f"{once.variant} {fmt_s(once.later_median_s)} median: {verdict}.")
+            told = ("feeding cost more per run, " if v.larger else "the fed variant was faster, " if v.smaller else
+                    "")
+            said.append(judged(f"Per-run feed cost {where} (fetch {fetch}): {fed.variant} "
+                               f"{fmt_s(fed.later_median_s)} against {once.variant} {fmt_s(once.later_median_s)} "
+                               f"median{sent}: {told}{_told(v, '--runs')}.", v))
     return said
 
 
@@ -79,36 +92,31 @@ def fetch_cost(rows):
                         f"(no Conv2D in the graph that ran; partition graphs), so its {fmt_s(total.later_median_s)} "
                         f"later runs compute nothing and say nothing about the cost of fetching.")
             continue
-        d = between(whole.runs_s, total.runs_s)
+        v = judge(whole.runs_s, total.runs_s)
         where = "remote" if remote else "in-process"
-        said.append(f"Fetch cost of {variant} {where}: the whole output ({whole.bytes_fetched_per_run:,} bytes) took "
-                    f"{fmt_s(whole.later_median_s)} per run against {fmt_s(total.later_median_s)} for its sum "
-                    f"({total.bytes_fetched_per_run:,} bytes), {_more(d.delta)}, {_apart(d)}.")
+        said.append(judged(f"Fetch cost of {variant} {where}: the whole output ({whole.bytes_fetched_per_run:,} "
+                           f"bytes) took {fmt_s(whole.later_median_s)} per run against "
+                           f"{fmt_s(total.later_median_s)} for its sum ({total.bytes_fetched_per_run:,} bytes): "
+                           f"{_told(v, '--runs')}.", v))
     return said
 
 
 @rests_on("first_runs_s", "runs_s")
 def first_run_extra(rows):
-    """Per variant and fetch: what the remote first run paid beyond its later runs, against in-process, judged only
-    by the first-run rule."""
+    """Per variant and fetch: what the remote first run paid beyond its later runs, against in-process, one sample
+    per fresh worker a side."""
     said, got = [], _by_key(rows)
     for (variant, remote, fetch), r in got.items():
         local = got.get((variant, False, fetch))
         if not remote or local is None or r.first_run_excess_s is None or local.first_run_excess_s is None:
             continue
-        d = first_runs(r.first_run_excesses_s, local.first_run_excesses_s)
+        v = _excess_verdict(r.first_run_excesses_s, local.first_run_excesses_s)
         head = (f"{r.label}: the first run paid {fmt_s(r.first_run_excess_s)} beyond the later runs against "
                 f"{fmt_s(local.first_run_excess_s)} in-process")
-        if not d.judged:
-            said.append(f"{head}; {d.samples} first runs, one per fresh worker, too few to call a difference "
-                        f"(--trials {MIN_FIRST_RUNS} judges it).")
-            continue
-        verdict = (f"beyond the spread of first runs ({fmt_s(d.spread)}, {d.samples})" if d.real else
-                   f"no measurable difference against the spread of first runs ({fmt_s(d.spread)}, {d.samples})")
         # Sending the graph is offered as the reason only for an extra that was measured.
         why = (f"; remotely the first run also sends the {r.graph_bytes:,}-byte GraphDef to the server"
-               if d.real and d.delta > 0 else "")
-        said.append(f"{head}, {_more(d.delta)}, {verdict}{why}.")
+               if v.larger else "")
+        said.append(judged(f"{head}: {_told(v, '--trials', _signed_s)}{why}.", v))
     return said
 
 

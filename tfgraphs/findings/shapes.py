@@ -1,12 +1,24 @@
-"""Explain a shapes report from its own numbers: what a new input length cost each mode, and why."""
+"""Explain a shapes report from its own numbers: what a new input length cost each mode, and why.
 
+Every comparison asks the judge (tfgraphs.records.judge), length by length (paired). blocked does the same
+fixed-shape work in its pass 2 and pass 3, on lengths already seen, so the one against the other is the control: when
+it differs, the machine or the order of the calls moved the times, and every time or throughput verdict it guards is
+"disturbed run".
+"""
+
+import functools
 import statistics
 from dataclasses import dataclass
 
-from tfgraphs.findings.evidence import rests_on
-from tfgraphs.records.stats import iqr, judge, median_or_none, paired, share_bounds
+from tfgraphs.findings.cases import short_s
+from tfgraphs.findings.evidence import judged, rests_on
+from tfgraphs.records.judge import DISTURBED, Verdict, judge as judge_now
+from tfgraphs.records.rows import khz_per_call
 from tfgraphs.spec.shapes import AUTOTUNE, SWITCH_NAMES
 from tfgraphs.units import fmt_s, join
+
+CONTROL = "blocked"     # the mode whose passes after the first do identical work
+CONTROL_PASSES = (1, 2)  # its pass 2 against its pass 3 (indices): the control
 
 
 @dataclass(frozen=True)
@@ -17,8 +29,9 @@ class Cost:
     first_s: float            # the very first call in the worker, start-up included
     new: tuple                # pass-1 call of each length after the first
     seen: tuple | None        # median later-pass call of each length after the first (None with one pass)
-    new_khz: float
-    seen_khz: float | None
+    new_khz: tuple            # the throughput of each of those pass-1 calls
+    seen_khz: tuple | None    # the throughput of each median later-pass call
+    control: Verdict | None = None   # the control's verdict, guarding this run's (None for the control itself)
 
     @property
     def new_s(self):
@@ -29,36 +42,66 @@ class Cost:
         return None if self.seen is None else statistics.median(self.seen)
 
     @property
-    def ratio(self):
-        """Median over lengths of pass 1 / later passes of the same length."""
-        return None if self.seen is None else statistics.median(a / b for a, b in zip(self.new, self.seen))
-
-    @property
     def differences(self):
         """Pass 1 minus the later passes, length by length."""
         return None if self.seen is None else tuple(a - b for a, b in zip(self.new, self.seen))
 
-    @property
+    @functools.cached_property
     def penalty(self):
-        """Pass 1 against the later passes, length by length, by the rule for paired samples."""
-        return None if self.seen is None else paired(self.new, self.seen)
+        """Pass 1 against the later passes, paired by length, guarded by the control."""
+        return None if self.seen is None else judge(self.new, self.seen, paired=True, control=self.control)
 
     @property
     def extra_s(self):
-        """Time a new length added to one call: the median paired difference."""
-        return None if self.seen is None else self.penalty.delta
+        """Time a new length added to one call: the median paired difference (shown, never deciding)."""
+        return None if self.seen is None else statistics.median(self.differences)
 
     @property
     def penalized(self):
         return self.seen is not None and self.penalty.larger
 
 
-def cost(run):
-    """The Cost of one ok ModeRun."""
+@functools.lru_cache(maxsize=4096)
+def _judge_tuples(a, b, paired, scale, control):
+    return judge_now(a, b, paired=paired, scale=scale, control=control)
+
+
+def judge(a, b, *, paired=False, scale="ratio", control=None):
+    """The judge, remembered: every sentence of a report asks it about the same samples, and a test with ties
+    permutes (control, when given, is a Verdict or None)."""
+    return _judge_tuples(tuple(a), tuple(b), paired, scale, control)
+
+
+def cost(run, lengths, batch, control=None):
+    """The Cost of one ok ModeRun whose passes ran over lengths; control guards its verdicts."""
     first, later = run.times_s[0], run.times_s[1:]
     seen = tuple(statistics.median(p[i] for p in later) for i in range(1, len(first))) if later else None
-    return Cost(run.mode, first[0], tuple(first[1:]), seen, run.khz[0],
-                median_or_none(run.khz[1:]) if later else None)
+    return Cost(run.mode, first[0], tuple(first[1:]), seen, khz_per_call(batch, lengths[1:], first[1:]),
+                None if seen is None else khz_per_call(batch, lengths[1:], seen), control)
+
+
+def lengths_of(report):
+    c = report.config
+    return range(c["start"], c["start"] + c["count"])
+
+
+def report_cost(report, run, control=None):
+    """cost() with the report's lengths and batch."""
+    return cost(run, lengths_of(report), report.config["batch"], control)
+
+
+def control_verdict(report, ok):
+    """blocked's pass 2 against its pass 3, paired by length: the same fixed-shape work on lengths it has already
+    seen, which must not differ (None with fewer passes). Its pass 1 is not the control: padding and framing still
+    meet each new length there."""
+    run = next((r for r in ok if r.mode == CONTROL and _timed(r) and len(r.times_s) > CONTROL_PASSES[1]), None)
+    if run is None:
+        return None
+    return judge(run.times_s[CONTROL_PASSES[0]][1:], run.times_s[CONTROL_PASSES[1]][1:], paired=True)
+
+
+def _timed(run):
+    return bool(run.times_s) and len(run.times_s[0]) > 1
 
 
 def split(report):
@@ -73,9 +116,9 @@ def short_device(name):
     return None if not name else name.rsplit("device:", 1)[-1]
 
 
-def _signed(seconds):
-    """A duration with its sign: "+1.2 ms", "-0.4 ms"."""
-    return ("-" if seconds < 0 else "+") + fmt_s(abs(seconds))
+def signed(seconds):
+    """A duration with its sign: "+1.2 ms", "-400 us"."""
+    return ("-" if seconds < 0 else "+") + short_s(abs(seconds))
 
 
 def later_label(report):
@@ -90,24 +133,26 @@ def sentences(report):
     if not ok:
         return ["No mode produced a result, so there is nothing to explain."]
     said = _devices(report, ok)
-    if all(c.ratio is None for c in costs_by_mode(ok).values()):
+    if all(c.seen is None for c in costs_by_mode(report, ok).values()):
         return said + ["With one pass no length was seen twice, so the per-new-length cost cannot be measured; "
                        "run with --passes 2 or more."]
+    said += _control(report, ok)
     said += _penalties(report, ok)
     said += _tracing(report, ok)
-    said += _retracing(ok)
+    said += _retracing(report, ok)
     said += _remedy(report, ok)
     said += _switch(report, ok, [r for r in off if r.ok])
-    said += _first_call(ok)
+    said += _first_call(report, ok)
     worst = max(r.max_rel_err for r in ok + [r for r in off if r.ok])
     every = "Every mode" if all(r.ok for r in report.rows) else "Every mode that finished"
     said.append(f"{every} matched a float64 NumPy reference to {worst:.1e} relative error or better.")
     return said
 
 
-def costs_by_mode(ok):
-    """The Cost of every mode timed on at least one length after the first."""
-    return {r.mode: cost(r) for r in ok if r.times_s and r.khz and len(r.times_s[0]) > 1}
+def costs_by_mode(report, ok):
+    """The Cost of every mode timed on at least one length after the first, each guarded by the control."""
+    control = control_verdict(report, ok)
+    return {r.mode: report_cost(report, r, control) for r in ok if _timed(r)}
 
 
 @rests_on("device")
@@ -123,18 +168,45 @@ def _devices(report, ok):
 
 
 @rests_on("times_s", "khz")
+def _control(report, ok):
+    """The control's own verdict: it decides whether any other time or throughput verdict is said."""
+    later, control = later_label(report), control_verdict(report, ok)
+    if not any(c.seen is not None for c in costs_by_mode(report, ok).values()):
+        return []
+    if control is None:
+        return [f"blocked did not run {CONTROL_PASSES[1] + 1} passes (--passes {CONTROL_PASSES[1] + 1}), so no "
+                f"control checked that the passes met the same machine: the verdicts below are not guarded against "
+                f"a change of load."]
+    work = (f"blocked (blocks of {report.config['block']}) does the same fixed-shape work in its pass 2 and pass 3, "
+            f"on lengths it has already seen, so they must not differ")
+    if control.differs:
+        faster = control.n_a - control.above
+        return [judged(f"Disturbed run: {work}, yet pass 2 against pass 3, paired by length, "
+                       f"{control.says()}, pass 2 the {'faster' if control.smaller else 'slower'} on "
+                       f"{faster if control.smaller else control.above} of {control.n_a} lengths. The machine's load "
+                       f"or the order of the calls moved the times, so this run states no new-length cost and no "
+                       f"ratio between modes; run it again on a quieter machine.", control)]
+    return [judged(f"Control: {work}; pass 2 against pass 3, paired by length: {control.says()}.", control)]
+
+
+@rests_on("times_s", "khz")
 def _penalties(report, ok):
-    costs, later, said = costs_by_mode(ok), later_label(report), []
-    for c in sorted((c for c in costs.values() if c.penalized), key=lambda c: -c.ratio):
-        e = c.penalty
-        said.append(f"Pass 1 was {c.ratio:.2f}x slower than {later} in {c.mode} (median over {e.n} lengths) and "
-                    f"slower on {e.above} of them: each new length added {fmt_s(e.delta)} to a {fmt_s(c.seen_s)} "
-                    f"call, beyond the {fmt_s(e.spread)} IQR of {later} itself.")
-    flat = [c for c in costs.values() if c.penalty is not None and not c.penalized]
-    if flat:
-        said.append("A new length cost nothing measurable by the rule in the legend in " + join(
-            f"{c.mode} ({_signed(c.extra_s)} against an IQR of {fmt_s(c.penalty.spread)}, slower on "
-            f"{c.penalty.above} of {c.penalty.n} lengths)" for c in flat) + ".")
+    costs, later, said = costs_by_mode(report, ok), later_label(report), []
+    judged_costs = [c for c in costs.values() if c.mode != CONTROL and c.seen is not None]
+    disturbed = [c for c in judged_costs if c.penalty.outcome == DISTURBED]
+    if disturbed:
+        verdict = disturbed[0].penalty
+        said.append(judged(f"Pass 1 against {later} in {join([c.mode for c in disturbed])}: "
+                           f"{verdict.says()}.", verdict))
+    for c in sorted((c for c in judged_costs if c not in disturbed), key=lambda c: -c.penalty.effect):
+        v = c.penalty
+        text = f"Pass 1 against {later} in {c.mode}, paired by length: {v.says()}"
+        if v.larger:
+            text += (f"; pass 1 the slower on {v.above} of {v.n_a} lengths: a new length added a median "
+                     f"{signed(c.extra_s)} to a {short_s(c.seen_s)} call")
+        elif v.smaller:
+            text += f"; pass 1 the faster on {v.n_a - v.above} of {v.n_a} lengths"
+        said.append(judged(text + ".", v))
     return said
 
 
@@ -155,93 +227,87 @@ def _tracing(report, ok):
 
 
 @rests_on("traces", "times_s", "khz")
-def _retracing(ok):
+def _retracing(report, ok):
     """How much of function's new-length cost retracing explains, when function-signature traced just once."""
-    costs = costs_by_mode(ok)
+    costs = costs_by_mode(report, ok)
     f, s = costs.get("function"), costs.get("function-signature")
     traces = {r.mode: r.traces for r in ok}
     once, many = traces.get("function-signature"), traces.get("function")
     # The two differ by retracing alone only if function-signature traced once and function more than that.
-    if not (f and s and f.penalized and f.extra_s > 0 and once == 1 and many is not None and many > once):
+    if not (f and s and f.penalized and once == 1 and many is not None and many > once):
         return []
-    if paired(f.new, s.new).larger:
-        # Two workers: their own IQRs and the gap between their steady states bound what the subtraction says.
-        noise = max(f.penalty.spread, s.penalty.spread, abs(f.seen_s - s.seen_s))
-        return [f"function's pass-1 call took {fmt_s(f.new_s)} against {fmt_s(s.new_s)} for function-signature, "
-                f"which traced {once} time to function's {many}: retracing explains "
-                f"{_portion(f.new_s - s.new_s, f.extra_s, noise)} of function's new-length cost (judged against "
-                f"{fmt_s(noise)}, the larger of the two workers' IQRs and the gap between their steady states)."]
-    return [f"function-signature traced {once} time to function's {many}, yet its pass-1 call took "
-            f"{fmt_s(s.new_s)} against {fmt_s(f.new_s)} for function, no clear difference by the rule in the legend: "
-            f"the new-length cost is not retracing."]
+    # Two workers, the same lengths in the same pass: paired by length, guarded by the control like every time.
+    retrace = judge(f.new, s.new, paired=True, scale="shift", control=f.control)
+    cost_of_new = judge(f.new, f.seen, paired=True, scale="shift", control=f.control)
+    head = (f"function traced {many} times to function-signature's {once}; function's pass-1 call against "
+            f"function-signature's, paired by length: {retrace.says(signed)}")
+    if retrace.larger:
+        return [judged(f"{head}. That is the retracing, beside function's whole new-length cost (its pass 1 against "
+                       f"its own {later_label(report)}): {cost_of_new.detail(signed)}.", retrace, cost_of_new)]
+    return [judged(f"{head}: this run does not show function's new-length cost to be retracing.", retrace)]
 
 
-def _portion(part, whole, *spreads):
-    """'all', '86%' or, within the spreads, '70% to 100%': how much of whole the part is."""
-    lo, hi = (min(x, 1.0) for x in share_bounds(part, whole, *spreads))
-    if lo == hi:
-        return "all" if lo >= 1 else f"{lo:.0%}"
-    return f"{lo:.0%} to {hi:.0%}"
+def _against_every(mine, theirs, control, what):
+    """mine's throughput against each other mode's, paired by length: one clause and the verdicts.
+
+    A "higher" is said only when every one of those verdicts is larger.
+    """
+    verdicts = {m: judge(mine, t, paired=True, control=control) for m, t in theirs.items()}
+    each = "; ".join(f"against {m}: {v.says()}" for m, v in verdicts.items())
+    higher = [m for m, v in verdicts.items() if v.larger]
+    lower = [m for m, v in verdicts.items() if v.smaller]
+    rest = [m for m in verdicts if m not in higher and m not in lower]
+    if len(higher) == len(verdicts):
+        sum_up = "higher than every other mode"
+    elif len(rest) == len(verdicts):
+        sum_up = "not shown to differ from any other mode"
+    else:
+        parts = ([f"higher than {join(higher)}"] if higher else []) + ([f"lower than {join(lower)}"] if lower else [])
+        parts += [f"not shown to differ from {join(rest)}"] if rest else []
+        sum_up = ", ".join(parts) + ", so not higher than every other mode"
+    return f"{what}: {sum_up} ({each})", tuple(verdicts.values())
 
 
 @rests_on("times_s", "khz")
 def _remedy(report, ok):
-    costs = costs_by_mode(ok)
-    b = costs.get("blocked")
-    others = [c for c in costs.values() if c.mode != "blocked" and c.penalty is not None]
-    if b is None or b.penalty is None or not others:
+    costs, later = costs_by_mode(report, ok), later_label(report)
+    b = costs.get(CONTROL)
+    others = {c.mode: c for c in costs.values() if c.mode != CONTROL and c.seen is not None}
+    if b is None or b.seen is None or not others:
         return []
-    paid = [c for c in others if c.penalized]
-    ref = max(paid or others, key=lambda c: c.ratio)
-    later, block = later_label(report), report.config["block"]
-    change = b.seen_khz / ref.seen_khz - 1
-    rates = f"({later}: {b.seen_khz:,.0f} kHz in blocked, {ref.seen_khz:,.0f} in {ref.mode})"
-    # Two workers: a percentage only when their calls on the same lengths differ steadily beyond the IQR.
-    if paired(b.seen, ref.seen).larger or paired(ref.seen, b.seen).larger:
-        price = f"its throughput on lengths already seen was {abs(change):.0%} {'lower' if change < 0 else 'higher'} {rates}"
-    else:
-        price = f"its throughput on lengths already seen showed no measurable difference by the same rule {rates}"
-    most = f", the most of the {len(paid)} modes that paid for new lengths" if len(paid) > 1 else ""
-    head = f"Pass 1 was {ref.ratio:.2f}x slower than {later} in {ref.mode}{most}"
-    if not paid:
-        said = [f"No mode paid measurably for new lengths, so blocked (blocks of {block}) had no penalty to "
-                f"remove; {price}."]
-    elif not b.penalized:
-        said = [f"{head}; blocked (blocks of {block}, a fixed input signature and a fixed shape) paid no measurable "
-                f"penalty: a new length changed its call by {_signed(b.extra_s)}, against {fmt_s(ref.extra_s)} in "
-                f"{ref.mode}, and {price}." + "".join(_signature_alone(ok, ref.mode))]
-    elif b.extra_s >= ref.extra_s:
-        said = [f"{head}, and blocked (blocks of {block}) did not remove that penalty: a new length added "
-                f"{fmt_s(b.extra_s)} to it against {fmt_s(ref.extra_s)}; {price}."]
-    else:
-        removed = _portion(ref.extra_s - b.extra_s, ref.extra_s, b.penalty.spread, ref.penalty.spread)
-        said = [f"{head}; blocked (blocks of {block}) removed {removed} of that penalty "
-                f"({fmt_s(ref.extra_s)} -> {fmt_s(b.extra_s)} per new length) but still paid measurably (beyond its "
-                f"own IQR of {fmt_s(b.penalty.spread)}, slower on {b.penalty.above} of {b.penalty.n} lengths), and "
-                f"{price}." + "".join(_signature_alone(ok, ref.mode))]
-    said.append(f"On lengths seen for the first time, blocked ran at {b.new_khz:,.0f} kHz against "
-                f"{ref.new_khz:,.0f} kHz for {ref.mode} ({b.new_khz / ref.new_khz:.2f}x).")
-    return said
+    control = control_verdict(report, ok)
+    head = f"blocked's throughput (blocks of {report.config['block']})"
+    if control is not None and control.differs:
+        # Two numbers from a moving machine make no ratio: the control's own numbers are all that is printed.
+        moved = [judge(mine, c_khz, paired=True, control=control) for c in others.values()
+                 for mine, c_khz in ((b.new_khz, c.new_khz), (b.seen_khz, c.seen_khz))]
+        return [judged(f"{head} against every other mode: {moved[0].says()}.", *moved)]
+    said = []
+    for what, mine, theirs in (
+            (f"{head} on lengths seen for the first time (pass 1 against pass 1, paired by length)", b.new_khz,
+             {m: c.new_khz for m, c in others.items()}),
+            (f"{head} on lengths already seen ({later} against {later}, paired by length)", b.seen_khz,
+             {m: c.seen_khz for m, c in others.items()})):
+        text, verdicts = _against_every(mine, theirs, control, what)
+        said.append(judged(text + ".", *verdicts))
+    return said + _signature_alone(report, ok)
 
 
 @rests_on("traces", "times_s", "khz")
-def _signature_alone(ok, mode):
+def _signature_alone(report, ok):
     """blocked fixes both the input signature and the block's shape; function-signature fixes the signature alone,
     so the two effects are told apart by it, with its trace count."""
-    costs, traced = costs_by_mode(ok), {r.mode: r.traces for r in ok}
-    sig, ref = costs.get("function-signature"), costs.get(mode)
-    if sig is None or sig.penalty is None or ref is None or traced.get("function-signature") is None or sig is ref:
+    sig = costs_by_mode(report, ok).get("function-signature")
+    traced = {r.mode: r.traces for r in ok}.get("function-signature")
+    if sig is None or sig.seen is None or traced is None:
         return []
-    head = (f" function-signature, which fixes only the input signature (it traced {traced['function-signature']} "
-            f"time{'s' if traced['function-signature'] != 1 else ''}), ")
-    if not sig.penalized:
-        return [head + (f"paid nothing measurable per new length by the paired rule ({_signed(sig.extra_s)} against "
-                       f"its own IQR of {fmt_s(sig.penalty.spread)}, slower on {sig.penalty.above} of "
-                       f"{sig.penalty.n} lengths): the fixed signature alone removed {ref.mode}'s penalty in this "
-                       f"run.")]
-    alone = _portion(ref.extra_s - sig.extra_s, ref.extra_s, sig.penalty.spread, ref.penalty.spread)
-    return [head + (f"still paid {fmt_s(sig.extra_s)} per new length: the signature alone removed {alone} of "
-                   f"{ref.mode}'s penalty, the fixed block shape the rest that blocked removed.")]
+    v = sig.penalty
+    meaning = ("the fixed signature alone removed the cost of new lengths" if v.same else
+               "the fixed signature alone did not remove the cost of new lengths" if v.larger else
+               "this run does not tell what the fixed signature alone did")
+    return [judged(f"function-signature, which fixes only the input signature (it traced {traced} "
+                   f"time{'s' if traced != 1 else ''}), beside blocked, which also fixes the block's shape: its pass 1 "
+                   f"against {later_label(report)}, paired by length: {v.says()}; {meaning}.", v)]
 
 
 @rests_on("times_s", "khz", "env")
@@ -252,38 +318,50 @@ def _switch(report, ok, off):
     name = SWITCH_NAMES[switch]
     if not report.config.get("switch_modes"):
         return [f"{name} was not switched off in this run (no --switch-modes)."]
-    later, said = later_label(report), []
+    later, said, control = later_label(report), [], control_verdict(report, ok)
     untested = " (this GPU path is untested)" if switch == AUTOTUNE else ""
     for r_off in off:
         r_on = next((r for r in ok if r.mode == r_off.mode), None)
-        if r_on is None:
+        if r_on is None or not (_timed(r_on) and _timed(r_off)):
             continue
-        on, of = cost(r_on), cost(r_off)
-        said.append(f"{name} in {r_on.mode}{untested}: pass 1 / {later} was {on.ratio:.2f}x with {switch}=1 and "
-                    f"{of.ratio:.2f}x with {switch}=0; a new length changed a call by {_signed(on.extra_s)} with it "
-                    f"on and {_signed(of.extra_s)} with it off.")
-        if on.penalized and paired(on.differences, of.differences).larger:
-            said.append(f"So {name} accounts for about {fmt_s(on.extra_s - max(of.extra_s, 0.0))} of each new "
-                        f"length's cost in {r_on.mode}.")
-        elif not on.penalized and not of.penalized:
-            said.append(f"Neither setting paid measurably for new lengths in {r_on.mode}: {name}'s per-shape "
-                        f"cost is within noise by the rule in the legend.")
-        speed = on.seen_khz / of.seen_khz
-        said.append(f"On lengths already seen, {r_on.mode} ran at {on.seen_khz:,.0f} kHz with {name} on and "
-                    f"{of.seen_khz:,.0f} kHz with it off ({speed:.2f}x).")
+        on, of = (report_cost(report, r, control) for r in (r_on, r_off))
+        if on.seen is None:
+            continue
+        mode = r_on.mode
+        if control is not None and control.differs:
+            # One sentence for the lot: each verdict would print the same control numbers and no ratio.
+            moved = on.penalty
+            said.append(judged(f"{name} in {mode}{untested}, on against off: no time or throughput is compared, "
+                               f"{moved.says()}.", moved))
+            continue
+        said.append(judged(f"{name} in {mode}{untested}: pass 1 against {later}, paired by length, with "
+                           f"{switch}=1: {on.penalty.says()}; with {switch}=0: {of.penalty.says()}.",
+                           on.penalty, of.penalty))
+        added = judge(on.differences, of.differences, paired=True, scale="shift", control=control)
+        said.append(judged(f"The time a new length added to a call in {mode} with {name} on against off, paired by "
+                           f"length: {added.says(signed)}" +
+                           (f": {name} accounts for part of each new length's cost in {mode}." if added.larger
+                            else "."), added))
+        first = judge(on.new_khz, of.new_khz, paired=True, control=control)
+        again = judge(on.seen_khz, of.seen_khz, paired=True, control=control)
+        said.append(judged(f"{mode}'s throughput with {name} on against off, paired by length: on lengths seen for "
+                           f"the first time (pass 1 against pass 1) {first.says()}; on lengths already seen "
+                           f"({later} against {later}) {again.says()}.", first, again))
     return said
 
 
 @rests_on("times_s", "khz")
-def _first_call(ok):
-    firsts = sorted(costs_by_mode(ok).values(), key=lambda c: c.first_s / c.new_s)
-    if not firsts:
+def _first_call(report, ok):
+    """The very first call of each worker against that worker's median pass-1 call: pairs, one per worker."""
+    costs = list(costs_by_mode(report, ok).values())
+    if not costs:
         return []
-    worst = firsts[-1]
-    if not judge(worst.first_s - worst.new_s, iqr(worst.new)).larger:
-        return []
-    low, high = min(c.first_s for c in firsts), max(c.first_s for c in firsts)
-    took = fmt_s(high) if len(firsts) == 1 else f"{fmt_s(low)} to {fmt_s(high)}"
-    return [f"The very first call in {'the' if len(firsts) == 1 else 'each'} worker took {took}, up to "
-            f"{worst.first_s / worst.new_s:.1f}x a median pass-1 call ({worst.mode}): a one-time start-up cost, "
-            f"not a per-length one, so the first length is left out of the per-length statistics."]
+    v = judge([c.first_s for c in costs], [c.new_s for c in costs], paired=True)
+    low, high = min(c.first_s for c in costs), max(c.first_s for c in costs)
+    took = fmt_s(high) if fmt_s(low) == fmt_s(high) else f"{fmt_s(low)} to {fmt_s(high)}"
+    each = "the worker" if len(costs) == 1 else "each worker"
+    why = (": a one-time start-up cost, not a per-length one, so the first length is left out of the per-length "
+           "statistics" if v.larger else
+           "; the first length is left out of the per-length statistics all the same, as the worker's start-up")
+    return [judged(f"The very first call in {each} took {took}; against the same worker's median pass-1 call, paired "
+                   f"by worker: {v.says()}{why}.", v)]

@@ -1,38 +1,48 @@
-"""shapes' answer block: what each new input length cost, which mode paid most, and what fixed blocks bought."""
+"""shapes' answer block: the control, the mode that paid most per new length, and the trace counts."""
 
-from tfgraphs.findings.evidence import rests_on
-from tfgraphs.findings.shapes import costs_by_mode, later_label, split
-from tfgraphs.findings.cases import short_s
-from tfgraphs.units import fmt_s
+from tfgraphs.findings.evidence import judged, rests_on
+from tfgraphs.findings.shapes import CONTROL, control_verdict, costs_by_mode, later_label, signed, split
+from tfgraphs.records.judge import FEWEST, SIGNED_RANK
 
 
 def answer(report):
-    """At most six lines: the mode that paid most per new length, its traces, and blocked's cost beside it."""
+    """At most five lines: the control, the mode whose pass 1 paid most, and the trace counts."""
     ok = [r for r in split(report)[0] if r.ok]
-    said = _worst(report, ok) + _traces(ok)
+    said = _control(report, ok) + _worst(report, ok) + _traces(ok)
     return said[:5] or ["No mode measured a new length against a seen one (--passes 2 or more does)."]
 
 
 @rests_on("times_s", "khz")
-def _worst(report, ok):
-    """The mode whose pass 1 paid most over the later passes, and blocked's paired difference beside it."""
-    costs = [c for c in costs_by_mode(ok).values() if c.penalty is not None]
-    if not costs:
+def _control(report, ok):
+    """blocked's pass 2 against its pass 3: identical work, so a difference means the run was disturbed."""
+    control = control_verdict(report, ok)
+    if control is None:
         return []
-    paid = [c for c in costs if c.penalized]
+    if control.differs:
+        return [judged(f"Disturbed run: blocked's pass 2 and pass 3, identical fixed-shape work, moved apart "
+                       f"({control.detail()}); no new-length cost and no ratio between modes is stated.", control)]
+    return [judged(f"Control: blocked (fixed blocks of {report.config['block']}), pass 2 against pass 3: "
+                   f"{control.says()}.", control)]
+
+
+@rests_on("times_s", "khz")
+def _worst(report, ok):
+    """The mode whose pass 1 paid most over the later passes, by its judged ratio."""
+    costs = [c for c in costs_by_mode(report, ok).values() if c.mode != CONTROL and c.seen is not None]
+    control = control_verdict(report, ok)
+    if not costs or (control is not None and control.differs):
+        return []
     later = later_label(report)
+    paid = [c for c in costs if c.penalized]
     if not paid:
-        return [f"No mode paid measurably for a new length (pass 1 against {later}, paired by length)."]
-    worst = max(paid, key=lambda c: c.extra_s)
-    said = [f"A new length cost {worst.mode} {fmt_s(worst.extra_s)} a call (pass 1 against {later}, slower on "
-            f"{worst.penalty.above} of the {worst.penalty.n} lengths after the first): {worst.ratio:.1f}x."]
-    blocked = next((c for c in costs if c.mode == "blocked"), None)
-    if blocked is not None and blocked is not worst:
-        verdict = "measurably" if blocked.penalized else "nothing measurable"
-        said.append(f"Remedy: fixed blocks of {report.config['block']} (blocked) paid {verdict} per new length "
-                    f"({'+' if blocked.extra_s >= 0 else '-'}{short_s(abs(blocked.extra_s))}, IQR "
-                    f"{short_s(blocked.penalty.spread)}).")
-    return said
+        pairs = min(c.penalty.n_a for c in costs)
+        short = (f"; {pairs} lengths after the first are too few to find one (the paired test needs "
+                 f"{FEWEST[SIGNED_RANK]}): run with --count {FEWEST[SIGNED_RANK] + 1} or more"
+                 if pairs < FEWEST[SIGNED_RANK] else "")
+        return [f"No mode's pass 1 differed from {later}, paired by length{short}."]
+    worst = max(paid, key=lambda c: c.penalty.effect)
+    return [judged(f"A new length cost {worst.mode} a median {signed(worst.extra_s)} a call: pass 1 against {later}, "
+                   f"paired by length, {worst.penalty.says()}.", worst.penalty)]
 
 
 @rests_on("traces")

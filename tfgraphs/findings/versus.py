@@ -1,9 +1,12 @@
-"""Two saved results of one command side by side: per row and phase A, B, B/A, judged against both trial spreads."""
+"""Two saved results of one command side by side: per row and phase A, B, B/A, and the judge's verdict on B against A
+over the two documents' trials."""
 
 import statistics
 
 from tfgraphs.errors import UsageError
-from tfgraphs.records.stats import MIN_FIRST_RUNS, judge, ratio, spread
+from tfgraphs.findings.evidence import judged
+from tfgraphs.records.judge import FEWEST, RANK_SUM, judge
+from tfgraphs.records.stats import ratio
 from tfgraphs.spec.commands import COMMANDS
 
 COMPARABLE = tuple(c.name for c in COMMANDS.values() if c.comparable)
@@ -40,44 +43,55 @@ def pairs(a, b):
 
 
 def lines(a, b):
-    """Per shared row and phase measured in both: {row, phase, a, b, ratio, trials, verdict}."""
+    """Per shared row and phase measured in both: {row, phase, a, b, ratio, trials, verdict}; verdict judges B's
+    trials against A's."""
     out = []
     for k, ra, rb in pairs(a, b):
         for phase, read in PHASES:
             va, vb = read(ra), read(rb)   # a row holds its trials' medians, and every later run pooled
             if va is None or vb is None:
                 continue
-            ta, tb = ([read(t) for t in r.trials if t.status == "ok"] for r in (ra, rb))
+            ta, tb = ([v for v in (read(t) for t in r.trials if t.status == "ok") if v is not None] for r in (ra, rb))
             out.append({"row": label(k), "phase": phase, "a": va, "b": vb, "ratio": ratio(vb, va),
-                        "trials": (len(ta), len(tb)), "verdict": _verdict(vb - va, ta, tb)})
+                        "trials": (len(ta), len(tb)), "verdict": _verdict(tb, ta)})
     return out
 
 
-def _verdict(delta, ta, tb):
-    """larger, smaller, same (within the spread) or None when either side has fewer than MIN_FIRST_RUNS trials:
-    every phase but the later median is one sample per fresh worker, judged as first runs are."""
-    if len(ta) < MIN_FIRST_RUNS or len(tb) < MIN_FIRST_RUNS:
-        return None
-    d = judge(delta, spread(ta), spread(tb))
-    return "same" if not d.real else "larger" if d.delta > 0 else "smaller"
+def _verdict(tb, ta):
+    """B's trials against A's: each trial is a fresh worker, and the two documents' workers are independent. A phase
+    that may be zero is judged as a shift rather than a ratio."""
+    return judge(tb, ta) if all(v > 0 for v in (*ta, *tb)) else judge(tb, ta, scale="shift")
+
+
+def _listed(found):
+    return "; ".join(f"{f['row']} {f['phase']} ({f['verdict'].detail()})" for f in found)
 
 
 def sentences(found):
-    """What the comparison can and cannot say."""
-    judged = [f for f in found if f["verdict"] is not None]
-    if not judged:
-        return [f"Each row has fewer than {MIN_FIRST_RUNS} trials in at least one result, so no difference can be "
-                f"judged against a spread: run both with --trials {MIN_FIRST_RUNS} or more."]
+    """What the comparison can and cannot say: each verdict with its n and interval."""
+    fewest = FEWEST[RANK_SUM]
     said = []
-    for word in ("larger", "smaller"):
-        moved = [f for f in judged if f["verdict"] == word]
+    for word, holds in (("larger", lambda v: v.larger), ("smaller", lambda v: v.smaller)):
+        moved = [f for f in found if holds(f["verdict"])]
         if moved:
-            said.append(f"B is {word} than A beyond both results' trial spreads in: "
-                        + "; ".join(f"{f['row']} {f['phase']} ({f['ratio']:.2f}x)" for f in moved) + ".")
-    same = len([f for f in judged if f["verdict"] == "same"])
+            said.append(judged(f"B differs from A and is {word} in: {_listed(moved)}.",
+                               *(f["verdict"] for f in moved)))
+    same = [f for f in found if f["verdict"].same]
     if same:
-        said.append(f"{same} of {len(judged)} judged phases differ by no more than the trial spreads.")
-    if len(judged) < len(found):
-        said.append(f"{len(found) - len(judged)} phases could not be judged: a row with fewer than {MIN_FIRST_RUNS} "
-                    f"trials has too few fresh-worker samples.")
+        said.append(judged(f"No difference beyond {same[0]['verdict'].margin_text()} between A and B in: "
+                           f"{_listed(same)}.", *(f["verdict"] for f in same)))
+    unknown = [f for f in found if f["verdict"].outcome not in ("differs", "no difference")]
+    short = [f for f in unknown if min(f["trials"]) < fewest]
+    if short and len(short) == len(found):
+        n = sorted({f["trials"] for f in short})
+        said.append(judged(f"Cannot tell for any phase: each row has fewer than {fewest} trials in at least one "
+                           f"result (n={' or '.join(f'{a} and {b}' for a, b in n)}), and a rank test needs {fewest} a "
+                           f"side: run both with --trials {fewest} or more.", *(f["verdict"] for f in short)))
+    elif short:
+        said.append(judged(f"Cannot tell for {len(short)} phases with fewer than {fewest} trials in A or B (a rank "
+                           f"test needs {fewest} a side): {_listed(short)}.", *(f["verdict"] for f in short)))
+    rest = [f for f in unknown if f not in short]
+    if rest:
+        said.append(judged(f"Cannot tell, with enough trials for the test, for: {_listed(rest)}.",
+                           *(f["verdict"] for f in rest)))
     return said

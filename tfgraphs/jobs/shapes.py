@@ -23,16 +23,18 @@ class Config:
 
     start: int = Option(10000, Whole(), "shortest input length").field()
     count: int = Option(30, Whole(least=3, most=100_000, why="the first length is left out as the worker's "
-                                  "start-up, and a spread needs 2 lengths more"),
-                        "how many lengths: start, start+1, ...").field()
+                                  "start-up, and two lengths are the fewest pairs to set side by side"),
+                        "how many lengths: start, start+1, ...; 7 or more (6 pairs after the first) let the paired "
+                        "test find a difference").field()
     batch: int = Option(10, Whole(), "signals per call").field()
     channels: int = Option(200, Whole(), "input channels").field()
     filters: int = Option(100, Whole(), "output channels").field()
     kernel: int = Option(10, Whole(), "kernel length, at most --start").field()
     block: int = Option(1024, Whole(), "blocked mode's output block length; every inner convolution then sees one "
                                        "fixed shape").field()
-    passes: int = Option(2, Whole(most=1_000), "passes over every length; pass 1 meets each length for the first "
-                                               "time").field()
+    passes: int = Option(3, Whole(most=1_000), "passes over every length; pass 1 meets each length for the first "
+                                               "time, and blocked's pass 2 against its pass 3 is the control, work "
+                                               "that must not differ").field()
     seed: int = common.SEED.field()
     modes: tuple = Option(MODES, Names(MODES, "mode"), f"comma-separated, from {', '.join(MODES)}",
                           shown="all").field()
@@ -99,5 +101,6 @@ def run(config, plan, progress, timeout=None):
         else:
             progress.skip(f"{mode} [switch off]", "no worker reported its devices")
     tf_version, machine = runner.envelope(docs)
+    # "order" tells a reader of the document that the passes ran interleaved (older documents ran them pass by pass).
     return Results("shapes", config.to_dict(), tuple(runs), tf_version=tf_version, machine=machine,
-                  extra={"switch": switch})
+                  extra={"switch": switch, "order": "interleaved"})

@@ -220,6 +220,11 @@ class Row(Measurement):
         return replace(base, trials=trials)
 
 
+def khz_per_call(batch, lengths, times_s):
+    """The throughput of each call, batch * length / 1000 / s, in kHz: one per length of one pass."""
+    return tuple(batch * n / 1000 / s for n, s in zip(lengths, times_s))
+
+
 @dataclass(frozen=True)
 class ModeRun:
     """One shapes mode in one worker: every call's time, per pass and per length, and what it traced."""
@@ -243,7 +248,7 @@ class ModeRun:
         """A record from a worker's document, with the throughput computed here."""
         times = tuple(tuple(p) for p in doc.get("times_s") or ())
         # The first length is left out: its first call is the worker's start-up, and pass 2 drops it to stay paired.
-        khz = tuple(median_or_none(batch * n / 1000 / s for n, s in zip(lengths[1:], p[1:])) for p in times)
+        khz = tuple(median_or_none(khz_per_call(batch, lengths[1:], p[1:])) for p in times)
         return cls.from_dict({**doc, "mode": mode, "times_s": times, "khz": khz})
 
     def to_dict(self):

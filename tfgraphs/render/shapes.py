@@ -1,8 +1,9 @@
 """Render a shapes report: per-mode costs, the backend switch, per-length times, and why (no TensorFlow here)."""
 
 from tfgraphs.findings.shapes_answer import answer
-from tfgraphs.findings.shapes import cost, later_label, sentences, short_device, split
-from tfgraphs.records.stats import STEADY_SHARE
+from tfgraphs.findings.shapes import control_verdict, costs_by_mode, later_label, report_cost, sentences, short_device, split
+from tfgraphs.records.judge import DISTURBED, FEWEST, SIGNED_RANK, ratio_text
+from tfgraphs.records.stats import median_or_none
 from tfgraphs.render.page import WIDTH, failures, machine_line, page, time_unit
 from tfgraphs.render.table import Table
 from tfgraphs.spec.shapes import SWITCH_NAMES
@@ -23,17 +24,21 @@ def _f(value, spec):
     return None if value is None else format(value, spec)
 
 
-def _decision(c, scale):
-    """The cells behind the penalized rule: median paired difference, later IQR, lengths slower, the verdict."""
-    e = c.penalty
-    if e is None:
-        return [None] * 4
-    return [("+" if e.delta >= 0 else "") + sig3(e.delta / scale), sig3(e.spread / scale), f"{e.above}/{e.n}",
-            "yes" if e.larger else "no"]
+def _decision(c):
+    """The judge's cells for pass 1 against the later passes: the paired ratio, its 95% CI, p and the outcome."""
+    v = c.penalty
+    if v is None:
+        return [None] * 5
+    outcome = v.outcome
+    if v.outcome == DISTURBED:   # a ratio from a moving machine is not shown
+        return [None, None, None, f"{v.n_a}", outcome]
+    interval = f"{ratio_text(v.low)} to {ratio_text(v.high)}" if v.bounded else "none at this n"
+    p = None if v.p is None else "<0.001" if v.p < 0.001 else f"{v.p:.2g}"
+    return [ratio_text(v.effect), interval, p, f"{v.n_a}", outcome]
 
 
 def _decision_headers(later):
-    return [f"pass 1 - {later}", f"{later} IQR", "slower on", "penalized"]
+    return [f"pass 1 / {later}", "95% CI", "p", "pairs", "verdict"]
 
 
 def _unit(runs):
@@ -47,24 +52,36 @@ def mode_table(report):
     u, scale = _unit(ok)
     later = later_label(report)
     headers = ["mode", "device", "traces", "first call", "pass 1", later, "pass 1 kHz",
-               f"{later} kHz", f"pass 1 / {later}", *_decision_headers(later)]
+               f"{later} kHz", *_decision_headers(later)]
     body = []
+    costs = costs_by_mode(report, ok)
     for r in ok:
-        c = cost(r)
+        c = costs.get(r.mode) or report_cost(report, r)
         body.append((r.mode, short_device(r.device), _f(r.traces, "d"), sig3(c.first_s / scale),
-                     sig3(c.new_s / scale), sig3(c.seen_s and c.seen_s / scale), _f(c.new_khz, ",.0f"),
-                     _f(c.seen_khz, ",.0f"), _f(c.ratio, ".2f"), *_decision(c, scale)))
+                     sig3(c.new_s / scale), sig3(c.seen_s and c.seen_s / scale), _f(r.khz[0], ",.0f"),
+                     _f(_later_khz(r), ",.0f"), *_decision(c)))
     table = Table(tuple(headers), tuple(body))
     legend = (f"Times in {u}, one call timed alone per length and pass, each mode in a fresh worker. first call = the "
               f"worker's very first call, start-up included: it is the first length's pass-1 call, so the first "
               f"length is left out of every other column, in every pass. pass 1 and {later} are medians over the "
-              f"other lengths; kHz = batch x length / 1000 / s; pass 1 / {later} and pass 1 - {later} = medians over "
-              f"lengths of the ratio and the difference for the same length; {later} IQR = the interquartile range "
-              f"of {later}'s times; slower on = lengths whose pass 1 was the slower. penalized = yes when pass 1 - "
-              f"{later} exceeds {later} IQR and pass 1 was the slower on at least {STEADY_SHARE:.0%} of lengths. "
+              f"other lengths; kHz = batch x length / 1000 / s, the median over them. {_verdict_legend(later)} "
               f"traces = tf.function traces (graph: graphs built). Every call takes and returns a NumPy array, so "
               f"copies in and out count alike.")
     return table, legend, u
+
+
+def _later_khz(run):
+    """The median of the later passes' throughputs (None with one pass)."""
+    return median_or_none(run.khz[1:])
+
+
+def _verdict_legend(later):
+    return (f"pass 1 / {later}: the judge's paired estimate (Wilcoxon signed-rank, Hodges-Lehmann) of pass 1's time "
+            f"over {later}'s for the same length, with its 95% CI, p and the pairs (lengths) it rests on; verdict = "
+            f"differs, no difference (the CI inside x0.8 to x1.25), cannot tell (the test needs "
+            f"{FEWEST[SIGNED_RANK]} pairs to find a difference) or disturbed run. The control is blocked's pass 2 "
+            f"against its pass 3, paired by length: the same fixed-shape work on lengths already seen, which must "
+            f"not differ; when it does, every verdict is disturbed run and no ratio is shown.")
 
 
 def switch_table(report):
@@ -76,14 +93,14 @@ def switch_table(report):
         return None
     u, scale = _unit([r for pair in pairs for r in pair])
     later = later_label(report)
-    headers = ["mode", switch, "pass 1", later, "pass 1 kHz", f"{later} kHz", f"pass 1 / {later}",
-               *_decision_headers(later)]
+    headers = ["mode", switch, "pass 1", later, "pass 1 kHz", f"{later} kHz", *_decision_headers(later)]
     body = []
+    guard = control_verdict(report, [r for r in main if r.ok])
     for pair in pairs:
         for r in pair:
-            c = cost(r)
+            c = report_cost(report, r, guard)
             body.append((r.mode, r.env.get(switch), sig3(c.new_s / scale), sig3(c.seen_s and c.seen_s / scale),
-                         _f(c.new_khz, ",.0f"), _f(c.seen_khz, ",.0f"), _f(c.ratio, ".2f"), *_decision(c, scale)))
+                         _f(r.khz[0], ",.0f"), _f(_later_khz(r), ",.0f"), *_decision(c)))
     table = Table(tuple(headers), tuple(body), keys=2)
     name = SWITCH_NAMES[switch]
     legend = (f"Times in {u}. Each row a fresh worker with {switch} set before TensorFlow was imported: 1 = {name} "
@@ -102,7 +119,10 @@ def length_table(report):
                  for i, length in enumerate(range(c["start"], c["start"] + c["count"])))
     table = Table(("length", *(r.mode for r in ok)), body)
     passes = "/".join(f"pass {i + 1}" for i in range(min(c["passes"], 2))) + ("/..." if c["passes"] > 2 else "")
-    legend = f"Per call in {u}: {passes}, in the order they ran."
+    order = ("The passes ran interleaved: pass 1 of a length, then pass 2 of the length before it, and so on."
+             if report.extra.get("order") == "interleaved" else "The passes ran one after the other, each over "
+             "every length.")
+    legend = f"Per call in {u}: {passes}. {order}"
     return table, legend, u
 
 

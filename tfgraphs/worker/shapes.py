@@ -1,6 +1,7 @@
 """One shape-churn mode in a fresh process: `python -m tfgraphs.worker.shapes --mode M ...` prints one JSON document.
 
-Every length from --start to --start + --count - 1 is run once per pass, in order, and each call is timed alone.
+Every length from --start to --start + --count - 1 is run once per pass, each call timed alone. The passes are
+interleaved (see schedule), so a drift of the machine's load touches pass 1 and pass 2 of a length alike.
 Progress goes to stderr as `@phase NAME` lines; stdout is reserved for the result.
 """
 
@@ -111,6 +112,16 @@ def max_rel_error(x, w, y):
     return float(np.max(np.abs(y[:, positions] - ref)) / np.max(np.abs(ref)))
 
 
+def schedule(count, passes):
+    """(pass, length index) in the order they run: pass 1 of length k, then pass 2 of length k - 1, pass 3 of k - 2...
+
+    Run pass by pass, pass 1 and pass 2 of a length would sit a whole pass apart, and a change of the machine's load
+    in between would pass for a cost of new lengths; this way they sit a few calls apart, in every pass's turn, and
+    still another length runs between a length's passes.
+    """
+    return [(p, k - p) for k in range(count + passes - 1) for p in range(passes) if 0 <= k - p < count]
+
+
 def measure(task):
     """Run every length once per pass, timing each call alone."""
     protocol.phase("import tensorflow")
@@ -121,17 +132,15 @@ def measure(task):
     lengths = range(task.start, task.start + task.count)
     protocol.phase("build")
     call, traces, device = build(tf, task.mode, w, task)
-    times, err = [], 0.0
-    for p in range(task.passes):
-        protocol.phase(f"pass {p + 1}/{task.passes}")
-        times.append([])
-        for length in lengths:
-            a = np.ascontiguousarray(x[:, :length])   # the copy is made outside the timed call
-            t0 = time.perf_counter()
-            y = call(a)
-            times[-1].append(time.perf_counter() - t0)
-            if length in (lengths[0], lengths[-1]):
-                err = max(err, max_rel_error(a, w, y))
+    times, err = [[None] * task.count for _ in range(task.passes)], 0.0
+    protocol.phase(f"{task.passes} passes, interleaved")
+    for p, i in schedule(task.count, task.passes):
+        a = np.ascontiguousarray(x[:, :lengths[i]])   # the copy is made outside the timed call
+        t0 = time.perf_counter()
+        y = call(a)
+        times[p][i] = time.perf_counter() - t0
+        if i in (0, task.count - 1):
+            err = max(err, max_rel_error(a, w, y))
     protocol.phase("check")
     if not err <= TOLERANCE:
         raise ValueError(f"output differs from the NumPy reference by {err:.3g} relative (tolerance {TOLERANCE:g})")
