@@ -20,7 +20,6 @@ from tfgraphs.findings.evidence import RESTS_ON, Finding
 from tfgraphs.records.judge import judge
 from tfgraphs.records.results import load
 from tfgraphs.records.rows import Measurement, Row
-from tfgraphs.records.stats import first_runs
 from tfgraphs.spec import kernels, tflog
 from tfgraphs.spec.tasks import SeedTask
 

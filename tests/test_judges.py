@@ -3,7 +3,6 @@
 import numpy as np
 import pytest
 
-from tfgraphs.records.stats import between, judge, paired
 from tfgraphs.spec import network
 
 
@@ -44,18 +43,3 @@ def test_const_bytes_counts_a_known_graph_including_a_function_body():
     # A counter that skipped function bodies would say 1,200 bytes; one that skipped splats 2,000.
     top_only = sum(consts.tensor_bytes(n.attr["value"].tensor) for n in graph_def.node if n.op == "Const")
     assert top_only == 1200 and consts.const_bytes(graph_def) != top_only
-
-
-def test_the_noise_rule_calls_runs_apart_only_beyond_their_spread():
-    slow, fast = [1.0, 1.1, 1.2], [0.5, 0.55, 0.6]
-    assert between(slow, fast).real and between(slow, fast).larger
-    close = [1.05, 1.12, 1.15]
-    assert not between(slow, close).real
-    assert between(slow, close).spread == pytest.approx(0.2)
-    # The spread of the other side counts too: a quiet side does not make a noisy difference real.
-    assert not judge(0.3, 0.0, 0.5).real and judge(0.6, 0.0, 0.5).real
-    # Paired: a steady difference on every pair is real; a few large outliers are not.
-    base = [1.0 + 0.001 * i for i in range(10)]
-    assert paired([b + 0.1 for b in base], base).larger
-    outliers = [b + (5.0 if i < 2 else -0.0005) for i, b in enumerate(base)]
-    assert not paired(outliers, base).real

@@ -24,7 +24,7 @@ from tfgraphs.findings import remote as why
 from tfgraphs.jobs import compare, remote, runner, servers
 from tfgraphs.records.results import Results
 from tfgraphs.records.rows import Measurement, Row
-from tfgraphs.records.stats import MIN_FIRST_RUNS
+from tfgraphs.records.judge import FEWEST, RANK_SUM
 from tfgraphs.spec import remote as spec
 from tfgraphs.spec.tasks import SeedTask
 
@@ -33,6 +33,7 @@ MARK = "TFGRAPHS_TEST_MARK"
 URL = "grpc://127.0.0.1:1"
 X10 = 10 * 32 * 32 * 1 * 8          # X at batch 10, float64
 W = 3 * 3 * 1 * 6 * 8               # W [3,3,1,6]
+EXPLAIN_TRIALS = FEWEST[RANK_SUM]   # explain's default --trials: the fewest a rank test can judge
 OUT10 = 10 * 15 * 15 * 6 * 8        # relu(avg_pool(conv)) at batch 10
 
 
@@ -337,17 +338,17 @@ def test_explain_measures_in_process_rows_beside_the_remote_ones(monkeypatch, ba
                             baseline=baseline)
     plan = explain.plan(config)
     report = explain.run(config, plan, runner.Progress(plan.workers, quiet=True))
-    # explain runs MIN_FIRST_RUNS fresh timed workers per row (in rotating order), then one traced worker per row.
+    # explain runs EXPLAIN_TRIALS fresh timed workers per row (in rotating order), then one traced worker per row.
     # The single-threaded evaluation beside the folding share is the in-process folder's cost, so it stays local.
     asked = [(t.mode, t.target, t.preset) for t in fake.tasks]
-    timed = len(targets) * 2 * MIN_FIRST_RUNS
+    timed = len(targets) * 2 * EXPLAIN_TRIALS
     assert sorted(asked[:timed], key=str) == sorted(
-        [("timed", t, p) for t in targets for p in ("default", "bare")] * MIN_FIRST_RUNS, key=str)
+        [("timed", t, p) for t in targets for p in ("default", "bare")] * EXPLAIN_TRIALS, key=str)
     assert asked[timed:] == (
         [("traced", t, p) for t in targets for p in ("default", "bare")] + [("single-thread", None, "default")])
     assert plan.workers == len(fake.tasks)
     assert [(r.target, r.preset) for r in report.rows] == [(t or "", p) for t in targets for p in ("default", "bare")]
-    assert all(len(r.first_runs_s) == MIN_FIRST_RUNS for r in report.rows)
+    assert all(len(r.first_runs_s) == EXPLAIN_TRIALS for r in report.rows)
     assert [a["remote"] for a in report.extra["attribution"]] == [bool(t) for t in targets]
 
 
@@ -359,10 +360,10 @@ def test_explain_keeps_the_in_process_rows_of_a_variant_too_big_to_send(monkeypa
     batch = spec.GRPC_MESSAGE_LIMIT // (32 * 32 * 8) + 1     # X alone is past one gRPC message
     config = explain.Config(batch=batch, runs=2, variants=("placeholder",), presets=("default",), target=URL)
     plan = explain.plan(config)
-    # In-process only: MIN_FIRST_RUNS timed workers, one traced, one single-threaded.
-    assert ("placeholder", "output") in plan.refused and plan.workers == MIN_FIRST_RUNS + 2
+    # In-process only: EXPLAIN_TRIALS timed workers, one traced, one single-threaded.
+    assert ("placeholder", "output") in plan.refused and plan.workers == EXPLAIN_TRIALS + 2
     explain.run(config, plan, runner.Progress(plan.workers, quiet=True))
-    assert [t.target for t in fake.tasks] == [None] * (MIN_FIRST_RUNS + 2)
+    assert [t.target for t in fake.tasks] == [None] * (EXPLAIN_TRIALS + 2)
 
 
 def _explained(rows):

@@ -141,8 +141,8 @@ def test_one_worker_a_point_is_no_trend():
     text = said(growth_report(lo, hi))
     assert ("From batch 250 to 1,000 (4x the data), placeholder's first run was 246.9 ms and 114.5 ms: cannot tell "
             "with n=1 and 1 (a rank test needs 4 a side)") in text
-    assert ("placeholder: first run 246.9 ms at batch 250, 114.5 ms at 1,000: cannot tell with n=1 and 1 (a rank "
-            "test needs 4 a side)") in text
+    assert ("First run at batch 250 and 1,000: placeholder 246.9 ms and 114.5 ms: each cannot tell with n=1 and 1 "
+            "(no 95% CI); run with --trials 4 or more.") in text
     assert "went from" not in text and "0.464x" not in text and "differs" not in text
     assert "run with --trials 4 or more" in text
 

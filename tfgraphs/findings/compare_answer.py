@@ -60,7 +60,7 @@ def _line(head, verdicts, more):
     weakest = max(verdicts.values(), key=_weakness)
     if too_few(verdicts.values()):
         return judged(f"{head}{weakest.phrase()}; {more}.", *verdicts.values())
-    return judged(f"{head}{weakest.says()}.", *verdicts.values())
+    return judged(f"{head}{weakest.brief()}.", *verdicts.values())
 
 
 def _weakness(v):

@@ -38,12 +38,16 @@ def _excess(a, rows):
     verdicts = {k: v for k, v in verdicts.items() if v is not None}
     differ = [k for k, v in verdicts.items() if v.differs]
     if not differ:
-        return [judged(line + f": {parts}; " + "; ".join(f"{SAVED[k]}: {v.says(fmt_s)}" for k, v in verdicts.items())
-                       + more_trials(*verdicts.values()) + ".", *verdicts.values())]
+        # The parts are in the table; the answer says only that the judge told none of them apart, and why.
+        briefs = {k: v.brief(fmt_s) for k, v in verdicts.items()}
+        told = (briefs.popitem()[1] if len(set(briefs.values())) == 1 else
+                "; ".join(f"{SAVED[k]} {b}" for k, b in briefs.items()))
+        return [judged(line + f"; no part of it told apart: {told}" + more_trials(*verdicts.values()) + ".",
+                       *verdicts.values())]
     k = max(differ, key=lambda p: abs(a[p]))
     share = share_text(a[k], a["excess_s"], verdicts[k])
     return [judged(line + f"; the largest part told apart: {SAVED[k]} {fmt_s(a[k])} ("
-                   + (f"{share}; " if share else "") + f"{verdicts[k].says(fmt_s)}).", verdicts[k])]
+                   + (f"{share}; " if share else "") + f"{verdicts[k].brief(fmt_s)}).", verdicts[k])]
 
 
 def _in_one_unit(named):
@@ -64,7 +68,7 @@ def _bare(group, name):
         return []
     verdict = excesses_judged(bare, default, default.first_run_excess_s)
     return [judged(f"{name}, every optimizer off (bare): the excess was {fmt_s(bare.first_run_excess_s)} against "
-                   f"{fmt_s(default.first_run_excess_s)} by default, {verdict.says(fmt_s)}{more_trials(verdict)}.",
+                   f"{fmt_s(default.first_run_excess_s)} by default, {verdict.brief(fmt_s)}{more_trials(verdict)}.",
                    verdict)]
 
 

@@ -1,22 +1,33 @@
 """pitfalls' answer block: one line per lesson, its headline measurement, from this run's cases."""
 
 import statistics
+import textwrap
 
-from tfgraphs.findings.cases import against, paired_runs, runs_of, says, short_s, typical
+from tfgraphs.findings.cases import against, paired_runs, runs_of, short_s, typical
 from tfgraphs.findings.evidence import judged, rests_on
-from tfgraphs.records.judge import judge
+from tfgraphs.records.judge import CANNOT_TELL, ONE_AGAINST, judge
 from tfgraphs.spec.pitfalls import ALIGNMENT_CASES, DEFAULT_CASES, FOLDING_CASES, GROWTH_CASES, LEAK_AGAIN
 from tfgraphs.units import fmt_bytes, fmt_s, join
 
-SHOWN_LESSONS = 4   # lessons headlined; a fifth line says how many more the findings cover
+SHOWN_LESSONS = 4   # lessons headlined; a last line says how many more the findings cover
+ANSWER_LINES = 5     # lines of text the headlines may take, before the figure's line
+ANSWER_COLUMNS = 100  # the page's width when it is not a terminal
 
 
 @rests_on("seconds")
 def _executor_cache(variant, first, repeat, new, new_repeat):
     first_v, new_v = against(first, repeat), against(new, new_repeat)
-    return [judged(f"executor-cache, {variant}: first run {fmt_s(first.seconds)} against its repeat "
-                   f"{short_s(typical(repeat))}, {says(first_v)}; new fetches {fmt_s(new.seconds)} against theirs "
-                   f"{short_s(typical(new_repeat))}, {says(new_v)}.", first_v, new_v)]
+    runs = (f"first run {fmt_s(first.seconds)} against its repeat {short_s(typical(repeat))}",
+            f"new fetches {fmt_s(new.seconds)} against theirs {short_s(typical(new_repeat))}")
+    if first_v.brief() == new_v.brief():
+        told = f"{runs[0]}, {runs[1]}: each {first_v.brief()}"
+    else:
+        told = f"{runs[0]}, {first_v.brief()}; {runs[1]}, {new_v.brief()}"
+    # One run is placed among its repeats only from ONE_AGAINST of them: say how to get there.
+    short = any(v.outcome == CANNOT_TELL and min(v.n_a, v.n_b) == 1 < max(v.n_a, v.n_b) < ONE_AGAINST
+                for v in (first_v, new_v))
+    return [judged(f"executor-cache, {variant}: {told}" + (f"; --steps {ONE_AGAINST}" if short else "") + ".",
+                   first_v, new_v)]
 
 
 @rests_on("nodes", "step_s")
@@ -30,7 +41,7 @@ def _graph_growth(variant, leak, once):
         # Folded, the fixed loop computes nothing: no baseline to judge the leaky step against.
         return [head + " (folded to a constant: no baseline)."]
     v = judge(leak.step_s[1:], once.step_s[1:], paired=True)
-    return [judged(f"{head}: {v.says(fmt_s)}.", v)]
+    return [judged(f"{head}: {v.brief(fmt_s)}.", v)]
 
 
 @rests_on("bytes", "holds_data")
@@ -57,7 +68,7 @@ def _folding(variant, *cases):
 def _feed_alignment(variant, aligned, unaligned):
     v = judge(runs_of(unaligned), runs_of(aligned), paired=paired_runs(unaligned, aligned))
     return [judged(f"feed-alignment, {variant}: an unaligned feed took {fmt_s(unaligned.seconds)} against "
-                   f"{fmt_s(aligned.seconds)} aligned: {v.says(fmt_s)}.", v)]
+                   f"{fmt_s(aligned.seconds)} aligned: {v.brief(fmt_s)}.", v)]
 
 
 @rests_on("rss_bytes")
@@ -93,6 +104,19 @@ def answer(report):
         if told:
             lessons.append(run.lesson)
             said.extend(told)
-    if len(said) > SHOWN_LESSONS:
-        said = said[:SHOWN_LESSONS] + [f"And {join(lessons[SHOWN_LESSONS:])}: in the findings below."]
+    shown = _fitting(said)
+    if shown < len(said):
+        said = said[:shown] + [f"And {join(lessons[shown:])}: in the findings below."]
     return said or ["No lesson produced a result."]
+
+
+def _fitting(said):
+    """How many headlines fit the answer: at most SHOWN_LESSONS, and ANSWER_LINES lines of ANSWER_COLUMNS with the
+    line that names the rest."""
+    lines = [len(textwrap.wrap(s, ANSWER_COLUMNS, subsequent_indent="  ")) for s in said]
+    if len(said) <= SHOWN_LESSONS and sum(lines) <= ANSWER_LINES:
+        return len(said)
+    shown = 0
+    while shown < min(len(said), SHOWN_LESSONS) and sum(lines[:shown + 1]) + 1 <= ANSWER_LINES:
+        shown += 1
+    return shown

@@ -20,9 +20,9 @@ def _control(report, ok):
         return []
     if control.differs:
         return [judged(f"Disturbed run: blocked's pass 2 and pass 3, identical fixed-shape work, moved apart "
-                       f"({control.detail()}); no new-length cost and no ratio between modes is stated.", control)]
+                       f"({control.brief()}); no new-length cost and no ratio between modes is stated.", control)]
     return [judged(f"Control: blocked (fixed blocks of {report.config['block']}), pass 2 against pass 3: "
-                   f"{control.says()}.", control)]
+                   f"{control.brief()}.", control)]
 
 
 @rests_on("times_s", "khz")
@@ -42,7 +42,7 @@ def _worst(report, ok):
         return [f"No mode's pass 1 differed from {later}, paired by length{short}."]
     worst = max(paid, key=lambda c: c.penalty.effect)
     return [judged(f"A new length cost {worst.mode} a median {signed(worst.extra_s)} a call: pass 1 against {later}, "
-                   f"paired by length, {worst.penalty.says()}.", worst.penalty)]
+                   f"paired by length, {worst.penalty.brief()}.", worst.penalty)]
 
 
 @rests_on("traces")

@@ -10,8 +10,7 @@ from tfgraphs.units import fmt_s
 def answer(report):
     """At most six lines: bytes per example and the largest batch of each fitted variant, then first-run growth."""
     said = [_fit(f) for f in fits(report)][:3]
-    for v in report.config["variants"]:
-        said.extend(_first_runs(series(report, v)))
+    said.extend(_first_runs([r for v in report.config["variants"] for r in series(report, v)]))
     return said[:5] or ["No batch produced a result."]
 
 
@@ -26,10 +25,22 @@ def _fit(fit):
 
 @rests_on("first_run_s", "first_runs_s")
 def _first_runs(rows):
-    """The first run at the smallest and the largest batch, and whether the judge tells them apart."""
-    if len(rows) < 2:
+    """Each variant's first run at the smallest and the largest batch, in one line, and whether the judge tells them
+    apart (rows: every variant's series, in order)."""
+    told = []
+    for variant in dict.fromkeys(r.variant for r in rows):
+        mine = [r for r in rows if r.variant == variant]
+        if len(mine) >= 2:
+            lo, hi = mine[0], mine[-1]
+            at = "" if not told or told[0][0] == (lo.batch, hi.batch) else f" (batch {lo.batch:,} and {hi.batch:,})"
+            told.append(((lo.batch, hi.batch), f"{variant} {fmt_s(lo.first_run_s)} and {fmt_s(hi.first_run_s)}{at}",
+                         first_run_change(lo, hi)))
+    if not told:
         return []
-    lo, hi = rows[0], rows[-1]
-    verdict = first_run_change(lo, hi)
-    return [judged(f"{lo.variant}: first run {fmt_s(lo.first_run_s)} at batch {lo.batch:,}, {fmt_s(hi.first_run_s)} "
-                   f"at {hi.batch:,}: {verdict.says()}{more_trials(verdict)}.", verdict)]
+    (lo_batch, hi_batch), verdicts = told[0][0], [v for _, _, v in told]
+    runs = ", ".join(name for _, name, _ in told)
+    briefs = {v.brief() for v in verdicts}
+    judged_as = (f"each {briefs.pop()}" if len(briefs) == 1 else
+                 "; ".join(f"{name.split(' ', 1)[0]} {v.brief()}" for _, name, v in told))
+    return [judged(f"First run at batch {lo_batch:,} and {hi_batch:,}: {runs}: {judged_as}{more_trials(*verdicts)}.",
+                   *verdicts)]

@@ -2,7 +2,6 @@
 
 import functools
 import math
-import statistics
 from dataclasses import asdict, dataclass, replace
 
 import numpy as np
@@ -113,6 +112,19 @@ class Verdict:
             return self.phrase(unit)
         # "cannot tell" names n already.
         return f"{self.phrase(unit)} ({self.detail(unit, samples=self.outcome != CANNOT_TELL)})"
+
+    def brief(self, unit=None):
+        """The outcome with its effect, interval and n, without p, for an answer line: 'differs (x3.18, 95% CI
+        x2.1 to x6.9; n=8 and 8)', 'cannot tell with n=1 and 1 (no 95% CI)'."""
+        if self.outcome == DISTURBED:
+            return "disturbed run (its control moved)"
+        if self.outcome == CANNOT_TELL and not self.bounded:
+            return f"cannot tell with {self.samples} (no 95% CI)"
+        show = ratio_text if self.scale == "ratio" else (unit or _plain)
+        interval = f"{show(self.effect)}, 95% CI {show(self.low)} to {show(self.high)}"
+        if self.outcome == CANNOT_TELL:
+            return f"cannot tell with {self.samples} ({interval})"
+        return f"{self.phrase(unit)} ({interval}; {self.samples})"
 
     def to_dict(self):
         d = asdict(self)
@@ -277,9 +289,3 @@ def _with_t(n, t):
         if rank <= left:
             signs[rank - 1], left = 1.0, left - rank
     return signs * np.arange(1, n + 1)
-
-
-def summary(samples):
-    """The median of the samples that are not None, or None."""
-    values = [s for s in samples if s is not None]
-    return statistics.median(values) if values else None

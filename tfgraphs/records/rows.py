@@ -3,7 +3,7 @@
 from dataclasses import asdict, dataclass, field, fields, replace
 
 from tfgraphs.records.schema import read_worker
-from tfgraphs.records.stats import median_or_none, spread
+from tfgraphs.records.stats import median_or_none
 
 
 STATUSES = ("ok", "failed")
@@ -192,11 +192,6 @@ class Row(Measurement):
         """Each ok trial's first run minus its own median later run: one sample per fresh worker."""
         return tuple(t.first_run_s - median_or_none(t.runs_s) for t in self.trials
                      if t.status == "ok" and t.first_run_s is not None and t.runs_s)
-
-    @property
-    def spread_s(self):
-        """How much this row's timings vary: the range of its later runs, or of its first runs across trials."""
-        return max(spread(self.runs_s), spread(t.first_run_s for t in self.trials if t.status == "ok"))
 
     @property
     def label(self):
