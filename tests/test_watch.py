@@ -16,7 +16,7 @@ import psutil
 import pytest
 
 from conftest import run_cli, run_main, words
-from tfgraphs.findings.watch import said
+from tfgraphs.findings.watch import said as sentence_of
 from tfgraphs.records.watch import Watching, diagnoses
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -149,7 +149,7 @@ def test_the_new_signature_finding_is_the_judges_verdict_on_new_first_calls_agai
     verdict = found["evidence"]["verdict"]
     assert found["kind"] == "new-signature" and verdict["outcome"] == "differs"
     assert (verdict["n_a"], verdict["n_b"], verdict["method"]) == (4, 5, "Mann-Whitney U")
-    assert "differs (x" in said(record(), found) and "n=4 and 5" in said(record(), found)
+    assert "differs (x" in sentence_of(record(), found) and "n=4 and 5" in sentence_of(record(), found)
     # Three new sets against their repeats cannot be told apart by a rank test, however far above them they are.
     few = record().calls[0] | {"times_s": [0.9, 0.01, 0.012, 0.5, 0.011, 0.4, 0.013, 0.45], "n": 8, "signatures": 4,
                                "signature_first_s": [0.9, 0.5, 0.4, 0.45]}

@@ -3,7 +3,7 @@
 from tfgraphs.findings.evidence import judged, rests_on
 from tfgraphs.findings.explain import more_trials, share_text
 from tfgraphs.findings.inside import grouped
-from tfgraphs.records.explain import FROM_PRESETS, PARTS, excesses_judged, is_remote, part_first_runs, placed, where
+from tfgraphs.records.explain import FROM_PRESETS, excesses_judged, is_remote, part_first_runs, placed, where
 from tfgraphs.units import fmt_s, join
 
 
@@ -32,8 +32,6 @@ def _excess(a, rows):
     line = f"{where(a['variant'], remote)}: the first run paid {fmt_s(a['excess_s'])} more than later runs"
     if a["grappler_s"] is None:
         return [line + "."] + _bare(group, where(a["variant"], remote))
-    # What each preset switched off saved, the interaction included, so the parts add up to the excess.
-    parts = _in_one_unit([(SAVED[k], a[k]) for k in PARTS])
     verdicts = {k: part_first_runs(rows, a["variant"], k, a["excess_s"], remote) for k in FROM_PRESETS}
     verdicts = {k: v for k, v in verdicts.items() if v is not None}
     differ = [k for k, v in verdicts.items() if v.differs]
@@ -48,15 +46,6 @@ def _excess(a, rows):
     share = share_text(a[k], a["excess_s"], verdicts[k])
     return [judged(line + f"; the largest part told apart: {SAVED[k]} {fmt_s(a[k])} ("
                    + (f"{share}; " if share else "") + f"{verdicts[k].brief(fmt_s)}).", verdicts[k])]
-
-
-def _in_one_unit(named):
-    """'a 7.9, b 2.5, c -5.5 ms': named durations with the unit written once when they share it."""
-    shown = [(name, fmt_s(seconds)) for name, seconds in named]
-    units = {text.split()[-1] for _, text in shown}
-    if len(units) != 1:
-        return ", ".join(f"{name} {text}" for name, text in shown)
-    return ", ".join(f"{name} {text.split()[0]}" for name, text in shown) + f" {units.pop()}"
 
 
 @rests_on("first_runs_s", "runs_s")

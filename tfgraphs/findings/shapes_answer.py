@@ -1,7 +1,7 @@
 """shapes' answer block: the control, the mode that paid most per new length, and the trace counts."""
 
 from tfgraphs.findings.evidence import judged, rests_on
-from tfgraphs.findings.shapes import CONTROL, control_verdict, costs_by_mode, later_label, signed, split
+from tfgraphs.findings.shapes_costs import CONTROL, control_verdict, costs_by_mode, later_label, signed, split
 from tfgraphs.records.judge import FEWEST, SIGNED_RANK
 
 

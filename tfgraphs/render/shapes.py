@@ -1,7 +1,8 @@
 """Render a shapes report: per-mode costs, the backend switch, per-length times, and why (no TensorFlow here)."""
 
 from tfgraphs.findings.shapes_answer import answer
-from tfgraphs.findings.shapes import control_verdict, costs_by_mode, later_label, report_cost, sentences, short_device, split
+from tfgraphs.findings.shapes import sentences
+from tfgraphs.findings.shapes_costs import control_verdict, costs_by_mode, later_label, report_cost, short_device, split
 from tfgraphs.records.judge import DISTURBED, FEWEST, SIGNED_RANK, ratio_text
 from tfgraphs.records.stats import median_or_none
 from tfgraphs.render.page import WIDTH, failures, machine_line, page, time_unit
