@@ -53,13 +53,14 @@ def test_the_folded_regime_is_said_from_the_folded_field_and_only_then():
     unmeasured = replace(report, rows=tuple(replace(r, folded=None) for r in report.rows))
     for wrong in (computed, unmeasured):
         assert not any("folded" in s for s in compare_answer.answer(wrong))
-    # Three later runs a side cannot say "no different" (nor "differs"), as the old line did.
-    assert "Later runs vs fed: cannot tell with n=3 and 3 (a rank test needs 4 a side); --runs 4." in \
+    # One worker a side cannot say "no different" (nor "differs"), as the old line did: its later runs are samples
+    # of that worker, not of the variant.
+    assert "Later runs vs fed: cannot tell with n=1 and 1 (a rank test needs 4 a side); --trials 4." in \
         compare_answer.answer(computed)
-    # Six a side: numpy's later runs interleave with placeholder's, constant's lie below them all.
+    # Two workers a side, whose six later runs put constant's below all of placeholder's: still two workers.
     mixed = saved("compare")
     mixed = replace(mixed, rows=tuple(replace(r, folded=False if r.folded else r.folded) for r in mixed.rows))
-    assert "Later runs vs fed: numpy cannot tell with n=6 and 6, constant differs; see the findings." in \
+    assert "Later runs vs fed: cannot tell with n=2 and 2 (a rank test needs 4 a side); --trials 4." in \
         compare_answer.answer(mixed)
 
 

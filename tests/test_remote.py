@@ -213,9 +213,10 @@ def test_a_bad_target_is_a_usage_error(text):
         spec.parse_target(text)
 
 
-def _row(variant, runs, target="", fetch="output", **kw):
-    m = Measurement(first_run_s=runs[0] * 3, runs_s=tuple(runs), graph_bytes=500, target=target, fetch=fetch, **kw)
-    return Row.from_trials(variant, [m])
+def _row(variant, laters, target="", fetch="output", **kw):
+    """A row of one fresh worker per value of laters, each worker's later runs with that median."""
+    return Row.from_trials(variant, [Measurement(first_run_s=later * 3, runs_s=(later, later), graph_bytes=500,
+                                                 target=target, fetch=fetch, **kw) for later in laters])
 
 
 def _report(*rows):
@@ -228,13 +229,13 @@ def test_feed_cost_sentence_follows_the_numbers():
     (said,) = why.feed_cost(slow.rows)
     assert ("placeholder 205.0 ms against variable 105.0 ms median, sending 5 bytes each time: feeding cost more per "
             "run, differs (x1.95, 95% CI x1.82 to x2.10; n=8 and 8, p<0.001).") in said
-    # Interleaved later runs: not called a cost, and not "no difference" either when the interval is this wide.
+    # Interleaved workers' later runs: not called a cost, and not "no difference" either when the interval is this wide.
     mixed = _report(_row("placeholder", [0.10, 0.13, 0.16, 0.19], url), _row("variable", [0.11, 0.14, 0.17, 0.20], url))
     (said,) = why.feed_cost(mixed.rows)
     assert ": cannot tell with n=4 and 4 (x0.93, 95% CI" in said and "feeding cost" not in said
-    # Two later runs a side cannot tell, whatever they are.
+    # Two workers a side cannot tell, whatever their later runs.
     few = _report(_row("placeholder", [0.20, 0.21], url), _row("variable", [0.10, 0.11], url))
-    assert ("cannot tell with n=2 and 2 (a rank test needs 4 a side); run with --runs 4 or more to tell."
+    assert ("cannot tell with n=2 and 2 (a rank test needs 4 a side); run with --trials 4 or more to tell."
             in why.feed_cost(few.rows)[0])
     close = _report(_row("placeholder", [0.100, 0.101, 0.102, 0.103] * 3), _row("variable", [0.1005, 0.1015, 0.1025, 0.1035] * 3))
     assert "no difference beyond 25% (x" in why.feed_cost(close.rows)[0]
@@ -243,7 +244,7 @@ def test_feed_cost_sentence_follows_the_numbers():
 def test_one_slow_run_does_not_hide_a_feed_cost():
     # compare --returns sum printed "placeholder 162.3 ms against variable 130.6 ms median: no measurable difference
     # against a spread of 288.0 ms": the 288 ms was one slow run. The later runs of two variants come from different
-    # workers, independent samples: the rank test weighs the slow run as one of ten.
+    # workers, one median a worker: the rank test weighs a slow worker as one of ten.
     fed = [0.160, 0.161, 0.162, 0.1623, 0.163, 0.164, 0.165, 0.166, 0.162, 0.45]
     once = [0.128, 0.129, 0.130, 0.1306, 0.131, 0.132, 0.133, 0.130, 0.131, 0.129]
     medians_apart = abs(statistics.median(fed) - statistics.median(once))
@@ -264,7 +265,7 @@ def test_remote_over_local_and_fetch_cost_sentences():
             _row("placeholder", [0.1, 0.1], url, "sum", bytes_fetched_per_run=8, **COMPUTES))
     assert why.remote_over_local(rows) == [
         "placeholder remote: later runs took 300.0 ms median against 100.0 ms in-process: cannot tell with n=2 and 2 "
-        "(a rank test needs 4 a side); run with --runs 4 or more to tell."]
+        "(a rank test needs 4 a side); run with --trials 4 or more to tell."]
     assert ("the whole output (800 bytes) took 300.0 ms per run against 100.0 ms for its sum (8 bytes): cannot tell "
             "with n=2 and 2") in why.fetch_cost(rows)[0]
     many = (_row("placeholder", [0.1, 0.11] * 3, **COMPUTES),
@@ -281,7 +282,7 @@ def test_remote_over_local_and_fetch_cost_sentences():
         "placeholder remote: fetching the sum folded the network (no Conv2D in the graph that ran; partition "
         "graphs), so its 1.0 ms later runs compute nothing and say nothing about the cost of fetching."]
     # Without the partition graphs there is no evidence either way, so no fetch cost is said.
-    bare = tuple(_row(r.variant, list(r.runs_s), r.target, r.fetch, bytes_fetched_per_run=r.bytes_fetched_per_run)
+    bare = tuple(_row(r.variant, list(r.later_medians_s), r.target, r.fetch, bytes_fetched_per_run=r.bytes_fetched_per_run)
                  for r in rows)
     assert why.fetch_cost(bare) == [] and why.remote_over_local(bare) == why.remote_over_local(rows)
 

@@ -140,8 +140,9 @@ def first_run_verdict(row, base):
 
 
 def later_verdict(row, base):
-    """row's later runs against the base's: they come from different workers, so they are independent samples."""
-    return judge(row.runs_s, base.runs_s)
+    """row's later runs against the base's, one median a worker: the variants ran in different workers, and runs of
+    one worker are not independent samples of a variant."""
+    return judge(row.later_medians_s, base.later_medians_s)
 
 
 def too_few(verdicts):
@@ -209,7 +210,7 @@ def _later(embedded, base):
     later = by_outcome([r for r in embedded if not r.folded], lambda r: later_verdict(r, base))
     against = f"{base.variant}'s {fmt_s(base.later_median_s)} median"
     unknown = [v for _, v in later.get("cannot tell", [])]
-    more = f"; run with --runs {FEWEST[RANK_SUM]} or more to tell" if too_few(unknown) else ""
+    more = f"; run with --trials {FEWEST[RANK_SUM]} or more to tell" if too_few(unknown) else ""
     forms = {"larger": (f"Later runs longer than {against}: ", "; `tfgraphs explain` traces which ops still run."),
              "smaller": (f"Later runs shorter than {against}: ", "; `tfgraphs explain` traces which ops still run."),
              "same": (f"Once the first run is paid, later runs take about as long as {against}: ", "."),

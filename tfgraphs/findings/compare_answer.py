@@ -84,12 +84,13 @@ def _precomputed(embedded):
 def _later(embedded, base):
     """Later runs of the embedded variants that still compute the network, against the fed variant's."""
     computed = {r.variant: later_verdict(r, base) for r in embedded if not r.folded}
-    return [_line("Later runs vs fed: ", computed, f"--runs {FEWEST[RANK_SUM]}")] if computed else []
+    return [_line("Later runs vs fed: ", computed, f"--trials {FEWEST[RANK_SUM]}")] if computed else []
 
 
 @rests_on("runs_s", "graph_bytes")
 def _remedy(ok, base):
-    """The fed variant, and the variable loaded once with its init, as the remedy with their costs."""
+    """What keeps X out of the graph (the fed line above gives its bytes): the fed variant, and the variable loaded
+    once with its init; their run times are data, judged in the findings."""
     loaded = next((r for r in ok if VARIANTS[r.variant].loaded_once and r.init_s is not None and r.runs_s), None)
     told = f"Remedy: a {base.variant} ({fmt_s(base.later_median_s)} a run)"
     if loaded is None:

@@ -47,18 +47,18 @@ def _with_local(rows):
 
 @rests_on("runs_s")
 def remote_over_local(rows):
-    """Per variant and fetch: remote later runs against in-process later runs, independent samples."""
+    """Per variant and fetch: remote later runs against in-process later runs, one median a worker."""
     said = []
     for r, local in _with_local(rows):
-        v = judge(r.runs_s, local.runs_s)
+        v = judge(r.later_medians_s, local.later_medians_s)
         said.append(judged(f"{r.label}: later runs took {fmt_s(r.later_median_s)} median against "
-                           f"{fmt_s(local.later_median_s)} in-process: {_told(v, '--runs')}.", v))
+                           f"{fmt_s(local.later_median_s)} in-process: {_told(v, '--trials')}.", v))
     return said
 
 
 @rests_on("runs_s")
 def feed_cost(rows):
-    """Per fetch and place: a variant fed per run against one loaded once, independent samples."""
+    """Per fetch and place: a variant fed per run against one loaded once, one median later run a worker."""
     said, got = [], _by_key(rows)
     for remote in (True, False):
         for fetch in ("output", "sum"):
@@ -67,14 +67,14 @@ def feed_cost(rows):
             once = next((r for r in here if VARIANTS[r.variant].loaded_once), None)
             if fed is None or once is None:
                 continue
-            v = judge(fed.runs_s, once.runs_s)
+            v = judge(fed.later_medians_s, once.later_medians_s)
             where = "remote" if remote else "in-process"
             sent = f", sending {fed.bytes_fed_per_run:,} bytes each time" if fed.bytes_fed_per_run else ""
             told = ("feeding cost more per run, " if v.larger else "the fed variant was faster, " if v.smaller else
                     "")
             said.append(judged(f"Per-run feed cost {where} (fetch {fetch}): {fed.variant} "
                                f"{fmt_s(fed.later_median_s)} against {once.variant} {fmt_s(once.later_median_s)} "
-                               f"median{sent}: {told}{_told(v, '--runs')}.", v))
+                               f"median{sent}: {told}{_told(v, '--trials')}.", v))
     return said
 
 
@@ -92,12 +92,12 @@ def fetch_cost(rows):
                         f"(no Conv2D in the graph that ran; partition graphs), so its {fmt_s(total.later_median_s)} "
                         f"later runs compute nothing and say nothing about the cost of fetching.")
             continue
-        v = judge(whole.runs_s, total.runs_s)
+        v = judge(whole.later_medians_s, total.later_medians_s)
         where = "remote" if remote else "in-process"
         said.append(judged(f"Fetch cost of {variant} {where}: the whole output ({whole.bytes_fetched_per_run:,} "
                            f"bytes) took {fmt_s(whole.later_median_s)} per run against "
                            f"{fmt_s(total.later_median_s)} for its sum ({total.bytes_fetched_per_run:,} bytes): "
-                           f"{_told(v, '--runs')}.", v))
+                           f"{_told(v, '--trials')}.", v))
     return said
 
 

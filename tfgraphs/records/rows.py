@@ -188,6 +188,13 @@ class Row(Measurement):
         return tuple(t.first_run_s for t in self.trials if t.status == "ok" and t.first_run_s is not None)
 
     @property
+    def later_medians_s(self):
+        """Each ok trial's median later run: one sample per fresh worker, as two variants' later runs are compared
+        (runs of one worker are not independent of each other). A row without trials gives its one median."""
+        medians = tuple(median_or_none(t.runs_s) for t in self.trials if t.status == "ok" and t.runs_s)
+        return medians or ((self.later_median_s,) if self.runs_s else ())
+
+    @property
     def first_run_excesses_s(self):
         """Each ok trial's first run minus its own median later run: one sample per fresh worker."""
         return tuple(t.first_run_s - median_or_none(t.runs_s) for t in self.trials
