@@ -129,7 +129,7 @@ def test_the_verdict_round_trips_through_json_and_a_finding_keeps_it():
     assert said.verdicts == (v,) and said.to_dict()["verdicts"] == [v.to_dict()]
 
 
-@pytest.mark.parametrize("r, text", [(3012.0, "x3,000"), (123.4, "x123"), (12.34, "x12.3"), (1.684, "x1.68"),
+@pytest.mark.parametrize("r, text", [(3012.0, "x3,010"), (2353.4, "x2,350"), (123.4, "x123"), (12.34, "x12.3"), (1.684, "x1.68"),
                                      (0.25, "x0.25"), (0.0042, "x0.0042")])
 def test_ratios_read_as_a_reader_writes_them(r, text):
     assert ratio_text(r) == text

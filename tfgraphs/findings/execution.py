@@ -96,9 +96,14 @@ def _alignment(variant, aligned, unaligned):
             f"{fmt_s(aligned.seconds)} from a 64-byte-aligned copy, fetching only tf.size(X){slower}: "
             f"{v.says(fmt_s)}")
     if v.larger:
-        # ndarray_tensor.cc hands TensorFlow an aligned array's own memory and copies any other one.
-        return [judged(head + f". One NumPy copy of X takes {fmt_s(unaligned.copy_s)} here: the difference is of the "
-                       f"order of one copy of the array per run (the copy itself is not traced).", v)]
+        # ndarray_tensor.cc hands TensorFlow an aligned array's own memory and copies any other one. The copy inside
+        # TensorFlow is not traced, so the extra is set beside a NumPy copy timed in the same worker, not called one.
+        copies = sorted({c.copy_s for c in (aligned, unaligned) if c.copy_s is not None})
+        timed = " and ".join(fmt_s(c) for c in copies)
+        beside = (f". The unaligned feed added {fmt_s(unaligned.seconds - aligned.seconds)} a run (medians); a NumPy "
+                  f"copy of X took {timed} when timed in this worker; the copy TensorFlow makes is not traced"
+                  if copies else "")
+        return [judged(head + beside + ".", v)]
     return [judged(head + ".", v)]
 
 

@@ -85,7 +85,7 @@ def _step_cost(variant, leak, once):
                 f"into a constant (no Conv2D in the graph that ran"
                 + (f"; the Const {join(once.replaced_by_const)} stands in its place" if once.replaced_by_const else "")
                 + f": partition graphs), so its {short_s(b)} steps compute "
-                f"nothing and are no baseline for a step that computes the network."]
+                f"nothing and are no baseline for the leaky steps (whose graphs that ran were not recorded)."]
     v = judge(leak.step_s[1:], once.step_s[1:], paired=True)
     reused = ("a step that reused its op and still computed the network (partition graphs)" if once.computes else
               "a step that reused its op (whether that op still computed the network was not measured)")

@@ -19,11 +19,14 @@ def _set_against(what, case, base, base_name):
 def executor_cache(run):
     """Which runs paid for a new executor, for one variant."""
     c = {case.case: case for case in run.cases}
+    # A new fetch list is a new executor (DirectSession keys them by the sorted names): only when the judge finds it
+    # slower than its repeat does this run show what building one costs, and so what a first run's extra is made of.
+    shows = against(c["new fetches"], c["new fetches repeat"]).larger
     said = []
     for name, base, what in (("first", "repeat", "the first run"),
                              ("new fetches", "new fetches repeat", "a new fetch list ([relu, pool])")):
-        said += _built(run.variant, what, c[name], c[base])
-    said += _reordered(run.variant, c["reordered fetches"], c["new fetches repeat"], c["new fetches"])
+        said += _built(run.variant, what, c[name], c[base], shows)
+    said += _reordered(run.variant, c["reordered fetches"], c["new fetches repeat"], c["new fetches"], shows)
     said += _new_feeds(run.variant, c["new feeds"])
     said += _callable(run.variant, c["make_callable"], c["callable first call"], c["callable repeat"])
     if "real callable made" in c:
@@ -33,9 +36,13 @@ def executor_cache(run):
 
 
 @rests_on("seconds")
-def _built(variant, what, case, base):
-    """A run against its repeats: it built an executor when the judge finds it the slower."""
+def _built(variant, what, case, base, shows):
+    """A run against its repeats: it built an executor when the judge finds it the slower and a new executor shows
+    in this run's times (shows); else the verdict alone."""
     text, v = _set_against(what, case, base, "its repeat")
+    if v.larger and not shows:
+        return [judged(f"{variant}: {text}; a new fetch list, which builds an executor too, was not found slower than "
+                       f"its repeat, so this run does not show the extra to be the executor.", v)]
     return [judged(f"{variant}: {text}" + (": it built an executor." if v.larger else "."), v)]
 
 
@@ -46,10 +53,11 @@ def _new_feeds(variant, case):
 
 
 @rests_on("seconds")
-def _reordered(variant, reordered, repeat, new):
-    """The same fetches in another order, against the repeat of that list; what the new list took beside it."""
+def _reordered(variant, reordered, repeat, new, shows):
+    """The same fetches in another order, against the repeat of that list; what the new list took beside it. "No new
+    executor" needs a run where a new one shows in the times (shows)."""
     text, v = _set_against("the same fetches reordered ([pool, relu])", reordered, repeat, "that list's repeat")
-    if v.same:
+    if v.same and shows:
         return [judged(f"{variant}: {text}: the order of the fetches does not make a new executor.", v)]
     if v.larger:
         return [judged(f"{variant}: {text}; the new fetch list itself took {fmt_s(new.seconds)}.", v)]
@@ -71,15 +79,15 @@ def _callable(variant, made, first, repeat):
 @rests_on("seconds")
 def _real_callable(variant, real, real_first, real_repeat):
     """A callable made from CallableOptions: whether it built its executor when made."""
-    made, first = against(real, real_repeat), against(real_first, real_repeat)
+    first = against(real_first, real_repeat)
     head = (f"{variant}: a callable made by Session._make_callable_from_options(CallableOptions) took "
             f"{fmt_s(real.seconds)} to make and {fmt_s(real_first.seconds)} at its first call, against "
             f"{short_s(typical(real_repeat))} a repeat")
-    verdicts = f"making it against a repeat: {says(made)}; its first call against a repeat: {says(first)}"
-    if made.larger and first.same:
-        return [judged(head + f": it built its executor when it was made, and its first call paid nothing more "
-                       f"({verdicts}).", made, first)]
-    return [judged(f"{head} ({verdicts}).", made, first)]
+    # Making a callable and running one are unlike work: only its first call is judged, against its repeats.
+    if first.same:
+        return [judged(head + f": its first call against a repeat: {says(first)}; its first call paid nothing a "
+                       f"repeat does not, so what a first run pays was paid when it was made.", first)]
+    return [judged(f"{head}; its first call against a repeat: {says(first)}.", first)]
 
 
 def meta_limit(case, batch):

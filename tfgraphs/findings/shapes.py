@@ -33,7 +33,7 @@ def sentences(report):
     said += _first_call(report, ok)
     worst = max(r.max_rel_err for r in ok + [r for r in off if r.ok])
     every = "Every mode" if all(r.ok for r in report.rows) else "Every mode that finished"
-    said.append(f"{every} matched a float64 NumPy reference to {worst:.1e} relative error or better.")
+    said.append(f"{every} matched a float64 NumPy reference to {worst:.2e} relative error or better.")
     return said
 
 
@@ -118,15 +118,20 @@ def _retracing(report, ok):
     # The two differ by retracing alone only if function-signature traced once and function more than that.
     if not (f and s and f.penalized and once == 1 and many is not None and many > once):
         return []
-    # Two workers, the same lengths in the same pass: paired by length, guarded by the control like every time.
-    retrace = judge(f.new, s.new, paired=True, scale="shift", control=f.control)
-    cost_of_new = judge(f.new, f.seen, paired=True, scale="shift", control=f.control)
-    head = (f"function traced {many} times to function-signature's {once}; function's pass-1 call against "
-            f"function-signature's, paired by length: {retrace.says(signed)}")
+    retrace = retracing_verdict(f, s)
+    head = (f"function traced {many} times to function-signature's {once}; the cost of a new length (pass 1 minus "
+            f"{later_label(report)}, length by length) in function against function-signature, paired by length: "
+            f"{retrace.says(signed)}")
     if retrace.larger:
-        return [judged(f"{head}. That is the retracing, beside function's whole new-length cost (its pass 1 against "
-                       f"its own {later_label(report)}): {cost_of_new.detail(signed)}.", retrace, cost_of_new)]
+        return [judged(f"{head}: that much of function's new-length cost is absent where the signature is fixed, and "
+                       f"the trace counts say function retraced.", retrace)]
     return [judged(f"{head}: this run does not show function's new-length cost to be retracing.", retrace)]
+
+
+def retracing_verdict(f, s):
+    """function's new-length costs against function-signature's, length by length: each a difference within one
+    worker, so the two workers' own speeds cancel; guarded by the control like every time."""
+    return judge(f.differences, s.differences, paired=True, scale="shift", control=f.control)
 
 
 def _against_every(mine, theirs, control, what):
@@ -184,8 +189,12 @@ def _signature_alone(report, ok):
     if sig is None or sig.seen is None or traced is None:
         return []
     v = sig.penalty
-    meaning = ("the fixed signature alone removed the cost of new lengths" if v.same else
-               "the fixed signature alone did not remove the cost of new lengths" if v.larger else
+    f = costs_by_mode(report, ok).get("function")
+    direct = retracing_verdict(f, sig) if f is not None and f.seen is not None else None
+    # "Removed" needs function's cost shown larger than function-signature's, not only the latter within a margin.
+    meaning = ("the fixed signature alone did not remove the cost of new lengths" if v.larger else
+               "the fixed signature alone removed what function paid per new length (function's cost against "
+               f"function-signature's: {direct.brief(signed)})" if direct is not None and direct.larger else
                "this run does not tell what the fixed signature alone did")
     return [judged(f"function-signature, which fixes only the input signature (it traced {traced} "
                    f"time{'s' if traced != 1 else ''}), beside blocked, which also fixes the block's shape: its pass 1 "
@@ -241,7 +250,7 @@ def _first_call(report, ok):
     v = judge([c.first_s for c in costs], [c.new_s for c in costs], paired=True)
     low, high = min(c.first_s for c in costs), max(c.first_s for c in costs)
     took = fmt_s(high) if fmt_s(low) == fmt_s(high) else f"{fmt_s(low)} to {fmt_s(high)}"
-    each = "the worker" if len(costs) == 1 else "each worker"
+    each = "the worker" if len(costs) == 1 else f"each of the {len(costs)} main workers"
     why = (": a one-time start-up cost, not a per-length one, so the first length is left out of the per-length "
            "statistics" if v.larger else
            "; the first length is left out of the per-length statistics all the same, as the worker's start-up")

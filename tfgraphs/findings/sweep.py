@@ -156,11 +156,14 @@ def _boundary(rows, dtype):
         return [(f"{rows[0].variant}: the network was replaced by a constant at batches {', '.join(map(str, folded))} "
                 f"but not at {', '.join(map(str, kept))}, with no single boundary; growth is given within one regime.")]
     out = network.output_bytes
+    after = (f"Growth and the fit use batch {hi:,} and up only." if len(one_regime(rows)) > 1 else
+             f"Only batch {hi:,} lies on the side of the largest batch, so no growth or fit is given for "
+             f"{rows[0].variant}: sweep more batches above the boundary.")
     return [(f"{rows[0].variant}: constant folding replaced the whole network by one constant up to batch {lo:,} "
-            f"(output {out(lo, dtype):,} bytes) and not from batch {hi:,} (output {out(hi, dtype):,} bytes), "
-            f"as the partition graphs of each batch showed: below it later runs skip the network. " + (f"Growth and the fit use batch {hi:,} and up only." if len(one_regime(rows)) > 1 else
-                                f"Only batch {hi:,} lies on the side of the largest batch, so no growth or fit is "
-                                f"given for {rows[0].variant}: sweep more batches above the boundary."))]
+             f"(output {out(lo, dtype):,} bytes) and not from batch {hi:,} (output {out(hi, dtype):,} bytes), as the "
+             f"partition graphs of each batch showed: at batch {', '.join(f'{b:,}' for b in folded)} later runs "
+             f"skipped the network; the boundary lies between {lo:,} and {hi:,} (no batch between them was measured). "
+             f"{after}")]
 
 
 def _change(what, lo, hi, verdict, unit=fmt_s):

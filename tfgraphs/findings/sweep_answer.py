@@ -3,14 +3,15 @@
 from tfgraphs.findings.evidence import judged, rests_on
 from tfgraphs.findings.explain import more_trials
 from tfgraphs.findings.sweep import first_run_change, series
-from tfgraphs.records.sweep import fits
+from tfgraphs.records.sweep import fits, one_regime
 from tfgraphs.units import fmt_s
 
 
 def answer(report):
     """At most six lines: bytes per example and the largest batch of each fitted variant, then first-run growth."""
     said = [_fit(f) for f in fits(report)][:3]
-    said.extend(_first_runs([r for v in report.config["variants"] for r in series(report, v)]))
+    # Within the regime of the largest batch, as the findings judge growth: a folded batch's later runs skip the work.
+    said.extend(_first_runs([r for v in report.config["variants"] for r in one_regime(series(report, v))]))
     return said[:5] or ["No batch produced a result."]
 
 

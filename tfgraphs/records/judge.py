@@ -155,7 +155,7 @@ def _plain(v):
 def ratio_text(r):
     """'x3,000', 'x12', 'x1.68', 'x0.25': a ratio to the precision a reader uses."""
     if r >= 100:
-        return f"x{r:,.0f}" if r < 1000 else f"x{float(f'{r:.2g}'):,.0f}"
+        return f"x{r:,.0f}" if r < 1000 else f"x{float(f'{r:.3g}'):,.0f}"
     return f"x{r:.1f}" if r >= 10 else f"x{r:.2f}" if r >= 0.01 else f"x{r:.2g}"
 
 
