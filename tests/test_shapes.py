@@ -386,11 +386,12 @@ def test_steady_control_gives_the_verdicts():
     assert ("Control: blocked (blocks of 8) does the same fixed-shape work in its pass 2 and pass 3, on lengths it has "
             "already seen, so they must not differ; pass 2 against pass 3, paired by length: no difference beyond 25% "
             "(x") in said
-    assert ("blocked's throughput (blocks of 8) on lengths seen for the first time (pass 1 against pass 1, paired by "
-            "length): higher than every other mode (against eager: differs (x1.98") in said
+    assert ("blocked's throughput (blocks of 8) on lengths seen for the first time (pass 1 against pass 1, "
+            "paired by length across the two modes' workers (one a mode: a worker's own speed is not separated)): higher than every other mode (against eager: differs (x1.98") in said
     assert "against function: differs (x2.13, 95% CI x2.1" in said
-    assert "on lengths already seen (later passes against later passes, paired by length): higher than every other mode" in said
-    assert ("eager's throughput with oneDNN on against off, paired by length: on lengths seen for the first time "
+    assert ("on lengths already seen (later passes against later passes, paired by length across the two modes' workers (one a mode: a worker's own speed is not separated)): "
+            "higher than every other mode") in said
+    assert ("eager's throughput with oneDNN on against off, paired by length across the two workers (one each: a worker's own speed is not separated): on lengths seen for the first time "
             "(pass 1 against pass 1) differs (x1.20") in said
     assert "on lengths already seen (later passes against later passes) differs (x1.68" in said
     assert "Pass 1 against later passes in function, paired by length: differs (x1.6" in said
@@ -403,10 +404,9 @@ def test_higher_only_against_every_other_mode():
     keras = _report({"keras": ([1.5] + _jitter(0.5, 3, 10)[1:], _jitter(0.25, 7, 10))}, start=10000, batch=10)
     report = Results("shapes", report.config, (*report.rows, *keras.rows), extra=report.extra)
     said = _said(report)
-    assert ("on lengths already seen (later passes against later passes, paired by length): higher than eager and "
-            "function, "
-            "lower than keras, so not higher than every other mode") in said
-    assert "lengths seen for the first time (pass 1 against pass 1, paired by length): higher than every" in said
+    assert ("on lengths already seen (later passes against later passes, paired by length across the two modes' workers (one a mode: a worker's own speed is not separated)): higher "
+            "than eager and function, lower than keras, so not higher than every other mode") in said
+    assert "lengths seen for the first time (pass 1 against pass 1, paired by length across the two modes' workers (one a mode: a worker's own speed is not separated)): higher than every" in said
 
 
 def test_no_difference_is_not_said_with_three_pairs():
@@ -481,7 +481,7 @@ def test_retracing_sentence_follows_the_trace_counts():
     # The new-length costs (pass 1 minus pass 2, within each worker) are set against each other, so the two workers'
     # own speeds cancel, and the share said to be retracing cannot exceed function's whole cost.
     assert ("function traced 10 times to function-signature's 1; the cost of a new length (pass 1 minus pass 2, "
-            "length by length) in function against function-signature, paired by length: differs (+20.1 ms, 95% CI "
+            "length by length) in function against function-signature, paired by length across the two modes' workers (one a mode: a worker's own speed is not separated): differs (+20.1 ms, 95% CI "
             "+19.5 ms to +20.7 ms; n=9 pairs, p=0.0039): that much of function's new-length cost is absent where the "
             "signature is fixed, and the trace counts say function retraced.") in said
     for traces in ({"function": 10, "function-signature": 2, "graph": 10}, {"function": 10}):
@@ -496,8 +496,8 @@ def test_retracing_is_not_said_when_the_fixed_signature_is_no_faster():
              "function-signature": (_jitter(0.03, 7, 10), _jitter(0.01, 3, 10))}
     said = _said(_report(times, {"function": 10, "function-signature": 1}))
     assert "function retraced" not in said
-    assert ("paired by length: cannot tell with n=9 pairs (+0 us, 95% CI -800 us to +800 us; p=1): this run does not "
-            "show function's new-length cost to be retracing.") in said
+    assert ("paired by length across the two modes' workers (one a mode: a worker's own speed is not separated): cannot tell with n=9 pairs (+0 us, 95% CI -800 us to +800 us; p=1): "
+            "this run does not show function's new-length cost to be retracing.") in said
 
 
 def test_switch_cost_is_not_said_when_it_is_the_same_on_and_off():
@@ -505,4 +505,4 @@ def test_switch_cost_is_not_said_when_it_is_the_same_on_and_off():
              "blocked": (_jitter(0.01, 7, 10), _jitter(0.01, 3, 10))}
     said = _said(_report(times, off={"eager": (_jitter(0.03, 7, 10), _jitter(0.01, 3, 10))}))
     assert "oneDNN accounts for" not in said
-    assert "The time a new length added to a call in eager with oneDNN on against off, paired by length:" in said
+    assert "The time a new length added to a call in eager with oneDNN on against off, paired by length across the two workers (one each: a worker's own speed is not separated):" in said

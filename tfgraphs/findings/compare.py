@@ -104,7 +104,7 @@ def _session(ok):
     fastest_first = min(r.first_run_s for r in ok)
     if slowest_session.session_s is not None and slowest_session.session_s < 0.05 * fastest_first:
         return [f"Creating the session took at most {fmt_s(slowest_session.session_s)} in every variant, "
-                f"under 5% of the fastest first run ({fmt_s(fastest_first)}): the time is not spent there."]
+                f"under 5% of the fastest variant's median first run ({fmt_s(fastest_first)}): the time is not spent there."]
     return []
 
 

@@ -64,8 +64,10 @@ def _extend_between(a, leak_a, b, leak_b):
     if not ta or not tb:
         return []
     v = judge(ta, tb)
+    # One worker a variant: the verdict is on these two workers' steps, a worker's own speed not separated.
     return [judged(f"A leaky step's Extend took {short_s(statistics.median(ta))} in {a}, a graph of {ga:,} bytes, "
-                   f"against {short_s(statistics.median(tb))} in {b}, {gb:,} bytes: {v.says(fmt_s)}.", v)]
+                   f"against {short_s(statistics.median(tb))} in {b}, {gb:,} bytes, one worker each: {v.says(fmt_s)}; "
+                   f"the steps are these two workers', whose own speed the test does not separate.", v)]
 
 
 @rests_on("rss_bytes")
@@ -93,6 +95,6 @@ def _step_cost(variant, leak, once):
             f"{reused}, slower on {v.above} of {v.n_a} steps: {v.says(fmt_s)}")
     if v.larger:
         return [judged(text + ": every new op is a new fetch, which the session's executor cache, keyed by feeds, "
-                       "fetches and targets (direct_session.cc), has not seen, so every step built its graph and "
-                       "executors again.", v)]
+                       "fetches and targets (direct_session.cc), has not seen; how the extra splits among making the "
+                       "op, adding it to the session's graph and the run is not measured here.", v)]
     return [judged(text + ".", v)]

@@ -37,6 +37,11 @@ def sentences(report):
     return said
 
 
+# Modes run in workers of their own: a comparison between modes pairs lengths across two workers, one a mode.
+ACROSS = "paired by length across the two modes' workers (one a mode: a worker's own speed is not separated)"
+ON_OFF = "paired by length across the two workers (one each: a worker's own speed is not separated)"
+
+
 @rests_on("device")
 def _devices(report, ok):
     if not ok:
@@ -120,7 +125,7 @@ def _retracing(report, ok):
         return []
     retrace = retracing_verdict(f, s)
     head = (f"function traced {many} times to function-signature's {once}; the cost of a new length (pass 1 minus "
-            f"{later_label(report)}, length by length) in function against function-signature, paired by length: "
+            f"{later_label(report)}, length by length) in function against function-signature, {ACROSS}: "
             f"{retrace.says(signed)}")
     if retrace.larger:
         return [judged(f"{head}: that much of function's new-length cost is absent where the signature is fixed, and "
@@ -171,9 +176,9 @@ def _remedy(report, ok):
         return [judged(f"{head} against every other mode: {moved[0].says()}.", *moved)]
     said = []
     for what, mine, theirs in (
-            (f"{head} on lengths seen for the first time (pass 1 against pass 1, paired by length)", b.new_khz,
+            (f"{head} on lengths seen for the first time (pass 1 against pass 1, {ACROSS})", b.new_khz,
              {m: c.new_khz for m, c in others.items()}),
-            (f"{head} on lengths already seen ({later} against {later}, paired by length)", b.seen_khz,
+            (f"{head} on lengths already seen ({later} against {later}, {ACROSS})", b.seen_khz,
              {m: c.seen_khz for m, c in others.items()})):
         text, verdicts = _against_every(mine, theirs, control, what)
         said.append(judged(text + ".", *verdicts))
@@ -229,13 +234,13 @@ def _switch(report, ok, off):
                            f"{switch}=1: {on.penalty.says()}; with {switch}=0: {of.penalty.says()}.",
                            on.penalty, of.penalty))
         added = judge(on.differences, of.differences, paired=True, scale="shift", control=control)
-        said.append(judged(f"The time a new length added to a call in {mode} with {name} on against off, paired by "
-                           f"length: {added.says(signed)}" +
+        said.append(judged(f"The time a new length added to a call in {mode} with {name} on against off, "
+                           f"{ON_OFF}: {added.says(signed)}" +
                            (f": {name} accounts for part of each new length's cost in {mode}." if added.larger
                             else "."), added))
         first = judge(on.new_khz, of.new_khz, paired=True, control=control)
         again = judge(on.seen_khz, of.seen_khz, paired=True, control=control)
-        said.append(judged(f"{mode}'s throughput with {name} on against off, paired by length: on lengths seen for "
+        said.append(judged(f"{mode}'s throughput with {name} on against off, {ON_OFF}: on lengths seen for "
                            f"the first time (pass 1 against pass 1) {first.says()}; on lengths already seen "
                            f"({later} against {later}) {again.says()}.", first, again))
     return said
