@@ -589,3 +589,15 @@ def test_the_memory_guard_counts_both_growth_loops_graphs_alive_together():
     assert sized_as("graph-growth", "constant") == "dataset-embedded"   # two copies of X at once
     assert sized_as("executor-cache", "constant") == "numpy"            # one copy
     assert sized_as("graph-growth", "placeholder") == "placeholder"
+
+
+def test_the_answer_sets_no_step_against_a_folded_fixed_loop():
+    from tfgraphs.findings.pitfalls_answer import answer
+
+    folded = _growth((0.5, 0.51, 0.52), (0.0001, 0.0001, 0.0001))
+    folded = replace(folded, cases=(folded.cases[0], replace(folded.cases[1], computes={"Conv2D": False})))
+    (said,) = answer(_report(folded))
+    assert said.startswith("graph-growth, constant: +2 nodes a step (7 -> 11), a step 515.0 ms; the op made once was "
+                           "folded to a constant") and "with the op made once" not in said
+    both = answer(_report(_cache(first=1.1, new_fetches=1.2)))[0]
+    assert "both differ (x11.0, 95% CI" in both and "; n=1 and 40)." in both

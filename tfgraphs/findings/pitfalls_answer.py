@@ -21,6 +21,10 @@ def _executor_cache(variant, first, repeat, new, new_repeat):
             f"new fetches {fmt_s(new.seconds)} against theirs {short_s(typical(new_repeat))}")
     if first_v.brief() == new_v.brief():
         told = f"{runs[0]}, {runs[1]}: each {first_v.brief()}"
+    elif first_v.differs and new_v.differs and first_v.samples == new_v.samples:
+        told = (f"first run {fmt_s(first.seconds)}, new fetches {fmt_s(new.seconds)}, against repeats of "
+                f"{short_s(typical(repeat))} and {short_s(typical(new_repeat))}: both differ ({first_v.effect_text()}; "
+                f"{new_v.effect_text()}; {first_v.samples})")
     else:
         told = f"{runs[0]}, {first_v.brief()}; {runs[1]}, {new_v.brief()}"
     # One run is placed among its repeats only from ONE_AGAINST of them: say how to get there.
@@ -34,12 +38,12 @@ def _executor_cache(variant, first, repeat, new, new_repeat):
 def _graph_growth(variant, leak, once):
     grew = sorted({b - a for a, b in zip(leak.nodes, leak.nodes[1:])})
     per = f"{grew[0]}" if len(grew) == 1 else f"{grew[0]}-{grew[-1]}"
-    head = (f"graph-growth, {variant}: +{per} nodes a step ({leak.nodes[0]} -> {leak.nodes[-1]}), a step "
-            f"{short_s(statistics.median(leak.step_s[1:]))}; {short_s(statistics.median(once.step_s[1:]))} with "
-            f"the op made once")
+    grown = (f"graph-growth, {variant}: +{per} nodes a step ({leak.nodes[0]} -> {leak.nodes[-1]}), a step "
+             f"{short_s(statistics.median(leak.step_s[1:]))}")
     if once.computes is not None and not once.computes["Conv2D"]:
-        # Folded, the fixed loop computes nothing: no baseline to judge the leaky step against.
-        return [head + " (folded to a constant: no baseline)."]
+        # Folded, the fixed loop computes nothing: no baseline to set the leaky step against, so no contrast either.
+        return [grown + "; the op made once was folded to a constant (partition graphs), so there is no baseline."]
+    head = f"{grown}; {short_s(statistics.median(once.step_s[1:]))} with the op made once"
     v = judge(leak.step_s[1:], once.step_s[1:], paired=True)
     return [judged(f"{head}: {v.brief(fmt_s)}.", v)]
 

@@ -120,11 +120,15 @@ class Verdict:
             return "disturbed run (its control moved)"
         if self.outcome == CANNOT_TELL and not self.bounded:
             return f"cannot tell with {self.samples} (no 95% CI)"
-        show = ratio_text if self.scale == "ratio" else (unit or _plain)
-        interval = f"{show(self.effect)}, 95% CI {show(self.low)} to {show(self.high)}"
+        interval = self.effect_text(unit)
         if self.outcome == CANNOT_TELL:
             return f"cannot tell with {self.samples} ({interval})"
         return f"{self.phrase(unit)} ({interval}; {self.samples})"
+
+    def effect_text(self, unit=None):
+        """'x3.18, 95% CI x2.1 to x6.9': the effect and its interval alone."""
+        show = ratio_text if self.scale == "ratio" else (unit or _plain)
+        return f"{show(self.effect)}, 95% CI {show(self.low)} to {show(self.high)}"
 
     def to_dict(self):
         d = asdict(self)
