@@ -109,7 +109,7 @@ HINTS = [
      "later run of 9", "one slow run moved it"),
     (5, check5.answer_is_what_your_run_shows, "starter", "COLD_MS = [], WARM_MS = []", "Run the Try it"),
     (5, check5.answer_is_what_your_run_shows, "lab5_wrong_old_rule", "the judge says of your samples: differs (x1.43, "
-     "95% CI x1.38 to x1.49; n=8 and 8, p<0.001); JUDGE_SAID is 'no difference'", "'cannot tell' are answers too"),
+     "95% CI x1.37 to x1.50; n=8 and 8, p<0.001); JUDGE_SAID is 'no difference'", "'cannot tell' are answers too"),
     (5, check5.answer_is_what_your_run_shows, "lab5_wrong_claims_differs", "cannot tell with n=4 and 4",
      "not what you expected"),
     (5, check5.answer_is_what_your_run_shows, "lab5_wrong_too_few", "n=3 and 3: a rank test needs 4 a side",

@@ -131,14 +131,14 @@ def test_report_a_b_judges_each_phase_by_the_rank_test_on_the_trials(tmp_path, c
     proc = run_cli("report", a, slower)
     assert proc.returncode == 0, proc.stderr
     text = words(proc.stdout)
-    assert ("B differs from A and is larger in: placeholder first run (x1.93, 95% CI x1.74 to x2.15; n=4 and 4, "
+    assert ("B differs from A and is larger in: placeholder first run (x1.93, 95% CI x1.73 to x2.15; n=4 and 4, "
             "p=0.029).") in text
-    assert "B larger: x1.93, 95% CI x1.74 to x2.15; n=4 and 4, p=0.029" in text
+    assert "B larger: x1.93, 95% CI x1.73 to x2.15; n=4 and 4, p=0.029" in text
     proc = run_main(capfd, "report", a, close)
     text = words(proc.stdout)
     assert "B differs" not in text and "B larger:" not in text
     assert "No difference beyond 25% between A and B in: placeholder build (x1.00, 95% CI x1.00 to x1.00; n=4" in text
-    assert "placeholder first run (x1.02, 95% CI x0.89 to x1.17; n=4 and 4, p=0.69)" in text
+    assert "placeholder first run (x1.02, 95% CI x0.89 to x1.18; n=4 and 4, p=0.69)" in text
     # Three trials a side, apart: no rank test can tell at n=3, so neither "differs" nor "no difference" is said.
     three = _saved_compare(tmp_path, "three.json", [0.20, 0.21, 0.22])
     apart = _saved_compare(tmp_path, "apart.json", [0.40, 0.41, 0.42])

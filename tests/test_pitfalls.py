@@ -383,7 +383,7 @@ def test_one_run_against_its_repeats_needs_forty_of_them():
             "p=0.05).") in said
     said = why.sentences(_report(_cache(new_fetches=1.1)))
     assert ("constant: a new fetch list ([relu, pool]) took 1.10 s against 100.0 ms for its repeat: differs (x11.0, "
-            "95% CI x10.5 to x11.6; n=1 and 40, p=0.049): a set of fetches the session had not run, for which "
+            "95% CI x10.4 to x11.6; n=1 and 40, p=0.049): a set of fetches the session had not run, for which "
             "DirectSession builds an executor (keyed by the sorted names); how the time splits inside that run is not "
             "measured here.") in said
 
@@ -392,7 +392,7 @@ def test_new_fetch_list_sentence_follows_the_numbers():
     said = " ".join(why.sentences(_report(_cache(new_fetches=0.101))))
     # Among its repeats: no verdict of "built", and the interval lies inside x0.8 to x1.25.
     assert ("a new fetch list ([relu, pool]) took 101.0 ms against 100.0 ms for its repeat: no difference beyond 25% "
-            "(x1.01, 95% CI x0.96 to x1.06; n=1 and 40, p=0.83).") in said
+            "(x1.01, 95% CI x0.96 to x1.07; n=1 and 40, p=0.83).") in said
     assert "built an executor" not in said
     # Judged against the new list's own repeats, not the first list's.
     said = " ".join(why.sentences(_report(_cache(new_fetches=0.3, new_fetches_repeat=tuple(3 * t for t in REPEATS)))))
@@ -411,11 +411,11 @@ def test_reordered_and_callable_sentences_follow_the_numbers():
     assert "does not make a new executor" not in said and "cannot tell with n=1 and 3" in said
     said = " ".join(why.sentences(_report(_cache(reordered_fetches=0.5, new_fetches=1.1))))
     assert ("the same fetches reordered ([pool, relu]) took 500.0 ms against 100.0 ms for that list's repeat: differs "
-            "(x5.00, 95% CI x4.76 to x5.26; n=1 and 40, p=0.049); the new fetch list itself took 1.10 s.") in said
+            "(x5.00, 95% CI x4.76 to x5.27; n=1 and 40, p=0.049); the new fetch list itself took 1.10 s.") in said
     assert "does not make a new executor" not in said
     said = " ".join(why.sentences(_report(_cache(make_callable=0.00001, callable_first_call=0.9))))
     assert ("make_callable(conv, feed_list=[...]) returned in 10 us; its first call took 900.0 ms against 100.0 ms "
-            "for its repeat: differs (x9.00, 95% CI x8.57 to x9.47; n=1 and 40, p=0.049): make_callable returns a "
+            "for its repeat: differs (x9.00, 95% CI x8.57 to x9.48; n=1 and 40, p=0.049): make_callable returns a "
             "function that runs the session as sess.run does (client/session.py), so the executor was built at the "
             "first call") in said
     said = " ".join(why.sentences(_report(_cache(callable_first_call=0.1))))
@@ -467,14 +467,14 @@ def test_the_sessions_extend_differs_where_the_range_rule_saw_nothing():
     assert max(EXTEND_NEW) - min(EXTEND_NEW) > np.median(EXTEND_NEW) - np.median(EXTEND_NONE)   # the old rule's "no"
     said = words(" ".join(why.sentences(_report(big, small))))
     assert ("constant: after the first step, Session._extend_graph() alone, timed before each run, took a median "
-            "24.2 ms on a step with a new op against 8 us when no op was new: differs (x2,230, 95% CI x1,760 to "
-            "x2,640; n=19 pairs, p<0.001).") in said
+            "24.2 ms on a step with a new op against 8 us when no op was new: differs (x2,230, 95% CI x1,750 to "
+            "x2,650; n=19 pairs, p<0.001).") in said
     assert "n=19 pairs, p<0.001). Among the whole-graph work of an Extend, graph_execution_state.cc copies" in said
     assert ("placeholder: after the first step, Session._extend_graph() alone, timed before each run, took a median "
-            "949 us on a step with a new op against 52 us when no op was new: differs (x19.7, 95% CI x18.1 to x30.1; "
+            "949 us on a step with a new op against 52 us when no op was new: differs (x19.7, 95% CI x18.0 to x30.2; "
             "n=19 pairs, p<0.001).") in said
     assert ("A leaky step's Extend took 24.2 ms in constant, a graph of 24,000,000 bytes, against 949 us in "
-            "placeholder, 1,800 bytes, one worker each: differs (x20.0, 95% CI x12.9 to x30.2; n=19 and 19, p<0.001); "
+            "placeholder, 1,800 bytes, one worker each: differs (x20.0, 95% CI x12.9 to x30.3; n=19 and 19, p<0.001); "
             "the steps are these two workers', whose own speed the test does not separate.") in said
     assert "no measurable" not in said and "spread" not in said
 

@@ -228,7 +228,7 @@ def test_feed_cost_sentence_follows_the_numbers():
     slow = _report(_row("placeholder", [0.20, 0.21] * 4, url, bytes_fed_per_run=5), _row("variable", [0.10, 0.11] * 4, url))
     (said,) = why.feed_cost(slow.rows)
     assert ("placeholder 205.0 ms against variable 105.0 ms median, sending 5 bytes each time: feeding cost more per "
-            "run, differs (x1.95, 95% CI x1.82 to x2.10; n=8 and 8, p<0.001).") in said
+            "run, differs (x1.95, 95% CI x1.81 to x2.10; n=8 and 8, p<0.001).") in said
     # Interleaved workers' later runs: not called a cost, and not "no difference" either when the interval is this wide.
     mixed = _report(_row("placeholder", [0.10, 0.13, 0.16, 0.19], url), _row("variable", [0.11, 0.14, 0.17, 0.20], url))
     (said,) = why.feed_cost(mixed.rows)
@@ -251,7 +251,7 @@ def test_one_slow_run_does_not_hide_a_feed_cost():
     assert medians_apart < max(fed) - min(fed)   # what the range rule compared: "no measurable difference"
     (said,) = why.feed_cost(_report(_row("placeholder", fed, fetch="sum"), _row("variable", once, fetch="sum")).rows)
     assert ("placeholder 162.7 ms against variable 130.3 ms median: feeding cost more per run, differs (x1.25, 95% CI "
-            "x1.24 to x1.27; n=10 and 10, p<0.001).") in said
+            "x1.23 to x1.27; n=10 and 10, p<0.001).") in said
 
 
 COMPUTES = {"partition_computes": {"Conv2D": True, "AvgPool": True, "Relu": True}}
@@ -273,7 +273,7 @@ def test_remote_over_local_and_fetch_cost_sentences():
             _row("placeholder", [0.1, 0.11] * 3, url, "sum", bytes_fetched_per_run=8, **COMPUTES))
     assert why.remote_over_local(many) == [
         "placeholder remote: later runs took 305.0 ms median against 105.0 ms in-process: differs (x2.91, 95% CI "
-        "x2.73 to x3.10; n=6 and 6, p=0.0022)."]
+        "x2.72 to x3.10; n=6 and 6, p=0.0022)."]
     assert ("the whole output (800 bytes) took 305.0 ms per run against 105.0 ms for its sum (8 bytes): differs "
             "(x2.91") in why.fetch_cost(many)[0]
     # A sum that folded computes nothing: its later runs say nothing about what fetching costs.
@@ -376,7 +376,7 @@ def _explained(rows):
 
 @pytest.mark.parametrize("remote_first, trials, said, sends", [
     (0.9, 4, "constant remote: the first run paid 796.0 ms beyond the later runs against 196.0 ms in-process: "
-             "differs (x4.06, 95% CI x3.95 to x4.21; n=4 and 4, p=0.029); remotely the first run also sends the "
+             "differs (x4.06, 95% CI x3.95 to x4.22; n=4 and 4, p=0.029); remotely the first run also sends the "
              "500-byte GraphDef to the server.", True),
     # No extra measured: sending the graph is not offered as a reason.
     (0.305, 4, "constant remote: the first run paid 201.0 ms beyond the later runs against 196.0 ms in-process: no "

@@ -152,7 +152,7 @@ def test_a_change_between_batches_is_stated_only_where_the_judge_finds_it():
     hi = point(1000, [0.11, 0.12, 0.13, 0.14])
     text = said(growth_report(lo, hi))
     assert ("From batch 250 to 1,000 (4x the data), placeholder's first run went from 255.0 ms to 125.0 ms: differs "
-            "(x0.49, 95% CI x0.41 to x0.58; n=4 and 4, p=0.029)") in text
+            "(x0.49, 95% CI x0.40 to x0.59; n=4 and 4, p=0.029)") in text
     # Overlapping first runs, 4 a side: no trend, however far apart the medians are.
     wide = point(1000, [0.11, 0.12, 0.13, 0.30])
     text = said(growth_report(lo, wide))

@@ -71,7 +71,7 @@ def test_overlapping_first_runs_are_not_called_longer():
     text = said(row("constant", graph=DATA + 900, first=0.18, later=0.1, session=0.5, firsts=[0.14, 0.17, 0.19, 0.25]),
                 row("placeholder", graph=450, first=0.15, later=0.1, session=0.5, firsts=[0.13, 0.15, 0.16, 0.22]))
     assert ("First run against placeholder's 150.0 ms: constant 180.0 ms, cannot tell "
-            "with n=4 and 4 (x1.13, 95% CI x0.64 to x1.92; p=0.49).") in text
+            "with n=4 and 4 (x1.13, 95% CI x0.63 to x1.93; p=0.49).") in text
     assert "First run longer" not in text and "paid once" not in text and "about as long as placeholder's 150" not in text
     assert "--trials 4" not in text                   # four a side is enough for the test; the data decide
     assert "Creating the session" not in text        # 0.5 s is not negligible against a 0.15 s first run

@@ -75,8 +75,7 @@ class Verdict:
     def detail(self, unit=None, samples=True):
         """'x3,000, 95% CI x1,100 to x5,000; n=19 and 20, p=0.0001': the effect, its interval, n and p."""
         show = ratio_text if self.scale == "ratio" else (unit or _plain)
-        interval = (f"95% CI {show(self.low)} to {show(self.high)}" if self.bounded else
-                    "no 95% CI at this n")
+        interval = (f"95% CI {self.ends(unit)}" if self.bounded else "no 95% CI at this n")
         p = "" if self.p is None else f"p={self.p:.2g}" if self.p >= 0.001 else "p<0.001"
         effect = "no effect measured" if math.isnan(self.effect) else show(self.effect)
         tail = ", ".join(part for part in (self.samples if samples else "", p) if part)
@@ -128,7 +127,14 @@ class Verdict:
     def effect_text(self, unit=None):
         """'x3.18, 95% CI x2.1 to x6.9': the effect and its interval alone."""
         show = ratio_text if self.scale == "ratio" else (unit or _plain)
-        return f"{show(self.effect)}, 95% CI {show(self.low)} to {show(self.high)}"
+        return f"{show(self.effect)}, 95% CI {self.ends(unit)}"
+
+    def ends(self, unit=None):
+        """'x2.10 to x6.90': the interval's ends, a ratio's rounded outward."""
+        if self.scale == "ratio":
+            return f"{ratio_text(self.low, 'down')} to {ratio_text(self.high, 'up')}"
+        show = unit or _plain
+        return f"{show(self.low)} to {show(self.high)}"
 
     def to_dict(self):
         d = asdict(self)
@@ -156,11 +162,31 @@ def _plain(v):
     return f"{v:+.3g}"
 
 
-def ratio_text(r):
-    """'x3,000', 'x12', 'x1.68', 'x0.25': a ratio to the precision a reader uses."""
-    if r >= 100:
-        return f"x{r:,.0f}" if r < 1000 else f"x{float(f'{r:.3g}'):,.0f}"
-    return f"x{r:.1f}" if r >= 10 else f"x{r:.2f}" if r >= 0.01 else f"x{r:.2g}"
+def ratio_text(r, way=None):
+    """'x3,000', 'x12', 'x1.68', 'x0.25': a ratio to the precision a reader uses; way "down" or "up" rounds an
+    interval's end outward, so the printed interval holds the computed one."""
+    if not r > 0 or not math.isfinite(r):
+        return f"x{r}"
+    step = _step(r)
+    value = _rounded(r, step, way)
+    if _step(value) != step:   # 9.999 rounds up to 10.00: written at 10's precision, x10.0
+        step = _step(value)
+        value = _rounded(r, step, way)
+    decimals = max(0, -math.floor(math.log10(step) + 1e-9))
+    return f"x{value:,.{decimals}f}"
+
+
+def _rounded(r, step, way):
+    """r to a whole number of steps, down, up or to the nearest; a tolerance keeps an exact end (2.00 as
+    200.00000000000003 hundredths) from moving a step."""
+    units = {"down": math.floor(r / step + 1e-9), "up": math.ceil(r / step - 1e-9)}.get(way, round(r / step))
+    return units * step
+
+
+def _step(r):
+    """The rounding step of a ratio: three significant figures, two below 0.01, whole numbers from 100."""
+    return (10 ** (math.floor(math.log10(r)) - 2) if r >= 1000 else 1 if r >= 100 else 0.1 if r >= 10 else
+            0.01 if r >= 0.01 else 10 ** (math.floor(math.log10(r)) - 1))
 
 
 def judge(a, b, *, paired=False, scale="ratio", margin=None, control=None):

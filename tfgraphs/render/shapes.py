@@ -33,7 +33,7 @@ def _decision(c):
     outcome = v.outcome
     if v.outcome == DISTURBED:   # a ratio from a moving machine is not shown
         return [None, None, None, f"{v.n_a}", outcome]
-    interval = f"{ratio_text(v.low)} to {ratio_text(v.high)}" if v.bounded else "none at this n"
+    interval = v.ends() if v.bounded else "none at this n"
     p = None if v.p is None else "<0.001" if v.p < 0.001 else f"{v.p:.2g}"
     return [ratio_text(v.effect), interval, p, f"{v.n_a}", outcome]
 
