@@ -15,7 +15,7 @@ from tfgraphs.findings.evidence import judged, rests_on
 from tfgraphs.records.judge import (CANNOT_TELL, DIFFERS, DISTURBED, RANK_SUM, SAME, SIGNED_RANK, Verdict, judge,
                                     ratio_text)
 
-DRAWS = 2000
+DRAWS = 1000
 
 
 def timings(rng, n, scale=1.0):
