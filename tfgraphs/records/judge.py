@@ -1,13 +1,13 @@
 """The one judge of "differs": a rank test from scipy.stats, the effect with its 95% interval, and three outcomes."""
 
-import functools
 import math
 from dataclasses import asdict, dataclass, replace
 
 import numpy as np
-from scipy import stats
 
-ALPHA = 0.05          # two-sided level of every test, and 1 - the confidence of every interval
+from tfgraphs.records.ranktests import (ALPHA, rank_sum_critical, rank_sum_p, signed_rank_critical,
+                                       signed_rank_p)
+
 MARGIN = 1.25         # "no difference beyond" this ratio (x0.8 to x1.25) unless a finding names its own size
 
 DIFFERS = "differs"
@@ -21,8 +21,6 @@ SIGNED_RANK = "Wilcoxon signed-rank"
 FEWEST = {RANK_SUM: 4, SIGNED_RANK: 6}
 # One value is placed among N others by a rank test only from N = 40: its smallest two-sided p is 2/(N+1).
 ONE_AGAINST = math.floor(2 / ALPHA)
-PERMUTED = 40          # tied samples up to this many values in all are tested by permutation
-PERMUTATIONS = 20_000  # enough to enumerate every arrangement of 8 against 8 (12,870); seeded beyond
 
 
 @dataclass(frozen=True)
@@ -237,9 +235,9 @@ def _rank_sum(a, b, scale, margin):
         none = math.nan
         return Verdict(CANNOT_TELL, RANK_SUM, m, n, None, none, -math.inf, math.inf, scale, margin)
     x, y = _on_scale(a, scale), _on_scale(b, scale)
-    p = _p(stats.mannwhitneyu(x, y, alternative="two-sided", method=_method(np.concatenate([x, y]), min(m, n))))
+    p = rank_sum_p(x, y)
     diffs = np.sort(np.subtract.outer(x, y).ravel())
-    c = _rank_sum_critical(m, n)
+    c = rank_sum_critical(m, n)
     low, high = (diffs[c], diffs[m * n - 1 - c]) if c >= 0 else (-math.inf, math.inf)
     effect = float(np.median(diffs))
     low, high, effect = (_off_scale(v, scale) for v in (low, high, effect))
@@ -254,68 +252,11 @@ def _signed_rank(a, b, scale, margin):
     if not n or not d.any():
         effect = _off_scale(0.0, scale) if n else math.nan
         return Verdict(CANNOT_TELL, SIGNED_RANK, n, n, None, effect, -math.inf, math.inf, scale, margin, above)
-    p = _p(stats.wilcoxon(d, alternative="two-sided", method=_method(np.abs(d), n)))
+    p = signed_rank_p(d)
     walsh = np.sort((d[:, None] + d[None, :])[np.triu_indices(n)] / 2)
-    c = _signed_rank_critical(n)
+    c = signed_rank_critical(n)
     low, high = (walsh[c], walsh[len(walsh) - 1 - c]) if c >= 0 else (-math.inf, math.inf)
     effect = float(np.median(walsh))
     low, high, effect = (_off_scale(v, scale) for v in (low, high, effect))
     return Verdict(_decide(p, low, high, scale, margin), SIGNED_RANK, n, n, p, effect, low, high, scale, margin,
                    above)
-
-
-def _p(result):
-    """The test's p-value; 1 where every value ties and the test has nothing to rank."""
-    p = float(result.pvalue)
-    return 1.0 if math.isnan(p) else p
-
-
-def _method(pooled, smallest):
-    """'auto' (exact when small and untied), or a seeded permutation test where ties would send a small sample to
-    the normal approximation, which can reject where no ordering of the samples could (scipy permutes a side only
-    from two values up; one value a side cannot be rejected by either)."""
-    if len(np.unique(pooled)) == len(pooled) or len(pooled) > PERMUTED or smallest < 2:
-        return "auto"
-    return stats.PermutationMethod(n_resamples=PERMUTATIONS, random_state=0)
-
-
-@functools.lru_cache(maxsize=None)
-def _rank_sum_critical(m, n):
-    """The largest U the test rejects at ALPHA for m and n samples (-1 when none): the interval's ends are the
-    pairwise differences just inside it. Read off scipy's own p-values for a made-up pair of samples with that U."""
-    return _largest(lambda u: stats.mannwhitneyu(*_with_u(m, n, u), alternative="two-sided").pvalue, m * n // 2)
-
-
-@functools.lru_cache(maxsize=None)
-def _signed_rank_critical(n):
-    """The largest signed-rank sum the test rejects at ALPHA for n pairs (-1 when none), read off scipy as above."""
-    return _largest(lambda t: stats.wilcoxon(_with_t(n, t), alternative="two-sided").pvalue, n * (n + 1) // 4)
-
-
-def _largest(p_of, top):
-    """The largest k in 0..top with p_of(k) < ALPHA, p_of rising with k; -1 when p_of(0) is not."""
-    lo, hi = -1, top
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if p_of(mid) < ALPHA:
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
-
-
-def _with_u(m, n, u):
-    """m and n distinct values whose U (pairs where the first sample's value is the larger) is u."""
-    b = np.arange(n, dtype=float)
-    below = [min(n, max(0, u - n * i)) for i in range(m)]   # b-values under each a-value, summing to u
-    a = np.array([k - 0.5 + i / (4 * m) for i, k in enumerate(below)])
-    return a, b
-
-
-def _with_t(n, t):
-    """n differences of distinct magnitude 1..n whose positive ones' ranks sum to t."""
-    signs, left = -np.ones(n), t
-    for rank in range(n, 0, -1):
-        if rank <= left:
-            signs[rank - 1], left = 1.0, left - rank
-    return signs * np.arange(1, n + 1)
