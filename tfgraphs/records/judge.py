@@ -232,8 +232,8 @@ def _rank_sum(a, b, scale, margin):
     """Mann-Whitney U, and the Hodges-Lehmann shift with the interval that inverts the same test."""
     m, n = len(a), len(b)
     if not m or not n:
-        none = math.nan
-        return Verdict(CANNOT_TELL, RANK_SUM, m, n, None, none, -math.inf, math.inf, scale, margin)
+        return Verdict(CANNOT_TELL, RANK_SUM, m, n, None, math.nan, _off_scale(-math.inf, scale), math.inf, scale,
+                       margin)
     x, y = _on_scale(a, scale), _on_scale(b, scale)
     p = rank_sum_p(x, y)
     diffs = np.sort(np.subtract.outer(x, y).ravel())
@@ -251,7 +251,8 @@ def _signed_rank(a, b, scale, margin):
     above = int((d > 0).sum())
     if not n or not d.any():
         effect = _off_scale(0.0, scale) if n else math.nan
-        return Verdict(CANNOT_TELL, SIGNED_RANK, n, n, None, effect, -math.inf, math.inf, scale, margin, above)
+        return Verdict(CANNOT_TELL, SIGNED_RANK, n, n, None, effect, _off_scale(-math.inf, scale), math.inf, scale,
+                       margin, above)
     p = signed_rank_p(d)
     walsh = np.sort((d[:, None] + d[None, :])[np.triu_indices(n)] / 2)
     c = signed_rank_critical(n)
