@@ -2,23 +2,20 @@
 
 Which tests start processes, and why:
 - A real measurement (compare, explain, sweep, shapes, pitfalls, unembed, explain --graph) starts a worker process per
-  measurement. In the tests each worker, and each lab check's child, is forked from a server that imported TensorFlow
-  once (tests/forking: one server per environment TensorFlow loads with, the first started here), not started fresh
-  (~3 s of TensorFlow's import each); it runs the same module with the same argv, environment, descriptors and
-  process group. The runs are module- or session-scoped fixtures that the tests of a file (or of several files:
-  compare_json, explain_json) read, not one run per test.
-- A watched script's runner (tfgraphs.worker.watch) is forked too, and finds `tensorflow` missing from sys.modules
-  until the script imports it, when it is given the server's: the watch starts on the script's own import, as in a
-  fresh interpreter. test_watch_worker starts that runner fresh, as the reference.
-- A test about how processes start and end asks for fresh_processes: a parent's end (PR_SET_PDEATHSIG),
-  a notebook's interrupt, Ctrl-C reaching a watch's group. The command line itself always starts fresh (its process
-  never imports TensorFlow).
+  measurement, forked as the product forks it (tfgraphs.children): here from one server per test process, started
+  once for the session (children.SERVERS names their folder), not one per command. It runs the same module with the
+  same argv, environment, descriptors and process group. The runs are module- or session-scoped fixtures that the
+  tests of a file (or of several files: compare_json, explain_json) read, not one run per test.
+- A watched script (tfgraphs.worker.watch) starts fresh, as in the product: it imports TensorFlow itself.
+- A test about how processes start and end asks for own_servers: the command starts its own server, as a user's does
+  (a parent's end, PR_SET_PDEATHSIG; Ctrl-C reaching a watch's group). The command line itself always starts fresh
+  (its process never imports TensorFlow).
 - Remote sessions start real gRPC servers (test_remote, test_hostile): what is tested is that no server or worker is
-  left behind and what crosses the wire; forked ones are found through forkserver.running().
+  left behind and what crosses the wire; forked ones are found through running().
 - `lab check` runs the student's code in a child process (labs.checking): the lab tests keep that child, and judge
   in this process wherever the child's protocol is not what a test is about.
 - Notebooks run in real Jupyter kernels (test_lab_notebooks, test_notebook_api), one fresh kernel per notebook:
-  ipykernel forked like a worker, through the kernel spec this session writes (forking/kernel.py).
+  ipykernel forked from the session's server, through the kernel spec this session writes (forking/kernel.py).
 - The docs' Python blocks run in one interpreter started for them (test_docs), each in a fresh namespace.
 - A test that needs a process of its own says why: an exit status with stdout and stderr kept apart from a fresh
   interpreter, a signal, a module made unimportable, or what TensorFlow prints while it loads. Every other check of
@@ -37,9 +34,13 @@ import pytest
 
 from tfgraphs.jobs.netns import enter_private_network
 
+from tfgraphs import children, forkserver
+
+# The kernel a notebook test forks, and the probe module test_workers forks; on the path of every process started.
 FORKING = os.path.join(os.path.dirname(__file__), "forking")
+if FORKING not in os.environ.get("PYTHONPATH", "").split(os.pathsep):
+    os.environ["PYTHONPATH"] = os.pathsep.join([FORKING, *filter(None, [os.environ.get("PYTHONPATH")])])
 sys.path.insert(0, FORKING)
-import forkserver  # noqa: E402  (from tests/forking, put on the path just above)
 
 # TensorFlow's gRPC servers listen on every interface: the tests that start them run only where this process (and so
 # every server and worker it starts) has a network of its own, with loopback as its one interface.
@@ -59,27 +60,24 @@ LONGEST_FIRST = ("session_runs", "test_lab_notebooks.py", "test_remote.py", "tes
 EXPLAINED = ("constant", "placeholder", "variable", "dataset-embedded")
 
 
+# The environment the runner gives a measuring worker (TensorFlow's C++ start-up lines held back): its server's.
+WORKERS = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2"}
+
+
 def pytest_configure(config):
-    """The session's first fork server, started once (before xdist starts its workers, which inherit where it is)."""
-    if forkserver.FOLDER in os.environ:   # an xdist worker, or a session inside a test: the servers are running
-        forkserver.install()
-    else:
-        config.fork_servers = _start_fork_servers(config)
-
-
-def _start_fork_servers(config):
-    # On PYTHONPATH, forking/sitecustomize.py makes each Python process this one starts fork its workers too.
-    os.environ["PYTHONPATH"] = os.pathsep.join([FORKING, *filter(None, [os.environ.get("PYTHONPATH")])])
-    folder = config.fork_folder = tempfile.mkdtemp(prefix="tfgraphs-forking-")
-    os.environ[forkserver.FOLDER] = folder
-    forkserver.install()
-    _kernel_spec(folder)
-    # The measuring workers' environment (the runner holds TensorFlow's C++ start-up lines back) is the first.
-    return [forkserver.start_first(folder, {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2"})]
+    """The folder of the session's servers, made once (before xdist starts its workers, which inherit where it is);
+    a server in it for each process that runs tests, in that process's network namespace."""
+    if children.SERVERS not in os.environ:
+        config.server_folder = os.environ[children.SERVERS] = tempfile.mkdtemp(prefix="tfgraphs-workers-")
+        _kernel_spec(config.server_folder)
+    if config.getoption("numprocesses", None) and not hasattr(config, "workerinput"):
+        return   # the xdist controller runs no test
+    if not os.path.exists(os.path.join(os.environ[children.SERVERS], children.key(WORKERS) + ".sock")):
+        config.worker_server = children.start_server(WORKERS, os.environ[children.SERVERS])[0]
 
 
 def _kernel_spec(folder):
-    """The python3 kernel of this session's notebooks: ipykernel forked like a worker (forking/kernel.py)."""
+    """The python3 kernel of this session's notebooks: ipykernel forked from the session's server (kernel.py)."""
     spec = os.path.join(folder, "jupyter", "kernels", "python3")
     os.makedirs(spec)
     with open(os.path.join(spec, "kernel.json"), "w") as f:
@@ -90,11 +88,16 @@ def _kernel_spec(folder):
 
 
 def pytest_unconfigure(config):
-    for proc in getattr(config, "fork_servers", ()):
-        proc.stdin.close()   # its signal to end, and to end the children it still has
-        proc.wait()
-    if hasattr(config, "fork_folder"):
-        shutil.rmtree(config.fork_folder, ignore_errors=True)
+    if hasattr(config, "worker_server"):
+        config.worker_server.stdin.close()   # its signal to end, and to end the children it still has
+        config.worker_server.wait()
+    if hasattr(config, "server_folder"):
+        shutil.rmtree(config.server_folder, ignore_errors=True)
+
+
+def running():
+    """{pid: (argv, environment)} of the session's forked workers not yet ended."""
+    return forkserver.running(os.environ[children.SERVERS])
 
 
 def words(text):
@@ -155,9 +158,10 @@ def pytest_collection_modifyitems(config, items):
 
 
 @pytest.fixture
-def fresh_processes(monkeypatch):
-    """Every process this test starts is a fresh interpreter, none forked: what it tests is how they are started."""
-    monkeypatch.delenv(forkserver.FOLDER, raising=False)
+def own_servers(monkeypatch):
+    """A command this test starts forks its workers from a server of its own, as a user's does: what it tests is how
+    they start and end."""
+    monkeypatch.delenv(children.SERVERS, raising=False)
 
 
 @pytest.fixture(scope="session")

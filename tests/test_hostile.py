@@ -196,7 +196,7 @@ def _children_once_started(proc, seconds=120):
                   "--variants", "placeholder", "--quiet"], signal.SIGKILL, marks=needs_private_network),
     (["lab", "check", "1", str(LAB_HANG)], signal.SIGTERM),
 ], ids=["server", "compare", "compare-target-local", "lab-check-sigterm"])
-def test_the_parents_end_leaves_no_child_alive(argv, sig, fresh_processes):
+def test_the_parents_end_leaves_no_child_alive(argv, sig, own_servers):
     proc = subprocess.Popen([sys.executable, "-m", "tfgraphs", *argv], stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
     try:
@@ -271,7 +271,7 @@ def test_a_remote_run_gets_a_deadline_unless_one_is_given(target, given, used):
     assert seen["timeout"] == used and REMOTE_TIMEOUT_S == 600.0
 
 
-def test_an_interrupted_check_ends_its_child(fresh_processes):
+def test_an_interrupted_check_ends_its_child(own_servers):
     # A notebook's "interrupt kernel" is a KeyboardInterrupt in a process that lives on: the child must end anyway.
     solution = LAB_HANG
     script = ("import os, signal, threading, psutil\n"

@@ -15,10 +15,9 @@ import threading
 import time
 import uuid
 
-import forkserver
 import pytest
 
-from conftest import needs_private_network, run_main, words
+from conftest import needs_private_network, run_main, running, words
 from tfgraphs.errors import UsageError
 from tfgraphs.findings import remote as why
 from tfgraphs.jobs import compare, remote, runner, servers
@@ -39,7 +38,7 @@ OUT10 = 10 * 15 * 15 * 6 * 8        # relu(avg_pool(conv)) at batch 10
 
 def marked(mark):
     """Pids of processes, other than this one, whose environment carries this test's mark (forked ones too)."""
-    found = [pid for pid, (_, env) in forkserver.running().items() if env.get(MARK) == mark]
+    found = [pid for pid, (_, env) in running().items() if env.get(MARK) == mark]
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
             with open(f"/proc/{pid}/environ", "rb") as f:
@@ -52,7 +51,7 @@ def marked(mark):
 
 
 def cmdline(pid):
-    forked = forkserver.running().get(pid)
+    forked = running().get(pid)
     if forked:
         return " ".join(forked[0])
     try:

@@ -192,7 +192,7 @@ def test_a_script_without_tensorflow_is_told_so_and_keeps_its_status(tmp_path):
 
 
 @pytest.mark.parametrize("whole_group", [True, False], ids=["ctrl-c", "sigint-to-tfgraphs"])
-def test_ctrl_c_reports_what_was_seen_then_exits_130(tmp_path, whole_group, fresh_processes):
+def test_ctrl_c_reports_what_was_seen_then_exits_130(tmp_path, whole_group, own_servers):
     out = tmp_path / "seen.json"
     proc = subprocess.Popen([sys.executable, "-m", "tfgraphs", "watch", "--tf1", "--quiet", "--json", str(out),
                              str(SCRIPTS / "waits.py")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,

@@ -1,4 +1,4 @@
-"""A Jupyter kernel for the tests: ipykernel forked from the session's fork server, this process passing on signals.
+"""A Jupyter kernel for the tests: ipykernel forked from the session's worker server, this process passing on signals.
 
 The kernel spec conftest writes starts this script where `python -m ipykernel_launcher -f FILE` would be started;
 the kernel is a fresh ipykernel in a process forked after TensorFlow's import, and ends with this one.
@@ -8,10 +8,13 @@ import os
 import signal
 import sys
 
-import forkserver
+from tfgraphs import children, forkserver
 
-kernel = forkserver.Forked(forkserver.server(os.environ), [sys.executable, "-m", "ipykernel_launcher", *sys.argv[1:]],
-                           env=dict(os.environ))
+# The server's environment: what a measuring worker gets (TensorFlow's C++ start-up lines held back).
+env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2"}
+server = os.path.join(os.environ[children.SERVERS], children.key(env) + ".sock")
+kernel = forkserver.Forked(forkserver.connect(server), [sys.executable, "-m", "ipykernel_launcher", *sys.argv[1:]],
+                           env=env)
 # Jupyter interrupts a kernel with SIGINT to its process group, and ends it with SIGTERM, then SIGKILL.
 for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2):
     signal.signal(number, lambda sig, frame: kernel.send_signal(sig))

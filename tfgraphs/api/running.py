@@ -2,6 +2,7 @@
 
 import sys
 
+from tfgraphs import children
 from tfgraphs.api.outputs import plot_path, writable
 from tfgraphs.api.notebook import progress
 from tfgraphs.api.report import Report
@@ -22,7 +23,8 @@ def running_options(options):
     return {name: value for name, value in options.items() if name in RUNNING}
 
 
-def measure(job, config, *, quiet=False, timeout=None, force=False, json=None, csv=None, plot=None, **options):
+def measure(job, config, *, quiet=False, timeout=None, force=False, fresh_workers=False, json=None, csv=None,
+            plot=None, **options):
     """Run a job's plan with progress; the Report, with its JSON, CSV and plot written where asked.
 
     The caller has checked every option, and json, csv and plot with check_outputs, before building config.
@@ -38,7 +40,8 @@ def measure(job, config, *, quiet=False, timeout=None, force=False, json=None, c
         # Every row was refused: the last refusal is the error, so each one is still one line.
         raise UsageError(f"refusing {plan.notices[-1]}" if plan.notices else "nothing to run")
     check_memory(plan, force)
-    found = Report(job.run(config, plan, progress(plan.workers, quiet), timeout=timeout, **options),
-                   refused=plan.notices)
+    with children.workers(fork=not fresh_workers):
+        found = Report(job.run(config, plan, progress(plan.workers, quiet), timeout=timeout, **options),
+                       refused=plan.notices)
     found.write(json=json, csv=csv, plot=plot)
     return found

@@ -7,7 +7,7 @@ from tfgraphs.spec.common import running
 from tfgraphs.spec.options import config_of
 
 
-@takes(job.Config, running("timeout", "quiet", "json", "csv", "plot"))
+@takes(job.Config, running("timeout", "fresh_workers", "quiet", "json", "csv", "plot"))
 def shapes(**options):
     """Run each mode over many input lengths in fresh workers; switch_modes None: the default ones in modes."""
     check_outputs(options["json"], options["csv"], options["plot"])

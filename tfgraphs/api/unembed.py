@@ -8,7 +8,7 @@ from tfgraphs.spec.common import running
 from tfgraphs.spec.options import config_of
 
 
-@takes(job.Config, running("timeout", "quiet", "json"), without=("trials", "presets"))
+@takes(job.Config, running("timeout", "fresh_workers", "quiet", "json"), without=("trials", "presets"))
 def unembed(**options):
     """Write the graph at path as a TF1 SavedModel in out, its Consts of min_bytes or more moved into variables."""
     writable((options["path"],), json=options["json"])

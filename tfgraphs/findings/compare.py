@@ -211,7 +211,7 @@ def _later(embedded, base):
     later = by_outcome([r for r in embedded if not r.folded], lambda r: later_verdict(r, base))
     against = f"{base.variant}'s {fmt_s(base.later_median_s)} median"
     unknown = [v for _, v in later.get("cannot tell", [])]
-    more = f"; run with --trials {FEWEST[RANK_SUM]} or more to tell" if too_few(unknown) else ""
+    more = f"; run with --full-trials {FEWEST[RANK_SUM]} or more to tell" if too_few(unknown) else ""
     forms = {"larger": (f"Later runs longer than {against}: ", "; `tfgraphs explain` traces which ops still run."),
              "smaller": (f"Later runs shorter than {against}: ", "; `tfgraphs explain` traces which ops still run."),
              "same": (f"Once the first run is paid, later runs take about as long as {against}: ", "."),

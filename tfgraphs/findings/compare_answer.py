@@ -84,7 +84,7 @@ def _precomputed(embedded):
 def _later(embedded, base):
     """Later runs of the embedded variants that still compute the network, against the fed variant's."""
     computed = {r.variant: later_verdict(r, base) for r in embedded if not r.folded}
-    return [_line("Later runs vs fed: ", computed, f"--trials {FEWEST[RANK_SUM]}")] if computed else []
+    return [_line("Later runs vs fed: ", computed, f"--full-trials {FEWEST[RANK_SUM]}")] if computed else []
 
 
 @rests_on("runs_s", "graph_bytes")

@@ -1,10 +1,12 @@
-"""The compare job: every chosen variant, in fresh workers, for K trials in rotating order."""
+"""The compare job: every chosen variant, in fresh workers, for K trials in rotating order (the first `full_trials`
+measuring every phase, the others up to the first run)."""
 
 from dataclasses import asdict, dataclass, replace
 
 from tfgraphs.jobs import remote, runner
 from tfgraphs.jobs.plan import Plan
 from tfgraphs.jobs.trials import run_trials
+from tfgraphs.records.judge import FEWEST, RANK_SUM
 from tfgraphs.records.results import Results
 from tfgraphs.records.rows import Measurement, Row
 from tfgraphs.spec import common, limits, network
@@ -19,7 +21,9 @@ class Config:
     batch: int = common.BATCH.field()
     dtype: str = common.DTYPE.field()
     runs: int = common.RUNS.field()
-    trials: int = common.TRIALS.field()
+    # A rank test tells two variants' first runs apart from 4 workers a side: the default judges its headline.
+    trials: int = common.TRIALS.field(default=FEWEST[RANK_SUM])
+    full_trials: int = common.FULL_TRIALS.field()
     seed: int = common.SEED.field()
     variants: tuple = common.CHOSEN_VARIANTS.field(default=COMPARED)
     target: str = common.TARGET.field()                      # "" in-process only
@@ -83,7 +87,7 @@ def measure(config, refused, progress, timeout=None, prefix=""):
         return refused.get(v) or (refused.get((v, f)) if t else None)
     tasks = {key: config.task(key[0], target=key[1], fetch=key[2]) for key in keys if not why(*key)}
     docs, ran = run_trials(list(tasks.values()), config.trials, lambda t: prefix + label(t), progress, timeout,
-                           run=remote.worker_runner(config))
+                           run=remote.worker_runner(config), full=config.full_trials)
     rows = [asked_place(Row.refused(key[0], why(*key)) if why(*key)
                         else Row.from_trials(key[0], [Measurement.from_worker(d) for d in docs[tasks[key]]]), *key[1:])
             for key in keys]

@@ -57,20 +57,22 @@ def _describe_exit(code, timed_out, timeout):
 
 def run_worker(task, label, progress, timeout=None, env=None, abort=None):
     """Run the task's worker in a fresh process; return its JSON document, or a failed one saying why."""
-    if getattr(task, "logs_first_run", False):   # TensorFlow reads what to log as it loads: from the worker's start
+    logs = getattr(task, "logs_first_run", False)
+    if logs:   # TensorFlow reads what to log as it loads: from the worker's start, so in a fresh interpreter
         env = {**tflog.ENV, **(env or {})}
-    return run_process(to_argv(task), label, progress, timeout, env, abort)
+    return run_process(to_argv(task), label, progress, timeout, env, abort, fork=not logs)
 
 
-def run_process(argv, label, progress, timeout=None, env=None, abort=None):
-    """Run `python <argv>` in a fresh process; return its JSON document, or a failed one saying why.
+def run_process(argv, label, progress, timeout=None, env=None, abort=None, fork=True):
+    """Run `python <argv>` in a fresh worker, forked where children.start allows; return its JSON document with how
+    the worker started, or a failed one saying why.
 
     abort() is asked about twice a second; a reason it returns kills the worker and becomes the failure.
     """
     worker_env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": os.environ.get("TF_CPP_MIN_LOG_LEVEL", "2"), **(env or {})}
     with progress.step(label) as say, tempfile.TemporaryFile() as out:
-        proc = children.start([sys.executable, *argv], stdout=out, stderr=subprocess.PIPE,
-                                stdin=subprocess.DEVNULL, env=worker_env, text=True, errors="replace")
+        proc = children.start([sys.executable, *argv], fork=fork, stdout=out, stderr=subprocess.PIPE,
+                              stdin=subprocess.DEVNULL, env=worker_env, text=True, errors="replace")
         tail = deque(maxlen=20)
         reader = threading.Thread(target=_read_stderr, args=(proc.stderr, say, tail), daemon=True)
         reader.start()
@@ -85,8 +87,8 @@ def run_process(argv, label, progress, timeout=None, env=None, abort=None):
         out.seek(0)
         text = out.read().decode("utf-8", "replace")
     if why and why != _TIMED_OUT:
-        return {"status": "failed", "error": why}
-    return _document(text, code, why == _TIMED_OUT, timeout, tail)
+        return {"status": "failed", "error": why, "worker_start": proc.started}
+    return {**_document(text, code, why == _TIMED_OUT, timeout, tail), "worker_start": proc.started}
 
 
 _TIMED_OUT = "timed out"

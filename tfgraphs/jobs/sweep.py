@@ -31,8 +31,8 @@ class Config:
 
     def at(self, batch):
         """compare's config for one batch of the sweep."""
-        return compare.Config(batch=batch, dtype=self.dtype, runs=self.runs, trials=self.trials, seed=self.seed,
-                              variants=self.variants)
+        return compare.Config(batch=batch, dtype=self.dtype, runs=self.runs, trials=self.trials,
+                              full_trials=self.trials, seed=self.seed, variants=self.variants)
 
 
 def may_probe(config, refused):

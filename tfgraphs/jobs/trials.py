@@ -12,17 +12,19 @@ def rotated(items, k):
     return items[k:] + items[:k]
 
 
-def run_trials(tasks, trials, label, progress, timeout=None, run=None):
+def run_trials(tasks, trials, label, progress, timeout=None, run=None, full=None):
     """{task: [document per trial]} and every document in the order run; label(task) names a task in progress.
 
-    run(task, label, progress, timeout) runs one worker (runner.run_worker unless given).
+    run(task, label, progress, timeout) runs one worker (runner.run_worker unless given). The first `full` trials
+    (all unless given) run each task as it is; the others run task.headline(), the phases up to the first run.
     """
     docs = {task: [] for task in tasks}
     ran = []
     for trial in range(trials):
         for task in rotated(tasks, trial):
             name = label(task) + (f" trial {trial + 1}/{trials}" if trials > 1 else "")
-            doc = (run or runner.run_worker)(task, name, progress, timeout)
+            asked = task if full is None or trial < full else task.headline()
+            doc = (run or runner.run_worker)(asked, name, progress, timeout)
             docs[task].append(doc)
             ran.append(doc)
     return docs, ran

@@ -55,6 +55,7 @@ class LessonRun:
     error: str | None = None
     cases: tuple = ()
     finalize_error: str | None = None   # graph-growth: what graph.finalize() made of the leaky step
+    worker_start: str | None = None     # "forked" or "fresh" (children.start); None in documents before it
 
     @property
     def ok(self):
@@ -78,6 +79,8 @@ class LessonRun:
              "cases": [c.to_dict() for c in self.cases]}
         if self.finalize_error is not None:
             d["finalize_error"] = self.finalize_error
+        if self.worker_start is not None:
+            d["worker_start"] = self.worker_start
         return d
 
     @classmethod

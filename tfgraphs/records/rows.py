@@ -63,6 +63,7 @@ class Measurement:
     max_abs_err: float | None = None
     top_ops: tuple = ()
     import_s: float | None = None   # the worker's own start-up: importing TensorFlow, not a phase of the graph
+    worker_start: str | None = None   # "forked" from a process that imported TensorFlow, or "fresh" (children.start)
     # Added for remote sessions; None in documents written before them, and left out of the JSON while None.
     target: str | None = None              # "" in-process, else the grpc:// URL the session ran on
     fetch: str | None = None               # "output" or "sum"
@@ -113,7 +114,7 @@ EVIDENCE_FIELDS = ("partition_ops", "partition_computes", "replaced_by_const", "
 _EVIDENCE_TUPLES = ("replaced_by_const", "partition_stateful", "first_run_inside", "first_run_log")
 
 # Keys added after the format was first written: left out when unset, so older documents write back as they were read.
-_ADDED_KEYS = ("import_s", "activation_bytes", "folded", *REMOTE_FIELDS, *EVIDENCE_FIELDS)
+_ADDED_KEYS = ("import_s", "worker_start", "activation_bytes", "folded", *REMOTE_FIELDS, *EVIDENCE_FIELDS)
 
 
 def _set_or_old(d):
@@ -140,8 +141,10 @@ class Row(Measurement):
         for name in ("graph_bytes", "const_bytes", "nodes", "peak_rss_bytes"):
             agg[name] = None if agg[name] is None else int(agg[name])
         rss = {}
-        for phase in dict.fromkeys(p for t in ok for p in t.rss_bytes):
-            rss[phase] = int(median_or_none(t.rss_bytes.get(phase) for t in ok))
+        # Phase by phase from the same workers: those that measured every phase when there are any.
+        whole = [t for t in ok if t.peak_rss_bytes is not None] or ok
+        for phase in dict.fromkeys(p for t in whole for p in t.rss_bytes):
+            rss[phase] = int(median_or_none(t.rss_bytes.get(phase) for t in whole))
         error = None
         if failed:
             i, t = failed[0]
@@ -240,6 +243,7 @@ class ModeRun:
     khz: tuple = ()             # per pass: median over lengths after the first of batch * length / 1000 / s
     env: dict = field(default_factory=dict)
     max_rel_err: float | None = None
+    worker_start: str | None = None   # "forked" or "fresh" (children.start); None in documents before it
 
     @property
     def ok(self):
@@ -254,7 +258,7 @@ class ModeRun:
         return cls.from_dict({**doc, "mode": mode, "times_s": times, "khz": khz})
 
     def to_dict(self):
-        d = asdict(self)
+        d = {k: v for k, v in asdict(self).items() if v is not None or k != "worker_start"}
         return {**d, "times_s": [list(p) for p in self.times_s], "khz": list(self.khz)}
 
     @classmethod

@@ -19,7 +19,8 @@ from tfgraphs.machine import now_utc, timing_env
 #      compare/explain configs "target", "baseline", "fetches", "place", "connect_timeout"; absent means in-process;
 #      unembed (the Unembedding's fields: "before", "after", "moved", "max_abs_err" first); its first documents held
 #      only "command" and those four, without "schema" and "tool", and are read too;
-#      watch (the Watching's fields: "calls", "consts", "growth", "feeds", "functions", "findings", "exit_code").
+#      watch (the Watching's fields: "calls", "consts", "growth", "feeds", "functions", "findings", "exit_code");
+#      then per trial, shapes mode and pitfalls lesson "worker_start" ("forked" or "fresh"), left out when unset.
 SCHEMA = 1
 TOOL = "tfgraphs"
 
@@ -53,8 +54,9 @@ def provenance_of(doc):
     return {k: doc.get(k) for k in PROVENANCE}
 
 
-# What every worker's document holds beside its record's fields: its status, and the TensorFlow and devices it ran on.
-WORKER_ENVELOPE = ("status", "error", "tf_version", "tf_build", "devices")
+# What every worker's document holds beside its record's fields: its status, the TensorFlow and devices it ran on,
+# and how the runner started it.
+WORKER_ENVELOPE = ("status", "error", "tf_version", "tf_build", "devices", "worker_start")
 
 
 def read_worker(record_type, doc, given=()):

@@ -113,8 +113,22 @@ def summary_table(report):
     table = Table(("variant", "graph bytes", *(t for t, _ in phases), "later median", "later range",
                    *([] if len(counts) == 1 else ["n"])), tuple(cells(r) for r in ok))
     over = f"n={counts.pop()} each" if len(counts) == 1 else "n"
-    return (f"Phases ({u})", table, f"One fresh worker per variant; later = the runs after the first ({over}); "
+    return (f"Phases ({u})", table, f"{workers_text(ok)}; later = the runs after the first ({over}); "
                                     f"--verbose: every table.")
+
+
+def workers_text(rows):
+    """'4 fresh workers per variant, forked from one that imported TensorFlow, the first measuring every phase'."""
+    trials = [t for r in rows for t in r.trials] or rows
+    most = max((len(r.trials) for r in rows), default=1)
+    full = max((sum(bool(t.runs_s) for t in r.trials) for r in rows), default=1)
+    starts = {t.worker_start for t in trials}
+    how = {frozenset({"forked"}): ", forked from one process that imported TensorFlow",
+           frozenset({"fresh"}): ", each importing TensorFlow itself"}.get(frozenset(starts), "")
+    count = "One fresh worker" if most == 1 else f"{most} fresh workers"
+    first = "the first" if full == 1 else f"the first {full}"
+    whole = "" if full >= most else f", {first} measuring every phase, the others up to the first run"
+    return f"{count} per variant{how}{whole}"
 
 
 def render(report, fmt="simple", width=WIDTH, verbose=False, figure=None, answered=True):

@@ -15,6 +15,8 @@ BATCH = Option(6000, Whole(), "examples in X [N,32,32,1]",
 DTYPE = Option("float64", OneOf(DTYPES), "data type of X and W: " + ", ".join(DTYPES))
 RUNS = Option(10, Whole(most=1_000_000), "timed runs after the first")
 TRIALS = Option(1, Whole(most=1_000), "fresh workers per variant, in rotating order; the report shows the median")
+FULL_TRIALS = Option(1, Whole(most=1_000), "how many of each variant's --trials workers measure every phase (later "
+                     "runs, memory, sizes, TensorFlow's reports); the others measure up to the first run only")
 SEED = Option(0, Whole(least=0), "seed of the data generator")
 CHOSEN_VARIANTS = Option(tuple(VARIANTS), Names(tuple(VARIANTS), "variant"),
                          "comma-separated, from " + ", ".join(VARIANTS))
@@ -60,12 +62,14 @@ FORCE = Option(False, switch, "run even when the memory estimate exceeds what is
 TIMEOUT = Option(None, Positive(optional=True), "kill a worker after S seconds (it becomes a failed row)",
                  shown=f"none, and {REMOTE_TIMEOUT_S:g} with a remote --target", metavar="S")
 QUIET = Option(False, switch, "no progress lines on stderr")
+FRESH_WORKERS = Option(False, switch, "start every worker as a fresh interpreter that imports TensorFlow itself, not "
+                       "forked from one that imported it once (Linux forks; elsewhere every worker starts fresh)")
 JSON = Option(None, optional_path, "also write every result to PATH as JSON (atomically)", metavar="PATH")
 CSV = Option(None, optional_path, "also write one flat row per {lines} to PATH as CSV, times in s and sizes in bytes",
              metavar="PATH")
 PLOT = Option(None, optional_path, "also draw the figure ({figure}) to PATH.png (needs matplotlib: pip install -e "
               "'.[viz]')", metavar="PATH.png")
-RUNNING = {"force": FORCE, "timeout": TIMEOUT, "quiet": QUIET, "json": JSON, "csv": CSV, "plot": PLOT}
+RUNNING = {"force": FORCE, "timeout": TIMEOUT, "fresh_workers": FRESH_WORKERS, "quiet": QUIET, "json": JSON, "csv": CSV, "plot": PLOT}
 
 
 def running(*names):

@@ -4,7 +4,7 @@ The worker answers with one JSON document on stdout and tells the parent its pro
 """
 
 import argparse
-from dataclasses import MISSING, dataclass, field, fields
+from dataclasses import MISSING, dataclass, field, fields, replace
 from typing import ClassVar
 
 from tfgraphs.spec.network import DTYPES
@@ -21,8 +21,9 @@ def choice(names):
 
 @dataclass(frozen=True)
 class SeedTask:
-    """One measurement of the seed network: `timed` phases, `traced` runs, the 2 GiB tensor `limit` probe, or
-    `single-thread` runs (one intra-op and one inter-op thread, as the classic constant folder evaluates)."""
+    """One measurement of the seed network: `timed` phases, the phases up to the `first-run` alone, `traced` runs,
+    the 2 GiB tensor `limit` probe, or `single-thread` runs (one intra-op and one inter-op thread, as the classic
+    constant folder evaluates)."""
 
     MODULE: ClassVar[str] = "tfgraphs.worker.seed"
     variant: str = choice(VARIANTS)
@@ -31,7 +32,8 @@ class SeedTask:
     runs: int = 10
     seed: int = 0
     preset: str = field(default="default", metadata={"choices": tuple(PRESETS)})
-    mode: str = field(default="timed", metadata={"choices": ("timed", "traced", "limit", "single-thread")})
+    mode: str = field(default="timed", metadata={"choices": ("timed", "first-run", "traced", "limit",
+                                                             "single-thread")})
     trace_dir: str | None = None
     tensorboard_dir: str | None = None
     fetch: str = field(default="output", metadata={"choices": FETCHES})
@@ -43,6 +45,10 @@ class SeedTask:
     def logs_first_run(self):
         """Whether the worker reads TensorFlow's log of its first run (spec.tflog.ENV from its start)."""
         return self.mode == "traced"
+
+    def headline(self):
+        """This task measuring only the phases up to its first run (a timed task; any other mode as it is)."""
+        return replace(self, mode="first-run") if self.mode == "timed" else self
 
 
 @dataclass(frozen=True)

@@ -18,15 +18,15 @@ from tfgraphs.worker import protocol
 from tfgraphs.worker.buildinfo import build_facts
 
 _phase = protocol.phase
+CHECKED = 100   # a first-run trial checks this many examples against NumPy; the timed trial checks them all
 
 
-def _timed(task, tf, built, x, w, rss):
-    """Time session, init, first run and later runs; then size the graph once the peak is recorded."""
+def _to_first_run(task, tf, built, rss):
+    """Time the session, init and first run: (what was measured, the session, the first run's output)."""
     from tfgraphs.worker.sessions import session_config
 
     out = {"rss_bytes": rss}
     config = session_config(task.preset)
-
     _phase("session")
     t0 = time.perf_counter()
     sess = tf.compat.v1.Session(task.target or "", graph=built.graph, config=config)
@@ -46,7 +46,22 @@ def _timed(task, tf, built, x, w, rss):
     first = sess.run(built.output, feed_dict=built.feed)
     out["first_run_s"] = time.perf_counter() - t0
     rss["first_run"] = machine.rss_bytes()
+    return out, sess, first
 
+
+def _first_run(task, tf, built, x, w, rss):
+    """The phases up to the first run alone, its output checked on the first CHECKED examples: an extra trial."""
+    out, sess, first = _to_first_run(task, tf, built, rss)
+    sess.close()
+    _phase("check")
+    out["fetch"] = task.fetch
+    out["max_abs_err"] = (network.sum_error(x, w, first) if task.fetch == "sum"
+                          else network.max_abs_error(x[:CHECKED], w, first[:CHECKED]))
+    return out
+
+def _timed(task, tf, built, x, w, rss):
+    """Time session, init, first run and later runs; then size the graph once the peak is recorded."""
+    out, sess, first = _to_first_run(task, tf, built, rss)
     _phase("later runs")
     runs, last = [], None
     for _ in range(task.runs):
@@ -223,7 +238,7 @@ def measure(task):
     return result
 
 
-MODES = {"timed": _timed, "traced": _traced, "single-thread": _single_thread}
+MODES = {"timed": _timed, "first-run": _first_run, "traced": _traced, "single-thread": _single_thread}
 
 if __name__ == "__main__":
     sys.exit(protocol.main(SeedTask, measure))
