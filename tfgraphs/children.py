@@ -29,6 +29,7 @@ LOAD_TIME = ("TF_", "CUDA", "OMP_", "KMP_", "MKL", "GRPC", "XLA", "PYTHON", "LD_
 # A folder of servers already running, one socket per load-time environment (a test session keeps one there).
 SERVERS = "TFGRAPHS_WORKER_SERVERS"
 FORKED_START, FRESH_START = "forked", "fresh"
+ENDING_S = 10   # how long a server is given to end its children and itself once its command is done
 
 _scopes = []   # the open workers() scopes of this process, innermost last: {key: (Popen, socket path) or None}
 
@@ -88,7 +89,11 @@ def workers(fork=True):
         _scopes.remove(servers)
         for proc, path in filter(None, (servers or {}).values()):
             proc.stdin.close()   # its signal to end, and to end its children
-            proc.wait()
+            try:
+                proc.wait(ENDING_S)
+            except subprocess.TimeoutExpired:
+                proc.kill()      # and its children with it (PR_SET_PDEATHSIG)
+                proc.wait()
             shutil.rmtree(os.path.dirname(path), ignore_errors=True)
 
 

@@ -17,10 +17,10 @@ import subprocess
 import sys
 import time
 
+from tfgraphs import pagetables
+
 HEADER = struct.Struct("!I")
 PR_SET_PDEATHSIG = 1        # linux/prctl.h
-MADV_POPULATE_READ, MADV_POPULATE_WRITE = 22, 23   # linux/mman.h (Linux 5.14)
-PRESENT = 1 << 63           # a /proc/PID/pagemap entry's "page present" bit
 
 
 def running(folder):
@@ -146,7 +146,7 @@ def serve(path):
     # Ctrl-C reaches the whole group: the requester ends its children, and this server when it ends.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     import_tensorflow()   # the point: every child starts with it imported, and with nothing else done
-    mapped = mapped_pages()
+    mapped = pagetables.mapped_pages()
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(path + ".new")
     listener.listen(64)
@@ -161,7 +161,11 @@ def serve(path):
             return
         if listener in ready:
             conn = listener.accept()[0]
-            request, fds = _receive(conn)
+            try:
+                request, fds = _receive(conn)
+            except (OSError, ValueError, struct.error):   # a requester that left before asking
+                conn.close()
+                continue
             pid = _fork(request, fds, [conn, listener, *conns, *children], mapped)
             _write(os.path.join(registry, str(pid)), [sys.executable, "-m", *request["argv"]], request["env"])
             pidfd = os.pidfd_open(pid)
@@ -215,49 +219,6 @@ def _receive(conn):
     return json.loads(data[HEADER.size:]), fds
 
 
-def mapped_pages():
-    """{advice: [(address, length)]}: each run of pages in this process's page tables (/proc/self/pagemap), to be
-    read (shared file pages: libraries' code) or written (private writable pages: the heap, libraries' data)."""
-    import numpy as np
-
-    page, runs = os.sysconf("SC_PAGE_SIZE"), {MADV_POPULATE_READ: [], MADV_POPULATE_WRITE: []}
-    with open("/proc/self/maps") as maps, open("/proc/self/pagemap", "rb") as pagemap:
-        for line in maps:
-            fields = line.split(maxsplit=5)
-            name, perms = (fields[5].strip() if len(fields) > 5 else ""), fields[1]
-            if name.startswith("[v") or not perms.startswith("r"):   # [vdso], [vvar], [vsyscall]; guard pages
-                continue
-            private_writable = perms[1] == "w" and perms[3] == "p"
-            if not private_writable and not name.startswith("/"):
-                continue
-            start, end = (int(a, 16) for a in fields[0].split("-"))
-            pagemap.seek(start // page * 8)
-            present = (np.frombuffer(pagemap.read((end - start) // page * 8), np.uint64) & PRESENT) != 0
-            edges = np.flatnonzero(np.diff(np.concatenate(([0], present.astype(np.int8), [0]))))
-            advice = MADV_POPULATE_WRITE if private_writable else MADV_POPULATE_READ
-            runs[advice] += [(start + int(a) * page, int(b - a) * page) for a, b in zip(edges[::2], edges[1::2])]
-    return runs
-
-
-def _as_the_server_had(mapped):
-    """In the child: make its page tables hold what the server's did, as a process that did the import itself has.
-
-    A fork copies the page tables of private memory but shares its pages until one is written, and does not copy
-    those of files (shared libraries). Without this the child would count TensorFlow's code pages anew as it
-    touched them, its resident memory starting at about half of a fresh interpreter's, and would copy a page of the
-    heap on its first write to it (every object whose count of references changes): its first build and session
-    took milliseconds longer. Reading the file pages maps them (they are in the page cache); writing the private
-    ones gives the child its own copy of each, as the import left them.
-    """
-    import ctypes
-
-    madvise = ctypes.CDLL(None, use_errno=True).madvise
-    madvise.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int)
-    for advice, runs in mapped.items():
-        for address, length in runs:
-            madvise(address, length, advice)   # a kernel before 5.14 refuses: the child then faults them as it goes
-
-
 def _fork(request, fds, inherited, mapped):
     """Fork the request's child, which never returns; the child's pid."""
     sys.stdout.flush()
@@ -270,7 +231,7 @@ def _fork(request, fds, inherited, mapped):
         return pid
     code = 1
     try:
-        _as_the_server_had(mapped)
+        pagetables.populate(mapped)
         _child(request, fds, inherited, server)
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else _said(exc.code))

@@ -9,6 +9,7 @@ from tfgraphs.api.report import Report
 from tfgraphs.errors import UsageError
 from tfgraphs.jobs.plan import check_memory
 from tfgraphs.spec.common import REMOTE_TIMEOUT_S, RUNNING
+from tfgraphs.spec.limits import TF_BASELINE_BYTES
 
 
 def check_outputs(json=None, csv=None, plot=None, inputs=()):
@@ -39,7 +40,8 @@ def measure(job, config, *, quiet=False, timeout=None, force=False, fresh_worker
     if not plan.runnable:
         # Every row was refused: the last refusal is the error, so each one is still one line.
         raise UsageError(f"refusing {plan.notices[-1]}" if plan.notices else "nothing to run")
-    check_memory(plan, force)
+    # A server that imported TensorFlow stays beside the workers it forks.
+    check_memory(plan, force, beside=0 if fresh_workers else TF_BASELINE_BYTES)
     with children.workers(fork=not fresh_workers):
         found = Report(job.run(config, plan, progress(plan.workers, quiet), timeout=timeout, **options),
                        refused=plan.notices)

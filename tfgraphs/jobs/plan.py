@@ -22,9 +22,9 @@ class Plan:
         return self.workers > 0
 
 
-def check_memory(plan, force=False):
-    """Raise UsageError if the hungriest worker's estimate, or the data a worker must hold, exceeds the memory
-    available now."""
+def check_memory(plan, force=False, beside=0):
+    """Raise UsageError if the hungriest worker's estimate (with beside bytes of other processes: the idle worker
+    server), or the data a worker must hold, exceeds the memory available now."""
     if force:
         return
     for what, size, remedy in plan.holds:
@@ -34,9 +34,10 @@ def check_memory(plan, force=False):
                              f"use {remedy}")
     if not plan.needs:
         return
-    need, (name, batch, dtype) = max((estimate_peak_bytes(*n), n) for n in plan.needs)
+    need, (name, batch, dtype) = max((estimate_peak_bytes(*n) + beside, n) for n in plan.needs)
     have = machine.available_bytes()
     if need > have:
         raise UsageError(
-            f"variant {name} at batch {batch} ({dtype}) is estimated to need {need / 1e9:.1f} GB "
-            f"but {have / 1e9:.1f} GB is available; use a smaller --batch, or --force to run anyway")
+            f"variant {name} at batch {batch} ({dtype}) is estimated to need {need / 1e9:.1f} GB"
+            f"{' with the worker server beside it' if beside else ''} but {have / 1e9:.1f} GB is available; use a "
+            f"smaller --batch{', --fresh-workers' if beside else ''}, or --force to run anyway")

@@ -4,6 +4,7 @@ from dataclasses import asdict, dataclass, replace
 
 from tfgraphs.jobs import compare, runner
 from tfgraphs.jobs.plan import Plan
+from tfgraphs.records.judge import FEWEST, RANK_SUM
 from tfgraphs.records.sweep import fit_all
 from tfgraphs.records.results import Results
 from tfgraphs.spec import common, limits, network
@@ -20,9 +21,11 @@ class Config:
                             metavar="N,N,...").field()
     dtype: str = common.DTYPE.field()
     # A median per worker is enough for a point's later run; growth between points is judged on one sample per fresh
-    # worker, so the judge can tell two points apart only from --trials 4 on (one worker a point keeps the run short).
+    # worker, so the judge tells two points' first runs apart from 4 workers a point, the default; one of them
+    # measures every phase (--full-trials), the others up to the first run.
     runs: int = common.RUNS.field(default=5)
-    trials: int = common.TRIALS.field()
+    trials: int = common.TRIALS.field(default=FEWEST[RANK_SUM])
+    full_trials: int = common.FULL_TRIALS.field()
     seed: int = common.SEED.field()
     variants: tuple = common.CHOSEN_VARIANTS.field(default=("constant", "placeholder"))
 
@@ -32,7 +35,7 @@ class Config:
     def at(self, batch):
         """compare's config for one batch of the sweep."""
         return compare.Config(batch=batch, dtype=self.dtype, runs=self.runs, trials=self.trials,
-                              full_trials=self.trials, seed=self.seed, variants=self.variants)
+                              full_trials=self.full_trials, seed=self.seed, variants=self.variants)
 
 
 def may_probe(config, refused):
