@@ -34,7 +34,7 @@ import pytest
 
 from tfgraphs.jobs.netns import enter_private_network
 
-from tfgraphs import children, forkserver
+from tfgraphs import children, forked
 
 # The kernel a notebook test forks, and the probe module test_workers forks; on the path of every process started.
 FORKING = os.path.join(os.path.dirname(__file__), "forking")
@@ -53,9 +53,9 @@ needs_private_network = pytest.mark.skipif(
 SHARED_RUNS = dict.fromkeys(("test_api.py", "test_compare.py", "test_evidence.py", "test_explain.py"), "session_runs")
 # The groups that spend longest in TensorFlow processes are handed out first: one of them started last would keep
 # its worker busy long after the other has run out of work.
-LONGEST_FIRST = ("session_runs", "test_lab_notebooks.py", "test_remote.py", "test_labs.py", "test_lab_checks.py",
-                 "test_watch.py", "test_shapes.py", "test_docs.py", "test_unembed.py", "test_pitfalls.py",
-                 "test_site.py", "test_hostile.py")
+LONGEST_FIRST = ("session_runs", "test_lab_notebooks.py", "test_remote.py", "test_workers.py", "test_labs.py",
+                 "test_lab_checks.py", "test_watch.py", "test_shapes.py", "test_docs.py", "test_unembed.py",
+                 "test_pitfalls.py", "test_site.py", "test_hostile.py")
 # The variants of explain_json: every kind of input, the fed ones and the embedded ones, a dataset among them.
 EXPLAINED = ("constant", "placeholder", "variable", "dataset-embedded")
 
@@ -65,15 +65,12 @@ WORKERS = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2"}
 
 
 def pytest_configure(config):
-    """The folder of the session's servers, made once (before xdist starts its workers, which inherit where it is);
-    a server in it for each process that runs tests, in that process's network namespace."""
+    """The session's server for measuring workers, started once (before xdist starts its workers, which inherit where
+    it is, and its private network); it starts one for any other environment the first time one is asked for."""
     if children.SERVERS not in os.environ:
         config.server_folder = os.environ[children.SERVERS] = tempfile.mkdtemp(prefix="tfgraphs-workers-")
         _kernel_spec(config.server_folder)
-    if config.getoption("numprocesses", None) and not hasattr(config, "workerinput"):
-        return   # the xdist controller runs no test
-    if not os.path.exists(os.path.join(os.environ[children.SERVERS], children.key(WORKERS) + ".sock")):
-        config.worker_server = children.start_server(WORKERS, os.environ[children.SERVERS])[0]
+        config.worker_servers = [children.start_server(WORKERS, config.server_folder)[0]]
 
 
 def _kernel_spec(folder):
@@ -88,16 +85,16 @@ def _kernel_spec(folder):
 
 
 def pytest_unconfigure(config):
-    if hasattr(config, "worker_server"):
-        config.worker_server.stdin.close()   # its signal to end, and to end the children it still has
-        config.worker_server.wait()
+    for server in getattr(config, "worker_servers", ()):
+        server.stdin.close()   # its signal to end, and to end the children it still has
+        server.wait()
     if hasattr(config, "server_folder"):
         shutil.rmtree(config.server_folder, ignore_errors=True)
 
 
 def running():
     """{pid: (argv, environment)} of the session's forked workers not yet ended."""
-    return forkserver.running(os.environ[children.SERVERS])
+    return forked.running(os.environ[children.SERVERS])
 
 
 def words(text):

@@ -55,12 +55,12 @@ def test_the_folded_regime_is_said_from_the_folded_field_and_only_then():
         assert not any("folded" in s for s in compare_answer.answer(wrong))
     # One worker a side cannot say "no different" (nor "differs"), as the old line did: its later runs are samples
     # of that worker, not of the variant.
-    assert "Later runs vs fed: cannot tell with n=1 and 1 (a rank test needs 4 a side); --trials 4." in \
+    assert "Later runs vs fed: cannot tell with n=1 and 1 (a rank test needs 4 a side); --full-trials 4." in \
         compare_answer.answer(computed)
     # Two workers a side, whose six later runs put constant's below all of placeholder's: still two workers.
     mixed = saved("compare")
     mixed = replace(mixed, rows=tuple(replace(r, folded=False if r.folded else r.folded) for r in mixed.rows))
-    assert "Later runs vs fed: cannot tell with n=2 and 2 (a rank test needs 4 a side); --trials 4." in \
+    assert "Later runs vs fed: cannot tell with n=2 and 2 (a rank test needs 4 a side); --full-trials 4." in \
         compare_answer.answer(mixed)
 
 

@@ -169,7 +169,7 @@ def test_bad_input_raises_usage_error(call, message, monkeypatch):
 def test_a_failed_worker_is_a_failed_row(monkeypatch, capsys):
     fakes.install(monkeypatch, lambda task, env: fakes.failed_document() if task.variant == "constant"
                   else fakes.seed_document())
-    r = tfgraphs.compare(batch=20, variants="constant,placeholder", runs=2)
+    r = tfgraphs.compare(batch=20, variants="constant,placeholder", runs=2, trials=1)
     assert r.failed and [row["status"] for row in r.rows] == ["failed", "ok"]
     assert "FAILED constant: worker killed by signal SIGKILL" in str(r)
     assert "[2/2" in capsys.readouterr().err
@@ -251,7 +251,8 @@ def test_a_report_without_a_plot_says_which_have_one():
 
 def test_a_refused_row_is_kept_and_said(monkeypatch, capsys):
     fake = fakes.install(monkeypatch, lambda task, env: fakes.seed_document())
-    r = tfgraphs.compare(batch=400000, variants=["constant", "placeholder"], runs=2, force=True, quiet=True)
+    r = tfgraphs.compare(batch=400000, variants=["constant", "placeholder"], runs=2, trials=1, force=True,
+                         quiet=True)
     assert [t.variant for t in fake.tasks] == ["placeholder"]
     assert len(r.refused) == 1 and r.refused[0].startswith("constant: ") and "2 GiB" in r.refused[0]
     assert [row["status"] for row in r.rows] == ["failed", "ok"] and r.failed and "2 GiB" in r.rows[0]["error"]

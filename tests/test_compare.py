@@ -27,7 +27,7 @@ def rows(doc):
 def test_envelope(compare_json):
     _, doc, _ = compare_json
     assert doc["schema"] == 1 and doc["tool"] == "tfgraphs" and doc["command"] == "compare"
-    assert doc["config"] == {"batch": 20, "dtype": "float64", "runs": 3, "trials": 1, "seed": 0,
+    assert doc["config"] == {"batch": 20, "dtype": "float64", "runs": 3, "trials": 4, "full_trials": 1, "seed": 0,
                              "variants": ["numpy", "constant", "placeholder", "variable"]}
     assert doc["tf_version"] and doc["python"]
     assert doc["machine"]["cpu_count"] >= 1 and "/physical_device:CPU:0" in doc["machine"]["devices"]
@@ -51,7 +51,10 @@ def test_phases_present_and_positive(compare_json):
             assert r[key] > 0, (name, key)
         assert len(r["runs_s"]) == 3 and all(t > 0 for t in r["runs_s"])
         assert r["max_abs_err"] <= network.TOLERANCE["float64"]
-        assert len(r["trials"]) == 1
+        # Four workers (the default --trials), the first measuring every phase, the others up to the first run.
+        assert [bool(t["runs_s"]) for t in r["trials"]] == [True, False, False, False]
+        assert [t["peak_rss_bytes"] is not None for t in r["trials"]] == [True, False, False, False]
+        assert all(t["first_run_s"] > 0 and t["worker_start"] == "forked" for t in r["trials"])
         assert (r["init_s"] is not None) == (name == "variable")
         assert set(r["rss_bytes"]) >= {"start", "data", "build", "session", "first_run", "later_runs"}
 
@@ -85,16 +88,18 @@ def test_report_formats(compare_json, capfd):
 
 def test_trials_rotate_and_aggregate(tmp_path):
     path = tmp_path / "t.json"
-    proc = run_cli("compare", "--batch", 10, "--runs", 2, "--trials", 2, "--variants", "placeholder,variable",
-                   "--json", path)
+    proc = run_cli("compare", "--batch", 10, "--runs", 2, "--trials", 3, "--full-trials", 2, "--variants",
+                   "placeholder,variable", "--json", path)
     assert proc.returncode == 0, proc.stderr
     progress = [line for line in proc.stderr.splitlines() if line.endswith("import tensorflow")]
     assert [p.split("] ")[1].split(":")[0] for p in progress] == [
-        "placeholder trial 1/2", "variable trial 1/2", "variable trial 2/2", "placeholder trial 2/2"]
+        "placeholder trial 1/3", "variable trial 1/3", "variable trial 2/3", "placeholder trial 2/3",
+        "placeholder trial 3/3", "variable trial 3/3"]
     for r in json.loads(path.read_text())["variants"]:
-        assert len(r["trials"]) == 2 and len(r["runs_s"]) == 4
+        # The third trial measured up to the first run: its first run counts, it has no later runs.
+        assert len(r["trials"]) == 3 and len(r["runs_s"]) == 4 and r["trials"][2]["runs_s"] == []
         firsts = sorted(t["first_run_s"] for t in r["trials"])
-        assert r["first_run_s"] == pytest.approx(sum(firsts) / 2)
+        assert r["first_run_s"] == pytest.approx(firsts[1])
 
 
 @pytest.mark.parametrize("args, message", [
@@ -134,7 +139,7 @@ def test_refused_variant_keeps_others(tmp_path, monkeypatch, capsys):
     batch = limits.max_embedded_batch("float64") + 1
     path = tmp_path / "r.json"
     code = cli.main(["compare", "--batch", str(batch), "--variants", "constant,placeholder", "--json", str(path),
-                     "--force", "--quiet"])
+                     "--trials", "1", "--force", "--quiet"])
     assert code == 2
     assert f"largest float64 batch it accepts is {batch - 1:,}" in capsys.readouterr().err
     r = rows(json.loads(path.read_text()))
@@ -146,7 +151,8 @@ def test_refused_variant_keeps_others(tmp_path, monkeypatch, capsys):
 def test_failed_worker_becomes_failed_row(tmp_path, monkeypatch, capsys):
     fakes.install(monkeypatch, failing("variable"))
     path = tmp_path / "k.json"
-    code = cli.main(["compare", "--batch", "10", "--variants", "placeholder,variable", "--json", str(path), "--quiet"])
+    code = cli.main(["compare", "--batch", "10", "--variants", "placeholder,variable", "--trials", "1", "--json",
+                     str(path), "--quiet"])
     assert code == 1
     r = rows(json.loads(path.read_text()))
     assert r["variable"] == {**r["variable"], "status": "failed", "error": "worker killed by signal SIGKILL"}
@@ -158,7 +164,8 @@ def test_failed_worker_becomes_failed_row(tmp_path, monkeypatch, capsys):
 def test_real_worker_timeout_becomes_failed_row(tmp_path, capfd):
     path = tmp_path / "t.json"
     # No worker imports TensorFlow in a millisecond, so this one is always killed.
-    proc = run_main(capfd, "compare", "--batch", 10, "--variants", "placeholder", "--timeout", "0.001", "--json", path)
+    proc = run_main(capfd, "compare", "--batch", 10, "--variants", "placeholder", "--trials", 1, "--timeout", "0.001",
+                    "--json", path)
     assert proc.returncode == 1
     r = rows(json.loads(path.read_text()))["placeholder"]
     assert r["status"] == "failed" and r["error"] == "worker killed after the 0.001 s timeout"
@@ -168,13 +175,15 @@ def test_real_worker_timeout_becomes_failed_row(tmp_path, capfd):
 def test_runner_reports_signal():
     progress = runner.Progress(1, quiet=True)
     doc = runner.run_process(["-c", "import os, signal; os.kill(os.getpid(), signal.SIGKILL)"], "x", progress)
-    assert doc == {"status": "failed", "error": "worker killed by signal SIGKILL (out of memory? try a smaller --batch)"}
+    # Not a worker module, so started fresh; the document says so.
+    assert doc == {"status": "failed", "error": "worker killed by signal SIGKILL (out of memory? try a smaller --batch)",
+                   "worker_start": "fresh"}
     doc = runner.run_process(["-c", "import sys; print('boom', file=sys.stderr); sys.exit(3)"], "x", progress)
-    assert doc == {"status": "failed", "error": "worker exited with status 3: boom"}
+    assert doc == {"status": "failed", "error": "worker exited with status 3: boom", "worker_start": "fresh"}
     doc = runner.run_process(["-c", "print('not json')"], "x", progress)
-    assert doc == {"status": "failed", "error": "worker printed no JSON result"}
+    assert doc == {"status": "failed", "error": "worker printed no JSON result", "worker_start": "fresh"}
     doc = runner.run_process(["-c", "import time; time.sleep(60)"], "x", progress, timeout=0.2)
-    assert doc == {"status": "failed", "error": "worker killed after the 0.2 s timeout"}
+    assert doc == {"status": "failed", "error": "worker killed after the 0.2 s timeout", "worker_start": "fresh"}
 
 
 def test_report_bad_files(tmp_path, capfd):

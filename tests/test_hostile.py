@@ -299,8 +299,8 @@ def test_a_server_that_accepts_and_never_answers_becomes_a_failed_row(tmp_path):
         silent.listen(16)
         proc = subprocess.run([sys.executable, "-m", "tfgraphs", "compare", "--target",
                                f"grpc://127.0.0.1:{silent.getsockname()[1]}", "--no-baseline", "--variants",
-                               "placeholder", "--batch", "10", "--runs", "2", "--timeout", "3", "--json", str(path),
-                               "--quiet"], capture_output=True, text=True, timeout=120)
+                               "placeholder", "--batch", "10", "--runs", "2", "--trials", "1", "--timeout", "3",
+                               "--json", str(path), "--quiet"], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 1, proc.stderr
     doc = json.loads(path.read_text())
     assert [(r["status"], r["error"]) for r in doc["variants"]] == [("failed", "worker killed after the 3 s timeout")]

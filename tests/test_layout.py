@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "tfgraphs"
-BASE = {"errors", "units", "fileio", "machine", "tfimport", "children", "forkserver", "pagetables"}   # plain helpers any layer may use
+BASE = {"errors", "units", "fileio", "machine", "tfimport", "children", "forked", "forkserver", "pagetables"}   # plain helpers any layer may use
 
 # Each layer and the layers it may import, itself included.
 MAY_IMPORT = {

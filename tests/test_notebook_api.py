@@ -8,7 +8,7 @@ pytest.importorskip("ipykernel")
 
 CELLS = [
     "import tfgraphs",
-    'r = tfgraphs.compare(batch=20, variants=["constant", "placeholder"], runs=2)\nr',
+    'r = tfgraphs.compare(batch=20, variants=["constant", "placeholder"], runs=2, trials=1)\nr',
     "r.plot()",
     "bad = None\ntry:\n    tfgraphs.compare(batch=0)\nexcept tfgraphs.UsageError as exc:\n    bad = str(exc)\nprint(bad)",
 ]

@@ -44,7 +44,7 @@ def test_document_structure(run_json):
 
 def test_executor_cases_in_order_with_their_runs(run_json):
     cache = run_json[0]["lessons"][0]
-    assert set(cache) == {"lesson", "variant", "status", "error", "cases"}
+    assert set(cache) == {"lesson", "variant", "status", "error", "cases", "worker_start"}
     assert [c["case"] for c in cache["cases"]] == list(EXECUTOR_CASES)
     for c in cache["cases"]:
         repeated = c["case"] in REPEATED_CASES

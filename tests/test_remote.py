@@ -18,6 +18,7 @@ import uuid
 import pytest
 
 from conftest import needs_private_network, run_main, running, words
+from tfgraphs import forked
 from tfgraphs.errors import UsageError
 from tfgraphs.findings import remote as why
 from tfgraphs.jobs import compare, remote, runner, servers
@@ -51,14 +52,17 @@ def marked(mark):
 
 
 def cmdline(pid):
-    forked = running().get(pid)
-    if forked:
-        return " ".join(forked[0])
+    """What pid runs: a forked worker shows as its server, whose folder (beside its socket) says what it runs."""
     try:
         with open(f"/proc/{pid}/cmdline", "rb") as f:
-            return f.read().replace(b"\0", b" ").decode()
+            argv = f.read().decode().split("\0")
     except OSError:
         return ""
+    if "tfgraphs.forkserver" in argv:
+        child = forked.running(os.path.dirname(argv[argv.index("tfgraphs.forkserver") + 1])).get(pid)
+        if child:
+            return " ".join(child[0])
+    return " ".join(argv)
 
 
 @pytest.fixture
@@ -140,7 +144,7 @@ def test_a_crashed_worker_becomes_a_failed_row_and_ends_its_server(mark):
     os.kill(_wait_for(mark, "tfgraphs.worker.seed"), signal.SIGKILL)
     thread.join(300)
     assert result["doc"] == {"status": "failed", "error": "worker killed by signal SIGKILL (out of memory? try a "
-                                                          "smaller --batch)"}
+                                                          "smaller --batch)", "worker_start": "forked"}
 
 
 def test_a_server_killed_mid_run_fails_the_row_instead_of_hanging(mark):
@@ -163,9 +167,14 @@ def test_a_timed_out_worker_ends_its_server(mark):
 def test_ctrl_c_or_sigterm_ends_the_worker_and_the_server(mark, sig):
     proc = cli("compare", "--target", "local", "--no-baseline", "--batch", 10, "--runs", 10**6,
                "--variants", "placeholder")
-    _wait_for(mark, "tfgraphs.worker.seed")
-    proc.send_signal(sig)
-    _, err = proc.communicate(timeout=60)
+    try:
+        _wait_for(mark, "tfgraphs.worker.seed")
+        proc.send_signal(sig)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:   # the test failed before the signal: end the command, whose end ends the rest
+            proc.kill()
+            proc.wait()
     assert proc.returncode == 130 and err.strip().endswith("tfgraphs: interrupted")
 
 
@@ -191,7 +200,7 @@ def test_reachability_tells_a_listening_port_from_a_closed_one():
 def test_a_feed_past_the_grpc_message_limit_is_refused_before_any_worker():
     batch = spec.GRPC_MESSAGE_LIMIT // (32 * 32 * 8) + 1
     plan = compare.plan(compare.Config(batch=batch, variants=("placeholder", "variable"), target="local",
-                                       baseline=False, fetches=("sum",)))
+                                       baseline=False, fetches=("sum",), trials=1))
     assert plan.refused == {("placeholder", "sum"): plan.notices[0]}
     assert "feed of" in plan.notices[0] and "gRPC message limit of 2,147,483,647 bytes" in plan.notices[0]
     assert plan.workers == 1
@@ -320,7 +329,7 @@ def test_rows_per_variant_follow_baseline_and_fetch(monkeypatch):
     url = "grpc://127.0.0.1:1"
     for baseline, expected in ((True, [None, None, url, url]), (False, [url, url])):
         config = compare.Config(batch=10, runs=2, variants=("variable",), target=url, baseline=baseline,
-                                fetches=("output", "sum"))
+                                fetches=("output", "sum"), trials=1)
         fake.calls.clear()
         report = compare.run(config, compare.plan(config), runner.Progress(9, quiet=True))
         assert [t.target for t in fake.tasks] == expected

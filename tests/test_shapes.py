@@ -202,7 +202,7 @@ def test_report_rerenders_without_tensorflow(shapes_json):
 
 def test_worker_timeout_is_a_failed_document():
     doc = runner.run_process(["-c", "import time; time.sleep(60)"], "x", runner.Progress(1, quiet=True), timeout=0.2)
-    assert doc == {"status": "failed", "error": "worker killed after the 0.2 s timeout"}
+    assert doc == {"status": "failed", "error": "worker killed after the 0.2 s timeout", "worker_start": "fresh"}
 
 
 def test_failed_mode_is_a_failed_row(tmp_path, monkeypatch, capsys):

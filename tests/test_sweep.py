@@ -202,8 +202,8 @@ def test_later_runs_against_the_fed_variant_are_judged_per_worker():
 def sweep_run(tmp_path_factory):
     """One tiny real sweep: two batches of constant (two workers) and the limit probe (a third)."""
     d = tmp_path_factory.mktemp("sweep")
-    proc = run_cli("sweep", "--batches", "20,10", "--variants", "constant", "--runs", 2, "--json", d / "s.json",
-                   "--plot", d / "s.png")
+    proc = run_cli("sweep", "--batches", "20,10", "--variants", "constant", "--runs", 2, "--trials", 1, "--json",
+                   d / "s.json", "--plot", d / "s.png")
     assert proc.returncode == 0, proc.stderr
     return d, json.loads((d / "s.json").read_text()), proc
 
@@ -263,13 +263,13 @@ def test_limit_sentence_speaks_of_memory_only_when_measured():
 def test_plan_counts_the_probe_only_when_it_can_run(batches, variants, probed):
     plan = sweep.plan(sweep.Config(batches=batches, variants=variants, runs=1))
     points = sum((b, v) not in plan.refused for b in batches for v in variants)
-    assert plan.workers == points + probed
+    assert plan.workers == 4 * points + probed   # four workers a point, the default --trials
 
 
 def test_probe_without_a_fit_is_skipped_in_progress(monkeypatch):
     """Both points ran but constant failed, so there is no fit: the probe counted in the plan is skipped."""
     fake = fakes.install(monkeypatch, lambda task, env: fakes.failed_document())
-    config = sweep.Config(batches=(10, 20), variants=("constant",), runs=1)
+    config = sweep.Config(batches=(10, 20), variants=("constant",), runs=1, trials=1)
     plan = sweep.plan(config)
     progress = runner.Progress(total=plan.workers, quiet=True)
     report = sweep.run(config, plan, progress)

@@ -13,7 +13,7 @@ import psutil
 import pytest
 
 from conftest import WORKERS, run_main, running
-from tfgraphs import children, forkserver
+from tfgraphs import children, forked
 
 SEED = ["-m", "tfgraphs.worker.seed", "--variant", "placeholder", "--batch", "10"]
 
@@ -21,7 +21,7 @@ SEED = ["-m", "tfgraphs.worker.seed", "--variant", "placeholder", "--batch", "10
 def probe(*args, env=WORKERS, **kwargs):
     """The probe module forked from the session's server (children.start forks only tfgraphs' workers)."""
     server = os.path.join(os.environ[children.SERVERS], children.key(env) + ".sock")
-    return forkserver.Forked(forkserver.connect(server), [sys.executable, "-m", "probe", *args], env=env, **kwargs)
+    return forked.Forked(forked.connect(server), [sys.executable, "-m", "probe", *args], env=env, **kwargs)
 
 
 def test_a_forked_child_runs_its_module_with_the_requesters_argv_folder_environment_and_descriptors(
@@ -58,10 +58,10 @@ def test_a_killed_child_reports_its_signal_and_is_listed_until_it_ends():
 
 def test_a_requester_that_ends_ends_its_child():
     script = ("import os, subprocess, sys\n"
-              "from tfgraphs import children, forkserver\n"
+              "from tfgraphs import children, forked\n"
               "env = {**os.environ, 'TF_CPP_MIN_LOG_LEVEL': '2'}\n"
               "path = os.path.join(os.environ[children.SERVERS], children.key(env) + '.sock')\n"
-              "p = forkserver.Forked(forkserver.connect(path), [sys.executable, '-m', 'probe', 'sleep'], env=env,\n"
+              "p = forked.Forked(forked.connect(path), [sys.executable, '-m', 'probe', 'sleep'], env=env,\n"
               "                      stdin=subprocess.DEVNULL, stdout=subprocess.PIPE)\n"
               "p.stdout.readline()\n"
               "print(p.pid, flush=True)\n"
@@ -99,21 +99,21 @@ def test_a_scope_of_fresh_workers_forks_none_and_a_scope_forks_from_its_own_serv
         assert _seed().started == "fresh"
     with children.workers():
         proc = _seed()
+        server = psutil.Process(proc.pid).parent()
         doc = json.loads(proc.stdout.read())
         assert (proc.wait(60), proc.started, doc["status"]) == (0, "forked", "ok")
-        server = psutil.Process(proc.pid).parent()
         assert server.ppid() == os.getpid()
     assert not psutil.pid_exists(server.pid) or server.status() == psutil.STATUS_ZOMBIE
 
 
-def test_a_logged_worker_starts_fresh_with_its_log_settings_and_a_timed_one_is_forked():
+def test_a_logged_worker_is_forked_from_a_server_whose_import_had_its_log_settings():
     from tfgraphs.jobs.runner import Progress, run_worker
     from tfgraphs.spec.tasks import SeedTask
 
     timed = SeedTask(variant="placeholder", batch=10, runs=1)
     with children.workers():
         docs = [run_worker(t, "w", Progress(1, quiet=True)) for t in (timed, replace(timed, mode="traced"))]
-    assert [(d["status"], d["worker_start"]) for d in docs] == [("ok", "forked"), ("ok", "fresh")]
+    assert [(d["status"], d["worker_start"]) for d in docs] == [("ok", "forked"), ("ok", "forked")]
     assert docs[1]["first_run_inside"]   # TensorFlow logged its optimizers: the settings were there at its import
 
 
@@ -155,7 +155,8 @@ def _all_gone(pids, seconds=10):
     return False
 
 
-@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGINT, signal.SIGTERM])
+# SIGTERM, and SIGINT with a remote server, are test_remote's; the server's own end, test_a_killed_child_...
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGINT])
 def test_the_commands_end_while_a_forked_worker_measures_leaves_no_process(sig, own_servers):
     proc = subprocess.Popen([sys.executable, "-m", "tfgraphs", "compare", "--batch", "20", "--runs", "1000000",
                              "--trials", "1", "--variants", "placeholder", "--quiet"], stdout=subprocess.DEVNULL,
@@ -178,11 +179,12 @@ def test_a_parent_that_fails_mid_run_ends_its_server_and_workers(own_servers):
     assert _all_gone([worker.pid, server])
 
 
-def test_a_worker_past_its_timeout_is_a_failed_row_and_leaves_no_process(capfd, tmp_path, own_servers):
+def test_a_worker_past_its_timeout_is_a_failed_row_and_leaves_no_process(capfd, tmp_path, monkeypatch):
+    monkeypatch.setenv("PROBE_MARK", "timed-out")
     out = tmp_path / "c.json"
     proc = run_main(capfd, "compare", "--batch", 10, "--runs", 1000000, "--trials", 1, "--variants", "placeholder",
                     "--timeout", 2, "--json", out, "--quiet")
     (trial,) = json.loads(out.read_text())["variants"][0]["trials"]
-    assert proc.returncode == 0 and trial == {**trial, "status": "failed", "worker_start": "forked",
+    assert proc.returncode == 1 and trial == {**trial, "status": "failed", "worker_start": "forked",
                                               "error": "worker killed after the 2 s timeout"}
-    assert psutil.Process().children(recursive=True) == []
+    assert [argv for argv, env in running().values() if env.get("PROBE_MARK") == "timed-out"] == []

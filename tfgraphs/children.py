@@ -1,22 +1,16 @@
 """Child processes that end with the tfgraphs process that started them, even when it is killed by SIGKILL; a
 command's workers are forked from a server that imported TensorFlow once, where that gives what a fresh start gives."""
 
-import ctypes
 import hashlib
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
 from contextlib import contextmanager
 
-from tfgraphs import forkserver
-
-PR_SET_PDEATHSIG = 1   # linux/prctl.h
-# Looked up here, in the parent: loading a library between fork and exec could wait on a lock another thread held.
-_PRCTL = ctypes.CDLL(None, use_errno=True).prctl if sys.platform.startswith("linux") else None
+from tfgraphs import forked, forkserver
 
 # The modules whose processes may be forked: the measuring workers and the lab checks' child. A watched script runs
 # as `python SCRIPT` would: its own import of TensorFlow, after whatever it sets in its environment first.
@@ -34,32 +28,22 @@ ENDING_S = 10   # how long a server is given to end its children and itself once
 _scopes = []   # the open workers() scopes of this process, innermost last: {key: (Popen, socket path) or None}
 
 
-def _dies_with(parent):
-    """In the child, before exec: ask the kernel for SIGKILL when the parent ends, and end now if it already has."""
-    def arrange():
-        _PRCTL(PR_SET_PDEATHSIG, signal.SIGKILL)
-        if os.getppid() != parent:
-            os._exit(1)
-    return arrange
-
-
 def fresh(argv, **kwargs):
     """subprocess.Popen(argv), the child bound to end with this process (Linux; elsewhere it is ended on exit)."""
-    if _PRCTL is not None:
-        kwargs["preexec_fn"] = _dies_with(os.getpid())
-    proc = subprocess.Popen(argv, **kwargs)
+    proc = forkserver.bound(argv, **kwargs)
     proc.started = FRESH_START
     return proc
 
 
-def start(argv, fork=True, **kwargs):
-    """A handle like subprocess.Popen(argv)'s: forked from this command's server when fork allows it and a fork
-    gives what `python -m MODULE` gives (see fresh_because); otherwise a fresh interpreter. handle.started says which."""
-    if fork and fresh_because(argv, kwargs) is None:
+def start(argv, **kwargs):
+    """A handle like subprocess.Popen(argv)'s: forked from a server for its environment when a fork gives what
+    `python -m MODULE` gives (see fresh_because) within a workers() scope; otherwise a fresh interpreter.
+    handle.started says which."""
+    if fresh_because(argv, kwargs) is None:
         conn = _connection(kwargs.get("env") or os.environ)
         if conn is not None:
             try:
-                return forkserver.Forked(conn, argv, **kwargs)
+                return forked.Forked(conn, argv, **kwargs)
             except (RuntimeError, OSError):   # the server ended as it was asked: start this one fresh
                 conn.close()
     return fresh(argv, **kwargs)
@@ -67,7 +51,7 @@ def start(argv, fork=True, **kwargs):
 
 def fresh_because(argv, kwargs=None):
     """Why argv cannot be forked (None when it can): a fork reproduces `python -m MODULE` of a worker module only."""
-    if not hasattr(os, "pidfd_open") or _PRCTL is None:
+    if not hasattr(os, "pidfd_open") or forkserver.PRCTL is None:
         return "forking needs Linux"
     if len(argv) < 3 or argv[0] != sys.executable or argv[1] != "-m" or not argv[2].startswith(FORKED):
         return "not a worker"
@@ -100,8 +84,7 @@ def workers(fork=True):
 def key(env):
     """The server an environment's workers fork from: its load-time part, and this process's network namespace."""
     loads = {k: v for k, v in env.items() if k.startswith(LOAD_TIME)}
-    network = os.stat("/proc/self/ns/net").st_ino
-    return hashlib.sha1(json.dumps([loads, network], sort_keys=True).encode()).hexdigest()[:16]
+    return hashlib.sha1(json.dumps([loads, _network()], sort_keys=True).encode()).hexdigest()[:16]
 
 
 def _connection(env):
@@ -110,12 +93,9 @@ def _connection(env):
     servers = _scopes[-1] if _scopes else {}
     if servers is None:   # a scope of fresh workers, --fresh-workers
         return None
-    shared = os.path.join(os.environ.get(SERVERS, ""), name)
-    if SERVERS in os.environ and os.path.exists(shared):
-        try:
-            return forkserver.connect(shared)
-        except RuntimeError:   # it has ended
-            pass
+    conn = _shared(env, name) if SERVERS in os.environ else None
+    if conn is not None:
+        return conn
     if not _scopes:
         return None
     if name not in servers:
@@ -123,7 +103,7 @@ def _connection(env):
     if servers[name] is None:
         return None
     try:
-        return forkserver.connect(servers[name][1], servers[name][0])
+        return forked.connect(servers[name][1], servers[name][0])
     except RuntimeError:   # it could not import TensorFlow: a fresh worker will say why
         servers[name] = None
         return None
@@ -135,10 +115,28 @@ def _server(env):
 
 
 def start_server(env, folder):
-    """(Popen, socket path) of a new server in folder importing TensorFlow with env, logging to a file beside its
-    socket; it ends when its stdin closes, and with this process."""
+    """(Popen, socket path) of a new server in folder for env; a folder shared by many commands (SERVERS) gets the
+    first of each network namespace as its starter of others."""
     path = os.path.join(folder, key(env) + ".sock")
-    with open(path + ".log", "w") as log:
-        proc = fresh([sys.executable, "-m", "tfgraphs.forkserver", path], stdin=subprocess.PIPE,
-                     stdout=subprocess.DEVNULL, stderr=log, env=dict(env))
-    return proc, path
+    first = os.path.join(folder, f"first-{_network()}.sock")
+    if not os.path.lexists(first):
+        os.symlink(os.path.basename(path), first)
+    return forkserver.spawn(path, env), path
+
+
+def _shared(env, name):
+    """A connection to the shared folder's server for env, which its first server starts if it has none yet."""
+    folder = os.environ[SERVERS]
+    path, first = os.path.join(folder, name), os.path.join(folder, f"first-{_network()}.sock")
+    try:
+        if not os.path.exists(path):
+            with forked.connect(first, wait_s=0) as conn:
+                forked.send(conn, {"start": path, "env": dict(env)})
+        return forked.connect(path)
+    except RuntimeError:   # no server there, or it has ended
+        return None
+
+
+def _network():
+    """This process's network namespace: a server's children join its network, so a server serves one."""
+    return os.stat("/proc/self/ns/net").st_ino

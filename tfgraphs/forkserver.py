@@ -4,9 +4,11 @@
 takes the requester's stdin, stdout, stderr, folder, environment and process group and runs `python -m MODULE ARGS`
 as a fresh interpreter would, with no graph, session, thread pool or allocator of anyone's. A child ends with its
 requester's connection and with the server (PR_SET_PDEATHSIG); the server ends when its stdin closes, and with its
-owner. /proc shows a child as the server: running() says what each child runs, and with what environment.
+owner. /proc shows a child as the server: tfgraphs.forked.running() says what each child runs, and with what
+environment.
 """
 
+import ctypes
 import json
 import os
 import select
@@ -15,132 +17,46 @@ import socket
 import struct
 import subprocess
 import sys
-import time
 
 from tfgraphs import pagetables
+from tfgraphs.forked import HEADER
 
-HEADER = struct.Struct("!I")
-PR_SET_PDEATHSIG = 1        # linux/prctl.h
-
-
-def running(folder):
-    """{pid: (argv, environment)} of the children not yet ended of the server whose socket is in folder."""
-    folder = os.path.join(folder, "running")
-    found = {}
-    for name in os.listdir(folder) if os.path.isdir(folder) else ():
-        try:
-            with open(os.path.join(folder, name)) as f:
-                found[int(name)] = tuple(json.load(f))
-        except (OSError, ValueError):   # ended while being read
-            continue
-    return found
+PR_SET_PDEATHSIG = 1   # linux/prctl.h
+# Looked up here, in the parent: loading a library between fork and exec could wait on a lock another thread held.
+PRCTL = ctypes.CDLL(None, use_errno=True).prctl if sys.platform.startswith("linux") else None
 
 
-# The requester's side.
+# Starting processes bound to this one.
 
-def connect(path, server=None, wait_s=300):
-    """A connection to the server at path once it has imported TensorFlow and listens (its socket appears only
-    then); RuntimeError if it ended, or did not start within wait_s."""
-    conn, deadline = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM), time.monotonic() + wait_s
-    while True:
-        try:
-            conn.connect(path)
-            return conn
-        except FileNotFoundError:
-            if (server is not None and server.poll() is not None) or time.monotonic() > deadline:
-                conn.close()
-                raise RuntimeError("the worker server did not start") from None
-            time.sleep(0.02)
-        except ConnectionRefusedError:
-            conn.close()
-            raise RuntimeError("the worker server has ended") from None
+def _dies_with(parent):
+    """In the child, before exec: ask the kernel for SIGKILL when the parent ends, and end now if it already has."""
+    def arrange():
+        PRCTL(PR_SET_PDEATHSIG, signal.SIGKILL)
+        if os.getppid() != parent:
+            os._exit(1)
+    return arrange
 
 
-class Forked:
-    """What subprocess.Popen gives for the calls tfgraphs makes: pid, pipes, poll, wait, kill, terminate."""
-
-    started = "forked"
-
-    def __init__(self, conn, argv, stdin=None, stdout=None, stderr=None, env=None, text=False, errors=None):
-        self.args, self.returncode, self._conn = argv, None, conn
-        self.stdin = self.stdout = self.stderr = None
-        fds, mine = [], []
-        for number, how in enumerate((stdin, stdout, stderr)):
-            if how is None:
-                fds.append(number)
-            elif how == subprocess.DEVNULL:
-                fds.append(os.open(os.devnull, os.O_RDWR))
-                mine.append(fds[-1])
-            elif how == subprocess.PIPE:
-                read, write = os.pipe()
-                ours, theirs = (write, read) if number == 0 else (read, write)
-                fds.append(theirs)
-                mine.append(theirs)
-                mode = ("w" if number == 0 else "r") + ("" if text or errors else "b")
-                setattr(self, ("stdin", "stdout", "stderr")[number],
-                        open(ours, mode, errors=errors) if "b" not in mode else open(ours, mode))
-            else:
-                fds.append(how if isinstance(how, int) else how.fileno())
-        _send(conn, {"argv": argv[2:], "env": dict(os.environ if env is None else env), "cwd": os.getcwd(),
-                     "sid": os.getsid(0), "pgid": os.getpgid(0)}, fds)
-        for fd in mine:
-            os.close(fd)
-        self._unread = b""
-        line = self._line(None)
-        if not line.isdigit():
-            raise RuntimeError("the worker server ended before forking")
-        self.pid = int(line)
-
-    def _line(self, timeout):
-        """The server's next line, or None if none came within timeout seconds."""
-        while b"\n" not in self._unread:
-            if not select.select([self._conn], [], [], timeout)[0]:
-                return None
-            self._unread += self._conn.recv(4096) or b"-9\n"   # a server that vanished took its child with it
-        line, self._unread = self._unread.split(b"\n", 1)
-        return line
-
-    def poll(self):
-        if self.returncode is None:
-            self._finish(self._line(0))
-        return self.returncode
-
-    def wait(self, timeout=None):
-        if self.returncode is None:
-            self._finish(self._line(timeout))
-            if self.returncode is None:
-                raise subprocess.TimeoutExpired(self.args, timeout)
-        return self.returncode
-
-    def send_signal(self, sig):
-        # The server signals only a child it has not reaped, so never a process that took over its pid.
-        if self.poll() is None:
-            try:
-                self._conn.sendall(f"{int(sig)}\n".encode())
-            except OSError:   # it has just ended
-                pass
-
-    def kill(self):
-        self.send_signal(signal.SIGKILL)
-
-    def terminate(self):
-        self.send_signal(signal.SIGTERM)
-
-    def _finish(self, line):
-        if line is not None:
-            self.returncode = int(line)
-            self._conn.close()
+def bound(argv, **kwargs):
+    """subprocess.Popen(argv), the child bound to end with this process (Linux; elsewhere it is ended on exit)."""
+    if PRCTL is not None:
+        kwargs["preexec_fn"] = _dies_with(os.getpid())
+    return subprocess.Popen(argv, **kwargs)
 
 
-def _send(conn, request, fds=()):
-    data = json.dumps(request).encode()
-    socket.send_fds(conn, [HEADER.pack(len(data)) + data], list(fds))
+def spawn(path, env):
+    """A server at path importing TensorFlow with env, logging to a file beside its socket; it ends when its stdin
+    closes, and with this process."""
+    with open(path + ".log", "w") as log:
+        return bound([sys.executable, "-m", "tfgraphs.forkserver", path], stdin=subprocess.PIPE,
+                     stdout=subprocess.DEVNULL, stderr=log, env=dict(env))
 
 
 # The server's side.
 
 def serve(path):
-    """Import TensorFlow, then fork a child per request until stdin closes (the process that started it ended)."""
+    """Import TensorFlow, then fork a child per request until stdin closes (the process that started it ended); a
+    request to start a server for another environment starts it beside this one, to end with it."""
     from tfgraphs.tfimport import import_tensorflow
 
     # Ctrl-C reaches the whole group: the requester ends its children, and this server when it ends.
@@ -151,13 +67,16 @@ def serve(path):
     listener.bind(path + ".new")
     listener.listen(64)
     os.rename(path + ".new", path)   # a requester that finds the socket finds it listening
-    children, conns = {}, {}   # pidfd -> (pid, conn); conn -> pidfd
+    children, conns, others = {}, {}, {}   # pidfd -> (pid, conn); conn -> pidfd; socket -> server started
     registry = os.path.join(os.path.dirname(path), "running")
     while True:
         ready = select.select([sys.stdin, listener, *conns, *children], [], [])[0]
         if sys.stdin in ready and not sys.stdin.buffer.read1(1):
             for pid, _ in children.values():
                 os.kill(pid, signal.SIGKILL)
+            for other in others.values():
+                other.stdin.close()
+                other.wait()
             return
         if listener in ready:
             conn = listener.accept()[0]
@@ -165,6 +84,11 @@ def serve(path):
                 request, fds = _receive(conn)
             except (OSError, ValueError, struct.error):   # a requester that left before asking
                 conn.close()
+                continue
+            if "start" in request:
+                if request["start"] not in others or others[request["start"]].poll() is not None:
+                    others[request["start"]] = spawn(request["start"], request["env"])
+                conn.close()   # it is importing TensorFlow: its socket appears once it listens
                 continue
             pid = _fork(request, fds, [conn, listener, *conns, *children], mapped)
             _write(os.path.join(registry, str(pid)), [sys.executable, "-m", *request["argv"]], request["env"])
@@ -254,10 +178,9 @@ def _said(message):
 
 def _child(request, fds, inherited, server):
     """In the forked child: end with the server, then become `python -m MODULE ARGS` started by the requester."""
-    import ctypes
     import runpy
 
-    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    PRCTL(PR_SET_PDEATHSIG, signal.SIGKILL)
     if os.getppid() != server:   # the server ended before the request was made
         os._exit(1)
     for held in inherited:   # the server's sockets and pidfds

@@ -57,21 +57,22 @@ def _describe_exit(code, timed_out, timeout):
 
 def run_worker(task, label, progress, timeout=None, env=None, abort=None):
     """Run the task's worker in a fresh process; return its JSON document, or a failed one saying why."""
-    logs = getattr(task, "logs_first_run", False)
-    if logs:   # TensorFlow reads what to log as it loads: from the worker's start, so in a fresh interpreter
+    if getattr(task, "logs_first_run", False):
+        # TensorFlow reads what to log as it loads: in the worker's environment from the start, so a forked worker
+        # comes from a server whose import had it (children.start keeps a server per load-time environment).
         env = {**tflog.ENV, **(env or {})}
-    return run_process(to_argv(task), label, progress, timeout, env, abort, fork=not logs)
+    return run_process(to_argv(task), label, progress, timeout, env, abort)
 
 
-def run_process(argv, label, progress, timeout=None, env=None, abort=None, fork=True):
+def run_process(argv, label, progress, timeout=None, env=None, abort=None):
     """Run `python <argv>` in a fresh worker, forked where children.start allows; return its JSON document with how
     the worker started, or a failed one saying why.
 
     abort() is asked about twice a second; a reason it returns kills the worker and becomes the failure.
     """
-    worker_env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": os.environ.get("TF_CPP_MIN_LOG_LEVEL", "2"), **(env or {})}
+    worker_env = environment(env)
     with progress.step(label) as say, tempfile.TemporaryFile() as out:
-        proc = children.start([sys.executable, *argv], fork=fork, stdout=out, stderr=subprocess.PIPE,
+        proc = children.start([sys.executable, *argv], stdout=out, stderr=subprocess.PIPE,
                               stdin=subprocess.DEVNULL, env=worker_env, text=True, errors="replace")
         tail = deque(maxlen=20)
         reader = threading.Thread(target=_read_stderr, args=(proc.stderr, say, tail), daemon=True)
@@ -92,6 +93,11 @@ def run_process(argv, label, progress, timeout=None, env=None, abort=None, fork=
 
 
 _TIMED_OUT = "timed out"
+
+
+def environment(env=None):
+    """A worker's environment: this process's, TensorFlow's C++ start-up lines held back unless asked for, and env."""
+    return {**os.environ, "TF_CPP_MIN_LOG_LEVEL": os.environ.get("TF_CPP_MIN_LOG_LEVEL", "2"), **(env or {})}
 
 
 def _wait(proc, timeout, abort):

@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from tfgraphs import children
+from tfgraphs.jobs import runner
 from tfgraphs.errors import UsageError
 from tfgraphs.jobs.netns import enter_private_network
 from tfgraphs.spec.remote import LOOPBACK, cluster_text
@@ -71,8 +72,9 @@ def started(jobs, start_timeout=START_TIMEOUT_S):
 
 def _spawn(task):
     errors = tempfile.TemporaryFile(mode="w+")
+    # The measuring workers' environment, so that both are forked from one server.
     proc = children.start([sys.executable, *to_argv(task)], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=errors, text=True)
+                          stderr=errors, text=True, env=runner.environment())
     proc.error_file = errors
     return proc
 

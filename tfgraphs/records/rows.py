@@ -152,7 +152,7 @@ class Row(Measurement):
         # A trial's remote fields are the same in every trial but the target (a fresh server each); the first says.
         remote = {name: getattr((ok or trials or [Measurement()])[0], name) for name in REMOTE_FIELDS}
         remote["traced_run_s"] = median_or_none(t.traced_run_s for t in ok)
-        regimes = {t.folded for t in ok}
+        regimes = {t.folded for t in ok if t.folded is not None}   # a first-run trial does not look
         # The graph that ran is the same in every trial; the first trial's report of it stands for all.
         evidence = {name: getattr(ok[0], name) for name in EVIDENCE_FIELDS} if ok else {}
         return cls(status="failed" if failed else "ok", error=error, **evidence,

@@ -1,0 +1,60 @@
+"""Loaded by every Python process of a test session (conftest puts this folder on PYTHONPATH): in a session with
+worker servers, two differences from the product, each to save time that no test measures.
+
+- A watched script's runner is forked too, saving its import of TensorFlow (forked_watch.py). The product starts it
+  fresh, since a script imports TensorFlow itself after whatever it sets first; the tests' scripts set nothing first.
+  test_watch_worker starts the runner fresh, as the reference, and test_workers checks the product's own rule.
+- A forked worker maps the server's library pages but does not copy its heap up front (tfgraphs.pagetables): the
+  copy (about 0.15 s a worker) only keeps a worker's first milliseconds as fast as a fresh one's, which
+  scripts/worker_fidelity.py shows. Its resident memory is the same either way; the tests with servers of their own
+  (own_servers) fork with the copy.
+"""
+
+import os
+import sys
+
+WATCH = "tfgraphs.worker.watch"
+
+
+def _patch(children):
+    """children.start forks WATCH's runner as forked_watch, which hides TensorFlow until the script imports it."""
+    real = children.start
+
+    def start(argv, **kwargs):
+        if argv[1:3] == ["-m", WATCH]:
+            argv = [argv[0], "-m", "forked_watch", *argv[3:]]
+        return real(argv, **kwargs)
+
+    children.start, children.FORKED = start, (*children.FORKED, "forked_watch")
+
+
+def _read_only(pagetables):
+    """pagetables.mapped_pages without the private pages to copy."""
+    real = pagetables.mapped_pages
+    pagetables.mapped_pages = lambda: {pagetables.MADV_POPULATE_READ: real()[pagetables.MADV_POPULATE_READ]}
+
+
+class _PatchOnImport:
+    """A sys.meta_path finder: patch each of PATCHES once it has loaded."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name not in PATCHES:
+            return None
+        import importlib.util
+
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(name)
+        sys.meta_path.insert(0, self)
+        run = spec.loader.exec_module
+
+        def exec_module(module):
+            run(module)
+            PATCHES[name](module)
+
+        spec.loader.exec_module = exec_module
+        return spec
+
+
+PATCHES = {"tfgraphs.children": _patch, "tfgraphs.pagetables": _read_only}
+if "TFGRAPHS_WORKER_SERVERS" in os.environ:
+    sys.meta_path.insert(0, _PatchOnImport())
