@@ -11,8 +11,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from tfgraphs import children
-from tfgraphs.jobs import runner
 from tfgraphs.errors import UsageError
+from tfgraphs.jobs import runner
 from tfgraphs.jobs.netns import enter_private_network
 from tfgraphs.spec.remote import LOOPBACK, cluster_text
 from tfgraphs.spec.tasks import ServerTask, to_argv
