@@ -18,8 +18,6 @@ FORKED = ("tfgraphs.worker.", "tfgraphs.labs.checking")
 NEVER_FORKED = ("tfgraphs.worker.watch",)
 # What a fork reproduces of Popen's options; any other starts a fresh interpreter.
 FORK_OPTIONS = {"stdin", "stdout", "stderr", "env", "text", "errors"}
-# Environment variables read while TensorFlow, Python or the C libraries load: a server per distinct set of them.
-LOAD_TIME = ("TF_", "CUDA", "OMP_", "KMP_", "MKL", "GRPC", "XLA", "PYTHON", "LD_", "MALLOC")
 # A folder of servers already running, one socket per load-time environment (a test session keeps one there).
 SERVERS = "TFGRAPHS_WORKER_SERVERS"
 FORKED_START, FRESH_START = "forked", "fresh"
@@ -83,8 +81,7 @@ def workers(fork=True):
 
 def key(env):
     """The server an environment's workers fork from: its load-time part, and this process's network namespace."""
-    loads = {k: v for k, v in env.items() if k.startswith(LOAD_TIME)}
-    return hashlib.sha1(json.dumps([loads, _network()], sort_keys=True).encode()).hexdigest()[:16]
+    return hashlib.sha1(json.dumps([forked.load_time(env), _network()], sort_keys=True).encode()).hexdigest()[:16]
 
 
 def _connection(env):

@@ -11,6 +11,13 @@ import subprocess
 import time
 
 HEADER = struct.Struct("!I")
+# Environment variables read while TensorFlow, Python or the C libraries load: a server per distinct set of them.
+LOAD_TIME = ("TF_", "CUDA", "OMP_", "KMP_", "MKL", "GRPC", "XLA", "PYTHON", "LD_", "MALLOC")
+
+
+def load_time(env):
+    """The part of an environment that TensorFlow, Python and the C libraries read as they load."""
+    return {k: v for k, v in env.items() if k.startswith(LOAD_TIME)}
 
 
 def running(folder):

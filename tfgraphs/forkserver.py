@@ -19,7 +19,7 @@ import subprocess
 import sys
 
 from tfgraphs import pagetables
-from tfgraphs.forked import HEADER
+from tfgraphs.forked import HEADER, load_time
 
 PR_SET_PDEATHSIG = 1   # linux/prctl.h
 # Looked up here, in the parent: loading a library between fork and exec could wait on a lock another thread held.
@@ -87,7 +87,10 @@ def serve(path):
                 continue
             if "start" in request:
                 if request["start"] not in others or others[request["start"]].poll() is not None:
-                    others[request["start"]] = spawn(request["start"], request["env"])
+                    # This server's environment but for what loads with TensorFlow: nothing else of the asker's.
+                    env = {**{k: v for k, v in os.environ.items() if k not in load_time(os.environ)},
+                           **load_time(request["env"])}
+                    others[request["start"]] = spawn(request["start"], env)
                 conn.close()   # it is importing TensorFlow: its socket appears once it listens
                 continue
             pid = _fork(request, fds, [conn, listener, *conns, *children], mapped)
