@@ -3,6 +3,7 @@
 import json
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -45,3 +46,18 @@ def test_a_changed_number_changes_the_page():
     doc = json.loads((FIXTURES / "compare.json").read_text())
     doc["variants"][1]["graph_bytes"] += 1
     assert render(load(doc)) != (FIXTURES / "compare.txt").read_text()
+
+
+def saved(name):
+    return load(json.loads((FIXTURES / f"{name}.json").read_text()))
+
+
+def test_a_summed_run_without_a_target_is_not_called_remote():
+    # --returns sum alone: every row in-process, so the section says what ran, not "Remote sessions".
+    summed = saved("compare")
+    summed = replace(summed, rows=tuple(replace(r, fetch="sum", target="") for r in summed.rows))
+    text = render(summed)
+    assert "The output summed in the graph" in text and "What the summed runs show:" in text
+    assert "Remote sessions" not in text and "remote runs" not in text
+    remote = render(saved("compare-remote"))
+    assert "Remote sessions" in remote and "What the remote runs show:" in remote

@@ -156,8 +156,11 @@ def _with_remote(report, head, fmt, width, verbose, figure):
     # The in-process page without its header and answer: the remote answer opens the whole page.
     text = render(local, fmt, width, verbose, answered=False).split("\n\n", 1)[1] if local.rows else ""
     ok = any(r.ok for r in report.rows)
-    remote = page(head, [("Remote sessions", *remote_table(report))] if ok else [],
-                  "What the remote runs show:" if ok else None, remote_sentences(report) if ok else (),
+    # Rows fetching a sum get this section too; it speaks of remote sessions only when a row ran on one.
+    title, shows = (("Remote sessions", "What the remote runs show:") if any(r.remote for r in report.rows)
+                    else ("The output summed in the graph", "What the summed runs show:"))
+    remote = page(head, [(title, *remote_table(report))] if ok else [],
+                  shows if ok else None, remote_sentences(report) if ok else (),
                   failures([r for r in report.rows if r not in local.rows], lambda r: r.label), fmt, width,
                   answer=remote_answer(report) if ok else (), verbose=verbose, figure=figure)
     return remote.rstrip("\n") + "\n\n" + text
