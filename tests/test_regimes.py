@@ -139,3 +139,16 @@ def test_a_boundary_with_one_batch_past_it_gives_no_fit():
     text = words(" ".join(growth.sentences(report)))
     assert "Only batch 2,000 lies on the side of the largest batch, so no growth or fit is given for constant" in text
     assert "From batch" not in text
+
+
+def test_the_conv2d_that_ran_is_named_as_the_graph_that_ran_names_it():
+    # float32 on a oneDNN build: the partition graphs hold _MklNativeConv2D, not Conv2D; the sentence names what ran.
+    from tfgraphs.findings.inside import folding_evidence
+
+    onednn = {**KEPT, "partition_ops": {"_Arg": 2, "_MklNativeConv2D": 1, "_MklNativeAvgPool": 1, "Relu": 1}}
+    plain = {**KEPT, "partition_ops": {"_Arg": 2, "Conv2D": 1, "AvgPool": 1, "Relu": 1}}
+    (renamed,), (same,) = (why.regime_sentences([row("constant", folded=False, **ops)]) for ops in (onednn, plain))
+    assert "still holds Conv2D (as _MklNativeConv2D) (partition graphs)" in renamed
+    assert "still holds Conv2D (partition graphs)" in same and "(as " not in same
+    (fed,) = folding_evidence([row("placeholder", folded=None, **onednn)])
+    assert "2 fed _Arg nodes and still holds Conv2D (as _MklNativeConv2D) (partition graphs)" in fed

@@ -1,7 +1,7 @@
 """What TensorFlow reported of the first run: its optimizers' log, the graph that ran, the kernels traced."""
 
 from tfgraphs.findings.evidence import rests_on
-from tfgraphs.spec.kernels import runs_as
+from tfgraphs.spec.kernels import named, runs_as
 from tfgraphs.units import fmt_s, join
 
 
@@ -73,9 +73,10 @@ def folding_evidence(rows):
                         + " (partition graphs).")
             continue
         found = classic_on_graph_that_ran(r)
+        conv = named("Conv2D", r.partition_ops)   # as the graph that ran names it: oneDNN renames it in float32
         stateful = list(r.partition_stateful or ())
         if stateful:
-            said.append(f"{_named(r)}: not folded. The graph that ran still holds Conv2D, fed by stateful ops "
+            said.append(f"{_named(r)}: not folded. The graph that ran still holds {conv}, fed by stateful ops "
                         f"({join(stateful)}, as TensorFlow's op registry marks them), which no constant folder "
                         f"evaluates (partition graphs).")
         elif found and found["foldable"] and not r.replaced_by_const:
@@ -83,15 +84,15 @@ def folding_evidence(rows):
             # subgraph first and only then skips the results over max_constant_size_in_bytes.
             said.append(f"{_named(r)}: not folded. The classic folder logged \"Constant foldable {found['foldable']} : "
                         f"{found['nodes']}\" ({found['source']}; node ids of the constant graph it built : of the "
-                        f"graph that ran) and no replacement, and that graph still holds Conv2D (partition graphs): "
+                        f"graph that ran) and no replacement, and that graph still holds {conv} (partition graphs): "
                         f"the folder evaluated the network and did not keep the result, as its source does with a "
                         f"result over its size limit.")
         elif r.partition_ops.get("_Arg"):
             said.append(f"{_named(r)}: not folded. The graph that ran receives its inputs as "
                         f"{r.partition_ops['_Arg']} fed _Arg node{'s' if r.partition_ops['_Arg'] > 1 else ''} and "
-                        f"still holds Conv2D (partition graphs): no op that needs a fed value can be folded.")
+                        f"still holds {conv} (partition graphs): no op that needs a fed value can be folded.")
         else:
-            said.append(f"{_named(r)}: not folded. The graph that ran still holds Conv2D and folding made no Const "
+            said.append(f"{_named(r)}: not folded. The graph that ran still holds {conv} and folding made no Const "
                         f"(partition graphs).")
     return said
 

@@ -1,6 +1,7 @@
 """The fold-everything regime: whether constant folding replaced the whole network, read from the graph that ran."""
 
 from tfgraphs.findings.evidence import rests_on
+from tfgraphs.spec.kernels import named
 from tfgraphs.units import join
 
 
@@ -18,6 +19,7 @@ def regime_sentences(rows):
                     + " (partition graphs). Later runs skip the network, so they are not compared with a graph "
                       "that computes it.")
     if kept:
-        said.append(f"In {join(r.label for r in kept)}, the graph that ran after the first run still holds Conv2D "
+        conv = named("Conv2D", {t for r in kept for t in r.partition_ops or ()})   # as the graph that ran names it
+        said.append(f"In {join(r.label for r in kept)}, the graph that ran after the first run still holds {conv} "
                     f"(partition graphs): the network was not folded, and later runs compute it.")
     return said
