@@ -152,3 +152,23 @@ def test_the_conv2d_that_ran_is_named_as_the_graph_that_ran_names_it():
     assert "still holds Conv2D (partition graphs)" in same and "(as " not in same
     (fed,) = folding_evidence([row("placeholder", folded=None, **onednn)])
     assert "2 fed _Arg nodes and still holds Conv2D (as _MklNativeConv2D) (partition graphs)" in fed
+
+
+def test_a_summed_fetch_says_when_folding_replaced_the_network_and_not_when_it_ran():
+    # --returns sum: the sum is an op added to the graph, and the classic folder replaced it with the whole network.
+    from dataclasses import replace
+
+    from tfgraphs.findings import remote
+
+    config = {"batch": 1000, "dtype": "float64", "runs": 3, "trials": 4, "seed": 0, "fetches": ["sum"]}
+    fed = replace(row("placeholder", folded=None, **KEPT), const_bytes=0, graph_bytes=450, fetch="sum")
+
+    def said(*rows):
+        return words(" ".join(remote.sentences(Results("compare", config, rows))))
+
+    folded = said(replace(row("constant", folded=True, **FOLDED), fetch="sum"), fed)
+    assert ("In constant (sum), constant folding replaced the network: the graph that ran after the first run holds "
+            "no Conv2D") in folded
+    computed = said(replace(row("constant", folded=False, **KEPT), fetch="sum"), fed)
+    assert "replaced the network" not in computed and "In constant (sum), the graph that ran after the first run " \
+        "still holds Conv2D (partition graphs)" in computed

@@ -1,6 +1,8 @@
 """Explain the remote rows of a report: remote against in-process, the feed and fetch costs, what crossed tasks."""
 
 from tfgraphs.findings.evidence import judged, rests_on
+from tfgraphs.findings.compare import holds_data
+from tfgraphs.findings.regimes import regime_sentences
 from tfgraphs.records.judge import FEWEST, judge
 from tfgraphs.spec import network
 from tfgraphs.spec.remote import task_of
@@ -140,8 +142,10 @@ def between_tasks(rows, batch, dtype):
 def sentences(report):
     """Every remote sentence this report's numbers support."""
     rows, c = report.rows, report.config
-    return (remote_over_local(rows) + feed_cost(rows) + fetch_cost(rows) + first_run_extra(rows)
-            + between_tasks(rows, c["batch"], c["dtype"]))
+    # A summed fetch is an op added to the graph, so folding may replace it with the rest: said as for the output.
+    summed = [r for r in rows if r.ok and r.fetch == "sum" and holds_data(r, report)]
+    return (regime_sentences(summed) + remote_over_local(rows) + feed_cost(rows) + fetch_cost(rows)
+            + first_run_extra(rows) + between_tasks(rows, c["batch"], c["dtype"]))
 
 
 def answer(report):

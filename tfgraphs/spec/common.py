@@ -35,7 +35,8 @@ TARGET = Option("", target, "also run every session through TensorFlow's gRPC ru
                 "server, e.g. from `tfgraphs server`)", shown="none, in-process only", metavar="WHERE")
 BASELINE = Option(True, switch, "with --target, skip the in-process rows measured beside the remote ones")
 RETURNS = Option(("output",), Names(FETCHES, "kind of result"), "what each run returns to Python: output (the whole "
-                 "tensor), sum (one scalar, summed where the network runs), or output,sum for both",
+                 "tensor), sum (one scalar, from a sum op added to the graph after the network, which constant "
+                 "folding can precompute with it), or output,sum for both",
                  keyword="returns")
 PLACE = Option("ps", OneOf(TWO_TASK_JOBS, prefix="data="), "with --target local:ps,worker, the job that holds the "
                "variable variant's X: data=ps or data=worker", shown="data=ps", metavar="data=JOB")
