@@ -61,3 +61,16 @@ def test_a_summed_run_without_a_target_is_not_called_remote():
     assert "Remote sessions" not in text and "remote runs" not in text
     remote = render(saved("compare-remote"))
     assert "Remote sessions" in remote and "What the remote runs show:" in remote
+
+
+def test_in_process_bytes_are_fed_not_sent():
+    # In-process, session.py hands a fed array to TensorFlow in memory and the GraphDef is never serialized to be
+    # sent: "sent" and "sending" belong to remote sessions only.
+    summed = saved("compare")
+    summed = replace(summed, rows=tuple(replace(r, fetch="sum", target="", bytes_fed_per_run=r.const_bytes and 0 or
+                                                8 * 1024 * 20, bytes_fetched_per_run=8) for r in summed.rows))
+    text = " ".join(render(summed, verbose=True).split())
+    assert "handed over in memory in-process" in text
+    assert "sent" not in text.replace("represent", "") and "sending" not in text
+    remote = " ".join(render(saved("compare-remote"), verbose=True).split())
+    assert "sent over gRPC to a remote one" in remote and "a remote session is sent it at its first run" in remote

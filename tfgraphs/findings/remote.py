@@ -71,7 +71,9 @@ def feed_cost(rows):
                 continue
             v = judge(fed.later_medians_s, once.later_medians_s)
             where = "remote" if remote else "in-process"
-            sent = f", sending {fed.bytes_fed_per_run:,} bytes each time" if fed.bytes_fed_per_run else ""
+            # In-process nothing is sent: session.py hands the array to TensorFlow in memory.
+            verb = "sending" if remote else "feeding"
+            sent = f", {verb} {fed.bytes_fed_per_run:,} bytes each time" if fed.bytes_fed_per_run else ""
             told = ("feeding cost more per run, " if v.larger else "the fed variant was faster, " if v.smaller else
                     "")
             said.append(judged(f"Per-run feed cost {where} (fetch {fetch}): {fed.variant} "

@@ -20,9 +20,14 @@ def remote_table(report):
                      fmt_int(r.graph_bytes), sig3(r.session_s / unit[1]), sig3(r.first_run_s / unit[1]),
                      sig3(s.median / unit[1]), str(s.n), r.data_device, fmt_int(r.traced_between_tasks_bytes)))
     table = Table(headers, tuple(body), keys=2, wrap=((1, 28), (9, 24)))
+    remote = any(r.remote for r in ok)
     legend = (f"Times in {u}. target = the grpc:// URL the session ran on (a fresh server per worker for --target "
-              f"local); fed / fetched = bytes sent to and brought back from the session on every run; graph bytes = "
-              f"the GraphDef sent at the first run; X on = the device that held X in a two-task cluster; between "
-              f"tasks = bytes one traced run received from another task (RecvTensor). On 127.0.0.1 these bytes "
-              f"are real, the bandwidth is not a network's.")
+              f"local); fed / fetched = bytes fed to and fetched from the session on every run"
+              + (" (sent over gRPC to a remote one; in-process they are handed over in memory)" if remote else
+                 ", handed over in memory in-process")
+              + "; graph bytes = the serialized GraphDef's size"
+              + (" (a remote session is sent it at its first run)" if remote else "")
+              + "; X on = the device that held X in a two-task cluster; between tasks = bytes one traced run received "
+                "from another task (RecvTensor)."
+              + (" On 127.0.0.1 these bytes are real, the bandwidth is not a network's." if remote else ""))
     return table, legend
