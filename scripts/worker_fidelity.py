@@ -11,6 +11,7 @@ import argparse
 import json
 import statistics
 import sys
+from contextlib import nullcontext
 
 from tabulate import tabulate
 
@@ -41,7 +42,9 @@ def measure(variants, workers, batch, runs, progress):
             for variant in rotated(variants, round_):
                 for start in rotated(STARTS, round_):
                     task = SeedTask(variant=variant, batch=batch, runs=runs)
-                    with children.workers(fork=start == children.FORKED_START):
+                    # Forked from the one server of the outer scope; a fresh worker in a scope that forks none.
+                    forks = start == children.FORKED_START
+                    with nullcontext() if forks else children.workers(fork=False):
                         doc = runner.run_worker(task, f"{variant} {start} {round_ + 1}/{workers}", progress)
                     if doc.get("status") != "ok":
                         raise SystemExit(f"worker_fidelity.py: {variant} {start}: {doc.get('error')}")

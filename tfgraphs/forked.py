@@ -76,14 +76,22 @@ class Forked:
                         open(ours, mode, errors=errors) if "b" not in mode else open(ours, mode))
             else:
                 fds.append(how if isinstance(how, int) else how.fileno())
-        send(conn, {"argv": argv[2:], "env": dict(os.environ if env is None else env), "cwd": os.getcwd(),
-                     "sid": os.getsid(0), "pgid": os.getpgid(0)}, fds)
-        for fd in mine:
-            os.close(fd)
         self._unread = b""
-        line = self._line(None)
-        if not line.isdigit():
-            raise RuntimeError("the worker server ended before forking")
+        try:
+            send(conn, {"argv": argv[2:], "env": dict(os.environ if env is None else env), "cwd": os.getcwd(),
+                        "sid": os.getsid(0), "pgid": os.getpgid(0)}, fds)
+            line = self._line(None)
+            if not line.isdigit():
+                raise RuntimeError("the worker server ended before forking")
+        except (OSError, RuntimeError):
+            # children.start starts this one fresh instead: none of this attempt's pipes may stay open.
+            for held in (self.stdin, self.stdout, self.stderr):
+                if held is not None:
+                    held.close()
+            raise
+        finally:
+            for fd in mine:
+                os.close(fd)
         self.pid = int(line)
 
     def _line(self, timeout):
