@@ -16,6 +16,7 @@ from tfgraphs.findings import compare as compare_why
 from tfgraphs.jobs import runner
 from tfgraphs.findings import explain as explain_why
 from tfgraphs.findings import inside as inside_why
+from tfgraphs.findings import stages as stages_why
 from tfgraphs.findings.evidence import RESTS_ON, Finding
 from tfgraphs.records.judge import judge
 from tfgraphs.records.results import load
@@ -166,6 +167,12 @@ def test_at_batch_3000_grappler_passes_are_named_with_their_times():
     said = words(" ".join(inside_why.first_run_inside([row]) + inside_why.folding_evidence([row])))
     assert "its constant_folding passes left the node count unchanged" in said
     assert "the folder evaluated the network and did not keep the result" in said
+    # Every stage of that first run is named by the line that opens it; together they span at least 90% of it.
+    spans = stages_why.logged_spans(row)
+    assert [s["stage"] for s in spans][-2:] == [tflog.FOLDER_RUN, "the run (step 1)"]
+    assert sum(s["seconds"] for s in spans) >= 0.9 * doc["first_run_s"]
+    assert "constant [default]: the network ran twice in its first run." in words(
+        " ".join(stages_why.network_ran_twice([row])))
 
 
 def test_float32_conv2d_ran_as_onednn_names_it():
@@ -295,14 +302,17 @@ def test_a_version_that_logs_otherwise_gets_one_line_and_no_table(explained):
     silent = replace(report, rows=tuple(replace(r, first_run_inside=(), first_run_log=("something else",))
                                         for r in report.rows))
     text = render(silent)
-    assert "Where the first run went, as TensorFlow logged it" not in text
+    assert "Where the first run went" not in text.replace("Where the first run went\n", "")
+    assert "Grappler's passes in that first run" not in text
     assert (f"TensorFlow {report.tf_version} logged no Grappler pass or folder line in a form this tool understands, "
             "so the first run is not broken down.") in words(text)
     assert "TensorFlow logged" not in words(" ".join(explain_why.sentences(silent)))
     # With the log, the table names every stage with its time, and the sentence what the table shows.
     text = words(render(report))
-    assert "Where the first run went, as TensorFlow logged it (ms)" in text and "grappler/memory_optimizer" in text
-    assert "constant [default]: TensorFlow logged " in text and "Grappler passes taking" in text
+    assert "Where the first run went, as TensorFlow's log lines time it (ms)" in text and "BuildGraph and Grappler" in text
+    assert "Grappler's passes in that first run, as TensorFlow timed them (ms)" in text
+    assert "grappler/memory_optimizer" in text
+    assert "constant [default]: TensorFlow's log lines span " in text
 
 
 # Sentences a review against TensorFlow's source found wrong or unmeasured; neither the tool nor its pages say them.

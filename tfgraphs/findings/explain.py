@@ -2,7 +2,7 @@
 
 import statistics
 
-from tfgraphs.findings import inside, remote as far
+from tfgraphs.findings import inside, remote as far, stages
 from tfgraphs.findings.owngraph import slowest_ops
 from tfgraphs.findings.evidence import judged, rests_on
 from tfgraphs.records.explain import (FROM_PRESETS, LABELS, NEEDED, PARTS, excesses_judged, is_remote,
@@ -42,8 +42,11 @@ def sentences(report):
     single = report.extra.get("single_thread")
     # The Conv2D facts are about the built-in network; a user's graph gets its slowest ops instead.
     seed_rows = [r for r in rows if r.variant in VARIANTS]
-    said.extend(inside.first_run_inside(rows))
+    said.extend(stages.where_it_went(rows))
+    said.extend(stages.network_ran_twice(seed_rows))
     said.extend(inside.folding_evidence(seed_rows))
+    said.extend(stages.optimized_again(seed_rows))
+    said.extend(inside.first_run_inside(rows))
     for a in report.extra.get("attribution", []):
         said.extend(_attribution(a, rows))
         said.extend(_folding_against_single_thread(a, rows, single))

@@ -2,7 +2,7 @@
 
 from tfgraphs.findings.evidence import judged, rests_on
 from tfgraphs.findings.explain import more_trials, share_text
-from tfgraphs.findings.inside import grouped
+from tfgraphs.findings.stages import logged_spans
 from tfgraphs.records.explain import FROM_PRESETS, excesses_judged, is_remote, part_first_runs, placed, where
 from tfgraphs.units import fmt_s, join
 
@@ -61,22 +61,24 @@ def _bare(group, name):
                    verdict)]
 
 
-@rests_on("first_run_inside", "logged_first_run_s")
+@rests_on("first_run_log", "logged_first_run_s")
 def _logged(rows):
-    """What TensorFlow's log timed of each default-config first run, in one line: its Grappler passes' time and
-    share of that logged run, the largest pass named for the first."""
+    """Where each default-config logged first run went, in one line: its longest stages by TensorFlow's log lines
+    (three for the first variant, one for the others), else its Grappler passes' share."""
     each = []
     for r in rows:
-        passes = [s for s in r.first_run_inside if s["stage"].startswith("grappler/") and s["seconds"] is not None]
-        if not passes:
-            continue
-        spent = sum(s["seconds"] for s in passes)
-        most = f", most {grouped(passes)[0][0].split('/', 1)[1]}" if not each else ""
-        each.append(f"{fmt_s(spent)} of {fmt_s(r.logged_first_run_s)} in {r.variant} "
-                    f"({100 * spent / r.logged_first_run_s:.0f}%{most})")
+        spans = sorted(logged_spans(r), key=lambda s: -s["seconds"])[:1 if each else 3]
+        passes = [s for s in r.first_run_inside or () if s["stage"].startswith("grappler/") and s["seconds"] is not None]
+        if spans:
+            each.append(f"{r.variant} {fmt_s(r.logged_first_run_s)}: "
+                        + ", ".join(f"{s['stage']} {100 * s['seconds'] / r.logged_first_run_s:.0f}%" for s in spans))
+        elif passes:
+            spent = sum(s["seconds"] for s in passes)
+            each.append(f"{r.variant} {fmt_s(r.logged_first_run_s)}: Grappler's passes {fmt_s(spent)} "
+                        f"({100 * spent / r.logged_first_run_s:.0f}%)")
     if not each:
         return []
-    return [f"TensorFlow's log of each logged first run: Grappler's passes took {join(each[:3])}."]
+    return [f"Where each logged first run went, by TensorFlow's own log: {'; '.join(each[:3])}."]
 
 
 @rests_on("partition_computes")

@@ -32,10 +32,10 @@ def first_run_inside(rows):
         found = classic_on_graph_that_ran(r)
         replaced = [s["replaced"] for s in r.first_run_inside if "replaced" in s]
         if replaced:
-            line += f" The classic folder logged that it replaced {join(replaced)} by a constant (it logs no time)."
+            line += f" The classic folder logged that it replaced {join(replaced)} by a constant."
         elif found:
             line += (f" The classic folder logged \"Constant foldable {found['foldable']} : {found['nodes']}\" "
-                     f"({found['source']}) and no replacement (it logs no time).")
+                     f"({found['source']}) and no replacement.")
         said.append(line)
     return said
 

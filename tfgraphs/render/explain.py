@@ -5,17 +5,19 @@ import statistics
 from tfgraphs.findings.explain_answer import answer
 from tfgraphs.findings.explain import sentences, share_text
 from tfgraphs.findings.inside import grouped
+from tfgraphs.findings.stages import logged_spans
 from tfgraphs.records.explain import LABELS, PARTS, is_remote, part_first_runs, where
 from tfgraphs.records.judge import FEWEST, RANK_SUM
 from tfgraphs.render.compare import header
 from tfgraphs.render.owngraph import graph_header
 from tfgraphs.render.page import WIDTH, failures, page, time_unit
 from tfgraphs.render.table import Table
+from tfgraphs.spec import tflog
 from tfgraphs.spec.presets import PRESETS
 from tfgraphs.units import fmt_int, sig3
 
 TOP_OPS = 5
-TOP_STAGES = 5   # stages per variant in the first-run table; the rest are summed in one row
+TOP_STAGES = 5   # Grappler passes per variant in the passes table; the rest are summed in one row
 REMOTE = (" remote = the session ran on the --target server (a fresh one per worker for --target local), which "
           "receives the GraphDef at the first run; the rows without it ran in-process.")
 
@@ -66,39 +68,50 @@ def attribution_table(report):
     return Table(heads, tuple(rows)), legend, u
 
 
-def inside_table(report):
-    """Each default-config row's logged first run, stage by stage as TensorFlow timed it, summed over rounds."""
+def stages_table(report):
+    """Each default-config row's logged first run, stage by stage, timed by TensorFlow's own log lines."""
+    rows = []
+    for r in report.rows:
+        spans = logged_spans(r) if r.preset == "default" else []
+        for s in spans:
+            rows.append((where(r.variant, r.remote), s["stage"], s["source"], sig3(s["seconds"] * 1000),
+                         f"{100 * s['seconds'] / r.logged_first_run_s:.0f}%"))
+        outside = r.logged_first_run_s - sum(s["seconds"] for s in spans) if spans else 0.0
+        if spans and outside >= 0.0005:
+            rows.append((where(r.variant, r.remote), "outside the log's lines", "-",
+                         sig3(outside * 1000), f"{100 * outside / r.logged_first_run_s:.0f}%"))
+    legend = (f"Times in ms, from the times TensorFlow's log printed on its lines in one first run in an untimed "
+              f"worker per variant (TF_CPP_VMODULE={tflog.VMODULE}). Each stage lasts from the line that opens it "
+              f"(opened by: its file) to the line that opens the next; the first opens when session.run is called and the "
+              f"last ends when it returns, both marked by the worker on the same clock. % = of that first run. Step "
+              f"-1 is the id TensorFlow's GraphRunner gives the runs the classic constant folder makes.")
+    return Table(("variant", "stage", "opened by", "ms", "% first run"), tuple(rows), keys=2), legend
+
+
+def passes_table(report):
+    """Each default-config row's Grappler passes in its logged first run, as TensorFlow timed them, summed over rounds."""
     rows = []
     for r in report.rows:
         if r.preset != "default" or not r.first_run_inside or r.logged_first_run_s is None:
             continue
         passes = [s for s in r.first_run_inside if s["seconds"] is not None]
         stages = grouped(passes)
-        for stage, seconds in stages[:TOP_STAGES]:
-            count = sum(s["stage"] == stage for s in passes)
-            changed = sum(s.get("nodes_change", 0) for s in passes if s["stage"] == stage)
+        shown = [(stage, seconds, (stage,)) for stage, seconds in stages[:TOP_STAGES]]
+        if stages[TOP_STAGES:]:
+            others = dict(stages[TOP_STAGES:])
+            shown.append((f"{len(others)} other passes", sum(others.values()), tuple(others)))
+        for stage, seconds, names in shown:
+            count = sum(s["stage"] in names for s in passes)
+            changed = sum(s.get("nodes_change", 0) for s in passes if s["stage"] in names)
             rows.append((where(r.variant, r.remote), stage, count, sig3(seconds * 1000),
                          f"{100 * seconds / r.logged_first_run_s:.0f}%", f"{changed:+d}"))
-        if stages[TOP_STAGES:]:
-            others = stages[TOP_STAGES:]
-            seconds = sum(t for _, t in others)
-            count = sum(s["stage"] in dict(others) for s in passes)
-            changed = sum(s.get("nodes_change", 0) for s in passes if s["stage"] in dict(others))
-            rows.append((where(r.variant, r.remote), f"{len(others)} other stages", count, sig3(seconds * 1000),
-                         f"{100 * seconds / r.logged_first_run_s:.0f}%", f"{changed:+d}"))
-        logged = sum(s["seconds"] for s in passes)
-        rows.append((where(r.variant, r.remote), "not logged (the rest)", "-",
-                     sig3((r.logged_first_run_s - logged) * 1000),
-                     f"{100 * (r.logged_first_run_s - logged) / r.logged_first_run_s:.0f}%", "-"))
-    legend = ("Times in ms, from TensorFlow's own log of one first run in an untimed worker per variant "
-              "(TF_CPP_VMODULE=meta_optimizer=1: each Grappler pass with its time and the change in nodes); % = of "
-              "that worker's first run. passes = how often the stage ran (Grappler runs its passes in rounds); "
-              f"the {TOP_STAGES} longest stages of each variant are shown, the others summed. The "
-              "rest is all the log does not time, among it Grappler's own graph conversions, placement and "
-              "partitioning, the classic folder, the executors and the run itself.")
-    table = Table(("variant", "stage", "passes", "ms", "% first run", "nodes"), tuple(rows), keys=2,
-                  wrap=((1, 40),))
-    return table, legend
+    legend = ("Times in ms, as TensorFlow's meta optimizer logged each Grappler pass of the same first run with its "
+              "time and the change in nodes; % = of that first run. passes = how often the pass ran (Grappler runs "
+              f"its passes in rounds); the {TOP_STAGES} longest of each variant are shown, the others summed."
+              + (" The passes run inside the BuildGraph and Grappler stage above." if any(
+                  logged_spans(r) for r in report.rows) else ""))
+    return Table(("variant", "pass", "passes", "ms", "% first run", "nodes"), tuple(rows), keys=2,
+                 wrap=((1, 40),)), legend
 
 
 def ops_table(report):
@@ -123,9 +136,12 @@ def render(report, fmt="simple", width=WIDTH, verbose=False, figure=None):
     if ok and report.extra.get("attribution"):
         table, legend, u = attribution_table(report)
         sections.append((f"Where the first run's excess goes ({u})", table, legend))
+    if ok and any(logged_spans(r) for r in report.rows):
+        sections.append(("Where the first run went, as TensorFlow's log lines time it (ms)", *stages_table(report)))
     if ok and any(r.first_run_inside for r in report.rows):
-        sections.append(("Where the first run went, as TensorFlow logged it (ms)", *inside_table(report)))
-    elif ok and any(r.first_run_log is not None for r in report.rows):
+        sections.append(("Grappler's passes in that first run, as TensorFlow timed them (ms)", *passes_table(report)))
+    if ok and not any(r.first_run_inside or logged_spans(r) for r in report.rows) and any(
+            r.first_run_log is not None for r in report.rows):
         sections.append(("Where the first run went", f"TensorFlow {report.tf_version} logged no Grappler pass or "
                          "folder line in a form this tool understands, so the first run is not broken down.", None))
     if ok and verbose and any(r.top_ops for r in report.rows):

@@ -6,6 +6,7 @@ import io
 
 from tfgraphs.errors import UsageError
 from tfgraphs.findings.inside import grouped
+from tfgraphs.findings.stages import logged_spans
 from tfgraphs.findings.sweep import series
 from tfgraphs.fileio import write_atomic
 from tfgraphs.records.stats import Summary
@@ -153,31 +154,48 @@ def compare_figure(report):
 
 
 def explain_figure(report):
-    """Where each default-config first run went, as TensorFlow's log timed it: Grappler's largest passes, then the
-    rest of the logged first run; without that log, first runs per preset."""
+    """Where each default-config first run went, as TensorFlow's log timed it: its stages by the log's lines (older
+    documents: Grappler's largest passes, then the rest); without that log, first runs per preset."""
     rows = [r for r in report.rows if r.ok and r.preset == "default" and r.first_run_inside and r.logged_first_run_s]
     if not rows:
         return _presets_figure(report)
     fig = _figure(figsize=(9, 2.2 + 0.6 * len(rows)))
     ax = fig.subplots()
-    stages = {}
-    for r in rows:
-        passes = [s for s in r.first_run_inside if s["stage"].startswith("grappler/") and s["seconds"] is not None]
-        stages[r.label] = grouped(passes)
-    top = list(dict.fromkeys(stage for by in stages.values() for stage, _ in by[:4]))
+    parts = {r.label: _stage_parts(r) or _pass_parts(r, rows) for r in rows}
+    names = list(dict.fromkeys(name for p in parts.values() for name, _ in p))
     for y, r in enumerate(rows):
-        by, left = dict(stages[r.label]), 0.0
-        parts = [(stage.split("/", 1)[1], by.get(stage, 0.0)) for stage in top]
-        parts.append(("other Grappler passes", sum(t for stage, t in by.items() if stage not in top)))
-        parts.append(("not in the log (the rest of the run)", max(0.0, r.logged_first_run_s - sum(by.values()))))
-        for k, (name, seconds) in enumerate(parts):
-            ax.barh(y, seconds, left=left, height=0.6, color=PALETTE[k % len(PALETTE)] if k < len(parts) - 1
-                    else "#dddddd", edgecolor="black", lw=0.4, label=name if y == 0 else None)
-            left += seconds
+        left, by = 0.0, dict(parts[r.label])
+        for k, name in enumerate(names):
+            grey = name.startswith("not in the log") or name == "outside the log's lines"
+            ax.barh(y, by.get(name, 0.0), left=left, height=0.6, color="#dddddd" if grey else PALETTE[k % len(PALETTE)],
+                    edgecolor="black", lw=0.4, label=name if y == 0 else None)
+            left += by.get(name, 0.0)
     ax.set_yticks(range(len(rows)), [r.label for r in rows])
     ax.set(xlabel="seconds of the logged first run",
            title=f"Where the first run went, as TensorFlow logged it (default config, TensorFlow {report.tf_version})")
     return _below(fig, ax)
+
+
+def _stage_parts(row):
+    """[(stage, seconds)] of the row's logged first run by its log's lines, the run's step left out; [] without."""
+    parts = {}
+    for s in logged_spans(row):
+        name = "the run" if s["stage"].startswith("the run (step") else s["stage"]
+        parts[name] = parts.get(name, 0.0) + s["seconds"]
+    if parts:
+        parts["outside the log's lines"] = max(0.0, row.logged_first_run_s - sum(parts.values()))
+    return list(parts.items())
+
+
+def _pass_parts(row, rows):
+    """[(pass, seconds)] of the row's Grappler passes, the four largest of any row named, then the rest of the run."""
+    def passes(r):
+        return grouped([s for s in r.first_run_inside if s["stage"].startswith("grappler/") and s["seconds"] is not None])
+    top = list(dict.fromkeys(stage for r in rows for stage, _ in passes(r)[:4]))
+    by = dict(passes(row))
+    return ([(stage.split("/", 1)[1], by.get(stage, 0.0)) for stage in top]
+            + [("other Grappler passes", sum(t for stage, t in by.items() if stage not in top)),
+               ("not in the log (the rest of the run)", max(0.0, row.logged_first_run_s - sum(by.values())))])
 
 
 def _presets_figure(report):

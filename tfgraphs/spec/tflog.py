@@ -1,10 +1,13 @@
 """TensorFlow's own log of a first run: which modules to ask for, and the lines of it that are understood."""
 
 import re
+import time
+from datetime import datetime
 
-# VLOG(1) of Grappler's meta optimizer (one line per pass) and of both constant folders' source files; 2.12 matches
-# a module by its exact basename, absl (2.16 and newer) by glob too.
-VMODULE = "meta_optimizer=1,constant_folding=1"
+# VLOG(1) of Grappler's meta optimizer (one line per pass), of both constant folders' source files, and of the files
+# whose first line marks each stage of a first run: placement, BuildGraph, partitioning, and the executor's lines per
+# node with their step id. 2.12 matches a module by its exact basename, absl (2.16 and newer) by glob too.
+VMODULE = ("meta_optimizer=1,constant_folding=1,placer=1,graph_execution_state=1,graph_partition=1,executor=1")
 ENV = {"TF_CPP_MIN_LOG_LEVEL": "0", "TF_CPP_VMODULE": VMODULE}
 
 # Both prefixes end in "<file>.cc:<line>] ": absl's (2.16 and newer) names the file alone, the older one its path.
@@ -19,7 +22,27 @@ _NONE_FOLDABLE = "No constant foldable nodes found"
 _REPLACING = re.compile(r"^Replacing (?P<node>\S+) :: (?P<output>\d+) with a constant$")
 _GRAPPLER_START = re.compile(r"^Starting optimization for grappler item: (?P<item>.+)$")
 
-ASKED_FILES = ("meta_optimizer.cc", "constant_folding.cc")
+ASKED_FILES = ("meta_optimizer.cc", "constant_folding.cc", "placer.cc", "graph_execution_state.cc",
+               "graph_partition.cc", "executor.cc")
+
+# Each line's time: absl's "I1202 08:24:08.404580" (month and day 0000 when its clock is unset, and then the seconds
+# are since the epoch), the older "2026-12-02 08:24:08.404580: I"; both local time, to the microsecond.
+_ABSL_STAMP = re.compile(r"^[IWEF](?P<month>\d\d)(?P<day>\d\d) (?P<h>\d\d):(?P<m>\d\d):(?P<s>\d+\.\d+)\s")
+_OLD_STAMP = re.compile(r"^(?P<year>\d{4})-(?P<month>\d\d)-(?P<day>\d\d) (?P<h>\d\d):(?P<m>\d\d):(?P<s>\d\d\.\d+): ")
+# The worker's own two lines around the logged run, on the same clock: "1796199536.123188 tfgraphs: session.run called".
+CALLED, RETURNED = "tfgraphs: session.run called", "tfgraphs: session.run returned"
+_MARK = re.compile(r"^(?P<epoch>\d+\.\d+) (?P<mark>tfgraphs: session\.run (?:called|returned))$")
+# executor.cc: "Process node: 4 step -1 {{node conv}} = Conv2D[...]"; step -1 is LogMemory::CONSTANT_FOLDING_STEP_ID,
+# the id GraphRunner gives the runs the classic constant folder makes.
+_PROCESS = re.compile(r"^Process node: \d+ step (?P<step>-?\d+) ")
+HANDED = "graph handed over"
+PLACED = "graph handed over, placed"
+FOLDER_RUN = "classic folder's run (step -1)"
+FOLDING = "classic folder's search"
+_OPENED_BY = {"graph_partition.cc": "partitioning", "constant_folding.cc": FOLDING}
+_PER_NODE = ("placer.cc", "executor.cc")   # files that log one line per node, in runs thinned to KEPT and the last
+KEPT = 64
+_NODE_OP = re.compile(r"\{\{node [^}]+\}\} = (?P<op>[A-Za-z0-9_]+)[\[(]")
 
 
 def pass_stage(name):
@@ -27,13 +50,106 @@ def pass_stage(name):
     return "grappler/" + name.split("{", 1)[0]
 
 
+def mark(name):
+    """The worker's own line for fd 2 at the logged run's start or end (CALLED, RETURNED), with its time."""
+    return f"{time.time():.6f} {name}\n"
+
+
 def logged_lines(text):
-    """The lines of stderr text that come from the files asked for, as TensorFlow printed them."""
-    out = []
+    """The lines of stderr text from the files asked for, as TensorFlow printed them, and the worker's two marks; of
+    each run of per-node lines (placement's, the executor's) the first KEPT and the last are kept: the first and last
+    bound its span."""
+    out, run = [], []
     for line in text.splitlines():
         m = _LINE.search(line)
-        if m and m.group("file") in ASKED_FILES:
-            out.append(line.rstrip())
+        if not _MARK.match(line) and (not m or m.group("file") not in ASKED_FILES):
+            continue
+        if run and _per_node(run[-1]) != _per_node(line):
+            out.extend(run[:KEPT] + run[KEPT:][-1:])
+            run = []
+        (run if _per_node(line) else out).append(line.rstrip())
+    out.extend(run[:KEPT] + run[KEPT:][-1:])
+    return out
+
+
+def _per_node(line):
+    """Which per-node run a line belongs to (its file and step), or None."""
+    m = _LINE.search(line)
+    if not m or m.group("file") not in _PER_NODE:
+        return None
+    p = _PROCESS.match(m.group("message").strip())
+    return m.group("file"), p and p.group("step")
+
+
+def processed(lines, step):
+    """The op types the executor logged processing in step (-1: the classic folder's runs), as logged."""
+    found = set()
+    for line in lines:
+        m = _LINE.search(line)
+        p = m and m.group("file") == "executor.cc" and _PROCESS.match(m.group("message").strip())
+        if p and int(p.group("step")) == step and _NODE_OP.search(line):
+            found.add(_NODE_OP.search(line).group("op"))
+    return found
+
+
+def stamp(line):
+    """The line's time in seconds since the epoch, or None for a line without one."""
+    found = _MARK.match(line)
+    if found:
+        return float(found.group("epoch"))
+    a, o = _ABSL_STAMP.match(line), _OLD_STAMP.match(line)
+    if a and a.group("month") == "00":
+        return float(a.group("s"))
+    found = a or o
+    if not found:
+        return None
+    year = int(o.group("year")) if o else datetime.now().year
+    whole = datetime(year, int(found.group("month")), int(found.group("day")), int(found.group("h")),
+                     int(found.group("m"))).timestamp()
+    return whole + float(found.group("s"))
+
+
+def _opens(line):
+    """The stage a line opens, or None for a line inside one (or one this module does not read)."""
+    if _MARK.match(line):
+        return HANDED if _MARK.match(line).group("mark") == CALLED else RETURNED
+    m = _LINE.search(line)
+    message = m and m.group("message").strip()
+    if not m:
+        return None
+    if m.group("file") == "graph_execution_state.cc":
+        return "BuildGraph and Grappler" if message == "BuildGraph" else None
+    if m.group("file") == "executor.cc":
+        p = _PROCESS.match(message)
+        return None if not p else FOLDER_RUN if p.group("step") == "-1" else f"the run (step {p.group('step')})"
+    if m.group("file") == "constant_folding.cc" and not (_FOLDABLE.match(message) or message == _NONE_FOLDABLE):
+        return None   # its "Replacing" lines, and Grappler's folder of the same basename: inside the stage they're in
+    return _OPENED_BY.get(m.group("file"))
+
+
+def marked(lines):
+    """True when the worker marked both ends of the logged run: older documents' logs were not."""
+    found = {m.group("mark") for m in map(_MARK.match, lines) if m}
+    return found == {CALLED, RETURNED}
+
+
+def spans(lines):
+    """[{stage, source, seconds}] of a logged first run in order: each stage from the line that opens it to the line
+    that opens the next, the last to the run's return mark (or the last line)."""
+    out, last = [], None
+    for line in lines:
+        at, stage = stamp(line), _opens(line)
+        if at is None:
+            continue
+        last = at
+        if out and out[-1]["stage"] == HANDED and _LINE.search(line) and "placer.cc:" in line:
+            out[-1]["stage"] = PLACED   # placement logs each node as it ends, inside the hand-over
+        if stage in (None, RETURNED) or (out and out[-1]["stage"] == stage):
+            continue
+        source = "session.run" if stage == HANDED else _LINE.search(line).group("file").removesuffix(".cc")
+        out.append({"stage": stage, "source": source, "start": at})
+    for span, after in zip(out, out[1:] + [{"start": last}]):
+        span["seconds"] = after["start"] - span.pop("start")
     return out
 
 

@@ -10,15 +10,18 @@ from tfgraphs.spec import kernels, tflog
 
 @contextmanager
 def captured_stderr():
-    """Hold what is written to fd 2 (TensorFlow's C++ log) in a list of lines, filled when the block ends."""
+    """Hold what is written to fd 2 (TensorFlow's C++ log), between the worker's two marks, in a list of lines filled
+    when the block ends."""
     lines = []
     sys.stderr.flush()
     saved = os.dup(2)
     with tempfile.TemporaryFile() as held:
         os.dup2(held.fileno(), 2)
+        os.write(2, tflog.mark(tflog.CALLED).encode())
         try:
             yield lines
         finally:
+            os.write(2, tflog.mark(tflog.RETURNED).encode())
             sys.stderr.flush()
             os.dup2(saved, 2)
             os.close(saved)
