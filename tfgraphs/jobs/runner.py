@@ -13,7 +13,6 @@ from contextlib import contextmanager
 
 from tfgraphs import children
 from tfgraphs.machine import installed_tf_version, machine_info
-from tfgraphs.spec import tflog
 from tfgraphs.spec.tasks import PHASE_PREFIX, to_argv
 
 
@@ -57,10 +56,11 @@ def _describe_exit(code, timed_out, timeout):
 
 def run_worker(task, label, progress, timeout=None, env=None, abort=None):
     """Run the task's worker in a fresh process; return its JSON document, or a failed one saying why."""
-    if getattr(task, "logs_first_run", False):
+    logged = getattr(task, "logs_first_run", None)
+    if logged:
         # TensorFlow reads what to log as it loads: in the worker's environment from the start, so a forked worker
         # comes from a server whose import had it (children.start keeps a server per load-time environment).
-        env = {**tflog.ENV, **(env or {})}
+        env = {**logged, **(env or {})}
     return run_process(to_argv(task), label, progress, timeout, env, abort)
 
 

@@ -5,6 +5,7 @@ import itertools
 from dataclasses import dataclass, field
 from typing import ClassVar
 
+from tfgraphs.spec import tflog
 from tfgraphs.spec.tasks import choice
 from tfgraphs.spec.variants import VARIANTS
 
@@ -76,5 +77,5 @@ class PitfallsTask:
 
     @property
     def logs_first_run(self):
-        """Whether the worker reads TensorFlow's log of its first run (spec.tflog.ENV from its start)."""
-        return self.lesson == "folding"
+        """What TensorFlow logs of the worker's first run (a spec.tflog environment, from its start), or None."""
+        return tflog.ENV if self.lesson == "folding" else None

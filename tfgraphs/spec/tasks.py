@@ -7,6 +7,7 @@ import argparse
 from dataclasses import MISSING, dataclass, field, fields, replace
 from typing import ClassVar
 
+from tfgraphs.spec import tflog
 from tfgraphs.spec.network import DTYPES
 from tfgraphs.spec.presets import PRESETS
 from tfgraphs.spec.remote import FETCHES
@@ -43,8 +44,8 @@ class SeedTask:
 
     @property
     def logs_first_run(self):
-        """Whether the worker reads TensorFlow's log of its first run (spec.tflog.ENV from its start)."""
-        return self.mode == "traced"
+        """What TensorFlow logs of the worker's first run (a spec.tflog environment, from its start), or None."""
+        return tflog.STAGES_ENV if self.mode == "traced" else None
 
     def headline(self):
         """This task measuring only the phases up to its first run (a timed task; any other mode as it is)."""
@@ -82,8 +83,8 @@ class GraphTask:
 
     @property
     def logs_first_run(self):
-        """Whether the worker reads TensorFlow's log of its first run (spec.tflog.ENV from its start)."""
-        return self.mode == "traced"
+        """What TensorFlow logs of the worker's first run (a spec.tflog environment, from its start), or None."""
+        return tflog.STAGES_ENV if self.mode == "traced" else None
 
 
 @dataclass(frozen=True)

@@ -4,11 +4,15 @@ import re
 import time
 from datetime import datetime
 
-# VLOG(1) of Grappler's meta optimizer (one line per pass), of both constant folders' source files, and of the files
-# whose first line marks each stage of a first run: placement, BuildGraph, partitioning, and the executor's lines per
-# node with their step id. 2.12 matches a module by its exact basename, absl (2.16 and newer) by glob too.
-VMODULE = ("meta_optimizer=1,constant_folding=1,placer=1,graph_execution_state=1,graph_partition=1,executor=1")
-ENV = {"TF_CPP_MIN_LOG_LEVEL": "0", "TF_CPP_VMODULE": VMODULE}
+# VLOG(1) of Grappler's meta optimizer (one line per pass) and of both constant folders' source files; 2.12 matches
+# a module by its exact basename, absl (2.16 and newer) by glob too.
+PASSES = "meta_optimizer=1,constant_folding=1"
+# ... and of the files whose first line opens each stage of a first run: placement, BuildGraph, partitioning, and the
+# executor's line per node with its step id. They log per node on every run, so only a worker that times no run
+# beside its logged one asks for them.
+VMODULE = PASSES + ",placer=1,graph_execution_state=1,graph_partition=1,executor=1"
+ENV = {"TF_CPP_MIN_LOG_LEVEL": "0", "TF_CPP_VMODULE": PASSES}
+STAGES_ENV = {"TF_CPP_MIN_LOG_LEVEL": "0", "TF_CPP_VMODULE": VMODULE}
 
 # Both prefixes end in "<file>.cc:<line>] ": absl's (2.16 and newer) names the file alone, the older one its path.
 _LINE = re.compile(r"(?:^|[\s/])(?P<path>(?:[\w.-]+/)*(?P<file>[\w.-]+\.cc)):(?P<line>\d+)\] (?P<message>.*)$")
