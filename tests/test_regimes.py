@@ -98,14 +98,24 @@ def sweep_report(points):
                                                  "tf_error": None})
 
 
-def test_sweep_names_the_boundary_and_fits_one_regime():
-    # The folded batch lies off the line on purpose: a fit that used it would leave a residual.
-    report = sweep_report([(500, True, 5000, 0.0005), (2000, False, 900, 0.2), (4000, False, 900, 0.4)])
+def test_sweep_names_the_boundary_and_fits_the_graphdef_on_every_batch():
+    # Folding rewrites the session's partition graphs, never the client's GraphDef: one line through every batch.
+    report = sweep_report([(500, True, 900, 0.0005), (2000, False, 900, 0.2), (4000, False, 900, 0.4)])
     (fit,) = fits.fits(report)
-    assert (fit.points, fit.folded, fit.max_residual_bytes, fit.overhead_bytes) == (2, False, 0, 900)
+    assert (fit.points, fit.folded, fit.max_residual_bytes, fit.overhead_bytes) == (3, None, 0, 900)
     text = words(" ".join(growth.sentences(report)))
     assert "up to batch 500 (output 5,400,000 bytes) and not from batch 2,000" in text
     assert "From batch 2,000 to 4,000" in text and "From batch 500" not in text
+    assert ("The classic folder keeps a result of at most 10,485,760 bytes (10 MiB) unless "
+            "OptimizerOptions.max_folded_constant_in_bytes sets another, and sweep leaves it at that default: that "
+            "limit lies between them.") in text
+    assert "The growth of the runs uses batch 2,000 and up only; the GraphDef's fit uses every batch" in text
+
+
+def test_a_boundary_below_the_folders_limit_is_not_said_to_bracket_it():
+    report = sweep_report([(20, True, 900, 0.0005), (100, False, 900, 0.2), (400, False, 900, 0.4)])
+    text = words(" ".join(growth.sentences(report)))
+    assert "that limit does not lie between them" in text and "that limit lies between them" not in text
 
 
 def test_one_regime_throughout_has_no_boundary():
@@ -133,42 +143,10 @@ def test_sweep_table_gives_no_first_later_ratio_for_a_folded_point():
     assert "no first / later ratio" in legend
 
 
-def test_a_boundary_with_one_batch_past_it_gives_no_fit():
+def test_a_boundary_with_one_batch_past_it_gives_no_growth_of_the_runs_but_fits_the_graphdef():
     report = sweep_report([(500, True, 900, 0.0005), (2000, False, 900, 0.2)])
-    assert fits.fits(report) == []
+    assert [(f.points, f.bytes_per_example) for f in fits.fits(report)] == [(2, 8192)]
     text = words(" ".join(growth.sentences(report)))
-    assert "Only batch 2,000 lies on the side of the largest batch, so no growth or fit is given for constant" in text
-    assert "From batch" not in text
-
-
-def test_the_conv2d_that_ran_is_named_as_the_graph_that_ran_names_it():
-    # float32 on a oneDNN build: the partition graphs hold _MklNativeConv2D, not Conv2D; the sentence names what ran.
-    from tfgraphs.findings.inside import folding_evidence
-
-    onednn = {**KEPT, "partition_ops": {"_Arg": 2, "_MklNativeConv2D": 1, "_MklNativeAvgPool": 1, "Relu": 1}}
-    plain = {**KEPT, "partition_ops": {"_Arg": 2, "Conv2D": 1, "AvgPool": 1, "Relu": 1}}
-    (renamed,), (same,) = (why.regime_sentences([row("constant", folded=False, **ops)]) for ops in (onednn, plain))
-    assert "still holds Conv2D (as _MklNativeConv2D) (partition graphs)" in renamed
-    assert "still holds Conv2D (partition graphs)" in same and "(as " not in same
-    (fed,) = folding_evidence([row("placeholder", folded=None, **onednn)])
-    assert "2 fed _Arg nodes and still holds Conv2D (as _MklNativeConv2D) (partition graphs)" in fed
-
-
-def test_a_summed_fetch_says_when_folding_replaced_the_network_and_not_when_it_ran():
-    # --returns sum: the sum is an op added to the graph, and the classic folder replaced it with the whole network.
-    from dataclasses import replace
-
-    from tfgraphs.findings import remote
-
-    config = {"batch": 1000, "dtype": "float64", "runs": 3, "trials": 4, "seed": 0, "fetches": ["sum"]}
-    fed = replace(row("placeholder", folded=None, **KEPT), const_bytes=0, graph_bytes=450, fetch="sum")
-
-    def said(*rows):
-        return words(" ".join(remote.sentences(Results("compare", config, rows))))
-
-    folded = said(replace(row("constant", folded=True, **FOLDED), fetch="sum"), fed)
-    assert ("In constant (sum), constant folding replaced the network: the graph that ran after the first run holds "
-            "no Conv2D") in folded
-    computed = said(replace(row("constant", folded=False, **KEPT), fetch="sum"), fed)
-    assert "replaced the network" not in computed and "In constant (sum), the graph that ran after the first run " \
-        "still holds Conv2D (partition graphs)" in computed
+    assert ("Only batch 2,000 lies on the side of the largest batch, so no growth of the runs is given for constant "
+            "(sweep more batches above the boundary); the GraphDef's fit uses every batch.") in text
+    assert "no growth or fit is given" not in text and "From batch" not in text

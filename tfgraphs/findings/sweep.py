@@ -156,14 +156,23 @@ def _boundary(rows, dtype):
         return [(f"{rows[0].variant}: the network was replaced by a constant at batches {', '.join(map(str, folded))} "
                 f"but not at {', '.join(map(str, kept))}, with no single boundary; growth is given within one regime.")]
     out = network.output_bytes
-    after = (f"Growth and the fit use batch {hi:,} and up only." if len(one_regime(rows)) > 1 else
-             f"Only batch {hi:,} lies on the side of the largest batch, so no growth or fit is given for "
-             f"{rows[0].variant}: sweep more batches above the boundary.")
+    after = (f"The growth of the runs uses batch {hi:,} and up only; the GraphDef's fit uses every batch: folding "
+             f"rewrites the graph the session runs, not the GraphDef." if len(one_regime(rows)) > 1 else
+             f"Only batch {hi:,} lies on the side of the largest batch, so no growth of the runs is given for "
+             f"{rows[0].variant} (sweep more batches above the boundary); the GraphDef's fit uses every batch.")
     return [(f"{rows[0].variant}: constant folding replaced the whole network by one constant up to batch {lo:,} "
              f"(output {out(lo, dtype):,} bytes) and not from batch {hi:,} (output {out(hi, dtype):,} bytes), as the "
              f"partition graphs of each batch showed: at batch {', '.join(f'{b:,}' for b in folded)} later runs "
              f"skipped the network; the boundary lies between {lo:,} and {hi:,} (no batch between them was measured). "
-             f"{after}")]
+             f"{_fold_limit(out(lo, dtype), out(hi, dtype))} {after}")]
+
+
+def _fold_limit(kept, dropped):
+    """Whether the folded outputs found bracket the classic folder's default limit, named with its knob."""
+    limit = limits.FOLDED_CONSTANT_BYTES
+    where = "lies between them" if kept <= limit < dropped else "does not lie between them"
+    return (f"The classic folder keeps a result of at most {limit:,} bytes (10 MiB) unless {limits.FOLD_KNOB} sets "
+            f"another, and sweep leaves it at that default: that limit {where}.")
 
 
 def _change(what, lo, hi, verdict, unit=fmt_s):

@@ -17,7 +17,7 @@ class Fit:
     max_batch: int | None        # largest batch whose GraphDef stays under 2 GiB; None when it does not grow
     max_residual_bytes: int
     points: int
-    folded: bool | None = None   # the regime of the batches fitted: the largest batch's (None: not recorded)
+    folded: bool | None = None   # older documents: the regime their fit kept to (folding never changes the GraphDef)
 
     def to_dict(self):
         d = asdict(self)
@@ -44,7 +44,7 @@ def largest_batch(a, b):
 
 
 def one_regime(rows):
-    """The rows in the regime of the largest batch: folded or not, a fit never spans the change."""
+    """The rows in the regime of the largest batch: folded or not, a time's growth never spans the change."""
     if not rows:
         return rows
     regime = max(rows, key=lambda r: r.batch).folded
@@ -52,15 +52,15 @@ def one_regime(rows):
 
 
 def fit_all(rows, variants):
-    """A Fit for every variant with graph sizes at two or more distinct batches of one regime."""
+    """A Fit for every variant with graph sizes at two or more distinct batches. Every batch counts: folding rewrites
+    the session's partition graphs, never the GraphDef the client built."""
     out = []
     for v in variants:
-        same = one_regime([r for r in rows if r.variant == v and r.ok and r.graph_bytes is not None])
-        points = {r.batch: r.graph_bytes for r in same}
+        points = {r.batch: r.graph_bytes for r in rows if r.variant == v and r.ok and r.graph_bytes is not None}
         if len(points) < 2:
             continue
         a, b, residual = fit_line(list(points), list(points.values()))
-        out.append(Fit(v, a, b, largest_batch(a, b), residual, len(points), same[0].folded))
+        out.append(Fit(v, a, b, largest_batch(a, b), residual, len(points)))
     return out
 
 

@@ -15,6 +15,12 @@ TENSOR = "2 GiB single-tensor limit, checked when the constant is made"
 GRAPHDEF = ("2 GiB serialized-GraphDef limit, met wherever the graph becomes one protobuf: as_graph_def() itself, "
             "SerializeToString, write_graph, a Saver's .meta and a remote session")
 
+# The classic constant folder keeps a folded result of at most this many bytes (ConstantFoldingOptions'
+# max_constant_size_in_bytes in common_runtime/constant_folding.h); graph_optimizer.cc replaces it by
+# OptimizerOptions.max_folded_constant_in_bytes when that is set above 0.
+FOLDED_CONSTANT_BYTES = 10 * 2**20
+FOLD_KNOB = "OptimizerOptions.max_folded_constant_in_bytes"
+
 # TensorFlow's own resident memory once imported; the peak in units of X's bytes comes from each Variant.
 TF_BASELINE_BYTES = 700 * 2**20
 
