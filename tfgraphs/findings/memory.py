@@ -1,4 +1,4 @@
-"""Resident-memory growth per phase, in units of X's bytes, and the first run's growth split into activations."""
+"""Resident-memory growth per phase, in units of X's bytes, and the first run's growth beside the outputs' size."""
 
 from tfgraphs.findings.evidence import rests_on
 from tfgraphs.records.stats import ratio
@@ -51,31 +51,18 @@ def first_run_growth(row):
 
 @rests_on("rss_bytes")
 def first_run_growth_sentences(ok, report):
-    """The first run's memory growth split into activations and the rest, for rows that grew by at least them."""
+    """The first run's memory growth per variant, with the network's outputs beside it for scale: computed from
+    shapes, so never subtracted from a measured growth."""
     size = data_bytes(report)
-    split, short = [], []
-    for r in ok:
-        grown, act = first_run_growth(r), activations(r, report)
-        if grown is None:
-            continue
-        (split if grown >= act else short).append((r, grown, act))
-    said = []
-    if split:
-        act = split[0][2]
-        said.append("The first run's resident-memory growth, in units of X's bytes: "
-                    + _each([r for r, _, _ in split], lambda r: _growth_parts(r, report, size))
-                    + f"; activations = the conv, pool and relu outputs ({fmt_bytes(act)}, "
-                      f"{act / size:.2f}x, from shapes and dtype), the rest is everything else the run kept.")
-    if short:
-        said.append(f"The first run of {join(r.variant for r, _, _ in short)} grew resident memory by less than its "
-                    f"activations ({_each([r for r, _, _ in short], lambda r: fmt_bytes(first_run_growth(r)))}): "
-                    f"so the growth cannot be split (memory held from earlier phases may have been reused; not measured).")
-    return said
-
-
-def _growth_parts(r, report, size):
-    grown, act = first_run_growth(r), activations(r, report)
-    return f"{grown / size:.2f}x = {act / size:.2f}x activations + {(grown - act) / size:.2f}x the rest"
+    grew = [r for r in ok if first_run_growth(r) is not None]
+    if not grew:
+        return []
+    act = activations(grew[0], report)
+    return [f"The first run's resident-memory growth, in units of X's bytes: "
+            + _each(grew, lambda r: f"{first_run_growth(r) / size:.2f}x")
+            + f". For scale only, the conv, pool and relu outputs are {act / size:.2f}x X's bytes ({fmt_bytes(act)}), "
+              f"computed from shapes and dtype, not measured: how much of the growth they are, and what else it "
+              f"holds, is not measured."]
 
 
 def build_growth(row, size):
