@@ -300,7 +300,7 @@ def _jitter(base, k, count):
     return [base * (1 + 0.01 * ((i * k) % 5 - 2)) for i in range(count)]
 
 
-def _report(times, traces=None, off=None, start=TINY["start"], batch=TINY["batch"]):
+def _report(times, traces=None, off=None, start=TINY["start"], batch=TINY["batch"], first_traces=None):
     """A shapes report from {mode: (pass 1, pass 2, ...)}, each a time for every length or a list, {mode: traces},
     and off: the same for the modes run with the switch off."""
     every = {**times, **(off or {})}.values()
@@ -311,7 +311,8 @@ def _report(times, traces=None, off=None, start=TINY["start"], batch=TINY["batch
     def row(m, passes, env):
         return ModeRun.from_worker(m, {"status": "ok", "device": "/device:CPU:0", "max_rel_err": 1e-7,
                                        "times_s": [p if isinstance(p, list) else [p] * count for p in passes],
-                                       "traces": (traces or {}).get(m), "env": env}, config.batch, config.lengths)
+                                       "traces": (traces or {}).get(m), "env": env,
+                                       "first_call_traces": (first_traces or {}).get(m)}, config.batch, config.lengths)
     rows = [row(m, passes, dict(SWITCHES_ON)) for m, passes in times.items()]
     rows += [row(m, passes, {**SWITCHES_ON, ONEDNN: "0"}) for m, passes in (off or {}).items()]
     return Results("shapes", config.to_dict(), tuple(rows), extra={"switch": ONEDNN})
@@ -469,6 +470,28 @@ def test_steady_small_penalty_is_measured():
             "median pass-1 call, "
             "paired by worker: cannot tell with n=3 pairs (a rank test needs 6 pairs)") in said
     assert "a one-time start-up cost" not in said
+    assert "What that first call traced was not recorded, so start-up is not told apart from tracing." in said
+
+
+def test_the_first_calls_difference_is_start_up_only_where_every_pass_1_call_also_traced():
+    flat = (_jitter(0.106, 3, 31), _jitter(0.106, 7, 31))
+    report = _report({"function": flat, "function-signature": flat, "blocked": flat},
+                     {"function": 31, "function-signature": 1, "blocked": 1},
+                     first_traces={"function": 1, "function-signature": 1, "blocked": 1})
+    said = _said(report)
+    assert ("That first call traced or built a graph, by the count right after it: function 1 (of 31 for 31 lengths), "
+            "function-signature 1 (of 1 for 31 lengths) and blocked 1 (of 1 for 31 lengths).") in said
+    assert "function traced every new length, so its pass-1 calls traced too and its difference is not tracing." in said
+    assert ("In function-signature and blocked the first call's trace is among its difference: start-up and tracing "
+            "together.") in said
+    assert "not recorded" not in said and "one-time start-up cost" not in said
+
+
+def test_a_real_first_call_is_counted_as_tensorflow_counts_its_traces(shapes_json):
+    found = modes(shapes_json[1])
+    assert found["function"]["first_call_traces"] == 1 and found["function"]["traces"] == TINY["count"]
+    assert found["function-signature"]["first_call_traces"] == found["function-signature"]["traces"] == 1
+    assert found["graph"]["first_call_traces"] == 1
 
 
 def test_retracing_sentence_follows_the_trace_counts():

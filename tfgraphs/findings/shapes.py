@@ -248,16 +248,34 @@ def _switch(report, ok, off):
 
 @rests_on("times_s", "khz")
 def _first_call(report, ok):
-    """The very first call of each worker against that worker's median pass-1 call: pairs, one per worker."""
-    costs = list(costs_by_mode(report, ok).values())
+    """The very first call of each worker against that worker's median pass-1 call: pairs, one per worker; what the
+    first call traced (TensorFlow's own count after it) says whether the difference is start-up alone."""
+    costs = costs_by_mode(report, ok)
     if not costs:
         return []
-    v = judge([c.first_s for c in costs], [c.new_s for c in costs], paired=True)
-    low, high = min(c.first_s for c in costs), max(c.first_s for c in costs)
+    v = judge([c.first_s for c in costs.values()], [c.new_s for c in costs.values()], paired=True)
+    low, high = min(c.first_s for c in costs.values()), max(c.first_s for c in costs.values())
     took = fmt_s(high) if fmt_s(low) == fmt_s(high) else f"{fmt_s(low)} to {fmt_s(high)}"
     each = "the worker" if len(costs) == 1 else f"each of the {len(costs)} main workers"
-    why = (": a one-time start-up cost, not a per-length one, so the first length is left out of the per-length "
-           "statistics" if v.larger else
-           "; the first length is left out of the per-length statistics all the same, as the worker's start-up")
     return [judged(f"The very first call in {each} took {took}; against the same worker's median pass-1 call, paired "
-                   f"by worker: {v.says()}{why}.", v)]
+                   f"by worker: {v.says()}. " + _first_traced([r for r in ok if r.mode in costs], report)
+                   + "The first length is left out of the per-length statistics.", v)]
+
+
+def _first_traced(rows, report):
+    """What each worker's first call traced, by TensorFlow's count after it, and what that makes its difference."""
+    counted = [r for r in rows if r.first_call_traces is not None and r.traces is not None]
+    if not counted:
+        return "What that first call traced was not recorded, so start-up is not told apart from tracing. "
+    n, uncounted = report.config["count"], [r.mode for r in rows if r not in counted]
+    each = join([f"{r.mode} {r.first_call_traces} (of {r.traces} for {n} lengths)" for r in counted]
+                + ([f"no count in {join(uncounted)}"] if uncounted else []))
+    every = [r.mode for r in counted if r.first_call_traces >= 1 and r.traces >= n]
+    once = [r.mode for r in counted if r.first_call_traces >= 1 and r.traces < n]
+    said = f"That first call traced or built a graph, by the count right after it: {each}. "
+    if every:
+        said += (f"{join(every)} traced every new length, so its pass-1 calls traced too and its difference is not "
+                 f"tracing. ")
+    if once:
+        said += f"In {join(once)} the first call's trace is among its difference: start-up and tracing together. "
+    return said

@@ -239,6 +239,7 @@ class ModeRun:
     error: str | None = None
     device: str | None = None
     traces: int | None = None   # tf.function traces; for graph mode, the graphs built
+    first_call_traces: int | None = None   # the same count right after the worker's very first call
     times_s: tuple = ()         # one tuple per pass, one time per length
     khz: tuple = ()             # per pass: median over lengths after the first of batch * length / 1000 / s
     env: dict = field(default_factory=dict)
@@ -258,7 +259,7 @@ class ModeRun:
         return cls.from_dict({**doc, "mode": mode, "times_s": times, "khz": khz})
 
     def to_dict(self):
-        d = {k: v for k, v in asdict(self).items() if v is not None or k != "worker_start"}
+        d = {k: v for k, v in asdict(self).items() if v is not None or k not in ("worker_start", "first_call_traces")}
         return {**d, "times_s": [list(p) for p in self.times_s], "khz": list(self.khz)}
 
     @classmethod
