@@ -247,6 +247,31 @@ def test_watching_in_process_records_a_tiny_graph_and_restores_the_session():
     assert (feed["line"], feed["bytes"], feed["calls"], feed["same_calls"]) == (line + 3, BIG.nbytes, 2, 2)
 
 
+def test_every_value_feed_dict_converts_is_counted_as_the_array_it_hands_tensorflow():
+    from tfgraphs.tfimport import import_tensorflow
+    from tfgraphs.worker.watching import watching
+
+    tf = import_tensorflow()
+    listed = BIG.tolist()   # a nested list, converted by session.py to float32 for x
+    graph = tf.Graph()
+    with watching(min_bytes=MIN_BYTES) as seen:
+        with graph.as_default():
+            x = tf.compat.v1.placeholder(tf.float32, [50, 8, 8, 1], name="x")
+            k = tf.compat.v1.placeholder(tf.int64, [], name="k")
+            y = tf.reduce_sum(x) * tf.cast(k, tf.float32)
+            with tf.compat.v1.Session(graph=graph) as sess:
+                line = sys._getframe().f_lineno + 2
+                for _ in range(3):
+                    sess.run(y, {x: listed, "k:0": np.int64(2)})
+                sess.run(y, {x: BIG, k: 3})   # float64 converted to float32: half the bytes
+    doc = seen.document()
+    converted = np.asarray(listed, dtype=np.float32).nbytes + 8
+    assert [(c["line"], c["n"], c["feed_bytes_per_call"]) for c in doc["calls"]] == [
+        (line, 3, converted), (line + 1, 1, converted)]
+    assert [(f["line"], f["feed"], f["bytes"], f["calls"], f["same_calls"]) for f in doc["feeds"]] == [
+        (line, "x:0", BIG.nbytes // 2, 3, 3), (line + 1, "x:0", BIG.nbytes // 2, 1, 1)]
+
+
 def test_a_fault_in_the_hooks_never_reaches_the_script(monkeypatch):
     from tfgraphs.tfimport import import_tensorflow
     from tfgraphs.worker.watching import Watch

@@ -58,6 +58,25 @@ def fingerprint(array):
     return zlib.crc32(array.flat[::step].tobytes())
 
 
+def fed_dtype(key, graph):
+    """The NumPy dtype of the tensor a feed key names (a Tensor, or its name in graph), or None."""
+    try:
+        tensor = graph.as_graph_element(key) if isinstance(key, str) and graph is not None else key
+        return tensor.dtype.as_numpy_dtype
+    except Exception:   # a key session.py reads otherwise (a nested structure, a sparse tensor): left uncounted
+        return None
+
+
+def handed(numpy, value, dtype):
+    """The array session.py hands TensorFlow for value (np.asarray at the feed's dtype), or None where it does not."""
+    if isinstance(value, numpy.ndarray) and dtype in (None, value.dtype):
+        return value
+    try:
+        return numpy.asarray(value, dtype=dtype)
+    except (TypeError, ValueError):
+        return None
+
+
 class FeedRecord:
     """One feed of one call site that was given a big array: how often, and how often the first one again."""
 
@@ -87,18 +106,22 @@ class CallSites:
         self.min_bytes = min_bytes
         self.sites = {}
 
-    def examine_feeds(self, pairs):
-        """(bytes of NumPy arrays fed, [(feed name, nbytes, sameness key)] of those of at least min_bytes)."""
+    def examine_feeds(self, pairs, graph=None):
+        """(bytes handed to TensorFlow, [(feed name, nbytes, sameness key)] of the feeds of at least min_bytes): each
+        value as session.py converts it, np.asarray at the fed tensor's dtype, whatever its type (list, scalar)."""
         numpy = sys.modules.get("numpy")
         if numpy is None:
             return 0, []
         total, big = 0, []
         for key, value in pairs:
-            if isinstance(value, numpy.ndarray):
-                total += value.nbytes
-                if value.nbytes >= self.min_bytes:
-                    same = (id(value), value.shape, value.dtype.str, fingerprint(value))
-                    big.append((feed_name(key), value.nbytes, same))
+            array = handed(numpy, value, fed_dtype(key, graph))
+            if array is None:
+                continue
+            total += array.nbytes
+            if array.nbytes >= self.min_bytes:
+                # The value the script passed is what it repeats: a list converted anew is still the same list.
+                same = (id(value), array.shape, array.dtype.str, fingerprint(array))
+                big.append((feed_name(key), array.nbytes, same))
         return total, big
 
     def record(self, where, kind, signature, seconds, feeds, run_index):

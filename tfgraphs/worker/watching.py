@@ -147,7 +147,7 @@ class Watch:
         run_index = self.runs
         self.runs += 1
         state.runs += 1
-        return where, kind, signature, self.calls.examine_feeds(feed_pairs), run_index
+        return where, kind, signature, self.calls.examine_feeds(feed_pairs, graph), run_index
 
     def _after(self, before, seconds):
         """Record a finished call."""
