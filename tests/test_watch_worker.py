@@ -272,6 +272,28 @@ def test_every_value_feed_dict_converts_is_counted_as_the_array_it_hands_tensorf
         (line, "x:0", BIG.nbytes // 2, 3, 3), (line + 1, "x:0", BIG.nbytes // 2, 1, 1)]
 
 
+def test_ops_made_before_a_sessions_first_run_are_not_growth_and_those_between_its_runs_are():
+    from tfgraphs.tfimport import import_tensorflow
+    from tfgraphs.worker.watching import watching
+
+    tf = import_tensorflow()
+    graph = tf.Graph()
+    with watching(min_bytes=MIN_BYTES) as seen:
+        with graph.as_default():
+            y = tf.constant(1.0) + 1.0
+            with tf.compat.v1.Session(graph=graph) as first:
+                first.run(y)
+            z = y * 2.0          # made after the first session's runs, before the second's first run
+            with tf.compat.v1.Session(graph=graph) as second:
+                second.run(z)
+                line = sys._getframe().f_lineno + 2
+                for _ in range(3):
+                    w = z + 3.0   # made between the second session's runs: growth
+                    second.run(w)
+    growth = seen.document()["growth"]
+    assert [(g["line"], g["ops"], g["runs"]) for g in growth] == [(line, 6, 3)]
+
+
 def test_a_fault_in_the_hooks_never_reaches_the_script(monkeypatch):
     from tfgraphs.tfimport import import_tensorflow
     from tfgraphs.worker.watching import Watch

@@ -41,7 +41,9 @@ def growth_table(w):
     rows = tuple((where(w, g["file"], g["line"]), fmt_int(g["ops"]), fmt_int(g["runs"]),
                   ", ".join(f"{n} {t}" for t, n in sorted(g["op_types"].items()))) for g in w.growth)
     return (Table(("line", "ops", "runs", "op types"), rows, keys=1, wrap=((0, 40), (3, 40))),
-            "Ops created after a session's first run, by the line that made them.")
+            "Ops created after a session ran their graph, by the line that made them: in the gaps between that "
+            "session's runs, or after its last. Ops made before a session's first run are what it starts with, and are "
+            "not counted. runs = the gaps they fell in.")
 
 
 def feeds_table(w):
@@ -60,7 +62,7 @@ def functions_table(w):
 def render(w, fmt="simple", width=WIDTH, verbose=False, figure=None):
     """The whole watched run as text: the answer, the call sites, then what else was seen (all with verbose)."""
     parts = (("Session.run calls", w.calls, calls_table), ("Large constants", w.consts, consts_table),
-             ("Ops made after the first run", w.growth, growth_table), ("Large feeds", w.feeds, feeds_table),
+             ("Ops made between a session's runs", w.growth, growth_table), ("Large feeds", w.feeds, feeds_table),
              ("tf.function traces", w.functions, functions_table))
     sections = [(title, *make(w)) for title, held, make in parts if held and (verbose or title != "Large feeds")]
     said = sentences(w)

@@ -13,7 +13,8 @@ BYTES_PER_DIM = 12
 
 
 class GraphState:
-    """One graph's scan position (a node id of its C graph) and how many session calls have run it."""
+    """One graph's scan position (a node id of its C graph), how many session calls have run it, by which sessions,
+    and the ops made since its last run, not yet known to be growth."""
 
     serials = itertools.count()
 
@@ -22,6 +23,8 @@ class GraphState:
         self.ref = weakref.ref(graph, forget)
         self.next_position = 0
         self.runs = 0
+        self.sessions = weakref.WeakKeyDictionary()   # session -> its runs of this graph
+        self.pending = []                             # (where, op type) made since the graph's last run
 
 
 class GraphOps:
@@ -63,7 +66,24 @@ class GraphOps:
                 if entry is not None:
                     self.consts.append(entry)
             if state.runs:
-                self._grew(where, op.type, (state.serial, state.runs))
+                state.pending.append((where, op.type))
+
+    def settle(self, state, session):
+        """Before session runs the graph: the ops made since its last run are growth if this session ran it before;
+        made before a session's first run, they are what that session starts with, and no leak."""
+        ran = state.sessions.get(session, 0)
+        if ran:
+            for where, op_type in state.pending:
+                self._grew(where, op_type, (state.serial, state.runs))
+        state.pending.clear()
+        state.sessions[session] = ran + 1
+
+    def settle_all(self):
+        """At the end: ops made after a graph's last run, by then run by some session, are growth."""
+        for state in self.states.values():
+            for where, op_type in state.pending:
+                self._grew(where, op_type, (state.serial, state.runs))
+            state.pending.clear()
 
     @staticmethod
     def _new_ops(graph, state):

@@ -139,11 +139,13 @@ class Watch:
             if before is not None:
                 self.guard(self._after, before, seconds)
 
-    def _before(self, graph, kind, signature, feed_pairs):
-        """Note a call about to run graph: its user line, the graph's new ops, the arrays fed."""
+    def _before(self, session, kind, signature, feed_pairs):
+        """Note a call about to run session's graph: its user line, the graph's new ops, the arrays fed."""
         where = self.frames.of_stack(sys._getframe(1))
+        graph = session.graph
         state = self.graphs.state(graph)
         self.graphs.examine_all(self.runs)
+        self.graphs.settle(state, session)
         run_index = self.runs
         self.runs += 1
         state.runs += 1
@@ -159,7 +161,7 @@ class Watch:
         bound = bind(RUN_ARGS, args, kwargs)
         feed_dict = bound.get("feed_dict") or {}
         signature = run_signature(bound.get("fetches"), feed_dict, bound.get("options"), bound.get("run_metadata"))
-        return self._before(session.graph, "run", signature, list(feed_dict.items()))
+        return self._before(session, "run", signature, list(feed_dict.items()))
 
     def _hooked_run(self, original):
         """Session.run, recorded."""
@@ -179,11 +181,11 @@ class Watch:
         return f"callable {serial}: fetches={describe(fetches)} feeds=[{', '.join(feed_names)}]"
 
     def _made_callable(self, session, args, kwargs):
-        """(signature, feed list, graph) of a callable make_callable(*args, **kwargs) made."""
+        """(signature, feed list, session) of a callable make_callable(*args, **kwargs) made."""
         bound = bind(MAKE_CALLABLE_ARGS, args, kwargs)
         feed_list = list(bound.get("feed_list") or [])
         signature = self._callable_signature(bound.get("fetches"), [feed_name(f) for f in feed_list])
-        return signature, feed_list, session.graph
+        return signature, feed_list, session
 
     def _hooked_make_callable(self, original):
         """Session.make_callable, whose callables are recorded as calls of the line calling them."""
@@ -195,12 +197,12 @@ class Watch:
             noted = watch.guard(watch._made_callable, session, args, kwargs)
             if noted is None:
                 return made
-            signature, feed_list, graph = noted
+            signature, feed_list, maker = noted
 
             def watched_callable(*call_args, **call_kwargs):
                 if watch.busy():
                     return made(*call_args, **call_kwargs)
-                before = watch.guard(watch._before, graph, "callable", signature, list(zip(feed_list, call_args)))
+                before = watch.guard(watch._before, maker, "callable", signature, list(zip(feed_list, call_args)))
                 return watch.timed(before, made, *call_args, **call_kwargs)
             return watched_callable
         return make_callable
@@ -226,7 +228,7 @@ class Watch:
     def _before_callable_object(self, made, args):
         """_before for a call of a callable made from CallableOptions."""
         signature, feeds = self.callables.get(id(made)) or (f"callable ?{id(made)}", [])
-        return self._before(made._session.graph, "callable", signature, list(zip(feeds, args)))
+        return self._before(made._session, "callable", signature, list(zip(feeds, args)))
 
     def _hooked_callable_call(self, original):
         """BaseSession._Callable.__call__, recorded."""
@@ -246,6 +248,7 @@ class Watch:
         if ops is not None:
             self.graphs.state(ops.get_default_graph())
         self.graphs.examine_all(self.runs)
+        self.graphs.settle_all()
 
     def _functions_list(self):
         """The functions entries: each tf.function made and how often TensorFlow traced it."""
