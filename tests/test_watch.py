@@ -191,6 +191,15 @@ def test_a_script_without_tensorflow_is_told_so_and_keeps_its_status(tmp_path):
     assert "no_tensorflow.py exited with status 3" in said
 
 
+def test_a_graph_built_and_never_run_is_said_as_seen(tmp_path):
+    proc, doc = watched(tmp_path, SCRIPTS / "never_runs.py")
+    assert proc.returncode == 0 and doc["runs"] == 0 and doc["graph_ops"] >= 5
+    said = words(proc.stdout)
+    assert (f"It built a graph of {doc['graph_ops']:,} ops and ran no session and no tf.function: nothing ran, so "
+            f"there were no runs to time.") in said
+    assert "never used TensorFlow's graph mode" not in said and "nothing to watch" not in said
+
+
 @pytest.mark.parametrize("whole_group", [True, False], ids=["ctrl-c", "sigint-to-tfgraphs"])
 def test_ctrl_c_reports_what_was_seen_then_exits_130(tmp_path, whole_group, own_servers):
     out = tmp_path / "seen.json"

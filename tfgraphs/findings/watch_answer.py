@@ -13,11 +13,23 @@ def answer(w):
     said = [_ending(w)]
     if w.status != "ok":
         return said + [f"The hooks could not watch it: {w.error}."]
+    if w.graph_ops and not (w.runs or w.functions):
+        return said + [f"It built a graph of {w.graph_ops:,} op{'s' if w.graph_ops != 1 else ''} and ran no session "
+                       f"and no tf.function: nothing ran, so there were no runs to time." + _consts_seen(w)]
     if not w.touched_tensorflow or not (w.runs or w.consts or w.growth or w.functions):
         return said + ["It never used TensorFlow's graph mode (no session run, no Const, no tf.function): nothing "
                        "to watch."]
     found = _found(w)
     return said + (found or [*_traced(w), _clean(w)])
+
+
+def _consts_seen(w):
+    """' Its Consts of N bytes or more: ...' for a graph never run, or ''."""
+    if not w.consts:
+        return ""
+    return (f" Its Consts of {w.min_bytes:,} bytes or more: "
+            + ", ".join(f"{c['name']} ({where(w, c['file'], c['line'])}, {c['bytes']:,} bytes)" for c in w.consts[:3])
+            + ".")
 
 
 def _ending(w):

@@ -22,6 +22,7 @@ class Watching(Provenance):
     ended: str | None = None               # "exit", "raised" or "interrupted"
     touched_tensorflow: bool | None = None
     runs: int = 0                          # Session.run and callable calls, in the order made
+    graph_ops: int | None = None           # ops of every graph seen, whether run or not (None: older documents)
     calls: tuple = ()      # ({file, line, kind, n, signatures, first_s, later_median_s, feed_bytes_per_call, times_s,
                            #   signature_first_s, first_run_index}, ...)
     consts: tuple = ()     # ({file, line, name, bytes, tensor_bytes, dtype, shape, runs_before}, ...)
@@ -46,7 +47,7 @@ class Watching(Provenance):
         return min(later, key=lambda c: c["first_run_index"], default=None)
 
     def to_dict(self):
-        body = {k: v for k, v in asdict(self).items() if k not in PROVENANCE}
+        body = {k: v for k, v in asdict(self).items() if k not in PROVENANCE and (v is not None or k != "graph_ops")}
         for key in ("argv", "calls", "consts", "growth", "feeds", "functions", "findings"):
             body[key] = [dict(x) if isinstance(x, dict) else x for x in getattr(self, key)]
         return {**envelope(self.command), **provenance(self), **body}

@@ -159,7 +159,7 @@ def document(watch, options, code, ended):
     return {"status": seen["status"], "error": seen["error"], "tf_version": seen["tf_version"],
             "script": options.script_path, "argv": [options.script, *options.args], "tf1": options.tf1,
             "min_bytes": options.min_bytes, "exit_code": code, "ended": ended,
-            "touched_tensorflow": seen["touched_tensorflow"], "runs": seen["runs"],
+            "touched_tensorflow": seen["touched_tensorflow"], "runs": seen["runs"], "graph_ops": seen["graph_ops"],
             **{key: seen[key] for key in ("calls", "consts", "growth", "feeds", "functions")}}
 
 

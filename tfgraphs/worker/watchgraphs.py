@@ -36,6 +36,7 @@ class GraphOps:
         self.states = {}
         self.consts = []
         self.growth = {}
+        self.ops = 0   # every op of every graph examined
 
     def state(self, graph):
         """The GraphState of graph, tracked from now on (weakly: a graph the script drops is not kept alive)."""
@@ -60,6 +61,7 @@ class GraphOps:
     def examine(self, graph, state, runs_so_far):
         """Examine the ops graph gained since the last look."""
         for op in self._new_ops(graph, state):
+            self.ops += 1
             where = self.frames.of_traceback(op.traceback)
             if op.type == "Const":
                 entry = self._const(op, where, runs_so_far)

@@ -265,7 +265,7 @@ class Watch:
         imported = sys.modules.get("tensorflow")   # the script's tensorflow, or tf.compat.v1 under --tf1
         return {"status": "ok" if self.error is None else "failed", "error": self.error,
                 "tf_version": getattr(imported, "__version__", None), "touched_tensorflow": imported is not None,
-                "runs": self.runs, **{key: value or [] for key, value in made.items()}}
+                "runs": self.runs, "graph_ops": self.graphs.ops, **{key: value or [] for key, value in made.items()}}
 
 
 def traces_of(function):
