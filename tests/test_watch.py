@@ -183,6 +183,32 @@ def test_a_script_that_raises_shows_its_traceback_then_the_report(tmp_path):
     assert "raises.py raised (exit status 1): 1 Session.run call from 1 line." in words(proc.stdout)
 
 
+def test_an_error_inside_session_run_has_the_traceback_python_gives(tmp_path):
+    script = SCRIPTS / "raises_in_run.py"
+    env = {k: v for k, v in os.environ.items() if k != "TF_CPP_MIN_LOG_LEVEL"}
+    plain = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=120)
+    watched_proc = subprocess.run([sys.executable, "-m", "tfgraphs", "watch", "--quiet", "--json",
+                                   str(tmp_path / "w.json"), str(script)], capture_output=True, text=True, env=env,
+                                  timeout=120)
+    assert plain.returncode == watched_proc.returncode == 1
+
+    def traceback_of(err):
+        return err[err.index("Traceback (most recent call last)"):]
+    # Every frame python printed, and none of the watch's own hooks around Session.run.
+    assert traceback_of(watched_proc.stderr) == traceback_of(plain.stderr)
+    assert "Cannot feed value of shape (3,)" in watched_proc.stderr and "tfgraphs" not in traceback_of(
+        watched_proc.stderr)
+
+
+def test_the_scripts_environment_is_the_users(tmp_path):
+    script = tmp_path / "env.py"
+    script.write_text("import os\nprint(repr(os.environ.get('TF_CPP_MIN_LOG_LEVEL')))\n")
+    env = {k: v for k, v in os.environ.items() if k != "TF_CPP_MIN_LOG_LEVEL"}
+    proc = subprocess.run([sys.executable, "-m", "tfgraphs", "watch", "--quiet", "--json", str(tmp_path / "w.json"),
+                           str(script)], capture_output=True, text=True, env=env, timeout=120)
+    assert proc.returncode == 0 and proc.stdout.startswith("None\n"), proc.stderr
+
+
 def test_a_script_without_tensorflow_is_told_so_and_keeps_its_status(tmp_path):
     proc, doc = watched(tmp_path, SCRIPTS / "no_tensorflow.py", flags=())
     assert proc.returncode == 3 and proc.stdout.startswith("no TensorFlow here\n")

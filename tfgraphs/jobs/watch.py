@@ -55,10 +55,8 @@ def run(config, plan, progress, timeout=None):
     with tempfile.TemporaryDirectory(prefix="tfgraphs-watch-") as held:
         out = os.path.join(held, "watch.json")
         progress.say(os.path.basename(config.script), "running under watch")
-        # TensorFlow's C++ start-up lines (no GPU found, CPU features) are held back as in every worker, unless the
-        # user's environment says otherwise.
-        env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": os.environ.get("TF_CPP_MIN_LOG_LEVEL", "2")}
-        proc = children.start(argv(config, out), env=env)
+        # The script's environment is the user's, as `python SCRIPT` would get it: TensorFlow logs what it would.
+        proc = children.start(argv(config, out), env=dict(os.environ))
         try:
             code = _wait(proc, timeout)
         finally:

@@ -105,11 +105,20 @@ def is_ours(filename):
 
 
 def print_user_traceback(exc):
-    """Print exc as Python would, its traceback starting at the script rather than at this runner."""
-    tb = exc.__traceback__
-    while tb is not None and is_ours(tb.tb_frame.f_code.co_filename):
-        tb = tb.tb_next
-    traceback.print_exception(type(exc), exc, tb)
+    """Print exc as `python SCRIPT` would: no frame of this runner or of the watch's hooks, in it or its causes."""
+    shown = traceback.TracebackException(type(exc), exc, exc.__traceback__)
+    for each in _chained(shown):
+        each.stack = traceback.StackSummary.from_list([f for f in each.stack if not is_ours(f.filename)])
+    print("".join(shown.format()), end="", file=sys.stderr)
+
+
+def _chained(shown, seen=None):
+    """shown and every exception it was raised from or during, each once."""
+    seen = set() if seen is None else seen
+    if shown is None or id(shown) in seen:
+        return []
+    seen.add(id(shown))
+    return [shown, *_chained(shown.__cause__, seen), *_chained(shown.__context__, seen)]
 
 
 def exit_status(code):
