@@ -3,6 +3,7 @@ and the bad inputs. Each watched script is a process of its own (it imports Tens
 bad input is refused from a fresh interpreter once, and by tfgraphs.cli.main in this process."""
 
 import json
+from dataclasses import replace
 import os
 import re
 import signal
@@ -156,6 +157,26 @@ def test_the_new_signature_finding_is_the_judges_verdict_on_new_first_calls_agai
     assert diagnoses(Watching(script="s.py", calls=(few,))) == ()
     fast = record().calls[0] | {"times_s": [0.9, 0.6, 0.5, 0.5, 0.6, 0.4, 0.45, 0.45, 0.55, 0.6]}
     assert diagnoses(Watching(script="s.py", calls=(fast,))) == ()
+
+
+def test_a_new_signature_under_one_percent_of_the_run_stays_out_of_the_answer():
+    from tfgraphs.findings.watch_answer import answer
+
+    # The new sets' first calls cost 1.906 s beyond a repeat (0.011 s): 0.48% of a 400 s script, 19% of a 10 s one.
+    small = replace(record(), script_s=400.0, exit_code=0, ended="exit", touched_tensorflow=True)
+    small = replace(small, findings=diagnoses(small))
+    [found] = small.findings
+    assert found["evidence"]["cost_s"] == pytest.approx(1.906)
+    assert found["evidence"]["share"] == pytest.approx(1.906 / 400)
+    said = words(" ".join(answer(small)))
+    assert "different sets of fed and fetched names" not in said
+    assert "1 smaller finding (new-signature), each under 1% of the script's run time: see below." in said
+    assert "No finding" not in said
+    assert "; together 1.91 s beyond a repeat, 0.5% of the script's 400.00 s run." in words(sentence_of(small, found))
+    large = replace(small, script_s=10.0)
+    large = replace(large, findings=diagnoses(large))
+    said = words(" ".join(answer(large)))
+    assert "ran 5 different sets of fed and fetched names" in said and "smaller finding" not in said
 
 
 def test_growth_on_one_run_and_a_feed_that_changes_are_not_findings():

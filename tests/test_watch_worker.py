@@ -84,7 +84,8 @@ def test_tf1_script_runs_and_exit_status_is_kept(tf1_run):
         "status": "ok", "error": None, "tf_version": installed_tf_version(), "script": str(script), "argv": [str(script)],
         "tf1": True, "min_bytes": MIN_BYTES, "exit_code": 3, "ended": "exit", "touched_tensorflow": True, "runs": 7}
     assert list(doc) == ["status", "error", "tf_version", "script", "argv", "tf1", "min_bytes", "exit_code", "ended",
-                         "touched_tensorflow", "runs", "graph_ops", "calls", "consts", "growth", "feeds", "functions"]
+                         "touched_tensorflow", "runs", "graph_ops", "script_s", "calls", "consts", "growth", "feeds",
+                         "functions"]
     assert doc["functions"] == []
     assert not (script.parent / "doc.json.tmp").exists()
 
@@ -179,6 +180,7 @@ def test_script_without_tensorflow_sees_what_python_gives(tmp_path):
     assert proc.returncode == plain.returncode == 0, proc.stderr
     assert json.loads(proc.stdout) == json.loads(plain.stdout)
     assert json.loads(proc.stdout)["tensorflow"] is False
+    assert 0 < doc.pop("script_s") < 60
     assert doc == {"status": "ok", "error": None, "tf_version": None, "script": str(script),
                    "argv": [str(script), *args], "tf1": False, "min_bytes": MIN_BYTES, "exit_code": 0,
                    "ended": "exit", "touched_tensorflow": False, "runs": 0, "graph_ops": 0, "calls": [], "consts": [],

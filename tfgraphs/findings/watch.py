@@ -46,7 +46,16 @@ def _signatures(w, d):
     firsts = ", ".join(sig3(t * 1e3) for t in e["new_first_s"])
     return judged(f"{where(w, d['file'], d['line'])} ran {e['signatures']} different sets of fed and fetched names; "
                   f"the new sets' first calls took {firsts} ms against {sig3(e['repeat_median_s'] * 1e3)} ms median "
-                  f"for the {e['repeats']} repeats of a set used before: slower, {verdict.says()}.", verdict)
+                  f"for the {e['repeats']} repeats of a set used before: slower, {verdict.says()}" + _cost(w, e)
+                  + ".", verdict)
+
+
+def _cost(w, e):
+    """'; together N ms beyond a repeat, P% of the script's T run' where the document has both."""
+    if e.get("cost_s") is None:
+        return ""
+    share = "" if e.get("share") is None else f", {100 * e['share']:.1f}% of the script's {fmt_s(w.script_s)} run"
+    return f"; together {fmt_s(e['cost_s'])} beyond a repeat{share}"
 
 
 def _retracing(w, d):

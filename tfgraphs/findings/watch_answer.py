@@ -6,6 +6,7 @@ from tfgraphs.findings.evidence import rests_on
 from tfgraphs.findings.watch import SAID, where
 
 SHOWN = 4   # diagnoses in the answer; the rest are in the findings
+SMALL = 0.01   # a timed diagnosis costing less than this share of the script's run time stays out of the answer
 
 
 def answer(w):
@@ -49,12 +50,20 @@ def _ending(w):
 
 @rests_on("findings")
 def _found(w):
-    """The first diagnoses; past SHOWN, the last line says how many more the findings hold."""
-    if len(w.findings) <= SHOWN:
-        return [SAID[d["kind"]](w, d) for d in w.findings]
-    more = len(w.findings) - SHOWN + 1
-    return [SAID[d["kind"]](w, d) for d in w.findings[:SHOWN - 1]] + [
-        f"And {more} more findings ({', '.join(sorted({d['kind'] for d in w.findings[SHOWN - 1:]}))}): see below."]
+    """The first diagnoses that matter; past SHOWN, and for those timed under SMALL of the run, a last line says how
+    many more the findings hold."""
+    small = [d for d in w.findings if d["evidence"].get("share") is not None and d["evidence"]["share"] < SMALL]
+    large = [d for d in w.findings if d not in small]
+    shown = large if len(large) <= SHOWN and not small else large[:SHOWN - 1]
+    said = [SAID[d["kind"]](w, d) for d in shown]
+    rest = [d for d in large if d not in shown]
+    if rest:
+        said.append(f"And {len(rest)} more findings ({', '.join(sorted({d['kind'] for d in rest}))}): see below.")
+    if small:
+        said.append(f"{len(small)} smaller finding{'s' if len(small) != 1 else ''} "
+                    f"({', '.join(sorted({d['kind'] for d in small}))}), each under {SMALL:.0%} of the script's run "
+                    f"time: see below.")
+    return said
 
 
 @rests_on("functions")

@@ -23,6 +23,7 @@ class Watching(Provenance):
     touched_tensorflow: bool | None = None
     runs: int = 0                          # Session.run and callable calls, in the order made
     graph_ops: int | None = None           # ops of every graph seen, whether run or not (None: older documents)
+    script_s: float | None = None          # the script's run time, from its start to its end (None: older documents)
     calls: tuple = ()      # ({file, line, kind, n, signatures, first_s, later_median_s, feed_bytes_per_call, times_s,
                            #   signature_first_s, first_run_index}, ...)
     consts: tuple = ()     # ({file, line, name, bytes, tensor_bytes, dtype, shape, runs_before}, ...)
@@ -47,7 +48,7 @@ class Watching(Provenance):
         return min(later, key=lambda c: c["first_run_index"], default=None)
 
     def to_dict(self):
-        body = {k: v for k, v in asdict(self).items() if k not in PROVENANCE and (v is not None or k != "graph_ops")}
+        body = {k: v for k, v in asdict(self).items() if k not in PROVENANCE and (v is not None or k not in ("graph_ops", "script_s"))}
         for key in ("argv", "calls", "consts", "growth", "feeds", "functions", "findings"):
             body[key] = [dict(x) if isinstance(x, dict) else x for x in getattr(self, key)]
         return {**envelope(self.command), **provenance(self), **body}
@@ -77,7 +78,7 @@ def _found(w):
               for f in w.feeds if f["calls"] >= 2 and f["same_calls"] == f["calls"]]
     found += [{"kind": "graph-growth", "file": g["file"], "line": g["line"],
                "evidence": {k: g[k] for k in ("ops", "runs", "op_types")}} for g in w.growth if g["runs"] >= 2]
-    found += [d for d in map(_new_signatures, w.calls) if d]
+    found += [d for d in (_new_signatures(c, w.script_s) for c in w.calls) if d]
     found += [{"kind": "retracing", "file": f["file"], "line": f["line"],
                "evidence": {"name": f["name"], "traces": f["traces"]}} for f in w.functions if f["traces"] >= 2]
     return found
@@ -92,9 +93,9 @@ def _embedded(w, const):
     return {"kind": "embedded-constant", "file": const["file"], "line": const["line"], "evidence": evidence}
 
 
-def _new_signatures(call):
+def _new_signatures(call, script_s):
     """A call site that used several fetch/feed sets, where the judge finds the new sets' first calls slower than
-    the repeats of sets it had used before."""
+    the repeats of sets it had used before, with what they cost beyond a repeat and its share of the script's time."""
     firsts = list(call.get("signature_first_s") or ())
     repeats = list(call.get("times_s") or ())
     for t in firsts:
@@ -105,6 +106,9 @@ def _new_signatures(call):
     verdict = judge(firsts[1:], repeats)
     if not verdict.larger:
         return None
+    typical = statistics.median(repeats)
+    cost = sum(t - typical for t in firsts[1:])
     return {"kind": "new-signature", "file": call["file"], "line": call["line"],
             "evidence": {"signatures": call["signatures"], "new_first_s": firsts[1:], "repeats": len(repeats),
-                         "repeat_median_s": statistics.median(repeats), "verdict": verdict.to_dict()}}
+                         "repeat_median_s": typical, "verdict": verdict.to_dict(), "cost_s": cost,
+                         "share": None if not script_s else cost / script_s}}

@@ -9,6 +9,7 @@ import runpy
 import signal
 import sys
 import threading
+import time
 import traceback
 
 from tfgraphs.worker.watching import Watch
@@ -162,22 +163,23 @@ def write_document(doc, path):
     os.replace(tmp, path)
 
 
-def document(watch, options, code, ended):
-    """The whole watch document."""
+def document(watch, options, code, ended, started=None):
+    """The whole watch document; started = perf_counter() when the script began, for its run time."""
     seen = watch.document()
+    script_s = None if started is None else time.perf_counter() - started
     return {"status": seen["status"], "error": seen["error"], "tf_version": seen["tf_version"],
             "script": options.script_path, "argv": [options.script, *options.args], "tf1": options.tf1,
             "min_bytes": options.min_bytes, "exit_code": code, "ended": ended,
             "touched_tensorflow": seen["touched_tensorflow"], "runs": seen["runs"], "graph_ops": seen["graph_ops"],
-            **{key: seen[key] for key in ("calls", "consts", "growth", "feeds", "functions")}}
+            "script_s": script_s, **{key: seen[key] for key in ("calls", "consts", "growth", "feeds", "functions")}}
 
 
-def finish(watch, options, code, ended):
+def finish(watch, options, code, ended, started=None):
     """Write the document, run the script's exit handlers, flush, and leave without TensorFlow's slow teardown."""
     # Nothing may cut the document short now: a late Ctrl-C is ignored.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
-        write_document(document(watch, options, code, ended), options.out)
+        write_document(document(watch, options, code, ended, started), options.out)
     except Exception as exc:
         print(f"tfgraphs watch: cannot write {options.out}: {exc}", file=sys.stderr)
     atexit._run_exitfuncs()
@@ -197,6 +199,7 @@ def main(argv=None):
         print(f"{sys.executable}: can't open file {options.script_path!r}: [Errno 2] No such file or directory",
               file=sys.stderr)
         finish(watch, options, 2, "raised")
+    started = time.perf_counter()
     if options.tf1:
         code, ended = outcome(lambda: (prepare_tf1(watch), run_script(options)))
     else:
@@ -205,7 +208,7 @@ def main(argv=None):
     if ended != "interrupted":
         waited = outcome(wait_for_threads)
         code, ended = (waited if waited[1] == "interrupted" else (code, ended))
-    finish(watch, options, code, ended)
+    finish(watch, options, code, ended, started)
 
 
 if __name__ == "__main__":
