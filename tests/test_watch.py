@@ -179,6 +179,14 @@ def test_a_new_signature_under_one_percent_of_the_run_stays_out_of_the_answer():
     assert "ran 5 different sets of fed and fetched names" in said and "smaller finding" not in said
 
 
+def test_a_const_that_is_mostly_its_name_gets_no_remedy_for_data():
+    scalar = {"file": "s.py", "line": 7, "name": "gradients/Sum_grad/Reshape/shape", "bytes": 116, "tensor_bytes": 4,
+              "dtype": "int32", "shape": [], "runs_before": 0}
+    data = scalar | {"name": "X", "bytes": 8250, "tensor_bytes": 8192, "shape": [1024]}
+    found = diagnoses(Watching(script="s.py", min_bytes=100, consts=(scalar, data)))
+    assert [(d["kind"], d["evidence"]["name"]) for d in found] == [("embedded-constant", "X")]
+
+
 def test_growth_on_one_run_and_a_feed_that_changes_are_not_findings():
     once = {"file": "s.py", "line": 9, "ops": 3, "runs": 1, "op_types": {"Sum": 3}}
     changed = {"file": "s.py", "line": 5, "feed": "x:0", "bytes": 10**7, "calls": 3, "same_calls": 1, "how": "-"}

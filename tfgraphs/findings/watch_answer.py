@@ -76,5 +76,5 @@ def _traced(w):
 
 def _clean(w):
     least = f"{w.min_bytes:,} bytes" if w.min_bytes else "--min-bytes"
-    return (f"No finding: no Const of {least} or more, no line that kept making ops between one session's runs, no array of "
+    return (f"No finding: no Const of {least} or more that is mostly data, no line that kept making ops between one session's runs, no array of "
             f"{least} or more fed unchanged on every call, no call site paying new first runs, no retracing.")

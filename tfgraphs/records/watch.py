@@ -72,7 +72,9 @@ def diagnoses(w):
 
 
 def _found(w):
-    found = [_embedded(w, c) for c in w.consts]
+    # The remedy moves an array's data out of the graph: it fits a Const whose NodeDef is mostly data, not one whose
+    # bytes are its name and attributes (a gradient's scalar, say).
+    found = [_embedded(w, c) for c in w.consts if c["tensor_bytes"] is None or 2 * c["tensor_bytes"] >= c["bytes"]]
     found += [{"kind": "repeated-feed", "file": f["file"], "line": f["line"],
                "evidence": {k: f[k] for k in ("feed", "bytes", "calls", "same_calls", "how")}}
               for f in w.feeds if f["calls"] >= 2 and f["same_calls"] == f["calls"]]

@@ -33,7 +33,9 @@ def calls_table(w):
 def consts_table(w):
     rows = tuple((where(w, c["file"], c["line"]), c["name"], c["dtype"], shape_text(c["shape"]), fmt_int(c["bytes"]))
                  for c in w.consts)
-    legend = f"Consts of at least {w.min_bytes:,} bytes, by the line that made them; bytes = the NodeDef's."
+    legend = (f"Consts of at least {w.min_bytes:,} bytes, by the line that made them; bytes = the NodeDef's. Only a "
+              f"Const whose data is at least half its NodeDef is a finding: the others' bytes are names and "
+              f"attributes, which no feed removes.")
     return Table(("line", "Const", "dtype", "shape", "bytes"), rows, keys=1, wrap=((0, 40), (1, 30))), legend
 
 
