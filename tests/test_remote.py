@@ -92,6 +92,7 @@ def test_compare_on_a_fresh_local_server_writes_both_rows_with_their_bytes(mark,
     assert rows[0]["target"] == "" and rows[1]["target"].startswith("grpc://127.0.0.1:")
     assert [r["bytes_fed_per_run"] for r in rows] == [X10 + W] * 2
     assert [r["bytes_fetched_per_run"] for r in rows] == [OUT10] * 2
+    assert all(isinstance(r["fed_address_mod_64"], int) and 0 <= r["fed_address_mod_64"] < 64 for r in rows)
     assert all(r["status"] == "ok" and r["max_abs_err"] <= 1e-9 and len(r["runs_s"]) == 2 for r in rows)
     assert "Remote sessions" in out and "Phases (" in out and "placeholder remote: later runs took" in words(out)
 
@@ -247,6 +248,22 @@ def test_feed_cost_sentence_follows_the_numbers():
             in why.feed_cost(few.rows)[0])
     close = _report(_row("placeholder", [0.100, 0.101, 0.102, 0.103] * 3), _row("variable", [0.1005, 0.1015, 0.1025, 0.1035] * 3))
     assert "no difference beyond 25% (x" in why.feed_cost(close.rows)[0]
+
+
+def test_an_in_process_feed_says_where_its_data_started_and_a_remote_one_does_not():
+    fed, once = [0.20, 0.21] * 4, [0.10, 0.11] * 4
+    here = _report(_row("placeholder", fed, bytes_fed_per_run=5, fed_address_mod_64=16), _row("variable", once))
+    (said,) = why.feed_cost(here.rows)
+    assert ("median, feeding 5 bytes each time from data 16 bytes past a 64-byte boundary (TF_NewTensor, "
+            "tensorflow/c/tf_tensor.cc, uses an array in place when its address is a multiple of "
+            "EIGEN_MAX_ALIGN_BYTES, a constant of the build, and copies it otherwise;") in said
+    assert "sent" not in said and "sending" not in said
+    url = "grpc://127.0.0.1:1"
+    far = _report(_row("placeholder", fed, url, bytes_fed_per_run=5, fed_address_mod_64=16), _row("variable", once, url))
+    (said,) = why.feed_cost(far.rows)
+    assert "sending 5 bytes each time:" in said and "64-byte boundary" not in said
+    unknown = _report(_row("placeholder", fed, bytes_fed_per_run=5), _row("variable", once))
+    assert "64-byte boundary" not in why.feed_cost(unknown.rows)[0]
 
 
 def test_one_slow_run_does_not_hide_a_feed_cost():

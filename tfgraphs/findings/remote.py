@@ -74,12 +74,23 @@ def feed_cost(rows):
             # In-process nothing is sent: session.py hands the array to TensorFlow in memory.
             verb = "sending" if remote else "feeding"
             sent = f", {verb} {fed.bytes_fed_per_run:,} bytes each time" if fed.bytes_fed_per_run else ""
+            sent += "" if remote else _handed(fed)
             told = ("feeding cost more per run, " if v.larger else "the fed variant was faster, " if v.smaller else
                     "")
             said.append(judged(f"Per-run feed cost {where} (fetch {fetch}): {fed.variant} "
                                f"{fmt_s(fed.later_median_s)} against {once.variant} {fmt_s(once.later_median_s)} "
                                f"median{sent}: {told}{_told(v, '--trials')}.", v))
     return said
+
+
+def _handed(fed):
+    """How an in-process feed reached TensorFlow, from where this run's array started; '' where not recorded."""
+    k = fed.fed_address_mod_64
+    if k is None or not fed.bytes_fed_per_run:
+        return ""
+    return (f" from data {k} bytes past a 64-byte boundary (TF_NewTensor, tensorflow/c/tf_tensor.cc, uses an array "
+            f"in place when its address is a multiple of EIGEN_MAX_ALIGN_BYTES, a constant of the build, and copies "
+            f"it otherwise; `tfgraphs pitfalls --lessons feed-alignment` times the two)")
 
 
 @rests_on("partition_computes")

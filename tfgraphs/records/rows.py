@@ -69,6 +69,7 @@ class Measurement:
     fetch: str | None = None               # "output" or "sum"
     bytes_fed_per_run: int | None = None
     bytes_fetched_per_run: int | None = None
+    fed_address_mod_64: int | None = None  # where the largest fed array's data starts, past a 64-byte boundary
     network_device: str | None = None      # set in a two-task cluster
     data_device: str | None = None         # where X lived, in a two-task cluster
     traced_between_tasks_bytes: int | None = None   # RecvTensor bytes from another task in one traced run
@@ -100,8 +101,8 @@ class Measurement:
 
 # What a traced worker wrote where the command line asked (--trace, --tensorboard): named there, not kept in rows.
 WRITTEN_FILES = ("trace_files", "tensorboard_dir")
-REMOTE_FIELDS = ("target", "fetch", "bytes_fed_per_run", "bytes_fetched_per_run", "network_device", "data_device",
-                 "traced_between_tasks_bytes", "traced_run_s")
+REMOTE_FIELDS = ("target", "fetch", "bytes_fed_per_run", "bytes_fetched_per_run", "fed_address_mod_64",
+                 "network_device", "data_device", "traced_between_tasks_bytes", "traced_run_s")
 
 
 # Fields aggregated across trials by their median.

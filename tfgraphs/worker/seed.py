@@ -97,9 +97,12 @@ def _wire(task, tf, sess, built, fetched):
 
     from tfgraphs.worker import remote
 
-    out = {"target": task.target or "", "fetch": task.fetch,
-           "bytes_fed_per_run": sum(np.asarray(a).nbytes for a in built.feed.values()),
+    fed = [np.asarray(a) for a in built.feed.values()]
+    out = {"target": task.target or "", "fetch": task.fetch, "bytes_fed_per_run": sum(a.nbytes for a in fed),
            "bytes_fetched_per_run": np.asarray(fetched).nbytes}
+    if fed:
+        # Where the largest fed array's data starts: TF_NewTensor uses an aligned buffer in place, copies another.
+        out["fed_address_mod_64"] = max(fed, key=lambda a: a.nbytes).ctypes.data % 64
     if task.network_device:
         out["network_device"] = task.network_device
         out["data_device"] = remote.data_device(built, task.network_device)
