@@ -215,10 +215,13 @@ def test_a_script_that_raises_shows_its_traceback_then_the_report(tmp_path):
 def test_an_error_inside_session_run_has_the_traceback_python_gives(tmp_path):
     script = SCRIPTS / "raises_in_run.py"
     env = {k: v for k, v in os.environ.items() if k != "TF_CPP_MIN_LOG_LEVEL"}
-    plain = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=120)
-    watched_proc = subprocess.run([sys.executable, "-m", "tfgraphs", "watch", "--quiet", "--json",
-                                   str(tmp_path / "w.json"), str(script)], capture_output=True, text=True, env=env,
-                                  timeout=120)
+    # Both at once: each imports TensorFlow.
+    both = [subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+            for argv in ([sys.executable, str(script)],
+                         [sys.executable, "-m", "tfgraphs", "watch", "--quiet", "--json", str(tmp_path / "w.json"),
+                          str(script)])]
+    plain, watched_proc = [subprocess.CompletedProcess(p.args, None, *p.communicate(timeout=120)) for p in both]
+    plain.returncode, watched_proc.returncode = (p.returncode for p in both)
     assert plain.returncode == watched_proc.returncode == 1
 
     def traceback_of(err):
