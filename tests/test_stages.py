@@ -52,6 +52,11 @@ def test_without_the_marks_the_stages_run_from_the_first_line_to_the_last(utc):
     assert sum(s["seconds"] for s in spans) == pytest.approx(tflog.stamp(lines[-1]) - tflog.stamp(opened))
 
 
+def test_marks_alone_time_nothing():
+    lines = [LOGS["2.21"][0], "I0000 a line in a form this tool does not read", LOGS["2.21"][-1]]
+    assert tflog.marked(lines) and tflog.spans(lines) == []
+
+
 def test_per_node_lines_are_thinned_to_their_first_and_last():
     line = "I0000 00:00:{t:.6f}    1 executor.cc:879] Process node: {i} step 1 {{{{node n{i}}}}} = Relu[T=DT_DOUBLE]()"
     many = [line.format(t=100 + i / 1000, i=i) for i in range(tflog.KEPT + 50)]

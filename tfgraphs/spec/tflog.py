@@ -152,6 +152,8 @@ def spans(lines):
             continue
         source = "session.run" if stage == HANDED else _LINE.search(line).group("file").removesuffix(".cc")
         out.append({"stage": stage, "source": source, "start": at})
+    if all(span["stage"] in (HANDED, PLACED) for span in out):
+        return []   # no line of TensorFlow's opened a stage: its log was not read, so nothing is timed by it
     for span, after in zip(out, out[1:] + [{"start": last}]):
         span["seconds"] = after["start"] - span.pop("start")
     return out
