@@ -105,6 +105,9 @@ def main(argv=None):
     p.add_argument("--lessons", action="store_true", help="regenerate only the lesson blocks")
     args = p.parse_args(argv)
     pages = args.pages or [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    missing = [str(page) for page in pages if not page.is_file()]
+    if missing:
+        p.error(f"no such page: {', '.join(missing)} (give its path, e.g. docs/compare.md)")
     for page in pages:
         if args.list:
             for command in commands(page.read_text()):
