@@ -250,6 +250,13 @@ def test_feed_cost_sentence_follows_the_numbers():
     assert "no difference beyond 25% (x" in why.feed_cost(close.rows)[0]
 
 
+def test_compare_asks_for_more_full_trials_where_its_later_runs_are_too_few():
+    # compare's later runs come from its --full-trials workers alone: more --trials would add none.
+    few = _report(_row("placeholder", [0.20, 0.21]), _row("variable", [0.10, 0.11]))
+    said = " ".join(why.sentences(few))
+    assert "run with --full-trials 4 or more to tell" in said and "--trials 4" not in said.replace("--full-trials", "")
+
+
 def test_an_in_process_feed_says_where_its_data_started_and_a_remote_one_does_not():
     fed, once = [0.20, 0.21] * 4, [0.10, 0.11] * 4
     here = _report(_row("placeholder", fed, bytes_fed_per_run=5, fed_address_mod_64=16), _row("variable", once))

@@ -48,18 +48,18 @@ def _with_local(rows):
 
 
 @rests_on("runs_s")
-def remote_over_local(rows):
+def remote_over_local(rows, more="--trials"):
     """Per variant and fetch: remote later runs against in-process later runs, one median a worker."""
     said = []
     for r, local in _with_local(rows):
         v = judge(r.later_medians_s, local.later_medians_s)
         said.append(judged(f"{r.label}: later runs took {fmt_s(r.later_median_s)} median against "
-                           f"{fmt_s(local.later_median_s)} in-process: {_told(v, '--trials')}.", v))
+                           f"{fmt_s(local.later_median_s)} in-process: {_told(v, more)}.", v))
     return said
 
 
 @rests_on("runs_s")
-def feed_cost(rows):
+def feed_cost(rows, more="--trials"):
     """Per fetch and place: a variant fed per run against one loaded once, one median later run a worker."""
     said, got = [], _by_key(rows)
     for remote in (True, False):
@@ -79,7 +79,7 @@ def feed_cost(rows):
                     "")
             said.append(judged(f"Per-run feed cost {where} (fetch {fetch}): {fed.variant} "
                                f"{fmt_s(fed.later_median_s)} against {once.variant} {fmt_s(once.later_median_s)} "
-                               f"median{sent}: {told}{_told(v, '--trials')}.", v))
+                               f"median{sent}: {told}{_told(v, more)}.", v))
     return said
 
 
@@ -94,7 +94,7 @@ def _handed(fed):
 
 
 @rests_on("partition_computes")
-def fetch_cost(rows):
+def fetch_cost(rows, more="--trials"):
     """Per variant and place: fetching the whole output against fetching its sum, when both graphs compute."""
     said, got = [], _by_key(rows)
     for (variant, remote, fetch), whole in got.items():
@@ -112,12 +112,12 @@ def fetch_cost(rows):
         said.append(judged(f"Fetch cost of {variant} {where}: the whole output ({whole.bytes_fetched_per_run:,} "
                            f"bytes) took {fmt_s(whole.later_median_s)} per run against "
                            f"{fmt_s(total.later_median_s)} for its sum ({total.bytes_fetched_per_run:,} bytes): "
-                           f"{_told(v, '--trials')}.", v))
+                           f"{_told(v, more)}.", v))
     return said
 
 
 @rests_on("first_runs_s", "runs_s")
-def first_run_extra(rows):
+def first_run_extra(rows, more="--trials"):
     """Per variant and fetch: what the remote first run paid beyond its later runs, against in-process, one sample
     per fresh worker a side."""
     said, got = [], _by_key(rows)
@@ -131,7 +131,7 @@ def first_run_extra(rows):
         # Sending the graph is offered as the reason only for an extra that was measured.
         why = (f"; remotely the first run also sends the {r.graph_bytes:,}-byte GraphDef to the server"
                if v.larger else "")
-        said.append(judged(f"{head}: {_told(v, '--trials', _signed_s)}{why}.", v))
+        said.append(judged(f"{head}: {_told(v, more, _signed_s)}{why}.", v))
     return said
 
 
@@ -157,8 +157,11 @@ def sentences(report):
     rows, c = report.rows, report.config
     # A summed fetch is an op added to the graph, so folding may replace it with the rest: said as for the output.
     summed = [r for r in rows if r.ok and r.fetch == "sum" and holds_data(r, report)]
-    return (regime_sentences(summed) + remote_over_local(rows) + feed_cost(rows) + fetch_cost(rows)
-            + first_run_extra(rows) + between_tasks(rows, c["batch"], c["dtype"]))
+    # compare's later runs (and so the first run's excess over them) come from its --full-trials workers alone.
+    more = "--full-trials"
+    return (regime_sentences(summed) + remote_over_local(rows, more=more) + feed_cost(rows, more=more)
+            + fetch_cost(rows, more=more) + first_run_extra(rows, more=more)
+            + between_tasks(rows, c["batch"], c["dtype"]))
 
 
 def answer(report):
