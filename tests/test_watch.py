@@ -179,6 +179,19 @@ def test_a_new_signature_under_one_percent_of_the_run_stays_out_of_the_answer():
     assert "ran 5 different sets of fed and fetched names" in said and "smaller finding" not in said
 
 
+def test_a_list_fed_again_is_said_to_be_converted_on_each_call():
+    fed = {"file": "s.py", "line": 5, "feed": "x:0", "bytes": 16384000, "calls": 6, "same_calls": 6, "how": "same",
+           "converted_from": "list"}
+    w = Watching(script="s.py", feeds=(fed,))
+    [found] = diagnoses(w)
+    said = words(sentence_of(w, found))
+    assert said.startswith("s.py:5 fed the same list, which session.py converted to a 16,384,000-byte array on each "
+                           "call, to placeholder x:0 on all 6 calls (same)")
+    plain = {k: v for k, v in fed.items() if k != "converted_from"}
+    w = Watching(script="s.py", feeds=(plain,))
+    assert "fed the same 16,384,000-byte array to placeholder" in sentence_of(w, diagnoses(w)[0])
+
+
 def test_a_const_that_is_mostly_its_name_gets_no_remedy_for_data():
     scalar = {"file": "s.py", "line": 7, "name": "gradients/Sum_grad/Reshape/shape", "bytes": 116, "tensor_bytes": 4,
               "dtype": "int32", "shape": [], "runs_before": 0}

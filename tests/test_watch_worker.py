@@ -270,8 +270,9 @@ def test_every_value_feed_dict_converts_is_counted_as_the_array_it_hands_tensorf
     converted = np.asarray(listed, dtype=np.float32).nbytes + 8
     assert [(c["line"], c["n"], c["feed_bytes_per_call"]) for c in doc["calls"]] == [
         (line, 3, converted), (line + 1, 1, converted)]
-    assert [(f["line"], f["feed"], f["bytes"], f["calls"], f["same_calls"]) for f in doc["feeds"]] == [
-        (line, "x:0", BIG.nbytes // 2, 3, 3), (line + 1, "x:0", BIG.nbytes // 2, 1, 1)]
+    assert [(f["line"], f["feed"], f["bytes"], f["calls"], f["same_calls"], f["converted_from"])
+            for f in doc["feeds"]] == [(line, "x:0", BIG.nbytes // 2, 3, 3, "list"),
+                                       (line + 1, "x:0", BIG.nbytes // 2, 1, 1, "ndarray")]
 
 
 def test_ops_made_before_a_sessions_first_run_are_not_growth_and_those_between_its_runs_are():

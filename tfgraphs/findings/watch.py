@@ -28,7 +28,9 @@ def _embedded(w, d):
 
 def _repeated(w, d):
     e = d["evidence"]
-    return (f"{where(w, d['file'], d['line'])} fed the same {e['bytes']:,}-byte array to placeholder {e['feed']} "
+    what = (f"{e['converted_from']}, which session.py converted to a {e['bytes']:,}-byte array on each call,"
+            if e.get("converted_from") else f"{e['bytes']:,}-byte array")
+    return (f"{where(w, d['file'], d['line'])} fed the same {what} to placeholder {e['feed']} "
             f"on all {e['calls']} calls ({e['how']}): fed on every call though unchanged (its cost per call was "
             f"not measured).")
 

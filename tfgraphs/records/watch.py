@@ -28,7 +28,7 @@ class Watching(Provenance):
                            #   signature_first_s, first_run_index}, ...)
     consts: tuple = ()     # ({file, line, name, bytes, tensor_bytes, dtype, shape, runs_before}, ...)
     growth: tuple = ()     # ({file, line, ops, runs, op_types}, ...)
-    feeds: tuple = ()      # ({file, line, feed, bytes, calls, same_calls, how}, ...)
+    feeds: tuple = ()      # ({file, line, feed, bytes, calls, same_calls, how[, converted_from]}, ...)
     functions: tuple = ()  # ({file, line, name, traces}, ...)
     findings: tuple = ()   # ({kind, file, line, evidence, remedy, lesson}, ...): diagnoses(), from the fields above
     status: str = "ok"     # "failed": the hooks could not watch (the script still ran as it would)
@@ -76,7 +76,7 @@ def _found(w):
     # bytes are its name and attributes (a gradient's scalar, say).
     found = [_embedded(w, c) for c in w.consts if c["tensor_bytes"] is None or 2 * c["tensor_bytes"] >= c["bytes"]]
     found += [{"kind": "repeated-feed", "file": f["file"], "line": f["line"],
-               "evidence": {k: f[k] for k in ("feed", "bytes", "calls", "same_calls", "how")}}
+               "evidence": {k: f[k] for k in ("feed", "bytes", "calls", "same_calls", "how", "converted_from") if k in f}}
               for f in w.feeds if f["calls"] >= 2 and f["same_calls"] == f["calls"]]
     found += [{"kind": "graph-growth", "file": g["file"], "line": g["line"],
                "evidence": {k: g[k] for k in ("ops", "runs", "op_types")}} for g in w.growth if g["runs"] >= 2]

@@ -80,9 +80,10 @@ def handed(numpy, value, dtype):
 class FeedRecord:
     """One feed of one call site that was given a big array: how often, and how often the first one again."""
 
-    def __init__(self, nbytes, key):
+    def __init__(self, nbytes, key, given):
         self.bytes = nbytes
         self.first = key
+        self.given = given
         self.calls = 0
         self.same_calls = 0
 
@@ -107,7 +108,8 @@ class CallSites:
         self.sites = {}
 
     def examine_feeds(self, pairs, graph=None):
-        """(bytes handed to TensorFlow, [(feed name, nbytes, sameness key)] of the feeds of at least min_bytes): each
+        """(bytes handed to TensorFlow, [(feed name, nbytes, sameness key, the type converted or None)] of the feeds of
+        at least min_bytes): each
         value as session.py converts it, np.asarray at the fed tensor's dtype, whatever its type (list, scalar)."""
         numpy = sys.modules.get("numpy")
         if numpy is None:
@@ -121,7 +123,8 @@ class CallSites:
             if array.nbytes >= self.min_bytes:
                 # The value the script passed is what it repeats: a list converted anew is still the same list.
                 same = (id(value), array.shape, array.dtype.str, fingerprint(array))
-                big.append((feed_name(key), array.nbytes, same))
+                given = None if array is value else type(value).__name__   # what session.py converted
+                big.append((feed_name(key), array.nbytes, same, given))
         return total, big
 
     def record(self, where, kind, signature, seconds, feeds, run_index):
@@ -135,10 +138,10 @@ class CallSites:
             site.signature_first_s.append(seconds)
         total, big = feeds
         site.feed_bytes.append(total)
-        for name, nbytes, same in big:
+        for name, nbytes, same, given in big:
             record = site.feeds.get(name)
             if record is None:
-                record = site.feeds[name] = FeedRecord(nbytes, same)
+                record = site.feeds[name] = FeedRecord(nbytes, same, given)
             record.calls += 1
             record.same_calls += same == record.first
 
@@ -158,6 +161,6 @@ class CallSites:
     def feeds_list(self):
         """The feeds entries, sorted by file, line and feed name."""
         return [{"file": file, "line": line, "feed": name, "bytes": r.bytes, "calls": r.calls,
-                 "same_calls": r.same_calls, "how": SAME_HOW}
+                 "same_calls": r.same_calls, "how": SAME_HOW, **({"converted_from": r.given} if r.given else {})}
                 for (file, line, _kind), site in sorted(self.sites.items())
                 for name, r in sorted(site.feeds.items())]
