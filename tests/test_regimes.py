@@ -1,6 +1,7 @@
 """The fold-everything regime: measured by the worker, and never spanned by a ratio or a fit."""
 
 import json
+from dataclasses import replace
 import subprocess
 import sys
 
@@ -110,6 +111,20 @@ def test_sweep_names_the_boundary_and_fits_the_graphdef_on_every_batch():
             "OptimizerOptions.max_folded_constant_in_bytes sets another, and sweep leaves it at that default: that "
             "limit lies between them.") in text
     assert "The growth of the runs uses batch 2,000 and up only; the GraphDef's fit uses every batch" in text
+
+
+def test_sweep_asks_for_full_trials_where_later_runs_are_too_few_and_trials_where_first_runs_are():
+    report = sweep_report([(2000, False, 900, 0.2), (4000, False, 900, 0.4)])
+    report = replace(report, config={**report.config, "trials": 4, "full_trials": 1})
+    text = words(" ".join(growth.sentences(report)))
+    assert "run with --full-trials 4 or more" in text
+    from tfgraphs.findings.sweep import _more
+    from tfgraphs.records.judge import judge
+    few = judge((1.0,), (0.1,))
+    assert _more(few, few, "--full-trials") == "; run with --trials 4 (and --full-trials 4 for the later runs) or more"
+    assert _more(few, few, "--trials") == "; run with --trials 4 or more"
+    assert "--full-trials" not in words(" ".join(growth.sentences(sweep_report([(2000, False, 900, 0.2),
+                                                                               (4000, False, 900, 0.4)]))))
 
 
 def test_a_boundary_below_the_folders_limit_is_not_said_to_bracket_it():

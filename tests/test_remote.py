@@ -252,9 +252,13 @@ def test_feed_cost_sentence_follows_the_numbers():
 
 def test_compare_asks_for_more_full_trials_where_its_later_runs_are_too_few():
     # compare's later runs come from its --full-trials workers alone: more --trials would add none.
-    few = _report(_row("placeholder", [0.20, 0.21]), _row("variable", [0.10, 0.11]))
+    rows = (_row("placeholder", [0.20, 0.21]), _row("variable", [0.10, 0.11]))
+    few = Results("compare", {"batch": 10, "dtype": "float64", "trials": 4, "full_trials": 1}, rows)
     said = " ".join(why.sentences(few))
     assert "run with --full-trials 4 or more to tell" in said and "--trials 4" not in said.replace("--full-trials", "")
+    # Where every trial ran later runs (a document before --full-trials, or --full-trials equal to --trials).
+    every = Results("compare", {"batch": 10, "dtype": "float64", "trials": 2, "full_trials": 2}, rows)
+    assert "--full-trials" not in " ".join(why.sentences(every))
 
 
 def test_an_in_process_feed_says_where_its_data_started_and_a_remote_one_does_not():

@@ -74,3 +74,12 @@ def test_in_process_bytes_are_fed_not_sent():
     assert "sent" not in text.replace("represent", "") and "sending" not in text
     remote = " ".join(render(saved("compare-remote"), verbose=True).split())
     assert "sent over gRPC to a remote one" in remote and "a remote session is sent it at its first run" in remote
+
+
+def test_the_header_says_which_trials_ran_later_runs():
+    from tfgraphs.render.page import runs_text
+
+    assert runs_text({"runs": 10, "trials": 4, "full_trials": 1}) == "4 trials, the first with 10 later runs"
+    assert runs_text({"runs": 10, "trials": 4, "full_trials": 2}) == "4 trials, the first 2 with 10 later runs"
+    assert runs_text({"runs": 10, "trials": 4, "full_trials": 4}) == "10 later runs x 4 trials"
+    assert runs_text({"runs": 3, "trials": 1}) == "3 later runs x 1 trial"   # documents before --full-trials

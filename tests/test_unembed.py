@@ -202,7 +202,7 @@ def test_without_check_open_dimensions_need_no_feed(graphs, monkeypatch, tmp_pat
 EDGES = [n + d for n in (2**7, 2**14, 2**21) for d in (-20, -9, -8, -7, -2, -1, 0, 1, 2, 7)]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(lengths=st.lists(st.one_of(st.integers(2, 400), st.sampled_from(EDGES)), min_size=1, max_size=3),
        name=st.sampled_from(["t", "a/much/longer/scope/name" * 3]))
 def test_the_graph_is_sized_without_serializing_it(lengths, name):

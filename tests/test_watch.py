@@ -186,10 +186,24 @@ def test_a_list_fed_again_is_said_to_be_converted_on_each_call():
     [found] = diagnoses(w)
     said = words(sentence_of(w, found))
     assert said.startswith("s.py:5 fed the same list, which session.py converted to a 16,384,000-byte array on each "
-                           "call, to placeholder x:0 on all 6 calls (same)")
+                           "call (np.asarray once, before the calls, would leave only the feed), to placeholder x:0 on "
+                           "all 6 calls (same)")
     plain = {k: v for k, v in fed.items() if k != "converted_from"}
     w = Watching(script="s.py", feeds=(plain,))
     assert "fed the same 16,384,000-byte array to placeholder" in sentence_of(w, diagnoses(w)[0])
+
+
+def test_a_call_site_whose_every_call_was_a_new_set_has_no_repeats_to_call_later_runs():
+    from tfgraphs.findings.watch import sentences
+
+    call = record().calls[0] | {"signatures": 10, "signature_first_s": record().calls[0]["times_s"]}
+    said = words(" ".join(sentences(Watching(script="s.py", calls=(call,)))))
+    assert ("; each of its 10 calls used a new set of fed and fetched names, so each was the first call of its set, "
+            "none a repeat.") in said
+    said = words(" ".join(sentences(record())))
+    assert "over 5 sets of fed and fetched names, the new sets' first calls among them." in said
+    one = record().calls[0] | {"signatures": 1, "signature_first_s": [0.9]}
+    assert "sets of fed" not in " ".join(sentences(Watching(script="s.py", calls=(one,))))
 
 
 def test_a_const_that_is_mostly_its_name_gets_no_remedy_for_data():
@@ -217,14 +231,6 @@ def test_bad_input_gets_one_line_and_exit_2(tmp_path, capfd):
         assert said in proc.stderr
 
 
-def test_a_script_that_raises_shows_its_traceback_then_the_report(tmp_path):
-    proc, doc = watched(tmp_path, SCRIPTS / "raises.py")
-    assert proc.returncode == 1 and doc["ended"] == "raised"
-    assert "Traceback (most recent call last)" in proc.stderr and "ValueError: the script's own error" in proc.stderr
-    assert f'File "{SCRIPTS / "raises.py"}", line 6' in proc.stderr and "tfgraphs/" not in proc.stderr
-    assert "raises.py raised (exit status 1): 1 Session.run call from 1 line." in words(proc.stdout)
-
-
 def test_an_error_inside_session_run_has_the_traceback_python_gives(tmp_path):
     script = SCRIPTS / "raises_in_run.py"
     env = {k: v for k, v in os.environ.items() if k != "TF_CPP_MIN_LOG_LEVEL"}
@@ -243,15 +249,9 @@ def test_an_error_inside_session_run_has_the_traceback_python_gives(tmp_path):
     assert traceback_of(watched_proc.stderr) == traceback_of(plain.stderr)
     assert "Cannot feed value of shape (3,)" in watched_proc.stderr and "tfgraphs" not in traceback_of(
         watched_proc.stderr)
-
-
-def test_the_scripts_environment_is_the_users(tmp_path):
-    script = tmp_path / "env.py"
-    script.write_text("import os\nprint(repr(os.environ.get('TF_CPP_MIN_LOG_LEVEL')))\n")
-    env = {k: v for k, v in os.environ.items() if k != "TF_CPP_MIN_LOG_LEVEL"}
-    proc = subprocess.run([sys.executable, "-m", "tfgraphs", "watch", "--quiet", "--json", str(tmp_path / "w.json"),
-                           str(script)], capture_output=True, text=True, env=env, timeout=120)
-    assert proc.returncode == 0 and proc.stdout.startswith("None\n"), proc.stderr
+    # Then the report, with how the script ended.
+    assert json.loads((tmp_path / "w.json").read_text())["ended"] == "raised"
+    assert "raises_in_run.py raised (exit status 1): 1 Session.run call from 1 line." in words(watched_proc.stdout)
 
 
 def test_a_script_without_tensorflow_is_told_so_and_keeps_its_status(tmp_path):
@@ -262,9 +262,15 @@ def test_a_script_without_tensorflow_is_told_so_and_keeps_its_status(tmp_path):
     assert "no_tensorflow.py exited with status 3" in said
 
 
-def test_a_graph_built_and_never_run_is_said_as_seen(tmp_path):
-    proc, doc = watched(tmp_path, SCRIPTS / "never_runs.py")
-    assert proc.returncode == 0 and doc["runs"] == 0 and doc["graph_ops"] >= 5
+def test_a_graph_built_and_never_run_is_said_as_seen_in_the_users_environment(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k != "TF_CPP_MIN_LOG_LEVEL"}
+    proc = subprocess.run([sys.executable, "-m", "tfgraphs", "watch", "--tf1", "--quiet", "--json",
+                           str(tmp_path / "w.json"), str(SCRIPTS / "never_runs.py")], capture_output=True, text=True,
+                          env=env, timeout=120)
+    doc = json.loads((tmp_path / "w.json").read_text())
+    assert proc.returncode == 0 and doc["runs"] == 0 and doc["graph_ops"] >= 5, proc.stderr
+    # The script's environment is the user's: watch adds no TF_CPP_MIN_LOG_LEVEL of its own.
+    assert proc.stdout.startswith("None\n")
     said = words(proc.stdout)
     assert (f"It built a graph of {doc['graph_ops']:,} ops and ran no session and no tf.function: nothing ran, so "
             f"there were no runs to time.") in said

@@ -23,11 +23,12 @@ def share_text(part, total, verdict):
     return f"{part / total:.0%}, 95% CI {low:.0%} to {high:.0%}"
 
 
-def more_trials(*verdicts):
-    """'; run with --trials 4 or more' when a verdict could not tell for too few first runs a side, else ''."""
+def more_trials(*verdicts, option="--trials"):
+    """'; run with --trials 4 or more' when a verdict could not tell for too few samples a side, else ''; option names
+    the workers that give those samples (--full-trials for later runs where only the full trials run them)."""
     fewest = FEWEST[RANK_SUM]
     short = any(v.outcome == CANNOT_TELL and min(v.n_a, v.n_b) < fewest for v in verdicts)
-    return f"; run with --trials {fewest} or more" if short else ""
+    return f"; run with {option} {fewest} or more" if short else ""
 
 
 def _pair(part):

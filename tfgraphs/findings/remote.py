@@ -5,6 +5,7 @@ from tfgraphs.findings.compare import holds_data
 from tfgraphs.findings.regimes import regime_sentences
 from tfgraphs.records.judge import FEWEST, judge
 from tfgraphs.spec import network
+from tfgraphs.spec.common import later_runs_option
 from tfgraphs.spec.remote import task_of
 from tfgraphs.spec.variants import VARIANTS
 from tfgraphs.units import fmt_s
@@ -157,8 +158,8 @@ def sentences(report):
     rows, c = report.rows, report.config
     # A summed fetch is an op added to the graph, so folding may replace it with the rest: said as for the output.
     summed = [r for r in rows if r.ok and r.fetch == "sum" and holds_data(r, report)]
-    # compare's later runs (and so the first run's excess over them) come from its --full-trials workers alone.
-    more = "--full-trials"
+    # compare's later runs (and so the first run's excess over them) may come from its --full-trials workers alone.
+    more = later_runs_option(c)
     return (regime_sentences(summed) + remote_over_local(rows, more=more) + feed_cost(rows, more=more)
             + fetch_cost(rows, more=more) + first_run_extra(rows, more=more)
             + between_tasks(rows, c["batch"], c["dtype"]))

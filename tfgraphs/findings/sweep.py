@@ -4,10 +4,11 @@ import numpy as np
 
 from tfgraphs.findings.evidence import judged, rests_on
 from tfgraphs.findings.explain import more_trials
-from tfgraphs.records.judge import judge
+from tfgraphs.records.judge import FEWEST, RANK_SUM, judge
 from tfgraphs.records.stats import median_or_none
 from tfgraphs.records.sweep import fits, one_regime
 from tfgraphs.spec import limits, network
+from tfgraphs.spec.common import later_runs_option
 from tfgraphs.units import fmt_bytes, fmt_s
 
 # Peak RSS of identical workers differs by a few MB, so a memory slope over less data than this says nothing.
@@ -136,7 +137,9 @@ def _against_fed(report):
                                + "; ".join(f"at batch {b:,}, {v.says()}"
                                            + (" (folded: the network was skipped)" if folded else "")
                                            for b, folded, v in pairs)
-                               + more_trials(*(v for _, _, v in pairs)) + ".", *(v for _, _, v in pairs)))
+                               + more_trials(*(v for _, _, v in pairs), option=later_runs_option(report.config))
+                               + ".",
+                               *(v for _, _, v in pairs)))
     if said:
         last = said[-1]
         said[-1] = judged(last[:-1] + " (`tfgraphs explain` shows what the first run and the optimizers do with X).",
@@ -175,6 +178,14 @@ def _fold_limit(kept, dropped):
             f"another, and sweep leaves it at that default: that limit {where}.")
 
 
+def _more(first, later, option):
+    """What to run where the first runs, the later runs or both were too few to tell: one clause."""
+    a, b = more_trials(first), more_trials(later, option=option)
+    if a and b and option != "--trials":
+        return a.replace(" or more", f" (and {option} {FEWEST[RANK_SUM]} for the later runs) or more")
+    return a or b
+
+
 def _change(what, lo, hi, verdict, unit=fmt_s):
     """'its first run went from A to B: differs (...)' only when the judge finds it did; else 'was A and B: ...'."""
     moved = "went from {} to {}" if verdict.differs else "was {} and {}"
@@ -182,17 +193,17 @@ def _change(what, lo, hi, verdict, unit=fmt_s):
 
 
 @rests_on("first_runs_s", "runs_s")
-def _growth(variant, lo, hi):
+def _growth(variant, lo, hi, *, config):
     """The first run and the median later run at the smallest and the largest batch of one regime, as judged."""
     first, later = first_run_change(lo, hi), judge(later_medians(hi), later_medians(lo))
     return [judged(f"From batch {lo.batch:,} to {hi.batch:,} ({_times(hi.batch / lo.batch)} the data), "
                    + _change(f"{variant}'s first run", lo.first_run_s, hi.first_run_s, first) + "; "
                    + _change("its median later run", lo.later_median_s, hi.later_median_s, later)
-                   + more_trials(first, later) + ".", first, later)]
+                   + _more(first, later, later_runs_option(config)) + ".", first, later)]
 
 
 @rests_on("peak_rss_bytes")
-def _peak_growth(variant, lo, hi, *, per_example, verdict):
+def _peak_growth(variant, lo, hi, *, per_example, verdict, option):
     """Peak memory per added example, said as growth only where the judge tells the end points' peaks apart."""
     if verdict.differs:
         return [judged(f"{variant}'s peak memory grew by {per_example:.1f}x the bytes of each added example (up to "
@@ -200,7 +211,7 @@ def _peak_growth(variant, lo, hi, *, per_example, verdict):
                       f"{lo.batch:,}: {verdict.says()}).", verdict)]
     return [judged(f"{variant}'s peak memory was {fmt_bytes(lo.peak_rss_bytes)} at batch {lo.batch:,} and "
                   f"{fmt_bytes(hi.peak_rss_bytes)} at batch {hi.batch:,}: {verdict.says()}; no growth per example is "
-                  f"given where the end points are not told apart{more_trials(verdict)}.", verdict)]
+                  f"given where the end points are not told apart{more_trials(verdict, option=option)}.", verdict)]
 
 
 def sentences(report):
@@ -218,10 +229,11 @@ def sentences(report):
         rows = [r for r in one_regime(series(report, v)) if r.later_median_s is not None]
         if len(rows) < 2:
             continue
-        said.extend(_growth(v, rows[0], rows[-1]))
+        said.extend(_growth(v, rows[0], rows[-1], config=report.config))
         peak = peak_per_example(report, v)
         if peak is not None:
             per_example, verdict, lo, hi = peak
             # The verdict goes by keyword: rests_on checks each positional record for the evidence.
-            said.extend(_peak_growth(v, lo, hi, per_example=per_example, verdict=verdict))
+            said.extend(_peak_growth(v, lo, hi, per_example=per_example, verdict=verdict,
+                                     option=later_runs_option(report.config)))
     return [s for s in said if s]

@@ -28,7 +28,8 @@ def _embedded(w, d):
 
 def _repeated(w, d):
     e = d["evidence"]
-    what = (f"{e['converted_from']}, which session.py converted to a {e['bytes']:,}-byte array on each call,"
+    what = (f"{e['converted_from']}, which session.py converted to a {e['bytes']:,}-byte array on each call "
+            f"(np.asarray once, before the calls, would leave only the feed),"
             if e.get("converted_from") else f"{e['bytes']:,}-byte array")
     return (f"{where(w, d['file'], d['line'])} fed the same {what} to placeholder {e['feed']} "
             f"on all {e['calls']} calls ({e['how']}): fed on every call though unchanged (its cost per call was "
@@ -85,7 +86,18 @@ def _diagnosed(w):
 def _first_runs(w):
     """Each call site's first run against its later ones, as measured in the script."""
     return [f"{where(w, c['file'], c['line'])}: first run {fmt_s(c['first_s'])}, later runs "
-            f"{fmt_s(c['later_median_s'])} median (n={c['n'] - 1})." for c in w.calls if c["later_median_s"]]
+            f"{fmt_s(c['later_median_s'])} median (n={c['n'] - 1})" + _sets(c) + "." for c in w.calls
+            if c["later_median_s"]]
+
+
+def _sets(c):
+    """What the call site's later runs were, where it used more than one set of fed and fetched names."""
+    if c["signatures"] <= 1:
+        return ""
+    if c["signatures"] == c["n"]:
+        return (f"; each of its {c['n']} calls used a new set of fed and fetched names, so each was the first call "
+                f"of its set, none a repeat")
+    return f"; over {c['signatures']} sets of fed and fetched names, the new sets' first calls among them"
 
 
 def sentences(w):

@@ -9,7 +9,7 @@ from tfgraphs.findings.remote import answer as remote_answer
 from tfgraphs.findings.remote import has_remote
 from tfgraphs.findings.remote import sentences as remote_sentences
 from tfgraphs.records.stats import Summary
-from tfgraphs.render.page import WIDTH, failures, machine_line, page, time_unit
+from tfgraphs.render.page import WIDTH, failures, machine_line, page, runs_text, time_unit
 from tfgraphs.render.remote import remote_table
 from tfgraphs.render.table import Table
 from tfgraphs.units import fmt_bytes, fmt_int, sig3
@@ -23,9 +23,7 @@ SIZES_LEGEND = ("graph bytes = serialized GraphDef; const bytes = bytes held in 
 def header(report):
     """What ran, then where."""
     c = report.config
-    trials = c.get("trials", 1)
-    return (f"{report.command}: batch {c['batch']:,}, {c['dtype']}, {c['runs']} later runs x {trials} "
-            f"trial{'s' if trials != 1 else ''}, seed {c.get('seed', 0)}"
+    return (f"{report.command}: batch {c['batch']:,}, {c['dtype']}, {runs_text(c)}, seed {c.get('seed', 0)}"
             + (f", --target {c['target']}" if c.get("target") else "") + f"\n{machine_line(report)}")
 
 

@@ -21,13 +21,16 @@ def remote_table(report):
                      sig3(s.median / unit[1]), str(s.n), r.data_device, fmt_int(r.traced_between_tasks_bytes)))
     table = Table(headers, tuple(body), keys=2, wrap=((1, 28), (9, 24)))
     remote = any(r.remote for r in ok)
-    legend = (f"Times in {u}. target = the grpc:// URL the session ran on (a fresh server per worker for --target "
-              f"local); fed / fetched = bytes fed to and fetched from the session on every run"
+    legend = (f"Times in {u}. target = "
+              + ("the grpc:// URL the session ran on (a fresh server per worker for --target local), or in-process"
+                 if remote else "in-process: every row's session ran in this worker")
+              + "; fed / fetched = bytes fed to and fetched from the session on every run"
               + (" (sent over gRPC to a remote one; in-process they are handed over in memory)" if remote else
                  ", handed over in memory in-process")
               + "; graph bytes = the serialized GraphDef's size"
               + (" (a remote session is sent it at its first run)" if remote else "")
-              + "; X on = the device that held X in a two-task cluster; between tasks = bytes one traced run received "
-                "from another task (RecvTensor)."
-              + (" On 127.0.0.1 these bytes are real, the bandwidth is not a network's." if remote else ""))
+              + ("; X on = the device that held X in a two-task cluster; between tasks = bytes one traced run "
+                 "received from another task (RecvTensor)" if any(r.network_device for r in ok) else
+                 "; X on and between tasks are for a two-task cluster (--target local:ps,worker), none here")
+              + "." + (" On 127.0.0.1 these bytes are real, the bandwidth is not a network's." if remote else ""))
     return table, legend

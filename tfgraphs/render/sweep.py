@@ -4,7 +4,7 @@ from tfgraphs.findings.sweep_answer import answer
 from tfgraphs.findings.sweep import PEAK_SPAN_BYTES, peak_per_example, sentences
 from tfgraphs.records.sweep import fits
 from tfgraphs.records.stats import ratio
-from tfgraphs.render.page import WIDTH, failures, machine_line, page, time_unit
+from tfgraphs.render.page import WIDTH, failures, machine_line, page, runs_text, time_unit
 from tfgraphs.render.table import Table
 from tfgraphs.spec import limits, network
 from tfgraphs.units import fmt_bytes, fmt_int, sig3
@@ -13,9 +13,8 @@ from tfgraphs.units import fmt_bytes, fmt_int, sig3
 def header(report):
     """What ran, then where."""
     c = report.config
-    batches, trials = c["batches"], c.get("trials", 1)
-    return (f"sweep: batches {', '.join(f'{b:,}' for b in batches)}, {c['dtype']}, {c['runs']} later runs x {trials} "
-            f"trial{'s' if trials != 1 else ''}, seed {c.get('seed', 0)}\n{machine_line(report)}")
+    return (f"sweep: batches {', '.join(f'{b:,}' for b in c['batches'])}, {c['dtype']}, {runs_text(c)}, "
+            f"seed {c.get('seed', 0)}\n{machine_line(report)}")
 
 
 def _regime(row):

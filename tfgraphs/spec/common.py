@@ -24,6 +24,12 @@ CHOSEN_PRESETS = Option(tuple(PRESETS), Names(tuple(PRESETS), "preset"), "comma-
                         + "; ".join(f"{k} = {p.description}" for k, p in PRESETS.items()), shown="all")
 
 
+def later_runs_option(config):
+    """The option whose workers run later runs: --full-trials where only the first trials run them, else --trials."""
+    trials = config.get("trials", 1)
+    return "--full-trials" if config.get("full_trials", trials) < trials else "--trials"
+
+
 def target(name, value):
     """The session target as tfgraphs names it: "" (in-process), local, local:ps,worker or grpc://HOST:PORT."""
     return parse_target(text(name, value or "")).spec

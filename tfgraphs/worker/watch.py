@@ -74,9 +74,8 @@ class StartOnImport:
 
 def prepare_tf1(watch):
     """Import TensorFlow in TF1 graph mode and make `import tensorflow` give tf.compat.v1."""
-    from tfgraphs.tfimport import import_tensorflow
-
-    tf = import_tensorflow()
+    # Imported as the script's own import would: in the user's environment, printing what it prints.
+    import tensorflow as tf
     from tensorflow.python.util import deprecation
 
     # Switching to v1 behaviour logs deprecation warnings the script did not cause.
