@@ -26,7 +26,8 @@ class Config(compare.Config):
     trials: int = common.TRIALS.field(default=FEWEST[RANK_SUM])
 
     def to_dict(self):
-        return {**super().to_dict(), "presets": list(self.presets)}
+        # Every explain trial measures every phase: compare's full_trials says nothing here.
+        return {**{k: v for k, v in super().to_dict().items() if k != "full_trials"}, "presets": list(self.presets)}
 
 
 def row_groups(config, refused):
