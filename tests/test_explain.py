@@ -341,3 +341,8 @@ def test_a_share_is_given_with_the_judges_interval_or_not_at_all():
     assert old_range_rule((9.8, 10.0, 10.2), (8.8, 9.0, 9.2)) and not three.bounded
     assert share_text(1.0, 10.0, three) is None
     assert share_text(1.0, 10.0, None) is None
+
+
+def test_every_explain_trial_runs_later_runs_so_there_is_no_full_trials(capfd):
+    proc = run_main(capfd, "explain", "--full-trials", "2")
+    assert proc.returncode == 2 and "--full-trials" in proc.stderr and len(proc.stderr.splitlines()) == 1

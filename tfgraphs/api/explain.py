@@ -21,7 +21,7 @@ BESIDE = {
 SEED_ONLY = ("batch", "dtype", "variants", "target")   # settings of the built-in network
 
 
-@takes(job.Config, BESIDE, owngraph.Config, RUNNING, without=("returns", "path"))
+@takes(job.Config, BESIDE, owngraph.Config, RUNNING, without=("returns", "path", "full_trials"))
 def explain(**options):
     """Run each variant, or the graph at `graph`, under presets that switch optimizers off, and trace its runs."""
     check_outputs(options["json"], options["csv"], options["plot"], inputs=(options["graph"],))
