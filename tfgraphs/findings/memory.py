@@ -58,7 +58,7 @@ def first_run_growth_sentences(ok, report):
     if not grew:
         return []
     act = activations(grew[0], report)
-    return [f"The first run's resident-memory growth, in units of X's bytes: "
+    return ["The first run's resident-memory growth, in units of X's bytes: "
             + _each(grew, lambda r: f"{first_run_growth(r) / size:.2f}x")
             + f". For scale only, the conv, pool and relu outputs are {act / size:.2f}x X's bytes ({fmt_bytes(act)}), "
               f"computed from shapes and dtype, not measured: how much of the growth they are, and what else it "
