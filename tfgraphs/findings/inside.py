@@ -14,7 +14,7 @@ def first_run_inside(rows):
         if r.preset != "default" or not r.first_run_inside:
             continue
         passes = [s for s in r.first_run_inside if s["stage"].startswith("grappler/") and s["seconds"] is not None]
-        line = f"{_named(r)}: "
+        line = f"{row_name(r)}: "
         if passes:
             spent = sum(s["seconds"] for s in passes)
             by = grouped(passes)
@@ -67,7 +67,7 @@ def folding_evidence(rows):
         if r.preset != "default":
             continue
         if not r.partition_computes["Conv2D"]:
-            said.append(f"{_named(r)}: folded. The graph that ran holds no Conv2D"
+            said.append(f"{row_name(r)}: folded. The graph that ran holds no Conv2D"
                         + (f"; the Const {join(r.replaced_by_const)}, made by folding, stands in its place"
                            if r.replaced_by_const else "")
                         + " (partition graphs).")
@@ -76,23 +76,23 @@ def folding_evidence(rows):
         conv = named("Conv2D", r.partition_ops)   # as the graph that ran names it: oneDNN renames it in float32
         stateful = list(r.partition_stateful or ())
         if stateful:
-            said.append(f"{_named(r)}: not folded. The graph that ran still holds {conv}, fed by stateful ops "
+            said.append(f"{row_name(r)}: not folded. The graph that ran still holds {conv}, fed by stateful ops "
                         f"({join(stateful)}, as TensorFlow's op registry marks them), which no constant folder "
                         f"evaluates (partition graphs).")
         elif found and found["foldable"] and not r.replaced_by_const:
             # common_runtime/constant_folding.cc, with no shape map (DirectSession's case), evaluates the foldable
             # subgraph first and only then skips the results over max_constant_size_in_bytes.
-            said.append(f"{_named(r)}: not folded. The classic folder logged \"Constant foldable {found['foldable']} : "
+            said.append(f"{row_name(r)}: not folded. The classic folder logged \"Constant foldable {found['foldable']} : "
                         f"{found['nodes']}\" ({found['source']}; node ids of the constant graph it built : of the "
                         f"graph that ran) and no replacement, and that graph still holds {conv} (partition graphs): "
                         f"the folder evaluated the network and did not keep the result, as its source does with a "
                         f"result over its size limit.")
         elif r.partition_ops.get("_Arg"):
-            said.append(f"{_named(r)}: not folded. The graph that ran receives its inputs as "
+            said.append(f"{row_name(r)}: not folded. The graph that ran receives its inputs as "
                         f"{r.partition_ops['_Arg']} fed _Arg node{'s' if r.partition_ops['_Arg'] > 1 else ''} and "
                         f"still holds {conv} (partition graphs): no op that needs a fed value can be folded.")
         else:
-            said.append(f"{_named(r)}: not folded. The graph that ran still holds {conv} and folding made no Const "
+            said.append(f"{row_name(r)}: not folded. The graph that ran still holds {conv} and folding made no Const "
                         f"(partition graphs).")
     return said
 
@@ -109,11 +109,11 @@ def trace_facts(rows):
     kept = [r for r in rows if ran_in_later(r, "Conv2D")]
     if kept:
         said.append("Conv2D ran in the traced later run of " + ", ".join(
-            _named(r) + ("" if _kernel(r, "Conv2D") == "Conv2D" else f" (as {_kernel(r, 'Conv2D')})")
+            row_name(r) + ("" if _kernel(r, "Conv2D") == "Conv2D" else f" (as {_kernel(r, 'Conv2D')})")
             for r in kept) + " (step stats).")
     gone = [r for r in rows if not ran_in_later(r, "Conv2D")]
     if gone:
-        said.append("No kernel computing Conv2D ran in the traced later run of " + ", ".join(_named(r) for r in gone)
+        said.append("No kernel computing Conv2D ran in the traced later run of " + ", ".join(row_name(r) for r in gone)
                     + " (step stats).")
     return said
 
@@ -123,6 +123,6 @@ def _kernel(row, op_type):
     return next(op["type"] for op in row.top_ops if runs_as(op["type"], op_type) and op["later_ms"] is not None)
 
 
-def _named(row):
+def row_name(row):
     """variant [preset], and remote when it ran on a target."""
     return f"{row.variant} [{row.preset}]" + (" remote" if row.remote else "")

@@ -1,6 +1,7 @@
 """The logged first run's stages, timed by TensorFlow's own log lines: where it went, and what ran twice or again."""
 
 from tfgraphs.findings.evidence import rests_on
+from tfgraphs.findings.inside import row_name
 from tfgraphs.spec import tflog
 from tfgraphs.spec.kernels import NETWORK_OPS, runs_as
 from tfgraphs.units import fmt_s, join
@@ -13,10 +14,6 @@ def logged_spans(row):
     ends of the run (documents older than the marks)."""
     log = row.first_run_log
     return tflog.spans(log) if log and row.logged_first_run_s and tflog.marked(log) else []
-
-
-def _named(row):
-    return f"{row.variant} [{row.preset}]" + (" remote" if row.remote else "")
 
 
 def _share(seconds, row):
@@ -33,7 +30,7 @@ def where_it_went(rows):
             continue
         covered = sum(s["seconds"] for s in spans)
         longest = sorted(spans, key=lambda s: -s["seconds"])[:SHOWN]
-        said.append(f"{_named(r)}: TensorFlow's log lines span {_share(covered, r)} of the logged first run's "
+        said.append(f"{row_name(r)}: TensorFlow's log lines span {_share(covered, r)} of the logged first run's "
                     f"{fmt_s(r.logged_first_run_s)}; its longest stages: "
                     + join(f"{s['stage']} {fmt_s(s['seconds'])} ({_share(s['seconds'], r)})" for s in longest)
                     + " (each from the line that opens it to the line that opens the next).")
@@ -53,7 +50,7 @@ def network_ran_twice(rows):
         ops = [op for op in NETWORK_OPS if any(runs_as(t, op) for t in folder)]
         if "Conv2D" not in ops:
             continue
-        said.append(f"{_named(r)}: the network ran twice in its first run. The executor logged {join(ops)} in the "
+        said.append(f"{row_name(r)}: the network ran twice in its first run. The executor logged {join(ops)} in the "
                     f"classic folder's run of the constant graph ({fmt_s(spans[tflog.FOLDER_RUN]['seconds'])}"
                     f" to the next stage), and the graph that ran still holds Conv2D (partition graphs), so they ran "
                     f"again in {ran[0]['stage']} ({fmt_s(ran[0]['seconds'])}) (executor.cc, step -1 being LogMemory::CONSTANT_FOLDING_STEP_ID).")
@@ -69,7 +66,7 @@ def optimized_again(rows):
         if r.preset != "default" or r.init_s is None or "BuildGraph and Grappler" not in stages:
             continue
         again = [s for s in ("BuildGraph and Grappler", "partitioning", tflog.FOLDING) if s in stages]
-        said.append(f"{_named(r)}: its first run came after the initializer's run in the same session, and "
+        said.append(f"{row_name(r)}: its first run came after the initializer's run in the same session, and "
                     f"TensorFlow logged {join(again)} again: a run with other fetches gets executors of its own, "
                     f"optimized anew (graph_execution_state.cc, graph_partition.cc, constant_folding.cc).")
     return said
