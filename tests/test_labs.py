@@ -101,6 +101,11 @@ LOADED = "build_loaded holds X in a variable after one fed initializer, and late
     (1, WRONG / "lab1_patches_numpy.py", {OUTPUT, ANY_BATCH, LOADED}),
     (1, WRONG / "lab1_replaces_the_checker.py", {SMALL, OUTPUT, ANY_BATCH, LOADED}),
     (1, WRONG / "lab1_patches_the_checks.py", {SMALL, ANY_BATCH, LOADED}),
+    # The child sends what TensorFlow serialized; the judge runs it: facts forged beside the code, a replaced byte
+    # count or a replaced Session.run judge nothing.
+    (1, WRONG / "lab1_forges_the_pipe.py", {SMALL, OUTPUT, ANY_BATCH, LOADED}),
+    (1, WRONG / "lab1_patches_graph_bytes.py", {SMALL, ANY_BATCH, LOADED}),
+    (1, WRONG / "lab1_patches_session_run.py", {OUTPUT, ANY_BATCH, LOADED}),
 ])
 def test_plausible_wrong_solutions_fail(number, path, failing):
     code, out = check(number, path)

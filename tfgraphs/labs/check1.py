@@ -1,11 +1,14 @@
-"""Lab 1 checks: build_fed(x, w) keeps X out of the graph; build_loaded(x, w) loads it once into a variable."""
+"""Lab 1 checks: build_fed(x, w) keeps X out of the graph; build_loaded(x, w) loads it once into a variable.
+
+Each check's body serializes what the student's function built; the judge imports it and runs it on its own X.
+"""
 
 import numpy as np
 import tensorflow as tf
 
-from tfgraphs.graphdef.consts import tensor_bytes
-from tfgraphs.spec import network
+from tfgraphs.labs import rerun
 from tfgraphs.labs.marks import hint, judged_by, on_error
+from tfgraphs.spec import network
 
 BATCH = 50
 SMALL = 10_000   # bytes: the seed network's nodes without X serialize to about 1 KB
@@ -18,14 +21,30 @@ def _data(batch=BATCH, seed=0):
     return network.make_data(batch, "float64", seed)
 
 
-def _graph_bytes(graph):
-    return graph.as_graph_def().ByteSize()
+def _fed_run(facts, x_own):
+    """build_fed's output, its graph imported and run here with x_own fed where the student's feed gives X."""
+    x, w = _data()
+    graph = rerun.imported(facts["graph"])
+    feed = rerun.own_feed(graph, facts["feed"], ((x, x_own), (w, w)))
+    with tf.compat.v1.Session(graph=graph) as sess:
+        return np.asarray(rerun.run(sess, facts["output"], feed))
+
+
+def _fed(mod):
+    """What build_fed made, as TensorFlow serializes it: its GraphDef, its output's name and its feed_dict."""
+    x, w = _data()
+    graph, out, feed = mod.build_fed(x, w)
+    return {"graph": rerun.serialized(graph), "output": rerun.name_of(graph, out), "feed": rerun.feed_of(graph, feed)}
 
 
 def _small(facts):
-    size, ok = facts["size"], facts["size"] < SMALL
-    name, held = facts["largest"] or ("", 0)
-    seen = f"the GraphDef is {size:,} bytes for {facts['x_bytes']:,} bytes of X" + (
+    graph_def = rerun.graph_def(facts["graph"])
+    if facts["output"].split(":")[0] not in {n.name for n in graph_def.node}:
+        return False, f"the GraphDef sent has no node {facts['output']!r}, build_fed's output", ""
+    size, x_bytes = graph_def.ByteSize(), _data()[0].nbytes
+    ok = size < SMALL
+    name, held = rerun.largest_const(graph_def) or ("", 0)
+    seen = f"the GraphDef is {size:,} bytes for {x_bytes:,} bytes of X" + (
         f"; the Const {name!r} holds {held:,} of them" if not ok and held else "")
     return ok, seen, ("" if ok else f"The Const {name!r} is X, converted into the graph by tf.constant or by passing "
                       "the array to an op: make X a tf.compat.v1.placeholder(tf.float64, [None, 32, 32, 1]) and "
@@ -37,25 +56,39 @@ def _small(facts):
 @judged_by(_small)
 def fed_graph_is_small(mod):
     """X is not in build_fed's GraphDef"""
-    x, w = _data()
-    graph, _, _ = mod.build_fed(x, w)
-    consts = [(op.name, tensor_bytes(op.get_attr("value"))) for op in graph.get_operations() if op.type == "Const"]
-    return {"size": _graph_bytes(graph), "x_bytes": x.nbytes,
-            "largest": max(consts, key=lambda c: c[1]) if consts else None}
+    return _fed(mod)
+
+
+def _compared(x, w, *outputs):
+    """('output shape S, max abs error E' or 'output shape S, expected T', the error or inf) against the reference."""
+    want = network.output_shape(len(x))
+    if any(y.shape != want for y in outputs):
+        return f"output shape {outputs[0].shape}, expected {want}", float("inf")
+    err = network.max_abs_error(x, w, *outputs)
+    return f"output shape {want}, max abs error {err:.1e}", err
+
+
+NOT_GIVEN = "Feed only what build_fed was given: map your placeholder to x itself, {X: x}."
+
+
+def _foreign(exc):
+    return False, f"the feed_dict gives {exc.args[0]!r} a value that is neither the X nor the W given", NOT_GIVEN
 
 
 def _correct(facts):
     x, w = _data()
-    y = facts["y"]
-    err = network.max_abs_error(x, w, y)
-    shaped = y.shape == network.output_shape(BATCH)
-    ok = shaped and err < 1e-9
+    try:
+        y = _fed_run(facts, x)
+    except rerun.ForeignFeed as exc:
+        return _foreign(exc)
+    seen, err = _compared(x, w, y)
+    ok, shaped = err < 1e-9, y.shape == network.output_shape(BATCH)
     # The likely mistake behind what was seen: a wrong shape is the windows' strides or padding; a right shape with
     # wrong values is the ops themselves.
     mistake = ("" if ok else "The shape is right, the values are not: check the ops and their order (conv2d with W, "
                "then avg_pool, not max_pool, then relu)." if shaped else
                "Check strides [1,1,1,1] VALID for conv2d, ksize/strides [1,2,2,1] VALID for avg_pool, then relu.")
-    return ok, f"output shape {y.shape}, max abs error {err:.1e}", mistake
+    return ok, seen, mistake
 
 
 @hint("Run the output with the returned feed_dict; the result must match conv2d -> avg_pool -> relu.")
@@ -64,19 +97,21 @@ def _correct(facts):
 @judged_by(_correct)
 def fed_graph_is_correct(mod):
     """build_fed's output matches the NumPy reference"""
-    x, w = _data()
-    graph, out, feed = mod.build_fed(x, w)
-    with tf.compat.v1.Session(graph=graph) as sess:
-        return {"y": np.asarray(sess.run(out, feed_dict=feed))}
+    return _fed(mod)
 
 
 def _any_batch(facts):
-    if facts["y"] is None:
-        return False, "the feed_dict has no entry with X's shape", ("Return a feed_dict that maps your placeholder "
-                                                                     "to x itself: {X: x}.")
-    x7, w = _data(7, seed=1)[0], _data()[1]
-    err = network.max_abs_error(x7, w, facts["y"])
-    return err < 1e-9, f"a batch of 7 fed for X gave shape {facts['y'].shape}", ""
+    x, w = _data()
+    if not any(np.shape(v) == x.shape and np.array_equal(v, x) for v in facts["feed"].values()):
+        return False, "the feed_dict has no entry with X's shape holding x", ("Return a feed_dict that maps your "
+                                                                               "placeholder to x itself: {X: x}.")
+    x7 = _data(7, seed=1)[0]
+    try:
+        y = _fed_run(facts, x7)
+    except rerun.ForeignFeed as exc:
+        return _foreign(exc)
+    seen, err = _compared(x7, w, y)
+    return err < 1e-9, f"a batch of 7 fed for X: {seen}", ""
 
 
 @hint(FIXED_BATCH_HINT)
@@ -84,33 +119,44 @@ def _any_batch(facts):
 @judged_by(_any_batch)
 def fed_graph_takes_any_batch(mod):
     """build_fed's graph runs on a batch of another size"""
-    x, w = _data()
-    graph, out, feed = mod.build_fed(x, w)
-    # A feed value may be the array, a list or anything numpy reads as X's shape.
-    x_key = next((k for k, v in feed.items() if np.shape(v) == x.shape), None)
-    if x_key is None:
-        return {"y": None}
-    x7, _ = _data(7, seed=1)
-    with tf.compat.v1.Session(graph=graph) as sess:
-        return {"y": np.asarray(sess.run(out, feed_dict={**feed, x_key: x7}))}
+    return _fed(mod)
 
 
 PYTHON_OPS = {"PyFunc", "PyFuncStateless", "EagerPyFunc"}   # tf.numpy_function / tf.py_function
 
 
+def _loaded_runs(facts, x_own):
+    """(first, second, variables holding x_own): build_loaded's graph run here, its initializer fed x_own for X."""
+    x, w = _data()
+    graph = rerun.imported(facts["graph"])
+    feed = rerun.own_feed(graph, facts["feed"], ((x, x_own), (w, w)))
+    reads = rerun.variable_reads(graph)
+    with tf.compat.v1.Session(graph=graph) as sess:
+        rerun.run(sess, facts["init"], feed)
+        first = np.asarray(rerun.run(sess, facts["output"]))
+        second = np.asarray(rerun.run(sess, facts["output"]))
+        return first, second, rerun.holding(sess, reads, x_own)
+
+
 def _loaded(facts):
-    size = facts["size"]
+    graph_def = rerun.graph_def(facts["graph"])
+    size = graph_def.ByteSize()
     if size >= SMALL:
         return False, f"GraphDef is {size:,} bytes", "The initial value must come from a placeholder, not the array."
-    if facts["python"]:
-        return False, f"the graph calls back into Python ({', '.join(facts['python'])})", (
+    python = sorted({n.op for n in graph_def.node} & PYTHON_OPS)
+    if python:
+        return False, f"the graph calls back into Python ({', '.join(python)})", (
             "X must live in the TensorFlow runtime after the initializer; do not fetch it from Python on each run.")
-    x, w = _data()
-    first, second, holds = facts["first"], facts["second"], facts["holds"]
-    err = network.max_abs_error(x, w, first, second)
+    # Another X than the one build_loaded was given: what the variable holds must come from the initializer's feed.
+    x_own, w = _data(seed=2)[0], _data()[1]
+    try:
+        first, second, holds = _loaded_runs(facts, x_own)
+    except rerun.ForeignFeed as exc:
+        return _foreign(exc)
+    seen, err = _compared(x_own, w, first, second)
     ok = err < 1e-9 and np.array_equal(first, second) and bool(holds)
     where = f"X held in {holds[0]}" if holds else "no variable holds X after the initializer"
-    return ok, f"GraphDef {size:,} bytes, {where}, max abs error {err:.1e} over two unfed runs", (
+    return ok, f"GraphDef {size:,} bytes, {where}, two unfed runs: {seen}", (
         "" if holds or not err < 1e-9 else "Initialise a variable from a placeholder fed with X; run the network on it.")
 
 
@@ -122,22 +168,9 @@ def _loaded(facts):
 def loaded_graph_needs_no_feed(mod):
     """build_loaded holds X in a variable after one fed initializer, and later runs need no feed"""
     x, w = _data()
-    # A copy to judge by: TensorFlow may keep the fed array's own buffer as the variable's value.
-    kept = x.copy()
     graph, out, init, init_feed = mod.build_loaded(x, w)
-    size = _graph_bytes(graph)
-    python = sorted({op.type for op in graph.get_operations()} & PYTHON_OPS)
-    if size >= SMALL or python:
-        return {"size": size, "python": python}
-    with graph.as_default():
-        variables = tf.compat.v1.global_variables()
-    with tf.compat.v1.Session(graph=graph) as sess:
-        sess.run(init, feed_dict=init_feed)
-        first = np.asarray(sess.run(out))
-        second = np.asarray(sess.run(out))
-        holds = [v.name for v in variables if np.shape(sess.run(v)) == kept.shape
-                 and np.array_equal(sess.run(v), kept)]
-    return {"size": size, "python": python, "first": first, "second": second, "holds": holds}
+    return {"graph": rerun.serialized(graph), "output": rerun.name_of(graph, out), "init": rerun.name_of(graph, init),
+            "feed": rerun.feed_of(graph, init_feed)}
 
 
 CHECKS = (fed_graph_is_small, fed_graph_is_correct, fed_graph_takes_any_batch, loaded_graph_needs_no_feed)

@@ -24,6 +24,7 @@ from tfgraphs.labs import LABS
 from tfgraphs.labs.facts import decode, encode
 from tfgraphs.labs.marks import hint_for, hint_of
 from tfgraphs.labs.pairing import as_script
+from tfgraphs.labs.rerun import GraphFailed
 
 DEFAULT_TIMEOUT_S = 60.0
 LOADING = "loading your file"
@@ -91,6 +92,16 @@ def judge(check, facts):
     """The check's Outcome from its facts alone: what the judge runs, never the student's code."""
     try:
         passed, detail, hint_text = check.judge(facts)
+    except GraphFailed as exc:
+        # The student's graph, imported and run here, raised: TensorFlow's message and the hint for it.
+        said = first_line(exc.__cause__ or exc)
+        failed = getattr(getattr(exc.__cause__, "op", None), "name", None)
+        passed, detail = False, f"your graph, run by the checker, raised {type(exc.__cause__).__name__}: {said}" + (
+            f" (at node {failed!r})" if failed else "")
+        hint_text = hint_for(check, said)
+    except KeyError as exc:
+        # Facts this check's body never sends: something else wrote to the checker.
+        passed, detail, hint_text = False, f"what reached the checker is not what this check sends (no {exc})", ""
     except Exception as exc:
         passed, detail, hint_text = False, f"what your code gave could not be judged ({type(exc).__name__}: {exc})", ""
     return Outcome(check_name(check), bool(passed), detail, hint_text or ("" if passed else hint_of(check)))

@@ -1,0 +1,104 @@
+"""Graphs a student's code built: serialized where that code runs, imported and run by the judge on its own inputs.
+
+What crosses is TensorFlow's own serialization (a GraphDef's bytes, tensor names, the arrays a feed_dict gives), never
+a size, an output or a verdict computed beside the student's code: the judge measures and runs the graph itself.
+"""
+
+import numpy as np
+
+from tfgraphs.graphdef.consts import tensor_bytes
+from tfgraphs.tfimport import import_tensorflow
+
+VARIABLE_OPS = {"VariableV2", "Variable", "VarHandleOp"}
+
+
+class GraphFailed(Exception):
+    """Running a student's graph in the judge raised: TensorFlow's error, kept as the cause."""
+
+
+class ForeignFeed(Exception):
+    """A feed_dict gives a tensor a value the checker never gave the student's code."""
+
+
+def serialized(graph):
+    """The child's side: graph as the bytes of its GraphDef."""
+    return graph.as_graph_def().SerializeToString()
+
+
+def name_of(graph, element):
+    """The child's side: the name of a tensor or op (or of what a name string refers to) in graph."""
+    return graph.as_graph_element(element).name
+
+
+def feed_of(graph, feed):
+    """The child's side: a feed_dict as {tensor name: the value as an array}."""
+    return {name_of(graph, key): np.asarray(value) for key, value in (feed or {}).items()}
+
+
+def graph_def(data):
+    """The GraphDef in the bytes a child sent."""
+    tf = import_tensorflow()
+    return tf.compat.v1.GraphDef.FromString(data)
+
+
+def largest_const(graph_def):
+    """(name, bytes) of the Const holding the most bytes once expanded, or None."""
+    consts = [(n.name, tensor_bytes(n.attr["value"].tensor)) for n in graph_def.node if n.op == "Const"]
+    return max(consts, key=lambda c: c[1]) if consts else None
+
+
+def imported(data):
+    """A new Graph holding the GraphDef in data, its node names unchanged."""
+    tf = import_tensorflow()
+    graph = tf.Graph()
+    with graph.as_default():
+        tf.compat.v1.import_graph_def(graph_def(data), name="")
+    return graph
+
+
+def own_feed(graph, given, replacements):
+    """The judge's feed_dict for the student's: each value equal to one the checker gave becomes the judge's own
+    counterpart from (given, own) replacements; any other value raises ForeignFeed."""
+    feed = {}
+    for name, value in given.items():
+        own = next((o for g, o in replacements if np.shape(value) == g.shape and np.array_equal(value, g)), None)
+        if own is None:
+            raise ForeignFeed(name)
+        feed[graph.get_tensor_by_name(name)] = own
+    return feed
+
+
+def run(sess, fetches, feed_dict=None):
+    """sess.run in the judge, its error raised as GraphFailed."""
+    tf = import_tensorflow()
+    try:
+        return sess.run(fetches, feed_dict=feed_dict)
+    except (tf.errors.OpError, ValueError, TypeError, KeyError) as exc:
+        raise GraphFailed(str(exc)) from exc
+
+
+def variable_reads(graph):
+    """(name, tensor reading its value) of each variable in graph; a resource variable gets a read op of its own."""
+    tf = import_tensorflow()
+    reads = []
+    with graph.as_default():
+        for op in graph.get_operations():
+            if op.type == "VarHandleOp":
+                reads.append((op.name, tf.raw_ops.ReadVariableOp(resource=op.outputs[0], dtype=op.get_attr("dtype"))))
+            elif op.type in VARIABLE_OPS:
+                reads.append((op.name, op.outputs[0]))
+    return reads
+
+
+def holding(sess, reads, value):
+    """Names of the variables whose value, read in sess, equals value; one not yet initialized holds nothing."""
+    tf = import_tensorflow()
+    held = []
+    for name, read in reads:
+        try:
+            got = sess.run(read)
+        except tf.errors.OpError:
+            continue
+        if np.shape(got) == np.shape(value) and np.array_equal(got, value):
+            held.append(name)
+    return held
