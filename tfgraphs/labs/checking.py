@@ -1,10 +1,13 @@
 """Run a lab's checks on a student's file: its code in a child process with a timeout, the judging in this one.
 
 The parent (check_lab) never imports the student's code. The child (`python -m tfgraphs.labs.checking N PATH`)
-imports it, runs each check's body, which gathers facts (arrays, byte counts, names, serialized protos), and sends
-them as plain data (labs.facts), one JSON line per event; the parent judges them against its own NumPy reference.
-What the student's code replaces in its process (numpy, the checks, this module) judges nothing. A hang or a crash
-of the child becomes a WRONG outcome with the reason.
+imports it and runs each check's body, which sends, as plain data (labs.facts), one JSON line per event, what
+TensorFlow itself serialized of what that code built (a GraphDef's bytes, tensor names, a feed_dict's arrays, a
+ConfigProto) or what a student's function returned for the checker's inputs. The judge imports those graphs and runs
+them here on its own inputs against its own NumPy reference (labs.rerun): no size, output or verdict computed beside
+the student's code is evidence, so what that code replaces or forges in its process proves nothing. Which runs and
+sessions the code made (labs 5 and 6) can only be seen in its process: the checker's session wrapper records them there.
+A hang or a crash of the child becomes a WRONG outcome with the reason.
 """
 
 import importlib
