@@ -15,6 +15,7 @@ import importlib.util
 import json
 import os
 import queue
+import stat
 import subprocess
 import sys
 import threading
@@ -148,6 +149,10 @@ def _checker(number):
 
 def child(number, path, first=0):
     """The child's side: load the file, gather each check's facts from index `first`, one JSON line per event."""
+    try:
+        os.setsid()   # a session of its own: what the student's code leaves running is found there and ended
+    except OSError:
+        pass          # already leads one
     out = os.fdopen(os.dup(1), "w")
     os.dup2(2, 1)   # whatever the student's code prints goes to stderr, not into the events
     # Bound before the student's file runs: what it replaces in this module or in json afterwards is not used here.
@@ -194,11 +199,12 @@ def _events(proc):
     return events
 
 
-def collect(number, path, timeout_s):
-    """Every check's Outcome; a check that hangs or crashes is WRONG and the next ones run in a fresh child."""
-    outcomes, names = [], None
+def collect(number, path, timeout_s, ended=None):
+    """Every check's Outcome; a check that hangs or crashes is WRONG and the next ones run in a fresh child. The
+    processes the student's code left running are ended, and listed as (pid, name) in ended."""
+    outcomes, names, ended = [], None, [] if ended is None else ended
     while names is None or len(outcomes) < len(names):
-        found, names, failure = _one_child(number, path, timeout_s, len(outcomes))
+        found, names, failure = _one_child(number, path, timeout_s, len(outcomes), ended)
         outcomes += found
         if failure is not None:
             outcomes.append(failure)
@@ -207,10 +213,11 @@ def collect(number, path, timeout_s):
     return outcomes
 
 
-def _one_child(number, path, timeout_s, first):
+def _one_child(number, path, timeout_s, first, ended):
     """(outcomes, check names, the failed Outcome or None) of one child running the checks from index first."""
     argv = [sys.executable, "-m", "tfgraphs.labs.checking", str(number), str(path), str(first)]
     proc = children.start(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc.session = None   # the child's session once it says it leads one: what it leaves behind is found there
     try:
         return _follow(proc, timeout_s, {check_name(c): c for c in _checker(number).CHECKS})
     finally:
@@ -218,6 +225,8 @@ def _one_child(number, path, timeout_s, first):
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+        if proc.session == proc.pid:
+            ended += children.end_session(proc.session)
 
 
 def _judged(check, name, data):
@@ -226,6 +235,14 @@ def _judged(check, name, data):
         return judge(check, decode(data))
     except Exception as exc:
         return Outcome(str(name), False, f"the process running your code sent what is not plain data ({exc})")
+
+
+def _session_of(pid):
+    """The session pid belongs to, or None once it has ended."""
+    try:
+        return os.getsid(pid)
+    except OSError:
+        return None
 
 
 def _follow(proc, timeout_s, checks):
@@ -250,6 +267,7 @@ def _follow(proc, timeout_s, checks):
             raise UsageError(event["usage"])
         if "ready" in event:
             ready, running = True, LOADING
+            proc.session = _session_of(proc.pid)
         elif "checks" in event:
             names, running = event["checks"], None
         elif "start" in event:
@@ -269,17 +287,39 @@ def _follow(proc, timeout_s, checks):
     return outcomes, names, Outcome(running or LOADING, False, what)
 
 
-def check_lab(number, path, stream=sys.stdout, timeout_s=DEFAULT_TIMEOUT_S):
-    """Run lab `number`'s checks on the file at path; print them; return the exit status (0 = all passed)."""
+def check_lab(number, path, stream=None, timeout_s=DEFAULT_TIMEOUT_S):
+    """Run lab `number`'s checks on the file at path; print them (to stdout by default); return the exit status (0 =
+    all passed)."""
     known_lab(number)
-    if not os.path.exists(path):
-        raise UsageError(f"{path} does not exist")
+    solution_file(path)
+    ended = []
     with as_script(os.path.abspath(path)) as script:   # a notebook is checked as its code cells, in order
-        outcomes = collect(number, script, timeout_s)
+        outcomes = collect(number, script, timeout_s, ended)
+    if ended:
+        print(f"lab check: ended {children.listed(ended, 'your code left running')}", file=sys.stderr)
     return print_outcomes(number, outcomes, stream)
 
 
-def print_outcomes(number, outcomes, stream=sys.stdout):
+# Far past any lab solution (a notebook with its outputs is a few MB), short of what jupytext should be asked to read.
+MAX_SOLUTION_BYTES = 64 * 2**20
+
+
+def solution_file(path):
+    """UsageError unless path is a regular .py or .ipynb file a lab solution could be: said before anything starts."""
+    try:
+        info = os.stat(path)
+    except OSError as exc:
+        raise UsageError(f"{path} does not exist" if isinstance(exc, FileNotFoundError) else
+                         f"cannot read {path}: {exc.strerror}") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise UsageError(f"{path} is not a regular file (a folder, device, FIFO or socket): give your .py or .ipynb")
+    if not str(path).endswith((".py", ".ipynb")):
+        raise UsageError(f"{path} is not a Python file or a notebook: give your .py or .ipynb")
+    if info.st_size > MAX_SOLUTION_BYTES:
+        raise UsageError(f"{path} is {info.st_size:,} bytes, more than any lab solution ({MAX_SOLUTION_BYTES:,})")
+
+
+def print_outcomes(number, outcomes, stream=None):
     """Print each check's ok or WRONG line (with what was seen and the hint) and the count; return the exit status."""
     for o in outcomes:
         if o.passed:
