@@ -76,8 +76,25 @@ def read_doc(path):
     if len(data) > MAX_DOC_BYTES:
         raise UsageError(f"{path} is larger than {MAX_DOC_BYTES:,} bytes, more than any tfgraphs document")
     try:
-        return json.loads(data)
+        return json.loads(data, object_pairs_hook=_unique_keys)
+    except RepeatedKey as exc:
+        raise UsageError(f"{path} holds the key {exc.args[0]!r} twice in one object; which one is meant is "
+                         f"unclear") from None
     except RecursionError:
         raise UsageError(f"{path} is not a tfgraphs document (JSON nested too deeply)") from None
     except ValueError as exc:
         raise UsageError(f"{path} is not JSON ({exc})") from None
+
+
+class RepeatedKey(ValueError):
+    """A JSON object names one key twice: json would keep the last silently."""
+
+
+def _unique_keys(pairs):
+    """A JSON object's pairs as a dict; RepeatedKey naming a key given twice."""
+    found = {}
+    for key, value in pairs:
+        if key in found:
+            raise RepeatedKey(key)
+        found[key] = value
+    return found

@@ -3,6 +3,7 @@
 import os
 
 from tfgraphs.cli.common import Parser, typed
+from tfgraphs.spec.common import DAY_S
 from tfgraphs.spec.options import Positive, Whole
 
 
@@ -21,9 +22,9 @@ def add_parser(sub, command):
     check.add_argument("number", type=typed(Whole(), "number"), help="the lab's number")
     check.add_argument("path", help="your solution, e.g. lab1/starter.py, or a notebook (lab1/starter.ipynb; "
                                     "needs jupytext)")
-    check.add_argument("--timeout", type=typed(Positive(), "timeout"), default=60.0, metavar="S",
-                       help="seconds each check may take before it counts as WRONG (default 60); your code runs "
-                            "in a separate process")
+    check.add_argument("--timeout", type=typed(Positive(most=DAY_S, unit=" s"), "timeout"), default=60.0,
+                       metavar="S", help="seconds each check may take before it counts as WRONG (default 60; at "
+                                         f"most {DAY_S:,g}); your code runs in a separate process")
     check.set_defaults(func=run_check)
 
 

@@ -2,6 +2,7 @@
 
 from dataclasses import MISSING, asdict, dataclass, fields
 
+from tfgraphs.records.possible import GRAPH_BYTES, ranged
 from tfgraphs.records.rows import known
 from tfgraphs.records.schema import PROVENANCE, Provenance, envelope, provenance, provenance_of
 
@@ -12,14 +13,14 @@ class Inspection(Provenance):
 
     path: str
     format: str
-    file_bytes: int
-    graph_bytes: int            # the binary GraphDef's size, the one the 2 GiB limit applies to
-    nodes: int
-    function_nodes: int         # nodes inside the function library
-    const_nodes: int
-    const_bytes: int            # bytes of all Const tensors once expanded (elements x itemsize)
-    const_node_bytes: int       # what those Const nodes take in the serialized graph
-    headroom_bytes: int         # bytes the graph could still grow before TensorFlow refuses it
+    file_bytes: int = ranged(default=MISSING)
+    graph_bytes: int = ranged(**GRAPH_BYTES, default=MISSING)   # the binary GraphDef's size, under the 2 GiB limit
+    nodes: int = ranged(default=MISSING)
+    function_nodes: int = ranged(default=MISSING)   # nodes inside the function library
+    const_nodes: int = ranged(default=MISSING)
+    const_bytes: int = ranged(default=MISSING)      # bytes of all Const tensors once expanded (elements x itemsize)
+    const_node_bytes: int = ranged(default=MISSING)   # what those Const nodes take in the serialized graph
+    headroom_bytes: int = ranged(default=MISSING)   # bytes the graph could still grow before TensorFlow refuses it
     op_types: tuple             # ({"op", "nodes", "bytes"}, ...), most nodes first
     largest_consts: tuple       # ({"name", "function", "dtype", "shape", "bytes", "node_bytes", "graph_share"}, ...)
     repeats: tuple = ()         # ({"bytes", "copies", "nodes", "in_functions"}, ...): identical tensors >= 1 KiB

@@ -4,7 +4,8 @@ import platform
 from dataclasses import dataclass, field
 from importlib import import_module
 
-from tfgraphs.records.rows import Row
+from tfgraphs.records.possible import check_agrees, check_config, check_record
+from tfgraphs.records.rows import INT_MEDIANS, MEDIAN_FIELDS, Row
 from tfgraphs.records.schema import SCHEMA, TOOL, Provenance, envelope, provenance, provenance_of
 from tfgraphs.spec.commands import COMMANDS, documented
 
@@ -53,10 +54,20 @@ class Results(Provenance):
             for r in d[key]:
                 _has_row_keys(r)
         rows = tuple(row_type.from_dict(r) for r in d[key])
+        _possible(d["config"], key, rows)
         known = {"schema", "tool", "command", "tf_version", "python", "machine", "config", key, *provenance_of(d)}
         return cls(command=command, config=d["config"], rows=rows, tf_version=d.get("tf_version"),
                    python=d.get("python", ""), machine=d.get("machine", {}),
                    extra={k: v for k, v in d.items() if k not in known}, **provenance_of(d))
+
+
+def _possible(config, key, rows):
+    """ValueError naming the first number of the config or the rows no run could have made."""
+    check_config(config)
+    for i, row in enumerate(rows):
+        check_record(row, f"{key}[{i}].")
+        if isinstance(row, Row):
+            check_agrees(row, f"{key}[{i}]", MEDIAN_FIELDS, INT_MEDIANS)
 
 
 # The keys every ok row of a saved compare, explain or sweep document has held since the first schema.
@@ -93,10 +104,17 @@ def load(doc):
     if doc.get("command") == "unembed" and "tool" not in doc:
         # unembed's first documents held only the keys it was specified with, without the envelope.
         return record_type(COMMANDS["unembed"]).from_dict(doc)
-    if doc.get("tool") != TOOL or not isinstance(doc.get("schema"), int):
+    if doc.get("tool") != TOOL or "schema" not in doc:
         raise ValueError("not a tfgraphs results file")
-    if doc["schema"] > SCHEMA:
-        raise ValueError(f"results schema {doc['schema']} is newer than this tfgraphs understands ({SCHEMA})")
+    schema = doc["schema"]
+    if isinstance(schema, bool) or not isinstance(schema, int):
+        raise ValueError(f"schema is {str(schema)[:40]!r}, not a whole number")
+    if schema > SCHEMA:
+        raise ValueError(f"results schema {schema} is newer than this tfgraphs understands ({SCHEMA})")
+    if schema < 1:
+        raise ValueError(f"schema is {schema}, must be from 1 to {SCHEMA}: no tfgraphs wrote an earlier one")
     if doc.get("command") in RECORDS:
-        return record_type(COMMANDS[doc["command"]]).from_dict(doc)
+        found = record_type(COMMANDS[doc["command"]]).from_dict(doc)
+        check_record(found)
+        return found
     return Results.from_dict(doc)

@@ -2,6 +2,7 @@
 
 from dataclasses import asdict, dataclass, field, fields, replace
 
+from tfgraphs.records.possible import GRAPH_BYTES, ranged
 from tfgraphs.records.schema import read_worker
 from tfgraphs.records.stats import median_or_none
 
@@ -49,40 +50,40 @@ class Measurement:
 
     status: str = "ok"
     error: str | None = None
-    graph_bytes: int | None = None
-    const_bytes: int | None = None
-    nodes: int | None = None
-    build_s: float | None = None
-    serialize_s: float | None = None
-    session_s: float | None = None
-    init_s: float | None = None
-    first_run_s: float | None = None
-    runs_s: tuple = ()
-    peak_rss_bytes: int | None = None
-    rss_bytes: dict = field(default_factory=dict)
-    max_abs_err: float | None = None
+    graph_bytes: int | None = ranged(**GRAPH_BYTES)
+    const_bytes: int | None = ranged()
+    nodes: int | None = ranged()
+    build_s: float | None = ranged()
+    serialize_s: float | None = ranged()
+    session_s: float | None = ranged()
+    init_s: float | None = ranged()
+    first_run_s: float | None = ranged()
+    runs_s: tuple = ranged(default=())
+    peak_rss_bytes: int | None = ranged()
+    rss_bytes: dict = ranged(factory=dict)
+    max_abs_err: float | None = ranged(unbounded=True)   # inf: an output of another shape; NaN: holding NaN
     top_ops: tuple = ()
-    import_s: float | None = None   # the worker's own start-up: importing TensorFlow, not a phase of the graph
+    import_s: float | None = ranged()   # the worker's own start-up: importing TensorFlow, not a phase of the graph
     worker_start: str | None = None   # "forked" from a process that imported TensorFlow, or "fresh" (children.start)
     # Added for remote sessions; None in documents written before them, and left out of the JSON while None.
     target: str | None = None              # "" in-process, else the grpc:// URL the session ran on
     fetch: str | None = None               # "output" or "sum"
-    bytes_fed_per_run: int | None = None
-    bytes_fetched_per_run: int | None = None
-    fed_address_mod_64: int | None = None  # where the largest fed array's data starts, past a 64-byte boundary
+    bytes_fed_per_run: int | None = ranged()
+    bytes_fetched_per_run: int | None = ranged()
+    fed_address_mod_64: int | None = ranged(most=63)   # where the largest fed array's data starts, past 64 bytes
     network_device: str | None = None      # set in a two-task cluster
     data_device: str | None = None         # where X lived, in a two-task cluster
-    traced_between_tasks_bytes: int | None = None   # RecvTensor bytes from another task in one traced run
-    traced_run_s: float | None = None
+    traced_between_tasks_bytes: int | None = ranged()   # RecvTensor bytes from another task in one traced run
+    traced_run_s: float | None = ranged()
     folded: bool | None = None      # embedded X only: no Conv2D executed after the first run (None: not measured)
     # TensorFlow's own reports, from an untimed run: the partition graphs that ran, and the first run's optimizer log.
-    partition_ops: dict | None = None         # {op type: nodes} over the partition graphs
+    partition_ops: dict | None = ranged()     # {op type: nodes} over the partition graphs
     partition_computes: dict | None = None    # {Conv2D, AvgPool, Relu: a node computing it is in the partition graphs}
     replaced_by_const: tuple | None = None    # Const nodes folding made: not Consts in the user's graph
     partition_stateful: tuple | None = None   # op types there that TensorFlow's op registry marks stateful
     first_run_inside: tuple | None = None     # [{stage, seconds, source, ...}] parsed from first_run_log
     first_run_log: tuple | None = None        # the raw log lines of the asked-for modules, as TensorFlow printed them
-    logged_first_run_s: float | None = None   # the logged worker's own first run, which the stages are part of
+    logged_first_run_s: float | None = ranged()   # the logged worker's own first run, which the stages are part of
 
     @classmethod
     def from_dict(cls, d):
@@ -105,9 +106,10 @@ REMOTE_FIELDS = ("target", "fetch", "bytes_fed_per_run", "bytes_fetched_per_run"
                  "network_device", "data_device", "traced_between_tasks_bytes", "traced_run_s")
 
 
-# Fields aggregated across trials by their median.
-_MEDIAN_FIELDS = ("graph_bytes", "const_bytes", "nodes", "build_s", "serialize_s", "session_s",
-                  "init_s", "first_run_s", "peak_rss_bytes", "max_abs_err", "import_s")
+# Fields aggregated across trials by their median, and those of them kept as whole numbers.
+MEDIAN_FIELDS = ("graph_bytes", "const_bytes", "nodes", "build_s", "serialize_s", "session_s",
+                 "init_s", "first_run_s", "peak_rss_bytes", "max_abs_err", "import_s")
+INT_MEDIANS = ("graph_bytes", "const_bytes", "nodes", "peak_rss_bytes")
 
 
 EVIDENCE_FIELDS = ("partition_ops", "partition_computes", "replaced_by_const", "partition_stateful",
@@ -130,16 +132,16 @@ class Row(Measurement):
     variant: str = ""
     preset: str = "default"
     trials: tuple = ()
-    batch: int | None = None   # set when one report spans several batches (sweep)
-    activation_bytes: int | None = None   # conv, pool and relu output bytes, from shapes and dtype
+    batch: int | None = ranged(least=1)   # set when one report spans several batches (sweep)
+    activation_bytes: int | None = ranged()   # conv, pool and relu output bytes, from shapes and dtype
 
     @classmethod
     def from_trials(cls, variant, trials, preset="default"):
         """Aggregate trials: medians over the ok ones, later runs pooled; failed if any trial failed."""
         ok = [t for t in trials if t.status == "ok"]
         failed = [(i, t) for i, t in enumerate(trials, 1) if t.status != "ok"]
-        agg = {name: median_or_none(getattr(t, name) for t in ok) for name in _MEDIAN_FIELDS}
-        for name in ("graph_bytes", "const_bytes", "nodes", "peak_rss_bytes"):
+        agg = {name: median_or_none(getattr(t, name) for t in ok) for name in MEDIAN_FIELDS}
+        for name in INT_MEDIANS:
             agg[name] = None if agg[name] is None else int(agg[name])
         rss = {}
         # Phase by phase from the same workers: those that measured every phase when there are any.

@@ -46,7 +46,10 @@ RETURNS = Option(("output",), Names(FETCHES, "kind of result"), "what each run r
                  keyword="returns")
 PLACE = Option("ps", OneOf(TWO_TASK_JOBS, prefix="data="), "with --target local:ps,worker, the job that holds the "
                "variable variant's X: data=ps or data=worker", shown="data=ps", metavar="data=JOB")
-CONNECT_TIMEOUT = Option(10.0, Positive(), "give up on an unreachable grpc:// target after S seconds", metavar="S")
+# The longest any wait may be: a timeout past a day is a slip of the keyboard, and a huge one overflows the clock.
+DAY_S = 86_400.0
+CONNECT_TIMEOUT = Option(10.0, Positive(most=DAY_S, unit=" s"), "give up on an unreachable grpc:// target after S "
+                         "seconds", metavar="S")
 
 # A user's graph: how to read, feed and fetch it.
 GRAPH_PATH = Option(REQUIRED, path, "a GraphDef (.pb binary, .pbtxt text) or a SavedModel folder", keyword="path",
@@ -66,8 +69,8 @@ REMOTE_TIMEOUT_S = 600.0
 
 # How a measuring run goes, and where its results are written (checked again, as paths, before any work).
 FORCE = Option(False, switch, "run even when the memory estimate exceeds what is available")
-TIMEOUT = Option(None, Positive(optional=True), "kill a worker after S seconds (it becomes a failed row)",
-                 shown=f"none, and {REMOTE_TIMEOUT_S:g} with a remote --target", metavar="S")
+TIMEOUT = Option(None, Positive(optional=True, most=DAY_S, unit=" s"), "kill a worker after S seconds (it becomes a "
+                 "failed row)", shown=f"none, and {REMOTE_TIMEOUT_S:g} with a remote --target", metavar="S")
 QUIET = Option(False, switch, "no progress lines on stderr")
 FRESH_WORKERS = Option(False, switch, "start every worker as a fresh interpreter that imports TensorFlow itself, not "
                        "forked from one that imported it once (Linux forks; elsewhere every worker starts fresh)")

@@ -6,20 +6,13 @@ UsageError naming the option by its flag (--batch); from Python it is the keywor
 """
 
 import dataclasses
-import math
-import numbers
 import os
-import re
 from dataclasses import MISSING, dataclass, replace
 
 from tfgraphs.errors import UsageError
+from tfgraphs.spec.numbers import LARGEST, Bounds, flag, read_number
 
 REQUIRED = MISSING   # the default of an option that must be given
-
-
-def flag(name):
-    """batch_size -> --batch-size: how messages name an option."""
-    return "--" + name.replace("_", "-")
 
 
 @dataclass(frozen=True)
@@ -80,16 +73,8 @@ class Whole:
     why: str = ""    # why a smaller number cannot work, said when one is given
 
     def __call__(self, name, value):
-        if isinstance(value, str) and value.strip().lstrip("+-").isdecimal():
-            value = int(value)
-        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-            raise UsageError(f"{flag(name)} {value!r} is not a whole number")
-        if value < self.least:
-            need = "0 or more" if self.least == 0 else f"at least {self.least}"
-            raise UsageError(f"{flag(name)} {value} must be {need}" + (f": {self.why}" if self.why else ""))
-        if self.most is not None and value > self.most:
-            raise UsageError(f"{flag(name)} {value} must be at most {self.most:,}")
-        return int(value)
+        return read_number(name, value, Bounds("whole", self.least, LARGEST if self.most is None else self.most,
+                                               self.why))
 
     def bounds(self):
         """The bounds as --help says them."""
@@ -99,22 +84,20 @@ class Whole:
 
 @dataclass(frozen=True)
 class Positive:
-    """A finite number greater than 0 (NaN and infinity are refused too); None too when optional."""
+    """A finite number greater than 0 and at most most (NaN and infinity are refused too); None too when optional."""
 
     optional: bool = False
+    most: float = float("inf")
+    unit: str = ""   # said after most in a refusal and in --help, e.g. " s"
 
     def __call__(self, name, value):
         if value is None and self.optional:
             return None
-        try:
-            number = float(value)
-        except (TypeError, ValueError, OverflowError):
-            raise UsageError(f"{flag(name)} {value!r} is not a number") from None
-        if isinstance(value, bool) or not number > 0:
-            raise UsageError(f"{flag(name)} {value!r} must be greater than 0")
-        if math.isinf(number):
-            raise UsageError(f"{flag(name)} {value!r} must be a finite number")
-        return number
+        return read_number(name, value, Bounds("positive", most=self.most, unit=self.unit))
+
+    def bounds(self):
+        """The bound as --help says it, when one is declared."""
+        return f"at most {self.most:,g}{self.unit}" if self.most < float("inf") else ""
 
 
 @dataclass(frozen=True)
@@ -182,6 +165,11 @@ def path(name, value):
         given = os.fspath(value)
     except TypeError:
         raise UsageError(f"{flag(name)} {value!r} is not a path") from None
+    if not isinstance(given, str):
+        # os accepts bytes paths, but every message and every path joined to this one is a str.
+        raise UsageError(f"{flag(name)} {value!r} is bytes; give the path as a str")
+    if "\0" in given:
+        raise UsageError(f"{flag(name)} {value!r} holds a NUL character, which no path can")
     return given
 
 
@@ -217,7 +205,7 @@ def batches(name, value):
     """Two or more different batches, each a whole number >= 1, sorted."""
     items = value.split(",") if isinstance(value, str) else value
     try:
-        found = sorted({Whole()(name, b) for b in items if str(b).strip()})
+        found = sorted({Whole()(name, b) for b in items if not (isinstance(b, str) and not b.strip())})
     except TypeError:
         raise UsageError(f"{flag(name)} {value!r} is not a list of batches") from None
     if len(found) < 2:
@@ -225,22 +213,9 @@ def batches(name, value):
     return tuple(found)
 
 
-_SIZE = re.compile(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([kmgt]i?b|b)?\s*", re.IGNORECASE)
-_UNITS = {"b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
-          "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
-
-
 def byte_size(name, value):
     """Bytes, from a whole number or text with a unit (B, kB, MB, GB, KiB, MiB, GiB); at least 1."""
-    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
-        return Whole()(name, value)
-    match = _SIZE.fullmatch(value) if isinstance(value, str) else None
-    if not match:
-        raise UsageError(f"{flag(name)} {value!r} is not a size (try 1048576, 512KiB or 2MB)")
-    size = int(float(match.group(1)) * _UNITS[(match.group(2) or "b").lower()])
-    if size < 1:
-        raise UsageError(f"{flag(name)} {value!r} must be at least 1 byte")
-    return size
+    return read_number(name, value, Bounds("size", unit=" bytes"))
 
 
 def feed_shapes(name, value):
@@ -255,9 +230,9 @@ def feed_shapes(name, value):
 def _feed_text(name, given):
     input_name, _, dims = str(given).partition("=")
     try:
-        shape = tuple(int(d) for d in dims.split(",")) if dims.strip() else None
-    except ValueError:
+        shape = tuple(Whole()(name, d) for d in dims.split(",")) if dims.strip() else None
+    except UsageError:
         shape = None
-    if not input_name.strip() or shape is None or any(d < 1 for d in shape):
+    if not input_name.strip() or shape is None:
         raise UsageError(f"{flag(name)} {given!r} is not NAME=D1,D2,... with whole dimensions >= 1")
     return input_name.strip(), shape
