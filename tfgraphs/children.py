@@ -1,14 +1,20 @@
 """Child processes that end with the tfgraphs process that started them, even when it is killed by SIGKILL; a
-command's workers are forked from a server that imported TensorFlow once, where that gives what a fresh start gives."""
+command's workers are forked from a server that imported TensorFlow once, where that gives what a fresh start gives;
+a user's code runs in a session of its own, and whatever it leaves running is ended with it (grouped)."""
 
 import hashlib
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 from contextlib import contextmanager
+
+import psutil
 
 from tfgraphs import forked, forkserver
 
@@ -22,6 +28,11 @@ FORK_OPTIONS = {"stdin", "stdout", "stderr", "env", "text", "errors"}
 SERVERS = "TFGRAPHS_WORKER_SERVERS"
 FORKED_START, FRESH_START = "forked", "fresh"
 ENDING_S = 10   # how long a server is given to end its children and itself once its command is done
+
+# What a terminal sends its foreground group, passed on to a grouped() process, which no terminal reaches directly.
+FORWARDED = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT")
+                  if hasattr(signal, name))
+GRACE_S = 2   # how long a process left running has to end on SIGTERM before it gets SIGKILL
 
 _scopes = []   # the open workers() scopes of this process, innermost last: {key: (Popen, socket path) or None}
 
@@ -137,3 +148,104 @@ def _shared(env, name):
 def _network():
     """This process's network namespace: a server's children join its network, so a server serves one."""
     return os.stat("/proc/self/ns/net").st_ino
+
+
+class Group:
+    """A process started in a session, and so a process group, of its own; ended: [(pid, name)] of the processes
+    left running in that session that end() ended."""
+
+    def __init__(self, proc):
+        self.proc, self.ended = proc, []
+
+    def signal(self, sig):
+        """Send sig to the process group, as a terminal sends Ctrl-C to its foreground group."""
+        if self.proc.returncode is None:   # once collected, its number may be another group's
+            try:
+                os.killpg(self.proc.pid, sig)
+            except ProcessLookupError:
+                pass
+
+    def end(self, grace_s=GRACE_S):
+        """Kill the process if it still runs, then end every process left in its session; what was ended so far."""
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
+        self.ended += end_session(self.proc.pid, grace_s)
+        return self.ended
+
+
+@contextmanager
+def grouped(argv, forward=FORWARDED, grace_s=GRACE_S, **kwargs):
+    """A Group of subprocess.Popen(argv, **kwargs), a fresh process in a session of its own, bound to end with this
+    process. Within, the signals in forward that reach this process go to its group instead; on leaving, the process
+    is killed if it still runs, and every process left in its session is ended and listed in the Group's ended."""
+    group = Group(fresh(argv, start_new_session=True, **kwargs))
+    previous = _forwarding(group, forward)
+    try:
+        yield group
+    finally:
+        try:
+            group.end(grace_s)
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, signal.SIG_DFL if handler is None else handler)
+
+
+def _forwarding(group, signals):
+    """{signal: its previous handler} for each of signals, now sent on to group (none outside the main thread)."""
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+    return {sig: signal.signal(sig, lambda number, frame: group.signal(number)) for sig in signals}
+
+
+def end_session(sid, grace_s=GRACE_S):
+    """[(pid, name)] of the processes of session sid, each ended: SIGTERM, then SIGKILL after grace_s."""
+    ended = {}
+    # A process forked while the others end is found by the next round.
+    for sig, wait_s in ((signal.SIGTERM, grace_s), (signal.SIGKILL, 1), (signal.SIGKILL, 1)):
+        left = _in_session(sid)
+        if not left:
+            break
+        for proc in left:
+            try:
+                ended.setdefault(proc.pid, proc.name())
+                proc.send_signal(sig)   # psutil checks that the pid is still this process's
+            except psutil.Error:
+                pass
+        _wait_gone(left, wait_s)
+    return sorted(ended.items())
+
+
+def listed(ended, which=""):
+    """'1 process WHICH (pid 1234: sleep)' for end_session's list."""
+    return (f"{len(ended)} process{'es' if len(ended) != 1 else ''}{' ' + which if which else ''} ("
+            + ", ".join(f"pid {pid}: {name}" for pid, name in ended) + ")")
+
+
+def _in_session(sid):
+    """The live processes of session sid other than this one."""
+    found = []
+    for proc in psutil.process_iter(["status"]):
+        try:
+            if (proc.pid != os.getpid() and proc.info["status"] != psutil.STATUS_ZOMBIE
+                    and os.getsid(proc.pid) == sid):
+                found.append(proc)
+        except OSError:   # it ended while being looked at
+            pass
+    return found
+
+
+def _wait_gone(procs, seconds):
+    """Wait until none of procs runs (a zombie has ended), or for seconds."""
+    deadline = time.monotonic() + seconds
+    while procs and time.monotonic() < deadline:
+        procs = [p for p in procs if _running(p)]
+        if procs:
+            time.sleep(0.02)
+
+
+def _running(proc):
+    try:
+        return proc.status() != psutil.STATUS_ZOMBIE
+    except psutil.Error:
+        return False

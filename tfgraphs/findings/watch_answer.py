@@ -1,6 +1,7 @@
 """watch's answer block: how the script ended, then what its graph cost, line by line, or that nothing was found."""
 
 import os
+import signal
 
 from tfgraphs.findings.evidence import rests_on
 from tfgraphs.findings.watch import SAID, where
@@ -43,9 +44,17 @@ def _ending(w):
         how = "ran to its end" if w.exit_code == 0 else f"exited with status {w.exit_code}"
     else:
         how = {"raised": f"raised (exit status {w.exit_code})",
-               "interrupted": f"was interrupted (exit status {w.exit_code}); what it did until then"}.get(
+               "interrupted": f"was interrupted (exit status {w.exit_code}); what it did until then",
+               "killed": f"was killed by {_signal_name(w.exit_code - 128)} (exit status {w.exit_code})"}.get(
                    w.ended, f"ended with status {w.exit_code}")
     return f"{name} {how}: {runs}."
+
+
+def _signal_name(number):
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
 
 
 @rests_on("findings")

@@ -18,10 +18,6 @@ from tfgraphs.spec import options
 from tfgraphs.spec.options import REQUIRED, Option, arguments, byte_size, switch
 from tfgraphs.spec.watch import MODULE, WATCHED_BYTES
 
-# Seconds a script has, after Ctrl-C, to write what was seen before it is killed.
-AFTER_INTERRUPT_S = 30
-
-
 @dataclass(frozen=True)
 class Config:
     """The script, its arguments, and what to watch for."""
@@ -39,7 +35,9 @@ class Config:
 def plan(config):
     """Refuse a script that is not a file, before anything starts; one process runs it."""
     if not os.path.isfile(config.script):
-        what = "is a folder" if os.path.isdir(config.script) else "does not exist"
+        what = ("is a folder" if os.path.isdir(config.script) else
+                "is not a regular file (a device, FIFO or socket)" if os.path.exists(config.script) else
+                "does not exist")
         raise UsageError(f"{config.script} {what}; give the Python script to run")
     return Plan({}, (), workers=1)
 
@@ -51,49 +49,69 @@ def argv(config, out):
 
 
 def run(config, plan, progress, timeout=None):
-    """Run the script with the terminal's own stdin, stdout and stderr; its exit status and what was seen."""
+    """Run the script with the terminal's own stdin, stdout and stderr; its exit status and what was seen. The script
+    runs in a session of its own: what it leaves running is ended once it ends, and said."""
     with tempfile.TemporaryDirectory(prefix="tfgraphs-watch-") as held:
         out = os.path.join(held, "watch.json")
         progress.say(os.path.basename(config.script), "running under watch")
         # The script's environment is the user's, as `python SCRIPT` would get it: TensorFlow logs what it would.
-        proc = children.start(argv(config, out), env=dict(os.environ))
-        try:
-            code = _wait(proc, timeout)
-        finally:
-            if proc.poll() is None:   # the parent failing must not leave the script running
-                proc.kill()
-                proc.wait()
-        doc = read_doc(out) if os.path.exists(out) else _lost(code)
-    tf_version, machine = runner.envelope([doc])
-    found = Watching.from_dict({**read_worker(Watching, doc), "tf_version": doc.get("tf_version") or tf_version,
-                                "machine": machine, "script": os.path.abspath(config.script),
-                                "argv": [config.script, *config.args]})
-    # from_dict has diagnosed what was seen; only a process that wrote no document lacks its exit status.
-    return found if found.exit_code is not None else replace(found, exit_code=code)
+        with children.grouped(argv(config, out), env=dict(os.environ)) as group:
+            code = _wait(group.proc, timeout)
+        if group.ended:
+            print(f"tfgraphs watch: ended {children.listed(group.ended, 'the script left running')}", file=sys.stderr)
+        doc = _read(out, code)
+    try:
+        found = _result(config, doc)
+    except ValueError as exc:   # a document of the right keys holding values no watch writes
+        found = _result(config, _unreadable(exc))
+    # The exit status is the process's own, as a shell shows it for `python SCRIPT`: 128 + N for signal N.
+    return replace(found, exit_code=code if code >= 0 else 128 - code, ended="killed" if code < 0 else found.ended,
+                   left_running=tuple({"pid": pid, "name": name} for pid, name in group.ended))
 
 
 def _wait(proc, timeout):
-    """The script's exit status; on Ctrl-C it is passed on (a terminal's Ctrl-C reached the script already)."""
+    """The script's exit status (-N for signal N); Ctrl-C meanwhile goes to the script's group (children.grouped)."""
     try:
         return proc.wait(timeout)
     except subprocess.TimeoutExpired:
         proc.kill()
         return proc.wait()
-    except KeyboardInterrupt:
-        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)   # a second Ctrl-C must not lose the document
-        try:
-            if proc.poll() is None:
-                proc.send_signal(signal.SIGINT)
-            try:
-                return proc.wait(AFTER_INTERRUPT_S)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                return proc.wait()
-        finally:
-            signal.signal(signal.SIGINT, previous)
+
+
+def _read(out, code):
+    """The worker's document at out, or a failed one saying why there is none that watch could have written."""
+    if not os.path.exists(out):
+        return _lost(code)
+    try:
+        doc = read_doc(out)
+    except UsageError as exc:
+        return _unreadable(exc)
+    return doc if isinstance(doc, dict) else _unreadable(f"it holds a JSON {type(doc).__name__}")
+
+
+def _result(config, doc):
+    """The Watching of a worker's document."""
+    doc = read_worker(Watching, doc)
+    # The watch worker reports no devices: the machine is the parent's, whatever the document says.
+    tf_version, machine = runner.envelope([{k: doc[k] for k in ("status", "tf_version") if k in doc}])
+    return Watching.from_dict({**doc, "tf_version": doc.get("tf_version") or tf_version,
+                               "machine": machine, "script": os.path.abspath(config.script),
+                               "argv": [config.script, *config.args]})
 
 
 def _lost(code):
     """The document of a watch process that ended without writing one."""
-    return {"status": "failed", "error": f"the watched process ended with status {code} before saying what it saw",
-            "exit_code": code}
+    how = f"was killed by {_signal_name(-code)}" if code < 0 else f"ended with status {code}"
+    return {"status": "failed", "error": f"the watched process {how} before saying what it saw"}
+
+
+def _unreadable(why):
+    """The document of a watch process whose document was overwritten, by the script or another process."""
+    return {"status": "failed", "error": f"what the watched process left was not a watch document ({why})"}
+
+
+def _signal_name(number):
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"

@@ -21,6 +21,7 @@ from tfgraphs.machine import now_utc, timing_env
 #      only "command" and those four, without "schema" and "tool", and are read too;
 #      watch (the Watching's fields: "calls", "consts", "growth", "feeds", "functions", "findings", "exit_code");
 #      then per trial, shapes mode and pitfalls lesson "worker_start" ("forked" or "fresh"), left out when unset.
+#      then watch's "left_running" (left out when none) and its "ended" value "killed".
 SCHEMA = 1
 TOOL = "tfgraphs"
 

@@ -19,7 +19,7 @@ class Watching(Provenance):
     tf1: bool = False
     min_bytes: int | None = None
     exit_code: int | None = None
-    ended: str | None = None               # "exit", "raised" or "interrupted"
+    ended: str | None = None               # "exit", "raised", "interrupted" or "killed" (by signal exit_code - 128)
     touched_tensorflow: bool | None = None
     runs: int = 0                          # Session.run and callable calls, in the order made
     graph_ops: int | None = None           # ops of every graph seen, whether run or not (None: older documents)
@@ -31,6 +31,8 @@ class Watching(Provenance):
     feeds: tuple = ()      # ({file, line, feed, bytes, calls, same_calls, how[, converted_from]}, ...)
     functions: tuple = ()  # ({file, line, name, traces}, ...)
     findings: tuple = ()   # ({kind, file, line, evidence, remedy, lesson}, ...): diagnoses(), from the fields above
+    left_running: tuple = ()   # ({pid, name}, ...): processes of the script's session still running when its own
+                               # process ended, which watch ended (left out of the document when none)
     status: str = "ok"     # "failed": the hooks could not watch (the script still ran as it would)
     error: str | None = None
     tf_version: str | None = None
@@ -49,8 +51,10 @@ class Watching(Provenance):
 
     def to_dict(self):
         body = {k: v for k, v in asdict(self).items() if k not in PROVENANCE and (v is not None or k not in ("graph_ops", "script_s"))}
-        for key in ("argv", "calls", "consts", "growth", "feeds", "functions", "findings"):
+        for key in ("argv", "calls", "consts", "growth", "feeds", "functions", "findings", "left_running"):
             body[key] = [dict(x) if isinstance(x, dict) else x for x in getattr(self, key)]
+        if not self.left_running:
+            del body["left_running"]
         return {**envelope(self.command), **provenance(self), **body}
 
     @classmethod
@@ -58,7 +62,8 @@ class Watching(Provenance):
         """Rebuild from a saved document or a worker's (read strictly first by schema.read_worker)."""
         if "script" not in d:
             raise ValueError("not a complete watch result (no script)")
-        given = known(cls, d, argv=tuple, calls=tuple, consts=tuple, growth=tuple, feeds=tuple, functions=tuple)
+        given = known(cls, d, argv=tuple, calls=tuple, consts=tuple, growth=tuple, feeds=tuple, functions=tuple,
+                      left_running=tuple)
         given.pop("findings", None)   # always diagnosed again from what was seen, by this version's rules
         found = cls(**{**given, **provenance_of(d)})
         return replace(found, findings=diagnoses(found))

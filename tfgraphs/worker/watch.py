@@ -2,7 +2,9 @@
 
 import argparse
 import atexit
+import builtins
 import importlib.util
+import io
 import json
 import os
 import runpy
@@ -11,6 +13,8 @@ import sys
 import threading
 import time
 import traceback
+import types
+import zipfile
 
 from tfgraphs.worker.watching import Watch
 
@@ -35,6 +39,7 @@ def parse(argv):
     options.script, options.args = rest[0], rest[1:]
     # Made absolute now: the script may change the working folder.
     options.script_path, options.out = os.path.abspath(options.script), os.path.abspath(options.out)
+    options.pid = os.getpid()   # the one process that writes the document: a fork the script makes does not
     return options
 
 
@@ -95,7 +100,16 @@ def run_script(options):
     else:
         sys.path.insert(0, folder)
     sys.argv = [options.script, *options.args]
-    runpy.run_path(path, run_name="__main__")
+    with io.open_code(path) as f:
+        source = f.read()
+    if source[:4] == importlib.util.MAGIC_NUMBER or zipfile.is_zipfile(path):
+        runpy.run_path(path, run_name="__main__")   # compiled code or a zip: runpy reads them (argv[0] made absolute)
+        return
+    # Not runpy.run_path for source: it sets sys.argv[0] to the absolute path, and python keeps it as given.
+    main = types.ModuleType("__main__")
+    main.__file__, main.__builtins__ = path, builtins
+    sys.modules["__main__"] = main   # kept after the script, as python keeps it for the exit handlers
+    exec(compile(source, path, "exec", dont_inherit=True), main.__dict__)
 
 
 def is_ours(filename):
@@ -126,7 +140,8 @@ def exit_status(code):
     if code is None:
         return 0
     if isinstance(code, int):
-        return code & 0xFF
+        # Python reads the code as a C long (ssize_t's size where tfgraphs runs); one past it exits as -1 does.
+        return code & 0xFF if -sys.maxsize - 1 <= code <= sys.maxsize else 255
     print(code, file=sys.stderr)
     return 1
 
@@ -178,7 +193,8 @@ def finish(watch, options, code, ended, started=None):
     # Nothing may cut the document short now: a late Ctrl-C is ignored.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
-        write_document(document(watch, options, code, ended, started), options.out)
+        if os.getpid() == options.pid:   # a forked copy of the script ends as the script's fork would, saying nothing
+            write_document(document(watch, options, code, ended, started), options.out)
     except Exception as exc:
         print(f"tfgraphs watch: cannot write {options.out}: {exc}", file=sys.stderr)
     atexit._run_exitfuncs()
