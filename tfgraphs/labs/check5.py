@@ -9,7 +9,7 @@ import tensorflow as tf
 from tfgraphs.labs import rerun
 from tfgraphs.labs.marks import hint, judged_by
 from tfgraphs.records.judge import FEWEST, RANK_SUM, judge
-from tfgraphs.labs.sessions import RecordingSession, describe, recording, signature
+from tfgraphs.labs.sessions import RecordingSession, TracingSession, recording, signature
 from tfgraphs.spec import network
 
 BATCH = 8
@@ -25,9 +25,19 @@ def _served(graph, x, fetches):
     return signature(graph, fetches, {x: None})
 
 
+def _said(runs):
+    """'fetch [..] fed [..]' of each distinct executor among runs' RunMetadata, as TensorFlow's partition graphs
+    name them."""
+    return [f"fetch [{', '.join(sorted(got))}] fed [{', '.join(sorted(fed))}]"
+            for fed, got in dict.fromkeys(map(rerun.executor, runs))]
+
+
 def _warmed(facts):
-    ran = "; ".join(facts["warmed"]) or "nothing"
-    return facts["served"] in facts["warmed"], f"warm_up ran {ran}; serve() runs {facts['served']}", ""
+    served, warmed = _said(facts["served"]), _said(facts["warmed"])
+    if not served:
+        return False, "serve() made no run", ""
+    ran = "; ".join(warmed) or "nothing"
+    return served[0] in warmed, f"warm_up ran {ran}; serve() runs {served[0]}", ""
 
 
 @hint("serve() fetches the whole dict, scores and features, fed X: warm up with that same fetch list and feed "
@@ -37,11 +47,12 @@ def warms_what_is_served(mod):
     """warm_up runs the same fetches and feeds as serve()"""
     data, w = _data()
     graph, x, fetches = mod.build_model(w)
-    with RecordingSession(graph=graph) as sess:
+    # Each run's RunMetadata holds the partition graphs of the executor it ran: TensorFlow's own record of it.
+    with TracingSession(graph=graph) as sess:
         mod.warm_up(sess, x, fetches)
-        warmed = sess.signatures
-    # describe() writes a signature's names sorted: equal texts are equal signatures.
-    return {"warmed": [describe(s) for s in dict.fromkeys(warmed)], "served": describe(_served(graph, x, fetches))}
+        warmed = list(sess.metadata)
+        mod.serve(sess, x, fetches, data)
+    return {"warmed": warmed, "served": sess.metadata[len(warmed):]}
 
 
 def _right(facts):

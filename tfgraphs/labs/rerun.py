@@ -102,3 +102,17 @@ def holding(sess, reads, value):
         if np.shape(got) == np.shape(value) and np.array_equal(got, value):
             held.append(name)
     return held
+
+
+def executor(data):
+    """(fed, fetched) tensor names of the executor a run ran, from its RunMetadata's bytes: the _Arg and _Retval
+    nodes TensorFlow put in its partition graphs ('_arg_X_0_0' feeds X:0, the last number being its place)."""
+    tf = import_tensorflow()
+    meta = tf.compat.v1.RunMetadata.FromString(data)
+    ends = {"_Arg": ("_arg_", set()), "_Retval": ("_retval_", set())}
+    for graph in meta.partition_graphs:
+        for node in graph.node:
+            if node.op in ends and node.name.startswith(ends[node.op][0]):
+                tensor = node.name[len(ends[node.op][0]):].rsplit("_", 1)[0]
+                ends[node.op][1].add(":".join(tensor.rsplit("_", 1)))
+    return frozenset(ends["_Arg"][1]), frozenset(ends["_Retval"][1])

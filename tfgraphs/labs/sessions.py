@@ -33,6 +33,26 @@ class RecordingSession(v1.Session):
         return [s for s, _ in self.runs]
 
 
+class TracingSession(v1.Session):
+    """A Session whose every run asks TensorFlow for the partition graphs of the executor it ran, and keeps the
+    RunMetadata's bytes, in order."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.metadata = []
+
+    def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
+        asked = v1.RunOptions()
+        if options is not None:
+            asked.CopyFrom(options)
+        asked.output_partition_graphs = True
+        meta = run_metadata if run_metadata is not None else v1.RunMetadata()
+        try:
+            return super().run(fetches, feed_dict=feed_dict, options=asked, run_metadata=meta)
+        finally:
+            self.metadata.append(meta.SerializeToString())
+
+
 @contextmanager
 def recording():
     """Within it, tf.compat.v1.Session makes RecordingSessions; yields the list of those created."""
@@ -44,8 +64,3 @@ def recording():
     finally:
         v1.Session = original
 
-
-def describe(sig):
-    """A signature as 'fetch [a, b] fed [x]'."""
-    fetched, fed = sig
-    return f"fetch [{', '.join(sorted(fetched))}] fed [{', '.join(sorted(fed))}]"
