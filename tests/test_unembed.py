@@ -169,8 +169,8 @@ def test_out_is_refused_when_not_empty_and_replaced_with_replace(graphs, monkeyp
 
 
 @pytest.mark.parametrize("out, said", [
-    (lambda g: g["saved"] / "inner", "would overwrite the graph it reads"),
-    (lambda g: g["lookup"], "would overwrite the graph it reads"),
+    (lambda g: g["saved"] / "inner", "is inside the input"),
+    (lambda g: g["lookup"], "is the input"),
 ])
 def test_out_never_touches_the_input(graphs, monkeypatch, capsys, out, said):
     fakes.install(monkeypatch, fakes.in_process)

@@ -1,8 +1,8 @@
 """tfgraphs.explain(): what the first sess.run pays for, by optimizer presets and traced runs."""
 
 from tfgraphs.api.keywords import takes
-from tfgraphs.api.outputs import output_dir
-from tfgraphs.api.running import check_outputs, measure, running_options
+from tfgraphs.api.outputs import writes_into
+from tfgraphs.api.running import measure, running_options
 from tfgraphs.errors import UsageError
 from tfgraphs.jobs import explain as job
 from tfgraphs.jobs import owngraph
@@ -21,12 +21,22 @@ BESIDE = {
 SEED_ONLY = ("batch", "dtype", "variants", "target")   # settings of the built-in network
 
 
-@takes(job.Config, BESIDE, owngraph.Config, RUNNING, without=("returns", "path", "full_trials"))
+def _writes(options):
+    """The Outputs of --trace and --tensorboard: each folder, and every trace file and graph folder in it."""
+    if options["trace"] is None and options["tensorboard"] is None:
+        return []
+    if options["graph"] is None:
+        traces, boards = job.writes(config_of(job.Config, options), options["trace"], options["tensorboard"])
+    else:
+        traces, boards = owngraph.writes(config_of(owngraph.Config, {**options, "path": options["graph"]}),
+                                         options["trace"], options["tensorboard"])
+    return ((writes_into("trace", options["trace"], files=traces) if options["trace"] else [])
+            + (writes_into("tensorboard", options["tensorboard"], wholes=boards) if options["tensorboard"] else []))
+
+
+@takes(job.Config, BESIDE, owngraph.Config, RUNNING, without=("returns", "path", "full_trials"), writes=_writes)
 def explain(**options):
     """Run each variant, or the graph at `graph`, under presets that switch optimizers off, and trace its runs."""
-    check_outputs(options["json"], options["csv"], options["plot"], inputs=(options["graph"],))
-    output_dir("trace", options["trace"])
-    output_dir("tensorboard", options["tensorboard"])
     run = {**running_options(options), "trace_dir": options["trace"], "tensorboard_dir": options["tensorboard"]}
     if options["graph"] is None:
         return measure(job, config_of(job.Config, options), **run)

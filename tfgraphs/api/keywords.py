@@ -3,13 +3,17 @@
 import functools
 import inspect
 
+from tfgraphs.api.outputs import command_outputs
 from tfgraphs.spec.commands import COMMANDS
 from tfgraphs.spec.options import REQUIRED, declared
 
 
-def takes(*sources, without=()):
+def takes(*sources, without=(), writes=None):
     """Give func(**checked) the signature the options of sources declare (Config classes or dicts of options, less
-    the keywords in without), and check each value before func sees it."""
+    the keywords in without), and check each value, and what they would write, before func sees them.
+
+    writes(checked options): the Outputs beyond json, csv and plot (api.outputs), when the command has more.
+    func.check(**given) is that check alone: the command line asks it of outputs it writes itself."""
     options = declared(*sources, without=without)
     kind = inspect.Parameter
     # A required option (a path) may be given by position; every other is a keyword with its declared default.
@@ -19,15 +23,21 @@ def takes(*sources, without=()):
     signature = inspect.Signature(parameters)
 
     def decorate(func):
-        @functools.wraps(func)
-        def checked(*args, **given):
+        def check(*args, **given):
             try:
                 bound = signature.bind(*args, **given)
             except TypeError as exc:
                 raise TypeError(f"{func.__name__}(): {exc}") from None
             bound.apply_defaults()
-            return func(**{name: options[name].check(name, value) for name, value in bound.arguments.items()})
+            values = {name: options[name].check(name, value) for name, value in bound.arguments.items()}
+            command_outputs(values, writes(values) if writes else ())
+            return values
+
+        @functools.wraps(func)
+        def checked(*args, **given):
+            return func(**check(*args, **given))
         checked.__signature__ = signature
+        checked.check = check
         checked.__doc__ = described(func.__doc__, options, COMMANDS[func.__name__])
         checked.options = options
         return checked

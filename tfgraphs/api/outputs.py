@@ -1,15 +1,38 @@
-"""The checks of where a command writes: no output over an input or another output, none into what refuses a file.
+"""The one check of where a command writes: no output over an input, another output or a file another output
+writes, none into what refuses a file.
 
-Each option's value was checked by its declaration first (spec.options); these ask the file system, before any work.
+Each option's value was checked by its declaration first (spec.options); this asks the file system, before any work.
 """
 
 import os
 import stat
+from dataclasses import dataclass
 
 from tfgraphs.errors import UsageError
 from tfgraphs.fileio import folder_takes_a_file, inside
 from tfgraphs.spec.options import flag
 from tfgraphs.spec.options import path as checked_path
+
+INPUTS = ("path", "graph", "script")   # the options that name a file a command reads
+FILES = ("json", "csv", "plot")        # the outputs every measuring command may write
+
+
+@dataclass(frozen=True)
+class Output:
+    """A path a command writes, and how: a file, a folder it writes files into, or a folder written whole."""
+
+    option: str                 # how messages name it: --json, -o
+    path: str
+    kind: str = "file"          # "file", "folder" (its files are listed apart) or "whole" (nothing else inside)
+    given: str | None = None    # the option's folder, when path is a file or folder written inside it
+
+    def said(self):
+        """How the one line names this output."""
+        return f"{self.option} {self.path}" if self.given is None else f"{self.path} ({self.role()})"
+
+    def role(self):
+        """What a path written inside an option's folder is to that option."""
+        return f"{'a file' if self.kind == 'file' else 'a folder'} {self.option} {self.given} writes"
 
 
 def table_format(fmt):
@@ -21,22 +44,71 @@ def table_format(fmt):
     return fmt
 
 
+def writes_into(option, folder, files=(), wholes=()):
+    """The Outputs of an option naming a folder: the folder, each file it will write there, and each folder in it
+    it will write whole."""
+    where = checked_path(option, folder)
+    return ([Output(flag(option), where, "folder")] + [Output(flag(option), f, given=where) for f in files]
+            + [Output(flag(option), w, "whole", given=where) for w in wholes])
+
+
+def command_outputs(options, more=()):
+    """Refuse, before any work, what a command's checked options would write (json, csv, plot and more, a list
+    of Outputs) over its inputs or each other; and a plot without matplotlib to draw it."""
+    if options.get("plot"):
+        from tfgraphs.render import plots
+        plots.require()
+    inputs = [options[name] for name in INPUTS if options.get(name)]
+    refuse([p for given in inputs for p in (given if isinstance(given, (list, tuple)) else [given])],
+           [Output(flag(name), checked_path(name, options[name])) for name in FILES if options.get(name)]
+           + list(more))
+
+
 def writable(inputs=(), **paths):
-    """Refuse, before any work, an output path (by option name) that is one of the command's inputs or another
-    output, that exists as anything but a regular file, or whose folder refuses a file."""
-    given = [(name, checked_path(name, value)) for name, value in paths.items() if value]
+    """Refuse output files (by option name) over the inputs or each other, or that cannot be written."""
+    refuse(inputs, [Output(flag(name), checked_path(name, value)) for name, value in paths.items() if value])
+
+
+def refuse(inputs, outputs):
+    """UsageError, in one line naming the two, when an output is an input or lies inside one, holds an input,
+    or collides with another output; then when any output cannot be written there."""
     sources = [checked_path("path", p) for p in inputs if p]
-    for i, (name, path) in enumerate(given):
+    for i, out in enumerate(outputs):
         for source in sources:
-            if _same_file(path, source):
-                raise UsageError(f"{flag(name)} {path} is the input {source}; the input is never overwritten")
-            if os.path.isdir(source) and inside(path, source):
-                raise UsageError(f"{flag(name)} {path} is inside the input {source}; the input is never modified")
-        for other, earlier in given[:i]:
-            if _same_file(path, earlier):
-                raise UsageError(f"{flag(name)} and {flag(other)} are the same file {path}; give each its own")
-        _regular_or_missing(path)
-        folder_takes_a_file(path)
+            _over_input(out, source)
+        for earlier in outputs[:i]:
+            said = _collision(earlier, out)
+            if said:
+                raise UsageError(f"{said}; give each its own")
+    for out in outputs:
+        _usable(out)
+
+
+def _over_input(out, source):
+    """UsageError when out would replace the input source, change what lies in it, or be written around it."""
+    if _same_file(out.path, source):
+        raise UsageError(f"{out.said()} is the input {source}; the input is never overwritten")
+    if os.path.isdir(source) and inside(out.path, source):
+        raise UsageError(f"{out.said()} is inside the input {source}; the input is never modified")
+    if out.kind == "whole" and inside(source, out.path):
+        raise UsageError(f"{out.said()} holds the input {source}; the input is never overwritten")
+
+
+def _collision(a, b):
+    """Why outputs a and b cannot both be written, or None."""
+    if a.kind == b.kind == "folder" or (a.given is not None and a.given == b.given and a.option == b.option):
+        return None   # two options may write into one folder; one option's files are named apart
+    if _same_file(a.path, b.path):
+        if a.given is None and b.given is None:
+            return f"{b.option} and {a.option} are the same {'file' if a.kind == b.kind == 'file' else 'path'} {b.path}"
+        if a.given is None or b.given is None:
+            mine, theirs = (a, b) if a.given is None else (b, a)
+            return f"{mine.said()} is {theirs.role()}"
+        return f"{b.path} is {b.role()} and {a.role()}"
+    for outer, inner in ((a, b), (b, a)):
+        if outer.kind == "whole" and inside(inner.path, outer.path):
+            return f"{inner.said()} is inside {outer.said()}, which is written whole"
+    return None
 
 
 def _same_file(a, b):
@@ -47,6 +119,18 @@ def _same_file(a, b):
         return os.path.samefile(a, b)
     except OSError:
         return False
+
+
+def _usable(out):
+    """UsageError unless out can be written where it is: a file over a regular file or nothing, a folder over a
+    folder or nothing, and its nearest folder taking a new file."""
+    if out.kind == "file":
+        _regular_or_missing(out.path)
+        folder_takes_a_file(out.path)
+    elif os.path.exists(out.path) and not os.path.isdir(out.path):
+        raise UsageError(f"{out.path} exists and is not a folder")
+    elif out.kind == "folder" and not os.path.exists(out.path):
+        folder_takes_a_file(os.path.join(out.path, "probe"))
 
 
 def _regular_or_missing(path):
@@ -66,22 +150,3 @@ def _regular_or_missing(path):
         os.close(os.open(path, os.O_WRONLY | os.O_APPEND))
     except OSError as exc:
         raise UsageError(f"cannot write {path}: {exc.strerror}") from None
-
-
-def output_dir(name, folder):
-    """Refuse an output folder that exists as something other than a folder, or cannot be made."""
-    if not folder:
-        return
-    where = checked_path(name, folder)
-    if os.path.exists(where) and not os.path.isdir(where):
-        raise UsageError(f"{where} exists and is not a folder")
-    if not os.path.exists(where):
-        writable(**{name: os.path.join(where, "probe")})
-
-
-def plot_path(path):
-    """Refuse a --plot path when matplotlib is not there to draw it, or the path cannot be written."""
-    if path:
-        from tfgraphs.render import plots
-        plots.require()
-        writable(plot=path)

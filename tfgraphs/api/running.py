@@ -3,7 +3,7 @@
 import sys
 
 from tfgraphs import children
-from tfgraphs.api.outputs import plot_path, writable
+from tfgraphs.api.outputs import command_outputs
 from tfgraphs.api.notebook import progress
 from tfgraphs.api.report import Report
 from tfgraphs.errors import UsageError
@@ -14,9 +14,8 @@ from tfgraphs.spec.limits import TF_BASELINE_BYTES
 
 def check_outputs(json=None, csv=None, plot=None, inputs=()):
     """Refuse output paths that are inputs, each other's, or unwritable, or a plot without matplotlib, before any
-    work starts."""
-    plot_path(plot)
-    writable(inputs, json=json, csv=csv, plot=plot)
+    work starts (what an API function declared with takes() has had checked already)."""
+    command_outputs({"json": json, "csv": csv, "plot": plot, "path": list(inputs)})
 
 
 def running_options(options):
@@ -28,7 +27,7 @@ def measure(job, config, *, quiet=False, timeout=None, force=False, fresh_worker
             plot=None, **options):
     """Run a job's plan with progress; the Report, with its JSON, CSV and plot written where asked.
 
-    The caller has checked every option, and json, csv and plot with check_outputs, before building config.
+    The caller (an API function declared with takes()) has checked every option and output before building config.
     """
     if timeout is None and getattr(config, "target", ""):
         # A server that accepts the connection and never answers would hang a remote run: it gets a deadline.

@@ -77,9 +77,14 @@ def add_options(p, func, command):
 CLI_ONLY = {"func", "debug", "prog", "command", "format", "wide", "verbose"}   # flags of the text output and of argparse itself
 
 
+def flags(args):
+    """The flags given, as func's keywords: all but the text output's and argparse's own."""
+    return {name: value for name, value in vars(args).items() if name not in CLI_ONLY}
+
+
 def call(func, args, leave=()):
     """func(**the flags given but those in leave); every flag but the text output's is one of func's keywords."""
-    given = {name: value for name, value in vars(args).items() if name not in CLI_ONLY and name not in leave}
+    given = {name: value for name, value in flags(args).items() if name not in leave}
     unknown = set(given) - set(inspect.signature(func).parameters) - set(leave)
     assert not unknown, f"flags {sorted(unknown)} are not keywords of {func.__name__}"
     return func(**given)
@@ -120,25 +125,15 @@ def show(report, args):
     return 1 if report.failed else 0
 
 
-# The flags that name a file a command reads: no output may be written over one of them.
-INPUTS = ("path", "graph", "script")
-
-
-def inputs_of(args):
-    """The files the command reads, by its input flags (report takes a list of them)."""
-    given = [getattr(args, name, None) for name in INPUTS]
-    return [p for g in given if g for p in (g if isinstance(g, list) else [g])]
-
-
 def run_api(func, args):
-    """The command: check --format and the output paths, run the API function on the other flags given, print its
-    report, then write the JSON, CSV and plot asked for (so a failed write still leaves the report printed)."""
+    """The command: check --format and everything the command writes, run the API function on the other flags
+    given, print its report, then write the JSON, CSV and plot asked for (so a failed write still leaves the report
+    printed)."""
     from tfgraphs.api.outputs import table_format
-    from tfgraphs.api.running import check_outputs
 
     table_format(args.format)
     outputs = {name: getattr(args, name) for name in ("json", "csv", "plot") if hasattr(args, name)}
-    check_outputs(**outputs, inputs=inputs_of(args))
+    func.check(**flags(args))
     report = call(func, args, leave=outputs)
     status = show(report, args)
     report.write(**outputs)

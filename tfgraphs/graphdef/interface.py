@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from tfgraphs.errors import UsageError
 from tfgraphs.graphdef import files
 from tfgraphs.graphdef.consts import located_nodes
-from tfgraphs.spec.owngraph import Feed
+from tfgraphs.spec.owngraph import Feed, graph_name
 from tfgraphs.tfimport import import_tensorflow
 
 # Nodes nothing consumes that are not results: they run for their effect on state.
@@ -182,7 +182,6 @@ def resolve(path, tag="serve", signature="serving_default", dims=None, fetches=(
         outputs = _default_fetches(graph_def)
     if not outputs:
         raise UsageError(f"{path}: every node is consumed or runs only for its effect; name what to run with --fetch")
-    name = os.path.basename(os.path.normpath(path))
-    return Interface(path=path, name=name, format=source["format"], tag=tag if saved_model else None,
+    return Interface(path=path, name=graph_name(path), format=source["format"], tag=tag if saved_model else None,
                      signature=signature if sig is not None else None, inputs=inputs, outputs=outputs,
                      graph_def=graph_def)

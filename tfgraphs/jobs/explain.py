@@ -66,17 +66,29 @@ def run(config, plan, progress, timeout=None, trace_dir=None, tensorboard_dir=No
                   extra={"attribution": attributions(rows), "single_thread": _single_thread(doc)})
 
 
-def _traced(config, groups, run_one, progress, timeout, trace_dir, tensorboard_dir):
-    """{(variant, target, preset): document} of one traced worker each."""
-    traced, boarded = {}, set()
+def traced_tasks(config, groups, trace_dir=None, tensorboard_dir=None):
+    """The traced task of every variant x target x preset of groups."""
+    tasks, boarded = [], set()
     for v, t in groups:
         for p in config.presets:
             # The graph is the same under every preset and target, so TensorBoard gets it once per variant.
             board = tensorboard_dir if v not in boarded else None
             boarded.add(v)
-            task = config.task(v, preset=p, mode="traced", trace_dir=trace_dir, tensorboard_dir=board, target=t)
-            traced[(v, t, p)] = run_one(task, compare.label(task), progress, timeout)
-    return traced
+            tasks.append(config.task(v, preset=p, mode="traced", trace_dir=trace_dir, tensorboard_dir=board, target=t))
+    return tasks
+
+
+def writes(config, trace_dir, tensorboard_dir):
+    """(trace files, TensorBoard folders) the traced workers may write, a refused variant's included: known before
+    the plan, so an output over one is refused before any work."""
+    found = [task.writes() for task in traced_tasks(config, row_groups(config, {}), trace_dir, tensorboard_dir)]
+    return [p for traces, _ in found for p in traces], [board for _, board in found if board]
+
+
+def _traced(config, groups, run_one, progress, timeout, trace_dir, tensorboard_dir):
+    """{(variant, target, preset): document} of one traced worker each."""
+    return {(task.variant, task.target, task.preset): run_one(task, compare.label(task), progress, timeout)
+            for task in traced_tasks(config, groups, trace_dir, tensorboard_dir)}
 
 
 def _single_thread(doc):

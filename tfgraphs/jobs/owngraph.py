@@ -13,7 +13,7 @@ from tfgraphs.records.results import Results
 from tfgraphs.records.rows import Measurement, Row
 from tfgraphs.records.judge import FEWEST, RANK_SUM
 from tfgraphs.spec import common
-from tfgraphs.spec.owngraph import encode_feeds, encode_fetches
+from tfgraphs.spec.owngraph import encode_feeds, encode_fetches, graph_name
 from tfgraphs.spec.tasks import GraphTask
 from tfgraphs.tfimport import import_tensorflow
 
@@ -90,6 +90,15 @@ def holds(interface):
     remedy = "smaller --feed dimensions" if fed >= held else "tfgraphs inspect to see which constants hold it"
     return ((f"{interface.name}'s feeds ({fed:,} bytes) and its constants ({held:,} bytes, expanded)", fed + held,
              remedy),)
+
+
+def writes(config, trace_dir, tensorboard_dir):
+    """(trace files, TensorBoard folders) the traced workers will write, known before the graph is read."""
+    # The fetches name no file.
+    found = [GraphTask(path=config.path, name=graph_name(config.path), fetches="", preset=p, mode="traced", trace_dir=trace_dir,
+                       tensorboard_dir=tensorboard_dir if p == config.presets[0] else None).writes()
+             for p in config.presets]
+    return [p for traces, _ in found for p in traces], [board for _, board in found if board]
 
 
 def run(config, plan, progress, timeout=None, trace_dir=None, tensorboard_dir=None):

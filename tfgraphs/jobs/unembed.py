@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tfgraphs.errors import UsageError
-from tfgraphs.fileio import folder_takes_a_file, inside
+from tfgraphs.fileio import folder_takes_a_file
 from tfgraphs.jobs import owngraph, runner
 from tfgraphs.records.rows import Measurement
 from tfgraphs.records.unembed import Unembedding, side
@@ -32,10 +32,8 @@ class Config(owngraph.Config):
 
 
 def check_out(config):
-    """Refuse an OUT that holds or is held by the input, or that exists and is not empty without --replace."""
-    source = config.path if os.path.isdir(config.path) else os.path.dirname(os.path.abspath(config.path))
-    if inside(config.path, config.out) or (os.path.isdir(config.path) and inside(config.out, source)):
-        raise UsageError(f"-o {config.out} would overwrite the graph it reads; choose a folder outside {config.path}")
+    """Refuse an OUT that is a link or a mount point, or that exists and is not empty without --replace (that it
+    holds no input and no other output is the API's check of outputs)."""
     if os.path.islink(config.out):
         raise UsageError(f"-o {config.out} is a symbolic link; give the folder it names, or a new one")
     if os.path.ismount(config.out):

@@ -1,5 +1,6 @@
 """A user's graph as the workers see it: its feeds and fetches as flags, their seeded data, and output tolerances."""
 
+import os
 from dataclasses import dataclass
 
 import numpy as np
@@ -28,6 +29,11 @@ class Feed:
         tensor, spec = text.rsplit("=", 1)
         dtype, dims = spec.split(":", 1)
         return cls(tensor, dtype, tuple(int(d) for d in dims.split(",") if d))
+
+
+def graph_name(path):
+    """How rows, traces and TensorBoard name the graph at path: its file or folder name."""
+    return os.path.basename(os.path.normpath(path))
 
 
 def encode_feeds(feeds):

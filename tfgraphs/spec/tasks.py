@@ -4,6 +4,7 @@ The worker answers with one JSON document on stdout and tells the parent its pro
 """
 
 import argparse
+import os
 from dataclasses import MISSING, dataclass, field, fields, replace
 from typing import ClassVar
 
@@ -14,6 +15,15 @@ from tfgraphs.spec.remote import FETCHES
 from tfgraphs.spec.variants import VARIANTS
 
 PHASE_PREFIX = "@phase "
+TRACED_RUNS = ("first", "second")   # the runs a traced task writes a Chrome trace of
+
+
+def traced_writes(task, stem, board_name):
+    """(the Chrome trace files, the TensorBoard folder or None) a task writes: STEM.first-run.trace.json and the
+    second run's in its trace_dir, and the folder board_name in its tensorboard_dir, written whole."""
+    traces = tuple(os.path.join(task.trace_dir, f"{stem}.{run}-run.trace.json") for run in TRACED_RUNS
+                   ) if task.trace_dir else ()
+    return traces, os.path.join(task.tensorboard_dir, board_name) if task.tensorboard_dir else None
 
 
 def choice(names):
@@ -51,6 +61,10 @@ class SeedTask:
         """This task measuring only the phases up to its first run (a timed task; any other mode as it is)."""
         return replace(self, mode="first-run") if self.mode == "timed" else self
 
+    def writes(self):
+        """(trace files, TensorBoard folder) the task writes; a remote run's traces sit beside the in-process ones."""
+        return traced_writes(self, f"{self.variant}.{self.preset}" + (".remote" if self.target else ""), self.variant)
+
 
 @dataclass(frozen=True)
 class ServerTask:
@@ -85,6 +99,10 @@ class GraphTask:
     def logs_first_run(self):
         """What TensorFlow logs of the worker's first run (a spec.tflog environment, from its start), or None."""
         return tflog.STAGES_ENV if self.mode == "traced" else None
+
+    def writes(self):
+        """(trace files, TensorBoard folder) the task writes, named after the graph."""
+        return traced_writes(self, f"{self.name}.{self.preset}", self.name)
 
 
 @dataclass(frozen=True)

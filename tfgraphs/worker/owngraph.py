@@ -103,11 +103,12 @@ def _traced(task, tf, feed, fetches, rss):
            "top_ops": stepstats.op_table(metas[0].step_stats, metas[1].step_stats),
            "first_run_log": log, "first_run_inside": tflog.stages(log),
            **inside.ran_graph(graph.as_graph_def(), metas[1].partition_graphs)}
-    if task.trace_dir:
-        out["trace_files"] = stepstats.write_chrome_traces(metas, task.trace_dir, f"{task.name}.{task.preset}")
-    if task.tensorboard_dir:
+    traces, board = task.writes()
+    if traces:
+        out["trace_files"] = stepstats.write_chrome_traces(metas, traces)
+    if board:
         _phase("tensorboard")
-        out["tensorboard_dir"] = tensorboard.write_graph(graph, os.path.join(task.tensorboard_dir, task.name))
+        out["tensorboard_dir"] = tensorboard.write_graph(graph, board)
     return out
 
 

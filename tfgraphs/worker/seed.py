@@ -5,7 +5,6 @@ Progress goes to stderr as `@phase NAME` lines; anything else TensorFlow prints 
 because stdout is reserved for the result.
 """
 
-import os
 import sys
 import time
 
@@ -162,12 +161,11 @@ def _traced(task, tf, built, x, w, rss):
         "first_run_inside": None if task.target else tflog.stages(log),
         **inside.ran_graph(built.graph.as_graph_def(), metas[1].partition_graphs),
     }
-    if task.trace_dir:
-        stem = f"{task.variant}.{task.preset}" + (".remote" if task.target else "")   # beside the in-process one
-        out["trace_files"] = stepstats.write_chrome_traces(metas, task.trace_dir, stem)
-    if task.tensorboard_dir:
+    traces, board = task.writes()
+    if traces:
+        out["trace_files"] = stepstats.write_chrome_traces(metas, traces)
+    if board:
         _phase("tensorboard")
-        board = os.path.join(task.tensorboard_dir, task.variant)
         out["tensorboard_dir"] = tensorboard.write_graph(built.graph, board)
     return out
 

@@ -1,6 +1,5 @@
 """What actually ran, from a traced run's step stats: per-op times and Chrome trace files."""
 
-import os
 import re
 import time
 from contextlib import nullcontext
@@ -46,11 +45,10 @@ def folded(top_ops):
     return not any(kernels.runs_as(op["type"], "Conv2D") and op["later_ms"] is not None for op in top_ops)
 
 
-def write_chrome_trace(step_stats, directory, stem):
+def write_chrome_trace(step_stats, path):
     """Write one run's step stats as Chrome trace JSON (opens in Perfetto or chrome://tracing)."""
     from tensorflow.python.client import timeline
 
-    path = os.path.join(directory, stem + ".trace.json")
     text = timeline.Timeline(step_stats).generate_chrome_trace_format(show_memory=True)
     write_atomic(path, lambda f: f.write(text))
     return path
@@ -73,7 +71,6 @@ def traced_pair(tf, sess, fetches, feed, phase, around_first=nullcontext):
     return metas, walls, out, held
 
 
-def write_chrome_traces(metas, directory, tag):
-    """The two traced runs as Chrome trace files TAG.first-run and TAG.second-run in directory; their paths."""
-    return [write_chrome_trace(meta.step_stats, directory, f"{tag}.{label}-run")
-            for label, meta in zip(("first", "second"), metas)]
+def write_chrome_traces(metas, paths):
+    """The two traced runs as Chrome trace files at paths (a task's writes()); the paths."""
+    return [write_chrome_trace(meta.step_stats, path) for meta, path in zip(metas, paths)]
