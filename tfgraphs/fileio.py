@@ -68,10 +68,15 @@ def read_doc(path):
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError as exc:
         raise UsageError(f"cannot read {path}: {exc.strerror}") from None
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_DOC_BYTES:
         os.close(fd)
+        if stat.S_ISREG(st.st_mode):
+            raise UsageError(f"{path} is {st.st_size:,} bytes, larger than {MAX_DOC_BYTES:,}: more than any tfgraphs "
+                             f"document")
         raise UsageError(f"{path} is not a regular file (a folder, device, FIFO or socket)")
     with os.fdopen(fd, "rb") as f:
+        # A file still growing is cut at the limit, and refused below.
         data = f.read(MAX_DOC_BYTES + 1)
     if len(data) > MAX_DOC_BYTES:
         raise UsageError(f"{path} is larger than {MAX_DOC_BYTES:,} bytes, more than any tfgraphs document")

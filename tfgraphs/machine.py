@@ -40,6 +40,19 @@ def available_bytes():
     return _psutil().virtual_memory().available
 
 
+def allocatable_bytes():
+    """What this process can still allocate: available_bytes(), or less under an address-space limit (ulimit -v)."""
+    have = available_bytes()
+    try:
+        import resource
+    except ImportError:
+        return have
+    limit = resource.getrlimit(resource.RLIMIT_AS)[0]
+    if limit == resource.RLIM_INFINITY:
+        return have
+    return max(0, min(have, limit - _psutil().Process().memory_info().vms))
+
+
 def machine_info(devices=()):
     """Facts about this machine that every row shares."""
     return {"cpu_count": os.cpu_count(), "cpu_model": cpu_model(), "platform": platform.platform(),
