@@ -57,6 +57,29 @@ def stored_values(tensor_proto):
     return max((len(v) for f, v in tensor_proto.ListFields() if f.name.endswith("_val")), default=0) // pair
 
 
+# TensorFlow's own bound on a shape (TensorShape): fewer than 2**63 elements.
+MAX_ELEMENTS = 2**63 - 1
+
+
+def tensor_problem(tensor_proto):
+    """Why TensorFlow cannot make a tensor of this TensorProto, or None: a negative or oversized shape, or a
+    tensor_content of another length than elements x itemsize (more listed *_val values than elements are
+    accepted: TensorFlow takes the first ones)."""
+    tf = import_tensorflow()
+    dims = [d.size for d in tensor_proto.tensor_shape.dim]
+    if any(d < 0 for d in dims):
+        return f"a negative dimension ({next(d for d in dims if d < 0)}) in its tensor's shape"
+    elements = math.prod(dims)
+    if elements > MAX_ELEMENTS:
+        return f"a shape of {elements:.3g} elements, more than TensorFlow's 2**63 - 1"
+    dtype = tf.dtypes.as_dtype(tensor_proto.dtype)
+    content = len(tensor_proto.tensor_content)
+    if content and dtype.size and content != elements * dtype.size:
+        return (f"{content:,} bytes of tensor_content where its shape {dims} of {dtype.name} holds "
+                f"{elements * dtype.size:,}")
+    return None
+
+
 def is_elided(tensor_proto):
     """True when a tensor lists fewer values than its shape holds, so TensorFlow repeats the last one."""
     return stored_values(tensor_proto) < math.prod(d.size for d in tensor_proto.tensor_shape.dim)
