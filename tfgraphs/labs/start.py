@@ -1,5 +1,6 @@
 """`tfgraphs lab start N [DIR]`: copy lab N's sheet, starter and notebook out of the installed package."""
 
+import os
 from importlib import resources
 from pathlib import Path
 
@@ -28,7 +29,9 @@ def start(number, directory=None):
     target = Path(directory if directory is not None else f"lab{number}")
     if target.exists() and not target.is_dir():
         raise UsageError(f"{target} is a file, not a folder")
-    there = [str(target / name) for name in FILES if (target / name).exists()]
+    # lexists: a link, even one to nowhere, counts as there; the writes below never follow one.
+    there = [str(target / name) + (" (a symbolic link)" if os.path.islink(target / name) else "")
+             for name in FILES if os.path.lexists(target / name)]
     if there:
         raise UsageError(f"{', '.join(there)} already exist{'s' if len(there) == 1 else ''}; "
                          f"choose another folder: tfgraphs lab start {number} DIR")
@@ -36,7 +39,7 @@ def start(number, directory=None):
     try:
         target.mkdir(parents=True, exist_ok=True)
         for name in FILES:
-            (target / name).write_bytes((source / name).read_bytes())
+            _write_new(target / name, (source / name).read_bytes())
             copied.append(target / name)
     except OSError as exc:
         # A read-only or missing place: what was copied is taken back, so nothing is left half-written.
@@ -44,3 +47,10 @@ def start(number, directory=None):
             done.unlink()
         raise UsageError(f"cannot write lab {number} into {target}: {exc.strerror}") from None
     return copied
+
+
+def _write_new(path, data):
+    """Write data to a new file at path: never through a link, never over a file made since it was looked for."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o666)
+    with os.fdopen(fd, "wb") as f:
+        f.write(data)
