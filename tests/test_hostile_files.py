@@ -103,7 +103,7 @@ def test_a_const_whose_content_its_shape_cannot_hold_is_refused(tmp_path, capsys
     const_graph(tmp_path / "bad.pb", dims, content, floats)
     assert main(["inspect", str(tmp_path / "bad.pb")]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and f"Const node 'w' {said}, which TensorFlow cannot import" in err
+    assert err.count("\n") == 1 and f"Const node 'w' {said}, of which TensorFlow cannot make a tensor" in err
 
 
 def test_well_formed_consts_are_sized_as_before(tmp_path):

@@ -141,7 +141,9 @@ def _accept(graph_def, path):
     """graph_def, once every Const in it can be sized; a one-line UsageError otherwise."""
     problem = _const_problem(graph_def)
     if problem:
-        raise UsageError(f"{path}: {problem}, which TensorFlow cannot import; fix or regenerate the graph")
+        # TensorFlow imports such a node; a run that needs it fails ("Cannot parse tensor from proto").
+        raise UsageError(f"{path}: {problem}, of which TensorFlow cannot make a tensor, so a run that needs it "
+                         f"fails; fix or regenerate the graph")
     return graph_def
 
 
