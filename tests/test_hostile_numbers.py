@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 import tfgraphs
 from tfgraphs.cli import main
 from tfgraphs.errors import UsageError
+from tfgraphs.records.results import load
 from tfgraphs.spec.options import Positive, Whole, batches, byte_size, feed_shapes
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -57,6 +58,70 @@ DOCUMENTS = {
     "inspect-minus": ("inspect", setting("const_bytes", value=-1)),
 }
 
+# name -> (fixture, change, what the one line says): the other documents' numbers outside their declared ranges.
+RANGES = {
+    "shapes-traces-minus": ("shapes", setting("modes", 2, "traces", value=-1),
+                            "modes[2].traces is -1, must be 0 or more"),
+    "shapes-first-traces": ("shapes", setting("modes", 3, "first_call_traces", value=-2),
+                            "modes[3].first_call_traces is -2, must be 0 or more"),
+    "shapes-times-nan": ("shapes", setting("modes", 1, "times_s", 0, 2, value=math.nan),
+                         "modes[1].times_s[0][2] is nan, must be a finite number, 0 or more"),
+    "shapes-khz-minus": ("shapes", setting("modes", 0, "khz", 1, value=-3.5), "modes[0].khz[1] is -3.5, must be 0 or"),
+    "shapes-err-inf": ("shapes", setting("modes", 5, "max_rel_err", value=math.inf),
+                       "modes[5].max_rel_err is inf, must be a finite number"),
+    "pitfalls-runs-minus": ("pitfalls", setting("lessons", 0, "cases", 1, "runs_s", 2, value=-0.5),
+                            "lessons[0].cases[1].runs_s[2] is -0.5, must be 0 or more"),
+    "pitfalls-nodes-minus": ("pitfalls", setting("lessons", 2, "cases", 0, "nodes", 1, value=-7),
+                             "lessons[2].cases[0].nodes[1] is -7, must be 0 or more"),
+    "pitfalls-graph-huge": ("pitfalls", setting("lessons", 6, "cases", 1, "graph_bytes", value=2**31),
+                            "lessons[6].cases[1].graph_bytes is 2,147,483,648, must be from 0 to 2,147,483,647 "
+                            "(protobuf's 2 GiB limit)"),
+    "pitfalls-probe-0": ("pitfalls", setting("lessons", 4, "cases", 1, "probe_batch", value=0),
+                         "lessons[4].cases[1].probe_batch is 0, must be at least 1"),
+    "pitfalls-address-64": ("pitfalls", setting("lessons", 0, "cases", 0, "address_mod_64", value=64),
+                            "lessons[0].cases[0].address_mod_64 is 64, must be from 0 to 63"),
+    "pitfalls-log-minus": ("pitfalls", setting("lessons", 0, "cases", 0, "folder_log",
+                                               value=[{"stage": "classic/constant_folding", "seconds": None,
+                                                       "source": "constant_folding.cc:1", "foldable": -1}]),
+                           "lessons[0].cases[0].folder_log[0].foldable is -1, must be 0 or more"),
+    "unembed-graph-huge": ("unembed", setting("before", "graph_bytes", value=2**31),
+                           "before.graph_bytes is 2,147,483,648, must be from 0 to 2,147,483,647 (protobuf's 2 GiB"),
+    "unembed-runs-minus": ("unembed", setting("after", "runs_s", 0, value=-1.0), "after.runs_s[0] is -1.0, must be 0"),
+    "unembed-shape-minus": ("unembed", setting("moved", 0, "shape", 1, value=-64),
+                            "moved[0].shape[1] is -64, must be 0 or more"),
+    "unembed-min-0": ("unembed", setting("min_bytes", value=0),
+                      "unembed-min-0.json: min_bytes is 0, must be at least 1"),
+    "unembed-phase-nan": ("unembed", setting("unembed_phases", "read_s", value=math.nan),
+                          "unembed_phases.read_s is nan, must be a finite number, 0 or more"),
+    "unembed-tolerance-minus": ("unembed", setting("tolerance", value=-1e-5), "tolerance is -1e-05, must be 0 or more"),
+    "watch-exit-256": ("watch", setting("exit_code", value=256),
+                       "watch-exit-256.json: exit_code is 256, must be from 0 to 255 (a process's exit status)"),
+    "watch-exit-minus": ("watch", setting("exit_code", value=-9), "exit_code is -9, must be from 0 to 255"),
+    "watch-runs-minus": ("watch", setting("runs", value=-4), "runs is -4, must be 0 or more"),
+    "watch-script-inf": ("watch", setting("script_s", value=math.inf), "script_s is inf, must be a finite number"),
+    "watch-calls-n-0": ("watch", setting("calls", 0, "n", value=0), "calls[0].n is 0, must be at least 1"),
+    "watch-times-minus": ("watch", setting("calls", 0, "times_s", 1, value=-0.001),
+                          "calls[0].times_s[1] is -0.001, must be 0 or more"),
+    "watch-op-types-0": ("watch", setting("growth", 0, "op_types", "Mul", value=0),
+                         "growth[0].op_types.Mul is 0, must be at least 1"),
+    "watch-feed-text": ("watch", setting("feeds", 0, "bytes", value="many"), "feeds[0].bytes is 'many', not a number"),
+    "watch-calls-number": ("watch", setting("calls", value=[5]), "calls[0] is 5, not an object"),
+    "watch-pid-0": ("watch", setting("left_running", value=[{"pid": 0, "name": "sleep"}]),
+                    "left_running[0].pid is 0, must be at least 1"),
+    "fit-points-1": ("sweep", setting("fit", 0, "points", value=1),
+                     "fit[0].points is 1, must be at least 2 (a line is fitted to two batches or more)"),
+    "fit-slope-minus": ("sweep", setting("fit", 0, "bytes_per_example", value=-8192),
+                        "fit[0].bytes_per_example is -8,192, must be from 0 to 2,147,483,647 (protobuf's 2 GiB"),
+    "fit-overhead-huge": ("sweep", setting("fit", 1, "overhead_bytes", value=2**31),
+                          "fit[1].overhead_bytes is 2,147,483,648, must be at most 2,147,483,647 (protobuf's"),
+    "fit-max-batch-minus": ("sweep", setting("fit", 0, "max_batch", value=-1), "fit[0].max_batch is -1, must be 0"),
+    "fit-text": ("sweep", setting("fit", value="line"), "fit is 'line', not a list of objects"),
+    "probe-batch-0": ("sweep", setting("tf_error", "batch", value=0), "tf_error.batch is 0, must be at least 1"),
+    "probe-rss-minus": ("sweep", setting("tf_error", "rss_after_bytes", value=-1),
+                        "tf_error.rss_after_bytes is -1, must be 0 or more"),
+}
+DOCUMENTS.update({name: (fixture, change) for name, (fixture, change, _) in RANGES.items()})
+
 PLUS_MINUS = [(["compare", "--batch", "+-5"], "--batch '+-5' is not a whole number"),
               (["compare", "--runs", "+-5"], "--runs '+-5' is not a whole number"),
               (["explain", "--trials", "+-5"], "--trials '+-5' is not a whole number"),
@@ -100,6 +165,7 @@ CASES = PLUS_MINUS + [
     (["report", "{tmp}/failed-trial.json"], "variants[0].status is 'ok', but its variants[0].trials[1] failed"),
     (["report", "{tmp}/inspect-minus.json"], "inspect-minus.json: const_bytes is -1, must be 0 or more"),
     (["report", "{tmp}/twice.json"], "twice.json holds the key 'batch' twice in one object"),
+    *((["report", f"{{tmp}}/{name}.json"], said) for name, (_, _, said) in RANGES.items()),
 ]
 
 
@@ -125,6 +191,17 @@ def test_a_bad_number_gets_one_line_and_exit_2(files, capsys, argv, said):
     err = capsys.readouterr().err
     assert (code, len(err.splitlines())) == (2, 1), err
     assert said in err
+
+
+@pytest.mark.parametrize("fixture, change", [
+    ("pitfalls", setting("lessons", 0, "cases", 0, "folder_log",
+                         value=[{"stage": "pruning", "seconds": 0.001, "source": "meta_optimizer.cc:1",
+                                 "nodes_after": 5, "nodes_change": -3, "item": 1}])),
+    ("sweep", setting("fit", 1, "overhead_bytes", value=-40)),
+    ("watch", setting("exit_code", value=137))])
+def test_a_number_a_run_can_make_loads(fixture, change):
+    """A pass that removed nodes, a fitted line's overhead below 0, a script killed by SIGKILL."""
+    assert load(changed(fixture, change))
 
 
 @pytest.mark.parametrize("value", [b"out.json", "out\0.json"])

@@ -1,8 +1,14 @@
 """The pitfalls rows: one lesson on one variant in one worker, and its cases as measured."""
 
+import math
 from dataclasses import asdict, dataclass
 
+from tfgraphs.records.possible import GRAPH_BYTES, Range, ranged
 from tfgraphs.records.rows import known
+
+# The numbers of a first run's log as spec.tflog.stages parses them: a pass's change in nodes may go either way.
+LOGGED = {"seconds": Range(), "nodes_after": Range(), "nodes_change": Range(-math.inf), "item": Range(),
+          "foldable": Range(), "nodes": Range()}
 
 
 @dataclass(frozen=True)
@@ -10,30 +16,30 @@ class Case:
     """One case of a lesson; only the fields its kind measures are set (the rest stay None and are not saved)."""
 
     case: str
-    seconds: float | None = None       # a timed case (the median when repeated)
-    runs_s: tuple | None = None        # every run of a repeated case
-    step_s: tuple | None = None        # growth: each step's time
-    extend_s: tuple | None = None      # growth: each step's Session._extend_graph alone, inside step_s
-    nodes: tuple | None = None         # growth: the graph's operations after each step
-    rss_bytes: tuple | None = None     # growth: resident memory after each step
-    bytes: int | None = None           # a saved artifact's size
+    seconds: float | None = ranged()   # a timed case (the median when repeated)
+    runs_s: tuple | None = ranged()    # every run of a repeated case
+    step_s: tuple | None = ranged()    # growth: each step's time
+    extend_s: tuple | None = ranged()  # growth: each step's Session._extend_graph alone, inside step_s
+    nodes: tuple | None = ranged()     # growth: the graph's operations after each step
+    rss_bytes: tuple | None = ranged()   # growth: resident memory after each step
+    bytes: int | None = ranged()       # a saved artifact's size (a checkpoint is not one protobuf: no 2 GiB limit)
     holds_data: bool | None = None     # whether the raw bytes of X appear in it
-    probe_batch: int | None = None     # the .meta exported again at this batch, to get bytes per example
-    probe_bytes: int | None = None
-    graph_bytes: int | None = None     # placeholder-default: serialized GraphDef
-    const_bytes: int | None = None     # and the bytes held in its Const tensors
+    probe_batch: int | None = ranged(least=1)   # the .meta exported again at this batch, to get bytes per example
+    probe_bytes: int | None = ranged(**GRAPH_BYTES)   # that .meta: one MetaGraphDef protobuf
+    graph_bytes: int | None = ranged(**GRAPH_BYTES)   # placeholder-default and growth: serialized GraphDef
+    const_bytes: int | None = ranged()   # and the bytes held in its Const tensors
     computes: dict | None = None       # partition graphs: {Conv2D, AvgPool, Relu: still computed}
     replaced_by_const: tuple | None = None   # partition graphs: the Const nodes folding made
-    later_s: float | None = None       # folding: the second run
+    later_s: float | None = ranged()   # folding: the second run
     stateful: tuple | None = None      # folding: op types in the graph that ran marked stateful by the op registry
-    fed: int | None = None             # folding: _Arg nodes (fed tensors) in the graph that ran
-    folder_log: tuple | None = None    # folding: the first run's log, parsed (spec.tflog.stages)
-    fetched_bytes: int | None = None   # folding: bytes of the fetched tensor
+    fed: int | None = ranged()         # folding: _Arg nodes (fed tensors) in the graph that ran
+    folder_log: tuple | None = ranged(keys=LOGGED)   # folding: the first run's log, parsed (spec.tflog.stages)
+    fetched_bytes: int | None = ranged()   # folding: bytes of the fetched tensor
     kernels: tuple | None = None       # pruning: the kernel types a traced run's step stats list
     returned_none: bool | None = None  # pruning: sess.run returned None (an op was fetched)
-    counter_after: int | None = None   # pruning: the assign_add's variable, read after the run
-    address_mod_64: int | None = None  # feed-alignment: where the fed array's data starts, past a 64-byte boundary
-    copy_s: float | None = None        # feed-alignment: one NumPy copy of the fed array (median of 3)
+    counter_after: int | None = ranged()   # pruning: the assign_add's variable, read after the run
+    address_mod_64: int | None = ranged(most=63)   # feed-alignment: where the fed array's data starts, past 64 bytes
+    copy_s: float | None = ranged()    # feed-alignment: one NumPy copy of the fed array (median of 3)
 
     def to_dict(self):
         return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items() if v is not None}

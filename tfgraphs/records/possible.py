@@ -24,18 +24,24 @@ class Range:
         if isinstance(number, bool) or not isinstance(number, (int, float)):
             return "not a number"
         if not math.isfinite(number):
-            return None if self.unbounded else f"must be a finite number, {self.said()}"
+            said = self.said()
+            return None if self.unbounded else "must be a finite number" + (f", {said}" if said else "")
         return None if self.least <= number <= self.most else f"must be {self.said()}"
 
     def said(self):
-        low = "0 or more" if self.least == 0 else f"at least {self.least:,}"
-        return (low if self.most == math.inf else f"from {self.least:,} to {self.most:,}") + self.why
+        # No least: a change, or what is left over a fitted line, which may go either way.
+        low = "" if self.least == -math.inf else "0 or more" if self.least == 0 else f"at least {self.least:,}"
+        if self.most == math.inf:
+            return low + self.why
+        return (f"from {self.least:,} to {self.most:,}" if low else f"at most {self.most:,}") + self.why
 
 
-def ranged(least=0, most=math.inf, *, unbounded=False, why="", default=None, factory=None):
-    """A record field of default (or factory()) whose numbers, in tuples and dicts too, lie in the range."""
+def ranged(least=0, most=math.inf, *, unbounded=False, why="", default=None, factory=None, keys=None):
+    """A record field of default (or factory()) whose numbers, in tuples and dicts too, lie in the range; with keys
+    ({key: Range}), the field holds dicts (or lists of them) whose numbers under each key lie in that key's range,
+    and whose other keys hold names, not numbers."""
     made = {"default_factory": factory} if factory else {"default": default}
-    return field(**made, metadata={"range": Range(least, most, unbounded, why)})
+    return field(**made, metadata={"range": keys if keys is not None else Range(least, most, unbounded, why)})
 
 
 # A serialized GraphDef is a protobuf message, which cannot reach 2 GiB.
@@ -48,27 +54,37 @@ def check_record(record, where=""):
         value, place = getattr(record, f.name), f"{where}{f.name}"
         span = f.metadata.get("range")
         if span is not None:
-            for at, number in _numbers(value, place):
-                fault = span.fault(number)
-                if fault:
-                    raise ValueError(f"{at} is {_shown(number)}, {fault}")
+            check_value(value, place, span)
         elif isinstance(value, tuple) and any(is_dataclass(v) for v in value):
             for i, inner in enumerate(value):
                 check_record(inner, f"{place}[{i}].")
 
 
-def _numbers(value, place):
-    """(where, number) of every number value holds, inside tuples, lists and dicts too; None holds none."""
+def check_value(value, place, span):
+    """ValueError naming the first number value holds outside span: a Range, or {key: Range} for the dicts it holds."""
+    for at, number, inner in _numbers(value, place, span):
+        if isinstance(inner, dict):
+            raise ValueError(f"{at} is {_shown(number)[:40]}, not an object")
+        fault = inner.fault(number)
+        if fault:
+            raise ValueError(f"{at} is {_shown(number)}, {fault}")
+
+
+def _numbers(value, place, span):
+    """(where, number, its range) of every number value holds, inside tuples, lists and dicts too; None holds none,
+    and a dict's keys that span does not name hold none."""
     if value is None:
         return
     if isinstance(value, (tuple, list)):
         for i, item in enumerate(value):
-            yield from _numbers(item, f"{place}[{i}]")
+            yield from _numbers(item, f"{place}[{i}]", span)
     elif isinstance(value, dict):
         for key, item in value.items():
-            yield from _numbers(item, f"{place}.{key}")
+            inner = span.get(key) if isinstance(span, dict) else span
+            if inner is not None:
+                yield from _numbers(item, f"{place}.{key}", inner)
     else:
-        yield place, value
+        yield place, value, span
 
 
 def _shown(number):

@@ -13,7 +13,11 @@ from tfgraphs.spec.commands import COMMANDS, documented
 def record_type(command):
     """The record class a command's document holds (its rows', or the one record's), from the registry; imported
     when asked for, so reading one command's document loads no other command's records."""
-    module, name = command.record.rsplit(".", 1)
+    return _named(command.record)
+
+
+def _named(record):
+    module, name = record.rsplit(".", 1)
     return getattr(import_module(f"tfgraphs.records.{module}"), name)
 
 
@@ -21,6 +25,8 @@ def record_type(command):
 RECORDS = tuple(c.name for c in documented() if c.rows is None)
 # Per command: the key its rows are saved under.
 ROWS = {c.name: c.rows for c in documented() if c.rows is not None}
+# Per command: the record its document's other sections are read into to check their numbers, as MODULE.CLASS.
+EXTRAS = {"sweep": "sweep.Extra"}
 
 
 @dataclass(frozen=True)
@@ -54,20 +60,22 @@ class Results(Provenance):
             for r in d[key]:
                 _has_row_keys(r)
         rows = tuple(row_type.from_dict(r) for r in d[key])
-        _possible(d["config"], key, rows)
         known = {"schema", "tool", "command", "tf_version", "python", "machine", "config", key, *provenance_of(d)}
+        extra = {k: v for k, v in d.items() if k not in known}
+        _possible(command, d["config"], key, rows, extra)
         return cls(command=command, config=d["config"], rows=rows, tf_version=d.get("tf_version"),
-                   python=d.get("python", ""), machine=d.get("machine", {}),
-                   extra={k: v for k, v in d.items() if k not in known}, **provenance_of(d))
+                   python=d.get("python", ""), machine=d.get("machine", {}), extra=extra, **provenance_of(d))
 
 
-def _possible(config, key, rows):
-    """ValueError naming the first number of the config or the rows no run could have made."""
+def _possible(command, config, key, rows, extra):
+    """ValueError naming the first number of the config, the rows or the other sections no run could have made."""
     check_config(config)
     for i, row in enumerate(rows):
         check_record(row, f"{key}[{i}].")
         if isinstance(row, Row):
             check_agrees(row, f"{key}[{i}]", MEDIAN_FIELDS, INT_MEDIANS)
+    if command in EXTRAS:
+        check_record(_named(EXTRAS[command]).from_dict(extra))
 
 
 # The keys every ok row of a saved compare, explain or sweep document has held since the first schema.

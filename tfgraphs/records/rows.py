@@ -241,12 +241,12 @@ class ModeRun:
     status: str = "ok"
     error: str | None = None
     device: str | None = None
-    traces: int | None = None   # tf.function traces; for graph mode, the graphs built
-    first_call_traces: int | None = None   # the same count right after the worker's very first call
-    times_s: tuple = ()         # one tuple per pass, one time per length
-    khz: tuple = ()             # per pass: median over lengths after the first of batch * length / 1000 / s
+    traces: int | None = ranged()   # tf.function traces; for graph mode, the graphs built
+    first_call_traces: int | None = ranged()   # the same count right after the worker's very first call
+    times_s: tuple = ranged(default=())   # one tuple per pass, one time per length
+    khz: tuple = ranged(default=())       # per pass: median over lengths after the first of batch * length / 1000 / s
     env: dict = field(default_factory=dict)
-    max_rel_err: float | None = None
+    max_rel_err: float | None = ranged()   # an ok worker's is checked against its tolerance, so never NaN
     worker_start: str | None = None   # "forked" or "fresh" (children.start); None in documents before it
 
     @property

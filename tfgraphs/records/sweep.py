@@ -1,9 +1,11 @@
 """graph_bytes = a * batch + b: a least-squares line per variant over the batches a sweep measured."""
 
-from dataclasses import asdict, dataclass, fields
+import math
+from dataclasses import MISSING, asdict, dataclass, fields
 
 import numpy as np
 
+from tfgraphs.records.possible import GRAPH_BYTES, Range, ranged
 from tfgraphs.spec import limits
 
 
@@ -12,11 +14,13 @@ class Fit:
     """graph_bytes = bytes_per_example * batch + overhead_bytes, over one variant's measured batches."""
 
     variant: str
-    bytes_per_example: int
-    overhead_bytes: int
-    max_batch: int | None        # largest batch whose GraphDef stays under 2 GiB; None when it does not grow
-    max_residual_bytes: int
-    points: int
+    # Fitted to GraphDefs under 2 GiB at distinct batches: the slope cannot pass it, and no variant's graph shrinks.
+    bytes_per_example: int = ranged(**GRAPH_BYTES, default=MISSING)
+    overhead_bytes: int = ranged(-math.inf, **GRAPH_BYTES, default=MISSING)   # the sizes less the slope's
+    max_batch: int | None = ranged(default=MISSING)   # largest batch whose GraphDef stays under 2 GiB; None when it
+                                                      # does not grow
+    max_residual_bytes: int = ranged(default=MISSING)
+    points: int = ranged(2, why=" (a line is fitted to two batches or more)", default=MISSING)
     folded: bool | None = None   # older documents: the regime their fit kept to (folding never changes the GraphDef)
 
     def to_dict(self):
@@ -26,6 +30,26 @@ class Fit:
     @classmethod
     def from_dict(cls, d):
         return cls(**{f.name: d.get(f.name) for f in fields(cls)})
+
+
+# sweep's limit probe (jobs.sweep.probe_limit): the batch past the fitted limit, X's bytes there, and the memory.
+PROBE = {"batch": Range(1), "data_bytes": Range(), "predicted_max_batch": Range(), "rss_before_bytes": Range(),
+         "rss_after_bytes": Range()}
+
+
+@dataclass(frozen=True)
+class Extra:
+    """The sections a sweep document holds beside its rows, read to check their numbers: the fits and the probe."""
+
+    fit: tuple = ()
+    tf_error: dict | None = ranged(keys=PROBE)
+
+    @classmethod
+    def from_dict(cls, extra):
+        fit = extra.get("fit") or ()
+        if not isinstance(fit, list) or not all(isinstance(f, dict) for f in fit):
+            raise ValueError(f"fit is {str(fit)[:40]!r}, not a list of objects")
+        return cls(tuple(Fit.from_dict(f) for f in fit), extra.get("tf_error"))
 
 
 def fit_line(batches, sizes):

@@ -1,13 +1,18 @@
 """What unembed did to one graph: what moved, what stayed, and the graph before and after, as numbers."""
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import MISSING, asdict, dataclass, field
 
+from tfgraphs.records.possible import GRAPH_BYTES, Range, ranged
 from tfgraphs.records.rows import known
 from tfgraphs.records.schema import PROVENANCE, Provenance, envelope, provenance, provenance_of
 
 # The keys of `before` and `after`: the sizes the rewrite reads, then what a --check run measured (None without).
 SIDE_KEYS = ("graph_bytes", "const_bytes", "largest_const_bytes", "session_s", "load_s", "first_run_s", "runs_s",
              "peak_rss_bytes")
+# Their ranges: either graph was read from, or written as, one GraphDef protobuf; the other numbers are sizes and times.
+SIDE = {**{k: Range() for k in SIDE_KEYS}, "graph_bytes": Range(**GRAPH_BYTES)}
+# The numbers of a moved or left Const: its tensor's bytes and dimensions.
+CONST = {"bytes": Range(), "shape": Range()}
 
 
 def side(sizes, measured=None):
@@ -28,19 +33,20 @@ class Unembedding(Provenance):
 
     path: str | None            # None in documents that did not record them
     out: str | None
-    min_bytes: int | None
-    before: dict = field(default_factory=dict)
-    after: dict = field(default_factory=dict)
-    moved: tuple = ()            # ({"name", "bytes", "dtype", "shape"}, ...)
-    left: tuple = ()             # ({"name", "bytes", "dtype", "shape", "function", "reason"}, ...)
+    min_bytes: int | None = ranged(least=1, default=MISSING)   # --min-bytes reads a size of at least 1 byte
+    before: dict = ranged(keys=SIDE, factory=dict)
+    after: dict = ranged(keys=SIDE, factory=dict)
+    moved: tuple = ranged(keys=CONST, default=())   # ({"name", "bytes", "dtype", "shape"}, ...)
+    left: tuple = ranged(keys=CONST, default=())    # ({"name", "bytes", "dtype", "shape", "function", "reason"}, ...)
     checked: bool = False
-    max_abs_err: float | None = None
-    tolerance: float | None = None   # of the output whose difference is the largest
+    max_abs_err: float | None = ranged(unbounded=True)   # inf: an output of another shape; NaN: holding NaN
+    tolerance: float | None = ranged(unbounded=True)     # of the output whose difference is the largest (scaled by
+                                                         # its largest value, which may be inf)
     within: bool | None = None       # every output within its own dtype's tolerance
-    unembed_s: float | None = None
-    unembed_peak_rss_bytes: int | None = None
-    unembed_phases: dict = field(default_factory=dict)   # read_s, rewrite_s, save_s (and assign_s in older runs)
-    tf_rss_bytes: int | None = None                       # the rewriting worker's RSS once TensorFlow was imported
+    unembed_s: float | None = ranged()
+    unembed_peak_rss_bytes: int | None = ranged()
+    unembed_phases: dict = ranged(factory=dict)   # read_s, rewrite_s, save_s (and assign_s in older runs)
+    tf_rss_bytes: int | None = ranged()           # the rewriting worker's RSS once TensorFlow was imported
     errors: tuple = ()           # ("what: TensorFlow's message", ...) of every worker that failed
     tf_version: str | None = None
     machine: dict = field(default_factory=dict)

@@ -4,9 +4,23 @@ import statistics
 from dataclasses import asdict, dataclass, field, replace
 
 from tfgraphs.records.judge import judge
+from tfgraphs.records.possible import GRAPH_BYTES, Range, check_record, ranged
 from tfgraphs.records.rows import known
 from tfgraphs.records.schema import PROVENANCE, Provenance, envelope, provenance, provenance_of
 from tfgraphs.spec.watch import KINDS
+
+# A line of the script: 0 where no frame of it made the op (worker.watchframes.UNKNOWN).
+LINE = Range()
+# What each list's entries hold, key by key; each entry is made by the first call, op or feed it counts.
+CALLS = {"line": LINE, "n": Range(1), "signatures": Range(1), "first_s": Range(), "later_median_s": Range(),
+         "feed_bytes_per_call": Range(), "times_s": Range(), "signature_first_s": Range(), "first_run_index": Range()}
+# A Const's NodeDef is read serialized, as one protobuf; its tensor's bytes count every element, even of a splat.
+CONSTS = {"line": LINE, "bytes": Range(**GRAPH_BYTES), "tensor_bytes": Range(), "shape": Range(),
+          "runs_before": Range()}
+GROWTH = {"line": LINE, "ops": Range(1), "runs": Range(1), "op_types": Range(1)}
+FEEDS = {"line": LINE, "bytes": Range(), "calls": Range(1), "same_calls": Range()}
+FUNCTIONS = {"line": LINE, "traces": Range()}
+EXIT_STATUS = dict(most=255, why=" (a process's exit status)")
 
 
 @dataclass(frozen=True)
@@ -17,22 +31,26 @@ class Watching(Provenance):
     script: str | None
     argv: tuple = ()
     tf1: bool = False
-    min_bytes: int | None = None
-    exit_code: int | None = None
+    min_bytes: int | None = ranged(least=1)   # --min-bytes reads a size of at least 1 byte
+    exit_code: int | None = ranged(**EXIT_STATUS)
     ended: str | None = None               # "exit", "raised", "interrupted" or "killed" (by signal exit_code - 128)
     touched_tensorflow: bool | None = None
-    runs: int = 0                          # Session.run and callable calls, in the order made
-    graph_ops: int | None = None           # ops of every graph seen, whether run or not (None: older documents)
-    script_s: float | None = None          # the script's run time, from its start to its end (None: older documents)
-    calls: tuple = ()      # ({file, line, kind, n, signatures, first_s, later_median_s, feed_bytes_per_call, times_s,
-                           #   signature_first_s, first_run_index}, ...)
-    consts: tuple = ()     # ({file, line, name, bytes, tensor_bytes, dtype, shape, runs_before}, ...)
-    growth: tuple = ()     # ({file, line, ops, runs, op_types}, ...)
-    feeds: tuple = ()      # ({file, line, feed, bytes, calls, same_calls, how[, converted_from]}, ...)
-    functions: tuple = ()  # ({file, line, name, traces}, ...)
+    runs: int = ranged(default=0)          # Session.run and callable calls, in the order made
+    graph_ops: int | None = ranged()       # ops of every graph seen, whether run or not (None: older documents)
+    script_s: float | None = ranged()      # the script's run time, from its start to its end (None: older documents)
+    # ({file, line, kind, n, signatures, first_s, later_median_s, feed_bytes_per_call, times_s, signature_first_s,
+    #   first_run_index}, ...)
+    calls: tuple = ranged(keys=CALLS, default=())
+    consts: tuple = ranged(keys=CONSTS, default=())   # ({file, line, name, bytes, tensor_bytes, dtype, shape,
+                                                      #   runs_before}, ...)
+    growth: tuple = ranged(keys=GROWTH, default=())   # ({file, line, ops, runs, op_types}, ...)
+    # ({file, line, feed, bytes, calls, same_calls, how[, converted_from]}, ...)
+    feeds: tuple = ranged(keys=FEEDS, default=())
+    functions: tuple = ranged(keys=FUNCTIONS, default=())   # ({file, line, name, traces}, ...)
     findings: tuple = ()   # ({kind, file, line, evidence, remedy, lesson}, ...): diagnoses(), from the fields above
-    left_running: tuple = ()   # ({pid, name}, ...): processes of the script's session still running when its own
-                               # process ended, which watch ended (left out of the document when none)
+    # ({pid, name}, ...): processes of the script's session still running when its own process ended, which watch
+    # ended (left out of the document when none)
+    left_running: tuple = ranged(keys={"pid": Range(1)}, default=())
     status: str = "ok"     # "failed": the hooks could not watch (the script still ran as it would)
     error: str | None = None
     tf_version: str | None = None
@@ -66,6 +84,7 @@ class Watching(Provenance):
                       left_running=tuple)
         given.pop("findings", None)   # always diagnosed again from what was seen, by this version's rules
         found = cls(**{**given, **provenance_of(d)})
+        check_record(found)   # the diagnoses compare these numbers, so one no watch writes is refused first
         return replace(found, findings=diagnoses(found))
 
 
