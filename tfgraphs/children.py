@@ -14,8 +14,6 @@ import threading
 import time
 from contextlib import contextmanager
 
-import psutil
-
 from tfgraphs import forked, forkserver
 
 # The modules whose processes may be forked: the measuring workers and the lab checks' child. A watched script runs
@@ -200,6 +198,7 @@ def _forwarding(group, signals):
 
 def end_session(sid, grace_s=GRACE_S):
     """[(pid, name)] of the processes of session sid, each ended: SIGTERM, then SIGKILL after grace_s."""
+    import psutil   # here, not at the top: the command line starts without it
     ended = {}
     # A process forked while the others end is found by the next round.
     for sig, wait_s in ((signal.SIGTERM, grace_s), (signal.SIGKILL, 1), (signal.SIGKILL, 1)):
@@ -224,6 +223,7 @@ def listed(ended, which=""):
 
 def _in_session(sid):
     """The live processes of session sid other than this one."""
+    import psutil
     found = []
     for proc in psutil.process_iter(["status"]):
         try:
@@ -245,6 +245,7 @@ def _wait_gone(procs, seconds):
 
 
 def _running(proc):
+    import psutil
     try:
         return proc.status() != psutil.STATUS_ZOMBIE
     except psutil.Error:

@@ -25,7 +25,7 @@ def _served(graph, x, fetches):
     return signature(graph, fetches, {x: None})
 
 
-def _said(runs):
+def _executors(runs):
     """'fetch [..] fed [..]' of each distinct executor among runs' RunMetadata, as TensorFlow's partition graphs
     name them."""
     return [f"fetch [{', '.join(sorted(got))}] fed [{', '.join(sorted(fed))}]"
@@ -33,7 +33,7 @@ def _said(runs):
 
 
 def _warmed(facts):
-    served, warmed = _said(facts["served"]), _said(facts["warmed"])
+    served, warmed = _executors(facts["served"]), _executors(facts["warmed"])
     if not served:
         return False, "serve() made no run", ""
     ran = "; ".join(warmed) or "nothing"
