@@ -52,7 +52,8 @@ CASES = [
     (4, check4.one_shape_only, ["starter", "lab4_wrong_padded", "lab4_wrong_convolution", "lab4_wrong_all_blocks"],
      ["reference", "lab4_right_keywords", "lab4_right_conv1d_keywords"]),
     # Which executor a run ran is read from TensorFlow's partition graphs of it.
-    (5, check5.warms_what_is_served, ["starter"], ["reference"]),
+    (5, check5.warms_what_is_served, ["starter", "lab5_wrong_warms_features"],
+     ["reference", "lab5_right_warms_a_list"]),
     # Lab 5's answer is what the judge says of the student's own samples, whichever outcome that is.
     (5, check5.answer_is_what_your_run_shows,
      ["starter", "lab5_wrong_old_rule", "lab5_wrong_claims_differs", "lab5_wrong_too_few"],
