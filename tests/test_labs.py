@@ -33,7 +33,8 @@ def test_starter_fails(number):
     # Judged in this process (TensorFlow imported once): the child's protocol is tested on the wrong solutions below.
     import importlib
 
-    from tfgraphs.labs.checking import load, print_outcomes, run_check
+    from tfgraphs.labs.checking import load, run_check
+    from tfgraphs.labs.outcomes import print_outcomes
 
     module = load(starter(number))
     checks = importlib.import_module(f"tfgraphs.labs.check{number}").CHECKS
@@ -112,7 +113,7 @@ def test_plausible_wrong_solutions_fail(number, path, failing):
     assert code == 1
     import importlib
 
-    from tfgraphs.labs.checking import check_name
+    from tfgraphs.labs.outcomes import check_name
 
     names = [check_name(c) for c in importlib.import_module(f"tfgraphs.labs.check{number}").CHECKS]
     wrong = {n for n in names if any(line.startswith(f"WRONG {n}") for line in out.splitlines())}

@@ -20,29 +20,19 @@ import subprocess
 import sys
 import threading
 import traceback
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 
 from tfgraphs import children
 from tfgraphs.errors import UsageError
 from tfgraphs.labs import LABS
 from tfgraphs.labs.facts import decode, encode
 from tfgraphs.labs.marks import hint_for, hint_of
+from tfgraphs.labs.outcomes import Outcome, check_name, first_line, judge, print_outcomes
 from tfgraphs.labs.pairing import as_script
-from tfgraphs.labs.rerun import GraphFailed
 
 DEFAULT_TIMEOUT_S = 60.0
 LOADING = "loading your file"
 START_S = 300.0   # importing TensorFlow in the child, before any student code runs: not the student's time
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """One check's verdict."""
-
-    name: str
-    passed: bool
-    detail: str = ""
-    hint: str = ""
 
 
 def load(path):
@@ -62,10 +52,6 @@ def load(path):
     return module
 
 
-def check_name(check):
-    return check.__doc__.strip().splitlines()[0] if check.__doc__ else check.__name__
-
-
 def gather(check, module):
     """(facts, None) from a check's body run on the student's module, or (None, the WRONG Outcome) when it raised:
     the error's first line and the student's line, never the checker's traceback, with the hint for that error."""
@@ -78,37 +64,6 @@ def gather(check, module):
         said = first_line(exc)
         detail = f"raised {type(exc).__name__}: {said} ({where_raised(exc, module)})"
         return None, Outcome(check_name(check), False, detail, hint_for(check, said))
-
-
-# Lines of a TensorFlow error that frame its message: the stack of the op that failed, and its headers.
-FRAMING = ("Graph execution error", "Detected at node", "Node:", "[[", "File ", "Traceback", "Original stack")
-
-
-def first_line(exc):
-    """What an error says, in one line: TensorFlow's messages wrap it in the stack of the op that failed."""
-    text = getattr(exc, "message", None) or str(exc)
-    said = [line.strip() for line in text.splitlines()
-            if line.strip() and not line[:1].isspace() and not line.strip().startswith(FRAMING)]
-    return (said or text.strip().splitlines() or [type(exc).__name__])[0][:300]
-
-
-def judge(check, facts):
-    """The check's Outcome from its facts alone: what the judge runs, never the student's code."""
-    try:
-        passed, detail, hint_text = check.judge(facts)
-    except GraphFailed as exc:
-        # The student's graph, imported and run here, raised: TensorFlow's message and the hint for it.
-        said = first_line(exc.__cause__ or exc)
-        failed = getattr(getattr(exc.__cause__, "op", None), "name", None)
-        passed, detail = False, f"your graph, run by the checker, raised {type(exc.__cause__).__name__}: {said}" + (
-            f" (at node {failed!r})" if failed else "")
-        hint_text = hint_for(check, said)
-    except KeyError as exc:
-        # Facts this check's body never sends: something else wrote to the checker.
-        passed, detail, hint_text = False, f"what reached the checker is not what this check sends (no {exc})", ""
-    except Exception as exc:
-        passed, detail, hint_text = False, f"what your code gave could not be judged ({type(exc).__name__}: {exc})", ""
-    return Outcome(check_name(check), bool(passed), detail, hint_text or ("" if passed else hint_of(check)))
 
 
 def run_check(check, module):
@@ -319,20 +274,6 @@ def solution_file(path):
         raise UsageError(f"{path} is {info.st_size:,} bytes, more than any lab solution ({MAX_SOLUTION_BYTES:,})")
 
 
-def print_outcomes(number, outcomes, stream=None):
-    """Print each check's ok or WRONG line (with what was seen and the hint) and the count; return the exit status."""
-    for o in outcomes:
-        if o.passed:
-            print(f"ok    {o.name}" + (f": {o.detail}" if o.detail else ""), file=stream)
-            continue
-        # The goal, then what was observed, then the likely mistake behind it.
-        print(f"WRONG {o.name}", file=stream)
-        print(f"      seen: {o.detail or 'nothing to judge'}", file=stream)
-        if o.hint:
-            print(f"      hint: {o.hint}", file=stream)
-    passed = sum(o.passed for o in outcomes)
-    print(f"lab {number}: {passed} of {len(outcomes)} checks passed", file=stream)
-    return 0 if passed == len(outcomes) else 1
 
 
 if __name__ == "__main__":

@@ -25,7 +25,8 @@ def returned(value):
 
 def run(path, out, folder):
     """Call main() of the file at path, with FOLDER (the student's) on sys.path; write what it returned or raised."""
-    from tfgraphs.labs.checking import first_line, where_raised
+    from tfgraphs.labs.checking import where_raised
+    from tfgraphs.labs.outcomes import first_line
 
     sys.path.insert(1, folder)   # the student's own modules beside the file, after this folder
     try:

@@ -6,7 +6,7 @@ import os
 import tensorflow as tf
 
 from tfgraphs.labs import check1
-from tfgraphs.labs.checking import check_name
+from tfgraphs.labs.outcomes import check_name
 from tfgraphs.labs.facts import encode
 from tfgraphs.spec import network as reference
 
