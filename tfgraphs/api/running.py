@@ -3,19 +3,12 @@
 import sys
 
 from tfgraphs import children
-from tfgraphs.api.outputs import command_outputs
 from tfgraphs.api.notebook import progress
 from tfgraphs.api.report import Report
 from tfgraphs.errors import UsageError
 from tfgraphs.jobs.plan import check_memory
 from tfgraphs.spec.common import REMOTE_TIMEOUT_S, RUNNING
 from tfgraphs.spec.limits import TF_BASELINE_BYTES
-
-
-def check_outputs(json=None, csv=None, plot=None, inputs=()):
-    """Refuse output paths that are inputs, each other's, or unwritable, or a plot without matplotlib, before any
-    work starts (what an API function declared with takes() has had checked already)."""
-    command_outputs({"json": json, "csv": csv, "plot": plot, "path": list(inputs)})
 
 
 def running_options(options):

@@ -3,7 +3,7 @@
 import contextlib
 
 from tfgraphs.api.keywords import takes
-from tfgraphs.api.running import check_outputs, measure, running_options
+from tfgraphs.api.running import measure, running_options
 from tfgraphs.api.report import Report
 from tfgraphs.jobs import watch as job
 from tfgraphs.records.watch import Watching
@@ -15,7 +15,6 @@ from tfgraphs.spec.watch import WATCHED_BYTES
 @takes(job.Config, running("quiet", "json", "csv", "plot"))
 def watch(**options):
     """Run the script in a fresh process, as `python SCRIPT ARGS` would, with TensorFlow's graph-mode calls watched."""
-    check_outputs(options["json"], options["csv"], options["plot"], inputs=(options["script"],))
     return measure(job, config_of(job.Config, options), **running_options(options))
 
 
