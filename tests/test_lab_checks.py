@@ -88,7 +88,7 @@ HINTS = [
      "make X a tf.compat.v1.placeholder(tf.float64"),
     (1, check1.fed_graph_is_small, "lab1_wrong_float32", "raised TypeError: Input 'filter' of 'Conv2D' Op has type "
      "float64 that does not match type float32", "give the placeholder dtype tf.float64"),
-    (1, check1.fed_graph_is_correct, "lab1_wrong_no_feed", "You must feed a value for placeholder tensor",
+    (1, check1.fed_graph_is_correct, "lab1_wrong_no_feed", "the feed_dict has no entry with X's shape holding x",
      "Return a feed_dict that maps your placeholder to x"),
     (1, check1.fed_graph_is_correct, "lab1_wrong_fixed", "output shape (50, 15, 15, 6)",
      "The shape is right, the values are not: check the ops and their order"),

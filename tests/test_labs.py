@@ -101,12 +101,16 @@ LOADED = "build_loaded holds X in a variable after one fed initializer, and late
     # Judging happens apart from the student's code: what it replaces in its own process judges nothing.
     (1, WRONG / "lab1_patches_numpy.py", {OUTPUT, ANY_BATCH, LOADED}),
     (1, WRONG / "lab1_replaces_the_checker.py", {SMALL, OUTPUT, ANY_BATCH, LOADED}),
-    (1, WRONG / "lab1_patches_the_checks.py", {SMALL, ANY_BATCH, LOADED}),
-    # The child sends what TensorFlow serialized; the judge runs it: facts forged beside the code, a replaced byte
-    # count or a replaced Session.run judge nothing.
+    (1, WRONG / "lab1_patches_the_checks.py", {SMALL, OUTPUT, ANY_BATCH, LOADED}),
+    # The child sends what TensorFlow serialized; the judge runs it on an X it draws itself: facts forged beside the
+    # code, a replaced byte count or a replaced Session.run judge nothing, and X embedded answers for no other X.
     (1, WRONG / "lab1_forges_the_pipe.py", {SMALL, OUTPUT, ANY_BATCH, LOADED}),
-    (1, WRONG / "lab1_patches_graph_bytes.py", {SMALL, ANY_BATCH, LOADED}),
+    (1, WRONG / "lab1_patches_graph_bytes.py", {SMALL, OUTPUT, ANY_BATCH, LOADED}),
     (1, WRONG / "lab1_patches_session_run.py", {OUTPUT, ANY_BATCH, LOADED}),
+    # An op that ends the process is not run; the judge counts the checks itself; build_fed's checks judge one build.
+    (1, WRONG / "lab1_aborts_the_judge.py", {OUTPUT, ANY_BATCH, LOADED}),
+    (1, WRONG / "lab1_announces_no_checks.py", {SMALL, OUTPUT, ANY_BATCH, LOADED}),
+    (1, WRONG / "lab1_builds_another_graph_each_call.py", {OUTPUT, ANY_BATCH}),
 ])
 def test_plausible_wrong_solutions_fail(number, path, failing):
     code, out = check(number, path)

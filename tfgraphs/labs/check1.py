@@ -3,11 +3,13 @@
 Each check's body serializes what the student's function built; the judge imports it and runs it on its own X.
 """
 
+import secrets
+
 import numpy as np
 import tensorflow as tf
 
 from tfgraphs.labs import rerun
-from tfgraphs.labs.marks import hint, judged_by, on_error
+from tfgraphs.labs.marks import hint, judged_by, on_error, shares
 from tfgraphs.spec import network
 
 BATCH = 50
@@ -19,6 +21,21 @@ FIXED_BATCH_HINT = "The placeholder's shape fixes the batch: give it shape [None
 
 def _data(batch=BATCH, seed=0):
     return network.make_data(batch, "float64", seed)
+
+
+def _own(batch=BATCH):
+    """An X the judge draws now, which the student's process never saw and could not have computed for."""
+    return _data(batch, seed=secrets.randbelow(2**31) + 1)[0]
+
+
+def _feeds_x(facts):
+    """True when the student's feed_dict gives some tensor the X build_fed was given."""
+    x = _data()[0]
+    return any(np.shape(v) == x.shape and np.array_equal(v, x) for v in facts["feed"].values())
+
+
+NO_X = ("the feed_dict has no entry with X's shape holding x, so the checker cannot feed its own X",
+        "Return a feed_dict that maps your placeholder to x itself: {X: x}.")
 
 
 def _fed_run(facts, x_own):
@@ -40,10 +57,11 @@ def _fed(mod):
 def _small(facts):
     graph_def = rerun.graph_def(facts["graph"])
     if facts["output"].split(":")[0] not in {n.name for n in graph_def.node}:
-        return False, f"the GraphDef sent has no node {facts['output']!r}, build_fed's output", ""
+        return False, f"the GraphDef sent has no node {facts['output'][:80]!r}, build_fed's output", ""
     size, x_bytes = graph_def.ByteSize(), _data()[0].nbytes
     ok = size < SMALL
     name, held = rerun.largest_const(graph_def) or ("", 0)
+    name = name[:80]
     seen = f"the GraphDef is {size:,} bytes for {x_bytes:,} bytes of X" + (
         f"; the Const {name!r} holds {held:,} of them" if not ok and held else "")
     return ok, seen, ("" if ok else f"The Const {name!r} is X, converted into the graph by tf.constant or by passing "
@@ -54,6 +72,7 @@ def _small(facts):
 @hint("Make X a tf.compat.v1.placeholder(tf.float64, [None, 32, 32, 1]) and put the array in the feed_dict.")
 @on_error(("does not match type", DTYPE_HINT))
 @judged_by(_small)
+@shares("build_fed")
 def fed_graph_is_small(mod):
     """X is not in build_fed's GraphDef"""
     return _fed(mod)
@@ -72,16 +91,18 @@ NOT_GIVEN = "Feed only what build_fed was given: map your placeholder to x itsel
 
 
 def _foreign(exc):
-    return False, f"the feed_dict gives {exc.args[0]!r} a value that is neither the X nor the W given", NOT_GIVEN
+    return False, f"the feed_dict gives {exc.args[0][:80]!r} a value that is neither the X nor the W given", NOT_GIVEN
 
 
 def _correct(facts):
-    x, w = _data()
+    if not _feeds_x(facts):
+        return (False, *NO_X)
+    x_own, w = _own(), _data()[1]
     try:
-        y = _fed_run(facts, x)
+        y = _fed_run(facts, x_own)
     except rerun.ForeignFeed as exc:
         return _foreign(exc)
-    seen, err = _compared(x, w, y)
+    seen, err = _compared(x_own, w, y)
     ok, shaped = err < 1e-9, y.shape == network.output_shape(BATCH)
     # The likely mistake behind what was seen: a wrong shape is the windows' strides or padding; a right shape with
     # wrong values is the ops themselves.
@@ -95,17 +116,16 @@ def _correct(facts):
 @on_error(("does not match type", DTYPE_HINT),
           ("You must feed a value for placeholder", "Return a feed_dict that maps your placeholder to x: {X: x}."))
 @judged_by(_correct)
+@shares("build_fed")
 def fed_graph_is_correct(mod):
     """build_fed's output matches the NumPy reference"""
     return _fed(mod)
 
 
 def _any_batch(facts):
-    x, w = _data()
-    if not any(np.shape(v) == x.shape and np.array_equal(v, x) for v in facts["feed"].values()):
-        return False, "the feed_dict has no entry with X's shape holding x", ("Return a feed_dict that maps your "
-                                                                               "placeholder to x itself: {X: x}.")
-    x7 = _data(7, seed=1)[0]
+    if not _feeds_x(facts):
+        return (False, *NO_X)
+    x7, w = _own(7), _data()[1]
     try:
         y = _fed_run(facts, x7)
     except rerun.ForeignFeed as exc:
@@ -117,6 +137,7 @@ def _any_batch(facts):
 @hint(FIXED_BATCH_HINT)
 @on_error(("Cannot feed value of shape", FIXED_BATCH_HINT), ("does not match type", DTYPE_HINT))
 @judged_by(_any_batch)
+@shares("build_fed")
 def fed_graph_takes_any_batch(mod):
     """build_fed's graph runs on a batch of another size"""
     return _fed(mod)
@@ -148,7 +169,7 @@ def _loaded(facts):
         return False, f"the graph calls back into Python ({', '.join(python)})", (
             "X must live in the TensorFlow runtime after the initializer; do not fetch it from Python on each run.")
     # Another X than the one build_loaded was given: what the variable holds must come from the initializer's feed.
-    x_own, w = _data(seed=2)[0], _data()[1]
+    x_own, w = _own(), _data()[1]
     try:
         first, second, holds = _loaded_runs(facts, x_own)
     except rerun.ForeignFeed as exc:

@@ -155,11 +155,12 @@ def _events(proc):
 
 
 def collect(number, path, timeout_s, ended=None):
-    """Every check's Outcome; a check that hangs or crashes is WRONG and the next ones run in a fresh child. The
-    processes the student's code left running are ended, and listed as (pid, name) in ended."""
-    outcomes, names, ended = [], None, [] if ended is None else ended
-    while names is None or len(outcomes) < len(names):
-        found, names, failure = _one_child(number, path, timeout_s, len(outcomes), ended)
+    """Every check's Outcome, in the order this process knows them; a check that hangs or crashes, or that the child
+    never reports, is WRONG and the next ones run in a fresh child. The processes the student's code left running are
+    ended, and listed as (pid, name) in ended."""
+    checks, outcomes, ended, sent = _checker(number).CHECKS, [], [] if ended is None else ended, {}
+    while len(outcomes) < len(checks):
+        found, failure = _one_child(number, path, timeout_s, checks[len(outcomes):], ended, sent)
         outcomes += found
         if failure is not None:
             outcomes.append(failure)
@@ -168,13 +169,15 @@ def collect(number, path, timeout_s, ended=None):
     return outcomes
 
 
-def _one_child(number, path, timeout_s, first, ended):
-    """(outcomes, check names, the failed Outcome or None) of one child running the checks from index first."""
+def _one_child(number, path, timeout_s, checks, ended, sent):
+    """(outcomes, the failed Outcome or None) of one child running the given checks, the last ones of the lab; sent
+    holds the facts first sent for each key checks share (marks.shares)."""
+    first = len(_checker(number).CHECKS) - len(checks)
     argv = [sys.executable, "-m", "tfgraphs.labs.checking", str(number), str(path), str(first)]
     proc = children.start(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     proc.session = None   # the child's session once it says it leads one: what it leaves behind is found there
     try:
-        return _follow(proc, timeout_s, {check_name(c): c for c in _checker(number).CHECKS})
+        return _follow(proc, timeout_s, checks, sent)
     finally:
         # An interrupt (Ctrl-C, a notebook's "interrupt kernel") or any error here ends the child too.
         if proc.poll() is None:
@@ -184,12 +187,12 @@ def _one_child(number, path, timeout_s, first, ended):
             ended += children.end_session(proc.session)
 
 
-def _judged(check, name, data):
-    """The Outcome of facts as they came from the child: anything but a known check's plain data is WRONG."""
+def _judged(check, data):
+    """The Outcome of facts as they came from the child: anything but plain data is WRONG."""
     try:
         return judge(check, decode(data))
     except Exception as exc:
-        return Outcome(str(name), False, f"the process running your code sent what is not plain data ({exc})")
+        return Outcome(check_name(check), False, f"the process running your code sent what is not plain data ({exc})")
 
 
 def _session_of(pid):
@@ -200,23 +203,23 @@ def _session_of(pid):
         return None
 
 
-def _follow(proc, timeout_s, checks):
-    """The child's events until it ends, each check's facts judged here: (outcomes, check names, the failed Outcome
-    or None)."""
+def _follow(proc, timeout_s, checks, sent):
+    """The child's events until it ends, each check's facts judged here: (outcomes, the failed Outcome or None).
+    Which check an event is about is this process's count, never a name the child sends."""
     errors = []   # the child's stderr, kept to say why it crashed
     threading.Thread(target=lambda: errors.extend(proc.stderr), daemon=True).start()
-    events, outcomes, running, names, ready = _events(proc), [], None, None, False
-    while True:
+    events, outcomes, running, ready, loaded = _events(proc), [], None, False, False
+    while len(outcomes) < len(checks):
         try:
             event = events.get(timeout=timeout_s if ready else START_S)
         except queue.Empty:
             proc.kill()
             proc.wait()
-            return outcomes, names, Outcome(running or LOADING, False,
-                                            f"did not finish within {timeout_s:g} s (a loop that never ends?); "
-                                            f"stopped")
+            return outcomes, Outcome(running or LOADING, False, f"did not finish within {timeout_s:g} s (a loop that "
+                                                                f"never ends?); stopped")
         if event is None:
             break
+        check = checks[len(outcomes)]
         if "usage" in event:
             proc.wait()
             raise UsageError(event["usage"])
@@ -224,22 +227,26 @@ def _follow(proc, timeout_s, checks):
             ready, running = True, LOADING
             proc.session = _session_of(proc.pid)
         elif "checks" in event:
-            names, running = event["checks"], None
+            running, loaded = None, True
         elif "start" in event:
-            running = event["start"]
+            running = check_name(check)
         elif "facts" in event:
-            outcomes.append(_judged(checks.get(running), running, event["facts"]))
+            outcomes.append(_judged(check, sent.setdefault(getattr(check, "shares", check), event["facts"])))
             running = None
         elif "outcome" in event:
             # The child only ever reports a check that failed to gather: a pass comes from judging facts here.
-            outcomes.append(Outcome(**{**event["outcome"], "passed": False}))
+            said = event["outcome"]
+            outcomes.append(Outcome(check_name(check), False, str(said.get("detail", ""))[:600],
+                                    str(said.get("hint", ""))[:600]))
             running = None
     code = proc.wait()
-    if code == 0 and running is None and names is not None:
-        return outcomes, names, None
+    if code == 0 and len(outcomes) == len(checks):
+        return outcomes, None
     last = next((line.strip() for line in reversed(errors) if line.strip()), "")
     what = f"the process running your code ended with status {code}" + (f": {last[:200]}" if last else "")
-    return outcomes, names, Outcome(running or LOADING, False, what)
+    if code == 0:
+        what = "the process running your code ended before this check reported"
+    return outcomes, Outcome(running or (check_name(checks[len(outcomes)]) if loaded else LOADING), False, what)
 
 
 def check_lab(number, path, stream=None, timeout_s=DEFAULT_TIMEOUT_S):

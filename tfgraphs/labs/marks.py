@@ -31,6 +31,15 @@ def judged_by(verdict):
     return mark
 
 
+def shares(key):
+    """Decorator: the checks marked with one key are judged on the facts the first of them sent, so that code which
+    builds something else on each call cannot pass each check with another build."""
+    def mark(check):
+        check.shares = key
+        return check
+    return mark
+
+
 def hint_for(check, message):
     """The hint of the first (text, hint) pair of the check whose text the error's message holds, else its hint."""
     return next((h for text, h in getattr(check, "error_hints", ()) if text in message), hint_of(check))

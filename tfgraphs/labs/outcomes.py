@@ -37,11 +37,12 @@ def judge(check, facts):
     try:
         passed, detail, hint_text = check.judge(facts)
     except GraphFailed as exc:
-        # The student's graph, imported and run here, raised: TensorFlow's message and the hint for it.
-        said = first_line(exc.__cause__ or exc)
-        failed = getattr(getattr(exc.__cause__, "op", None), "name", None)
-        passed, detail = False, f"your graph, run by the checker, raised {type(exc.__cause__).__name__}: {said}" + (
-            f" (at node {failed!r})" if failed else "")
+        # The student's graph, imported and run here, raised (TensorFlow's message and the hint for it), or was refused.
+        said, cause = first_line(exc.__cause__ or exc), exc.__cause__
+        failed = getattr(getattr(cause, "op", None), "name", None)
+        detail = (f"your graph, run by the checker, raised {type(cause).__name__}: {said}" if cause else
+                  f"your graph was not run: {said}")
+        passed, detail = False, detail + (f" (at node {failed[:80]!r})" if failed else "")
         hint_text = hint_for(check, said)
     except KeyError as exc:
         # Facts this check's body never sends: something else wrote to the checker.

@@ -6,10 +6,15 @@ a size, an output or a verdict computed beside the student's code: the judge mea
 
 import numpy as np
 
-from tfgraphs.graphdef.consts import tensor_bytes
+from tfgraphs.graphdef.consts import located_nodes, tensor_bytes
 from tfgraphs.tfimport import import_tensorflow
 
 VARIABLE_OPS = {"VariableV2", "Variable", "VarHandleOp"}
+# The ops with effects beyond their outputs that a lab's graph may hold: its variables. Every other op TensorFlow
+# registers as stateful (printing, writing files, calling Python) is not run here, nor Abort, which ends the process.
+RUNNABLE_STATEFUL = VARIABLE_OPS | {"AssignVariableOp", "ReadVariableOp", "VarIsInitializedOp"}
+NEVER_RUN = {"Abort"}
+RUN_MS = 60_000   # a graph that loops or waits is stopped here, as the child is by the checks' timeout
 
 
 class GraphFailed(Exception):
@@ -48,12 +53,28 @@ def largest_const(graph_def):
 
 
 def imported(data):
-    """A new Graph holding the GraphDef in data, its node names unchanged."""
+    """A new Graph holding the GraphDef in data, its node names unchanged; GraphFailed, before anything is imported,
+    when it holds an op the judge does not run."""
     tf = import_tensorflow()
+    proto = graph_def(data)
+    refused = sorted({n.op for _, n in located_nodes(proto) if not _runnable(n.op)})
+    if refused:
+        raise GraphFailed(f"it holds {', '.join(refused)}: ops whose effects reach beyond the graph's outputs, or that "
+                          f"TensorFlow does not know, are not run by the checker")
     graph = tf.Graph()
     with graph.as_default():
-        tf.compat.v1.import_graph_def(graph_def(data), name="")
+        tf.compat.v1.import_graph_def(proto, name="")
     return graph
+
+
+def _runnable(op_type):
+    """True for an op the judge runs: one TensorFlow registers, without effects beyond its outputs but a variable's."""
+    from tensorflow.python.framework import op_def_registry
+
+    op_def = op_def_registry.get(op_type)
+    if op_def is None or op_type in NEVER_RUN:
+        return False
+    return not op_def.is_stateful or op_type in RUNNABLE_STATEFUL
 
 
 def own_feed(graph, given, replacements):
@@ -72,7 +93,7 @@ def run(sess, fetches, feed_dict=None):
     """sess.run in the judge, its error raised as GraphFailed."""
     tf = import_tensorflow()
     try:
-        return sess.run(fetches, feed_dict=feed_dict)
+        return sess.run(fetches, feed_dict=feed_dict, options=tf.compat.v1.RunOptions(timeout_in_ms=RUN_MS))
     except (tf.errors.OpError, ValueError, TypeError, KeyError) as exc:
         raise GraphFailed(str(exc)) from exc
 
