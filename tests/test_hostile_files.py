@@ -166,3 +166,19 @@ def test_a_failed_rows_error_is_printed_escaped(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "boom \\x1b[31mred\\x1b[0m\\x07\\x9b2J\\tend" in out
     assert not any(c in out for c in "\x1b\x07\x9b\t")
+
+
+@pytest.mark.parametrize("name, head, said", [
+    ("big.pb", b"\x0a\x80\x80\x80\xd6\x06", "would take about 5.7 GB to read and parse but 1.0 GB is available"),
+    ("big.pbtxt", b'node {\n name: "a"\n', "would take about 11.4 GB to read and parse but 1.0 GB is available"),
+])
+def test_a_graph_file_whose_reading_would_not_fit_is_refused_unread(tmp_path, capsys, monkeypatch, name, head, said):
+    from tfgraphs import machine
+
+    with open(tmp_path / name, "wb") as f:   # a plausible start, then 1.9 GB the file system need not store
+        f.write(head)
+        f.truncate(1_900_000_000)
+    monkeypatch.setattr(machine, "allocatable_bytes", lambda: 1_000_000_000)
+    assert main(["inspect", str(tmp_path / name)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and said in err and "it was not read further" in err

@@ -202,7 +202,20 @@ def _read(path, text):
             what = "SavedModel" if os.path.basename(path) in SAVED_MODEL_NAMES else "GraphDef"
             raise UsageError(f"{path} is not a {what}: not valid binary protobuf ({problem}) nor text; it was "
                              f"not read further")
-        return head + f.read()
+        size = os.fstat(f.fileno()).st_size
+        # Binary protobuf is read (1x) and parsed into a message that holds its tensors again (about 2x more); text
+        # takes at least TEXT_BYTES_PER_CHAR a character to parse, and more for its escapes (_text_fits, once read).
+        need = size * (TEXT_BYTES_PER_CHAR if text or _looks_like_text(head) else 3)
+        have = machine.allocatable_bytes()
+        if need > have:
+            raise UsageError(f"{path} is {size:,} bytes, which would take about {fmt_bytes(need)} to read and parse "
+                             f"but {fmt_bytes(have)} is available; it was not read further")
+        f.seek(0)
+        try:
+            return f.read()
+        except MemoryError:
+            raise UsageError(f"{path}: ran out of memory reading it; free some, or raise this process's limit "
+                             f"(ulimit -v)") from None
 
 
 def _looks_like_text(data):
