@@ -164,8 +164,20 @@ def test_a_failed_rows_error_is_printed_escaped(tmp_path, capsys):
     (tmp_path / "esc.json").write_text(json.dumps(doc))
     assert main(["report", str(tmp_path / "esc.json")]) == 0
     out = capsys.readouterr().out
-    assert "boom \\x1b[31mred\\x1b[0m\\x07\\x9b2J\\tend" in out
-    assert not any(c in out for c in "\x1b\x07\x9b\t")
+    assert "boom \\x1b[31mred\\x1b[0m\\x07\\x9b2J" in out   # a tab moves no cursor but its own: kept
+    assert not any(c in out for c in "\x1b\x07\x9b")
+
+
+def test_no_field_of_a_document_drives_the_terminal(tmp_path, capsys):
+    doc = json.loads((FIXTURES / "compare.json").read_text())
+    doc["machine"]["cpu_model"] = "AMD \x1b]0;pwned\x07\x1b[2J"
+    doc["tf_version"] = "2.21\r\x1b[1A"
+    (tmp_path / "cpu.json").write_text(json.dumps(doc))
+    assert main(["report", str(tmp_path / "cpu.json")]) == 0
+    assert main(["report", str(tmp_path / "cpu.json"), str(tmp_path / "cpu.json")]) == 0
+    out = capsys.readouterr().out
+    assert out.count("pwned\\x07") == 3 and out.count("\\x1b[1A") == 3   # each report's header, and both in one
+    assert not any(c in out for c in "\x1b\x07\r")
 
 
 @pytest.mark.parametrize("name, head, said", [

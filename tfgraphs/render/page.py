@@ -11,7 +11,7 @@ from tfgraphs.render.table import Table, render_table
 WIDTH = 100        # columns of text when the output is not a terminal
 SHOWN = 8          # findings printed unless verbose; the JSON and --verbose keep every one
 MIN_TERMINAL = 80  # a terminal narrower than this still gets 80 columns
-CONTROLS = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f]")   # C0 but newline, DEL and C1: what escaped() writes out
+CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")   # C0 but tab and newline, DEL and C1
 _UNITS = (("s", 1.0), ("ms", 1e-3), ("us", 1e-6))
 
 
@@ -40,12 +40,12 @@ def machine_line(report):
 
 def failures(rows, label):
     """Lines naming each failed row and why, as text a terminal prints and does not obey."""
-    return [escaped(f"FAILED {label(r)}: {r.error}") for r in rows if not r.ok]
+    return [f"FAILED {label(r)}: {r.error}" for r in rows if not r.ok]
 
 
 def escaped(text):
-    """text with every control character but newline (C0, DEL, C1: ESC among them) written as Python writes it in
-    a string's repr, e.g. \x1b: an error message or a saved document cannot recolour or rewrite the terminal."""
+    """text with every control character but tab and newline (C0, DEL, C1: ESC among them) written as Python writes
+    it in a string's repr, e.g. \x1b: an error message or a saved document cannot recolour or rewrite the terminal."""
     return CONTROLS.sub(lambda m: repr(m.group())[1:-1], text)
 
 

@@ -1,7 +1,7 @@
 """Render an unembed run: what moved, what stayed, the graph before and after, and what that shows."""
 
 from tfgraphs.findings.unembed import sentences
-from tfgraphs.render.page import WIDTH, escaped, page, time_unit
+from tfgraphs.render.page import WIDTH, page, time_unit
 from tfgraphs.render.table import Table
 from tfgraphs.units import fmt_int, shape_text, sig3
 
@@ -68,4 +68,4 @@ def render(u, fmt="simple", width=WIDTH, verbose=False, figure=None):
             sections.append(("Inside function bodies", *left_table(u)))
         sections.append(("Before and after", *before_after_table(u)))
     return page(header(u), sections, "What this run shows:" if u.before else None,
-                sentences(u) if u.before else (), [escaped(f"FAILED {e}") for e in u.errors], fmt, width, verbose=verbose)
+                sentences(u) if u.before else (), [f"FAILED {e}" for e in u.errors], fmt, width, verbose=verbose)
