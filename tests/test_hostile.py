@@ -317,4 +317,4 @@ def test_a_notebook_whose_cells_have_no_id_is_checked_without_a_warning(tmp_path
     proc = subprocess.run([sys.executable, "-m", "tfgraphs", "lab", "check", "1", str(path)], capture_output=True,
                           text=True, timeout=300)
     assert proc.returncode == 1 and proc.stderr == ""
-    assert proc.stdout.splitlines()[-1] == "lab 1: 1 of 4 checks passed"
+    assert proc.stdout.splitlines()[-1] == "lab 1: 0 of 4 checks passed"
