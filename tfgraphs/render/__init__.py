@@ -2,7 +2,7 @@
 
 from importlib import import_module
 
-from tfgraphs.render.page import WIDTH, escaped
+from tfgraphs.render.page import WIDTH
 from tfgraphs.spec.commands import COMMANDS, documented
 
 RENDERED = tuple(c.name for c in documented())   # each has tfgraphs/render/NAME.py, imported when it renders
@@ -24,6 +24,4 @@ def render(result, fmt="simple", width=WIDTH, verbose=False, figure=None):
     keeps every table and finding; figure is an <img> for HTML (text names --plot)."""
     if fmt != "html" and figure is None:
         figure = figure_line(result.command)
-    text = renderer(result.command)(result, fmt, width, verbose=verbose, figure=figure)
-    # Every field a document holds (an error, a CPU's name, a script's path) is printed, none driving the terminal.
-    return text if fmt == "html" else escaped(text)
+    return renderer(result.command)(result, fmt, width, verbose=verbose, figure=figure)

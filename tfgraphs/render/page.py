@@ -78,7 +78,8 @@ def page(head, sections=(), title=None, sentences=(), failed=(), fmt="simple", w
          verbose=True, figure=None):
     """head, the answer lines and the figure, each (title, table, legend) section whose table is not None, the
     sentences under title (the first SHOWN unless verbose), then failed: a Page, which keeps every finding."""
-    return Page(_text(head, sections, title, sentences, failed, fmt, width, answer, verbose, figure),
+    # Every field a document holds (an error, a CPU's name, a script's path) is shown, none driving the terminal.
+    return Page(escaped(_text(head, sections, title, sentences, failed, fmt, width, answer, verbose, figure)),
                 (*answer, *sentences))
 
 

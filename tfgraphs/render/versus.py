@@ -2,7 +2,7 @@
 
 from tfgraphs.findings.versus import lines, sentences
 from tfgraphs.records.judge import ALPHA, FEWEST, MARGIN, RANK_SUM, ratio_text
-from tfgraphs.render.page import WIDTH, escaped, machine_line, page
+from tfgraphs.render.page import WIDTH, machine_line, page
 from tfgraphs.render.table import Table
 from tfgraphs.units import fmt_bytes, sig3
 
@@ -40,6 +40,5 @@ def render(a, b, names, fmt="simple", width=WIDTH):
               f"smaller when it rejects at {ALPHA:.0%}, no difference when the {1 - ALPHA:.0%} interval of B/A lies "
               f"within {ratio_text(1 / MARGIN)} to {ratio_text(MARGIN)}, else cannot tell; the test needs "
               f"{FEWEST[RANK_SUM]} trials a side to tell a difference.")
-    text = page(head, [("A against B", table, legend)], "What this comparison shows:", sentences(found), (), fmt,
+    return page(head, [("A against B", table, legend)], "What this comparison shows:", sentences(found), (), fmt,
                 width)
-    return text if fmt == "html" else escaped(text)   # as render() prints any one report
