@@ -141,9 +141,10 @@ def _accept(graph_def, path):
     """graph_def, once every Const in it can be sized; a one-line UsageError otherwise."""
     problem = _const_problem(graph_def)
     if problem:
-        # TensorFlow imports such a node; a run that needs it fails ("Cannot parse tensor from proto").
-        raise UsageError(f"{path}: {problem}, of which TensorFlow cannot make a tensor, so a run that needs it "
-                         f"fails; fix or regenerate the graph")
+        # TensorFlow 2.21 refuses a shape that is too large or negative when it imports the graph ("is too large",
+        # "is not fully defined"), and content its shape cannot hold when a run needs the node ("Cannot parse tensor").
+        raise UsageError(f"{path}: {problem}, of which TensorFlow cannot make a tensor (it refuses the graph on "
+                         f"import or the run that needs it); fix or regenerate the graph")
     return graph_def
 
 
