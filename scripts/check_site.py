@@ -7,8 +7,10 @@ Each page is loaded from a local server on 127.0.0.1 and its DOM, after the page
 scripts threw nothing, a page whose markdown has a table shows a <table>, every fenced code block's text is on the
 page with a copy button, every internal href and src answers 200, and every #anchor names an id on its target page.
 External links are listed, never fetched. The search index must hold every page. Then every page is laid out at
-1280x800, where nothing visible may need horizontal scrolling (prose, tables, figures, code), and at 390x800, a
-phone, where prose and figures must fit; what a closed <details> holds is not visible, so not checked.
+1280x900, where nothing visible may need horizontal scrolling (prose, tables, figures) and a terminal block keeps its
+lines, scrolling sideways inside itself, and at 390x800, a phone, where prose and figures must fit. A lesson (a page
+with a lesson block) shows on its first screen at 1280x900 its answer, in dark text in an admonition, and the top of
+its first figure within 1350 px (site_layout.py).
 """
 
 import functools
@@ -28,32 +30,12 @@ from pathlib import Path
 from urllib.parse import unquote, urldefrag, urljoin, urlsplit
 
 from headless_chromium import BROWSERS, PAGE_TIMEOUT, Browser, find_browser
+from site_layout import layout_problems
 
 ROOT = Path(__file__).resolve().parent.parent
 FENCE = re.compile(r"^(`{3,})[^\n]*\n(.*?)^\1[ \t]*$", re.M | re.S)
 TABLE = re.compile(r"^[ \t]*\|.*\|[ \t]*\n[ \t]*\|?[ \t]*:?-+:?[ \t]*(\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$", re.M)
 NOT_FETCHED = ("mailto:", "javascript:", "data:", "blob:", "tel:")
-PROSE = "p, li, h1, h2, h3, h4, h5, blockquote, img"
-EVERYTHING = PROSE + ", table, pre, code, .md-typeset__scrollwrap"
-# (width, height, what must fit) of each layout checked
-LAYOUTS = ((1280, 800, EVERYTHING), (390, 800, PROSE))
-# The visible elements matching SELECTOR that reach past the content box, or scroll sideways themselves.
-OVERFLOW = """(() => {
-  const box = document.querySelector('.md-content__inner') || document.body;
-  // A few pixels of slack: inline code's own padding may spill that far at the end of a line, and nothing scrolls.
-  const slack = 4, right = box.getBoundingClientRect().right + slack, found = [];
-  for (const el of box.querySelectorAll(SELECTOR)) {
-    if (el.closest('details:not([open])') || !el.getClientRects().length) continue;
-    // A block's content wider than its box scrolls (overflow auto) or spills past it; inline boxes have no width.
-    const wider = el.clientWidth > 0 && el.scrollWidth > el.clientWidth + slack;
-    if (el.getBoundingClientRect().right > right || wider) {
-      found.push(el.tagName.toLowerCase() + ' ' + (el.textContent || el.getAttribute('src') || '').trim().slice(0, 50));
-    }
-  }
-  return found;
-})()"""
-
-
 @dataclass
 class Dom:
     """What the checks need from one page's DOM."""
@@ -218,23 +200,6 @@ def check_pages(pages, base, browser):
     return problems, sorted(external), doms
 
 
-def overflow_problems(browser, url, width, height, selector):
-    """What the page at URL, laid out at width x height, shows wider than its content box, one line each."""
-    browser.viewport(width, height)
-    browser.dom(url)
-    found = browser.evaluate(OVERFLOW.replace("SELECTOR", json.dumps(selector)))
-    return [f"at {width}px, needs horizontal scrolling: {what!r}" for what in dict.fromkeys(found or ())]
-
-
-def layout_problems(urls, browser):
-    """{url: problems} of every layout in LAYOUTS."""
-    problems = {url: [] for url in urls}
-    for width, height, selector in LAYOUTS:
-        for url in urls:
-            problems[url] += overflow_problems(browser, url, width, height, selector)
-    return problems
-
-
 def report(problems, external, doms, browser_name, site_wide):
     """Print each page's line and problems, the external links and the site's own problems; return the count."""
     for url, found in problems.items():
@@ -271,7 +236,8 @@ def main():
         browser = Browser(path, Path(workdir) / "profile")
         try:
             problems, external, doms = check_pages(pages, base, browser)
-            for url, found in layout_problems(list(problems), browser).items():
+            lessons = {urljoin(base, url) for url, markdown in pages if "<!-- lesson: " in markdown}
+            for url, found in layout_problems(list(problems), browser, lessons).items():
                 problems[url] += found
         finally:
             browser.close()

@@ -7,8 +7,10 @@
 A block to regenerate is a ```console fence whose first line is `$ tfgraphs ...`; everything after that line is
 replaced by what the command printed on stdout (and on stderr when it exits non-zero). A lesson block, between
 `<!-- lesson: tfgraphs ... -->` and `<!-- end lesson -->`, is made from one run of its command: the answer, the
-figure (docs/img/PAGE-N.png), the key tables as Markdown, and the whole output folded away. A page's ```python blocks
-run first, in order, in the same scratch folder as its commands, so a command can read a file a block wrote.
+figure (docs/img/PAGE-N.png) and the key tables as Markdown. The whole output of that run goes, folded away, into
+the page's `<!-- output: tfgraphs ... -->` block of the same command, which a lesson puts after its method; without
+one it ends the lesson block. A page's ```python blocks run first, in order, in the same scratch folder as its
+commands, so a command can read a file a block wrote.
 
     python scripts/regenerate_docs.py --lessons docs/compare.md   # only the lesson blocks
 """
@@ -24,6 +26,7 @@ from pathlib import Path
 BLOCK = re.compile(r"^```console\n\$ (tfgraphs [^\n]*)\n.*?^```$", re.M | re.S)
 PYTHON = re.compile(r"^```python\n(.*?)^```$", re.M | re.S)
 LESSON = re.compile(r"^<!-- lesson: (tfgraphs [^\n]*) -->\n.*?^<!-- end lesson -->$", re.M | re.S)
+OUTPUT = re.compile(r"^<!-- output: (tfgraphs [^\n]*) -->\n.*?^<!-- end output -->$", re.M | re.S)
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -53,35 +56,35 @@ def _takes_quiet(argv):
 
 
 def lesson(command, cwd, path, n):
-    """A lesson block from one run: the answer and key tables as Markdown, its figure, the whole output folded."""
+    """(the lesson block from one run: the answer, its figure and key tables as Markdown; that run's whole output,
+    folded)."""
     from tfgraphs.api.report import report
     from tfgraphs.render import render
+    from tfgraphs.spec.commands import COMMANDS
 
     # Absolute: the command runs in the scratch folder, the image belongs beside the page.
     saved, image = Path(cwd) / f"lesson-{n}.json", path.resolve().parent / "img" / f"{path.stem}-{n}.png"
     image.parent.mkdir(exist_ok=True)
-    from tfgraphs.spec.commands import COMMANDS
-
     figured = COMMANDS[shlex.split(command)[1]].figure is not None
     out = run(command, cwd, ["--json", str(saved), *(["--plot", str(image)] if figured else [])])
-    if not saved.exists():
-        return f"```console\n$ {command}\n{out}```"
-    found = report(saved)
-    title = f"![The figure of {command}, drawn from this run](img/{image.name})" if figured else None
-    body = render(found.result, "markdown", None, figure=title)
     whole = "\n".join(f"    {line}" if line else "" for line in f"```console\n$ {command}\n{out}```".splitlines())
-    return (f"<!-- lesson: {command} -->\n{body}\n??? example \"The whole output of `{command}`\"\n\n{whole}\n"
-            f"<!-- end lesson -->")
+    fold = f'??? example "The whole output of `{command}`"\n\n{whole}\n'
+    if not saved.exists():
+        return f"<!-- lesson: {command} -->\n```console\n$ {command}\n{out}```\n", fold
+    title = f"![The figure of {command}, drawn from this run](img/{image.name})" if figured else None
+    body = render(report(saved).result, "markdown", None, figure=title)
+    return f"<!-- lesson: {command} -->\n{body}", fold
 
 
 def regenerate(path, echo=print, lessons_only=False):
     """Rewrite one page in place with fresh output for every lesson and console block (only the lesson blocks
     when lessons_only)."""
     text = path.read_text()
+    placed = set(OUTPUT.findall(text))
     with tempfile.TemporaryDirectory() as scratch:
         for code in PYTHON.findall(text):
             subprocess.run([sys.executable, "-c", code], cwd=scratch, check=True, capture_output=True)
-        made = iter(range(1, 1000))
+        made, folds = iter(range(1, 1000)), {}
 
         def fresh(match):
             echo(f"{path.name}: $ {match.group(1)}")
@@ -89,9 +92,15 @@ def regenerate(path, echo=print, lessons_only=False):
 
         def fresh_lesson(match):
             echo(f"{path.name}: lesson $ {match.group(1)}")
-            return lesson(match.group(1), scratch, path, next(made))
+            block, folds[match.group(1)] = lesson(match.group(1), scratch, path, next(made))
+            tail = "" if match.group(1) in placed else f"\n{folds[match.group(1)]}"
+            return f"{block}{tail}<!-- end lesson -->"
 
-        new = LESSON.sub(fresh_lesson, text)
+        def fresh_output(match):
+            fold = folds.get(match.group(1))
+            return match.group(0) if fold is None else f"<!-- output: {match.group(1)} -->\n{fold}<!-- end output -->"
+
+        new = OUTPUT.sub(fresh_output, LESSON.sub(fresh_lesson, text))
         new = new if lessons_only else BLOCK.sub(fresh, new)
     tmp = path.with_suffix(".md.tmp")
     tmp.write_text(new)

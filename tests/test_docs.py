@@ -183,15 +183,19 @@ LESSON_BLOCK = re.compile(r"^<!-- lesson: (tfgraphs [^\n]*) -->\n(.*?)^<!-- end 
 
 
 @pytest.mark.parametrize("name", LESSONS)
-def test_every_lesson_shows_its_answer_its_figure_and_its_whole_output_folded(name):
+def test_every_lesson_shows_its_answer_its_figure_and_later_its_whole_output_folded(name):
     text = (ROOT / "docs" / name).read_text()
     found = LESSON_BLOCK.findall(text)
     assert found, f"{name} has no lesson block"
     command, body = found[0]
-    assert body.startswith("> **What this run answers**"), (name, body[:200])
+    assert body.startswith('!!! answer "What this run answers"\n\n    '), (name, body[:200])
     image = re.search(r"^!\[[^\]]*\]\((img/[^)]+\.png)\)$", body, re.M)
     assert image and (ROOT / "docs" / image.group(1)).stat().st_size > 10_000, name
-    assert f'??? example "The whole output of `{command}`"' in body
+    # The question comes before the answer: the title and a sentence or two, nothing else.
+    question = text[:text.index("<!-- lesson: ")].strip().split("\n\n")[1:]
+    assert len(question) == 1 and "|" not in question[0] and len(question[0].splitlines()) <= 4, (name, question)
+    fold = f'<!-- output: {command} -->\n??? example "The whole output of `{command}`"\n\n    ```console\n'
+    assert fold in text and text.index(fold) > text.index("<!-- end lesson -->"), name
 
 
 def test_lessons_are_numbered_alike_in_the_index_the_navigation_and_their_pages():

@@ -13,6 +13,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 
 import check_site  # noqa: E402  (scripts/ is not a package)
+import site_layout  # noqa: E402
 from headless_chromium import Browser, find_browser  # noqa: E402
 
 needs_browser = pytest.mark.skipif(find_browser() is None, reason="no Chromium found (apt-get install chromium, or "
@@ -165,6 +166,7 @@ def test_the_browser_returns_the_dom_after_scripts_ran_and_their_errors(serve, t
 
 OVERFLOWING = ('<html><body><div class="md-content__inner" style="max-width:600px"><p>fits</p>'
                '<pre style="overflow-x:auto">' + "x" * 300 + '</pre><p>' + "y" * 200 + '</p>'
+               '<pre style="width:900px">' + "w" * 60 + '</pre>'
                '<details><pre style="overflow-x:auto">' + "z" * 300 + '</pre></details></div></body></html>')
 FITTING = ('<html><body><div class="md-content__inner" style="max-width:600px"><p>' + "word " * 200 + '</p>'
            '<pre style="overflow-x:auto">short</pre></div></body></html>')
@@ -175,14 +177,15 @@ def test_a_page_that_needs_horizontal_scrolling_fails_the_layout_check(serve, tm
     base = serve({"wide.html": OVERFLOWING, "fits.html": FITTING})
     browser = Browser(find_browser(), tmp_path / "profile")
     try:
-        wide = check_site.overflow_problems(browser, base + "wide.html", 1280, 800, check_site.EVERYTHING)
-        phone = check_site.overflow_problems(browser, base + "wide.html", 390, 800, check_site.PROSE)
-        fits = check_site.layout_problems([base + "fits.html"], browser)
+        wide = site_layout.overflow_problems(browser, base + "wide.html", 1280, 800, site_layout.EVERYTHING)
+        phone = site_layout.overflow_problems(browser, base + "wide.html", 390, 800, site_layout.PROSE)
+        fits = site_layout.layout_problems([base + "fits.html"], browser)
     finally:
         browser.close()
-    # The wide code block and the unbreakable paragraph; not the code folded away in a closed <details>.
-    assert wide == [f"at 1280px, needs horizontal scrolling: {'pre ' + 'x' * 50!r}",
-                    f"at 1280px, needs horizontal scrolling: {'p ' + 'y' * 50!r}"], wide
+    # The unbreakable paragraph and the code block wider than the page; not the terminal block that scrolls inside
+    # itself, nor the code folded away in a closed <details>.
+    assert wide == [f"at 1280px, needs horizontal scrolling: {'p ' + 'y' * 50!r}",
+                    f"at 1280px, needs horizontal scrolling: {'pre ' + 'w' * 50!r}"], wide
     assert phone == [f"at 390px, needs horizontal scrolling: {'p ' + 'y' * 50!r}"], phone
     assert fits == {base + "fits.html": []}
 
@@ -198,3 +201,61 @@ def test_every_page_of_the_site_renders_in_the_browser():
                         re.M)
     assert checked and int(checked.group(1)) == lessons + labs, proc.stdout
     assert re.search(r"^ok +/labs/1-feed/ ", proc.stdout, re.M) and re.search(r"^ok +/api/ ", proc.stdout, re.M)
+
+
+WRAPPING = ('<html><body><div class="md-content__inner" style="max-width:600px">'
+            '<pre><code style="white-space:pre-wrap">' + "a" * 200 + '\nshort</code></pre>'
+            '<details><pre><code style="white-space:pre-wrap">' + "b " * 200 + '</code></pre></details>'
+            '<pre><code style="white-space:pre;overflow-x:auto">' + "c" * 200 + '</code></pre></div></body></html>')
+TABLE = ('<html><body><div class="md-content__inner" style="max-width:600px"><table><tr><td style="width:8px;'
+         'overflow-wrap:anywhere">19</td><td style="width:8px">1 9</td><td>fits</td></tr></table></div></body></html>')
+ANSWER = "What this run answers"
+
+
+def lesson_page(answer, above=0, figure_at=0):
+    """A lesson page: ABOVE px of question, the answer in the ANSWER html, FIGURE_AT px more, then a figure."""
+    return (f'<html><body style="margin:0"><div class="md-content__inner"><h1>Lesson</h1><div style="height:{above}px">'
+            f'</div>{answer}<div style="height:{figure_at}px"></div><img src="data:image/gif;base64,R0lGODlhAQABAAAAA'
+            'CH5BAEKAAEALAAAAAABAAEAAAICTAEAOw==" width="400" height="300"></div></body></html>')
+
+
+ADMONITION = (f'<div class="admonition answer"><p class="admonition-title">{ANSWER}</p><p style="color:#222">'
+              'Embedded X: first run 2.66 s.</p></div>')
+QUOTE = f'<blockquote style="color:#8a8a8a"><p><strong>{ANSWER}</strong></p><p>Embedded X: 2.66 s.</p></blockquote>'
+
+
+@needs_browser
+def test_a_terminal_block_that_wraps_and_a_word_split_in_a_table_fail_the_layout_check(serve, tmp_path):
+    base = serve({"wraps.html": WRAPPING, "table.html": TABLE})
+    browser = Browser(find_browser(), tmp_path / "profile")
+    try:
+        wrapped = site_layout.wrapped_problems(browser, base + "wraps.html", 1280, 900)
+        split = site_layout.split_problems(browser, base + "table.html", 1280, 900)
+    finally:
+        browser.close()
+    # The folded block is unfolded and checked too; the block that scrolls sideways keeps its lines.
+    assert wrapped == [f"at 1280px, a terminal block wraps its lines: {'a' * 60!r}",
+                       f"at 1280px, a terminal block wraps its lines: {'b ' * 30!r}"], wrapped
+    assert split == ["at 1280px, a table cell splits '19' over lines"], split
+
+
+@needs_browser
+def test_a_lesson_needs_its_answer_in_dark_text_in_an_admonition_and_its_figure_near_the_top(serve, tmp_path):
+    pages = {"good.html": lesson_page(ADMONITION, above=100, figure_at=100),
+             "quoted.html": lesson_page(QUOTE, above=100, figure_at=100),
+             "low.html": lesson_page(ADMONITION, above=950, figure_at=10),
+             "none.html": lesson_page("<p>no answer</p>", figure_at=1500)}
+    base = serve(pages)
+    browser = Browser(find_browser(), tmp_path / "profile")
+    try:
+        found = {name: site_layout.lesson_problems(browser, base + name) for name in pages}
+    finally:
+        browser.close()
+    assert found["good.html"] == []
+    assert [p.split(": ", 1)[1].split(" (")[0] for p in found["quoted.html"]] == [
+        "the answer is in a quote, not an admonition", "the answer's text is pale"], found
+    low = found["low.html"]
+    assert len(low) == 1 and low[0].startswith("at 1280x900: the answer ends at ") and "below the first screen" in low[0]
+    none = found["none.html"]
+    assert len(none) == 2 and none[0] == "at 1280x900: the lesson shows no answer titled 'What this run answers'"
+    assert re.match(r"at 1280x900: the first figure's top is at \d+ px, below 1350 px", none[1]), none

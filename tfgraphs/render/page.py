@@ -140,11 +140,11 @@ def html_page(head, sections=(), title=None, sentences=(), failed=(), answer=(),
 
 
 def markdown_page(head, sections=(), title=None, sentences=(), failed=(), answer=(), figure=None):
-    """The page as Markdown for a docs lesson: the answer quoted, the figure, the tables as pipe tables with their
-    legends, then the findings (past the first SHOWN, left to the full output)."""
+    """The page as Markdown for a docs lesson: the answer in an admonition, the figure, the tables as pipe tables with
+    their legends, then the findings (past the first SHOWN, left to the full output)."""
     parts = []
     if answer:
-        parts += ["> **What this run answers**", ">", *(f"> {a}  " for a in answer), ""]
+        parts += ['!!! answer "What this run answers"', "", *(f"    {a}  " for a in answer), ""]
     parts += [figure, ""] if figure else []
     for name, table, legend in sections:
         if isinstance(table, Table):
