@@ -204,7 +204,7 @@ def test_every_page_of_the_site_renders_in_the_browser():
 
 
 WRAPPING = ('<html><body><div class="md-content__inner" style="max-width:600px">'
-            '<pre><code style="white-space:pre-wrap">' + "a" * 200 + '\nshort</code></pre>'
+            '<pre><code style="white-space:pre-wrap;overflow-wrap:anywhere">' + "a" * 200 + '\nshort</code></pre>'
             '<details><pre><code style="white-space:pre-wrap">' + "b " * 200 + '</code></pre></details>'
             '<pre><code style="white-space:pre;overflow-x:auto">' + "c" * 200 + '</code></pre></div></body></html>')
 TABLE = ('<html><body><div class="md-content__inner" style="max-width:600px"><table><tr><td style="width:8px;'
