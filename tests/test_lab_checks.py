@@ -85,9 +85,9 @@ def test_wrong_solutions_fail_and_right_ones_pass(lab, check, wrong, right):
 # (lab, check, wrong solution, what its WRONG line must say it saw, what its hint must name)
 HINTS = [
     (1, check1.fed_graph_is_small, "starter", "the Const 'Const' holds 409,600 of them",
-     "make X a tf.compat.v1.placeholder(tf.float64"),
+     "X must enter through a placeholder and the feed_dict"),
     (1, check1.fed_graph_is_small, "lab1_wrong_float32", "raised TypeError: Input 'filter' of 'Conv2D' Op has type "
-     "float64 that does not match type float32", "give the placeholder dtype tf.float64"),
+     "float64 that does not match type float32", "conv2d was given two dtypes"),
     (1, check1.fed_graph_is_correct, "lab1_wrong_no_feed", "the feed_dict has no entry with X's shape holding x",
      "Return a feed_dict that maps your placeholder to x"),
     (1, check1.fed_graph_is_correct, "lab1_wrong_fixed", "output shape (50, 15, 15, 6)",
@@ -120,9 +120,9 @@ HINTS = [
     (7, check7.embeds_no_array, "starter", "Const 'MatVec/MatMul/a' of 5,120,078 bytes (float64 20000x32) in the "
      "graph (line 60)", "straight to an op"),
     (7, check7.embeds_no_array, "lab7_wrong_variable_from_array", "Const 'Variable/Initializer/initial_value' of "
-     "5,120,126 bytes", "give the Variable a placeholder"),
+     "5,120,126 bytes", "step 4 says what to give the Variable as initial value"),
     (7, check7.graph_does_not_grow, "starter", "27 ops (6 Const, 3 ExpandDims, 3 MatMul) made after the first run, "
-     "during 3 runs (line 69)", "create the validation loss with the others, before the loop"),
+     "during 3 runs (line 69)", "at the line the seen line names"),
     (7, check7.feeds_no_array_again, "starter", "the same 1,280,000-byte array fed to x_val:0 on all 3 calls "
      "(line 70)", "Feeding the same array on every call"),
     (7, check7.feeds_no_array_again, "lab7_wrong_fed_every_step", "the same 5,120,000-byte array fed to "
@@ -134,7 +134,7 @@ HINTS = [
     (7, check7.graph_does_not_grow, "lab7_wrong_init_not_fed", "none, but main() did not run to its end",
      "the first check says why it did not"),
     (7, check7.returns_the_starters_loss, "lab7_wrong_trainable_data", "main() returned 0.0101313; the starter's "
-     "training gives 0.0101066", "must be trainable=False"),
+     "training gives 0.0101066", "must not be trainable"),
 ]
 
 

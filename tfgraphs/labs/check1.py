@@ -14,9 +14,10 @@ from tfgraphs.spec import network
 
 BATCH = 50
 SMALL = 10_000   # bytes: the seed network's nodes without X serialize to about 1 KB
-DTYPE_HINT = ("X and W are float64 arrays: give the placeholder dtype tf.float64 (x.dtype), the arrays' own, so "
-              "that conv2d gets one dtype.")
-FIXED_BATCH_HINT = "The placeholder's shape fixes the batch: give it shape [None, 32, 32, 1]."
+DTYPE_HINT = ("conv2d was given two dtypes: your placeholder's dtype is not the one of the arrays it stands for "
+              "(compare it with x.dtype and w.dtype).")
+FIXED_BATCH_HINT = ("The placeholder's shape fixes the batch, so another batch cannot be fed: step 3 says which "
+                    "dimension to leave open.")
 
 
 def _data(batch=BATCH, seed=0):
@@ -35,7 +36,7 @@ def _feeds_x(facts):
 
 
 NO_X = ("the feed_dict has no entry with X's shape holding x, so the checker cannot feed its own X",
-        "Return a feed_dict that maps your placeholder to x itself: {X: x}.")
+        "Return a feed_dict that maps your placeholder to x itself, the array build_fed was given (step 3).")
 
 
 def _fed_run(facts, x_own):
@@ -65,11 +66,11 @@ def _small(facts):
     seen = f"the GraphDef is {size:,} bytes for {x_bytes:,} bytes of X" + (
         f"; the Const {name!r} holds {held:,} of them" if not ok and held else "")
     return ok, seen, ("" if ok else f"The Const {name!r} is X, converted into the graph by tf.constant or by passing "
-                      "the array to an op: make X a tf.compat.v1.placeholder(tf.float64, [None, 32, 32, 1]) and "
-                      "put the array in the feed_dict.")
+                      "the array to an op: X must enter through a placeholder and the feed_dict instead (step 3).")
 
 
-@hint("Make X a tf.compat.v1.placeholder(tf.float64, [None, 32, 32, 1]) and put the array in the feed_dict.")
+@hint("X must enter build_fed's graph through a placeholder and the feed_dict, not as an array (step 3); "
+      "`tfgraphs inspect` on a saved GraphDef lists its largest Consts.")
 @on_error(("does not match type", DTYPE_HINT))
 @judged_by(_small)
 @shares("build_fed")
@@ -87,7 +88,7 @@ def _compared(x, w, *outputs):
     return f"output shape {want}, max abs error {err:.1e}", err
 
 
-NOT_GIVEN = "Feed only what build_fed was given: map your placeholder to x itself, {X: x}."
+NOT_GIVEN = "Feed only what build_fed was given: map your placeholder to x itself, not to a copy or another array."
 
 
 def _foreign(exc):
@@ -106,15 +107,17 @@ def _correct(facts):
     ok, shaped = err < 1e-9, y.shape == network.output_shape(BATCH)
     # The likely mistake behind what was seen: a wrong shape is the windows' strides or padding; a right shape with
     # wrong values is the ops themselves.
-    mistake = ("" if ok else "The shape is right, the values are not: check the ops and their order (conv2d with W, "
-               "then avg_pool, not max_pool, then relu)." if shaped else
-               "Check strides [1,1,1,1] VALID for conv2d, ksize/strides [1,2,2,1] VALID for avg_pool, then relu.")
+    mistake = ("" if ok else "The shape is right, the values are not: check the ops and their order against the "
+               "starter's network(), which the reference follows." if shaped else
+               "The output's shape is not the reference's: compare the strides, ksize and padding of your ops with "
+               "the starter's network().")
     return ok, seen, mistake
 
 
 @hint("Run the output with the returned feed_dict; the result must match conv2d -> avg_pool -> relu.")
 @on_error(("does not match type", DTYPE_HINT),
-          ("You must feed a value for placeholder", "Return a feed_dict that maps your placeholder to x: {X: x}."))
+          ("You must feed a value for placeholder", "Return a feed_dict that maps your placeholder to x, the array "
+           "build_fed was given (step 3)."))
 @judged_by(_correct)
 @shares("build_fed")
 def fed_graph_is_correct(mod):
@@ -163,7 +166,8 @@ def _loaded(facts):
     graph_def = rerun.graph_def(facts["graph"])
     size = graph_def.ByteSize()
     if size >= SMALL:
-        return False, f"GraphDef is {size:,} bytes", "The initial value must come from a placeholder, not the array."
+        return False, f"GraphDef is {size:,} bytes", ("The GraphDef holds X's bytes: the variable's initial value must "
+                                                      "come from a placeholder, not the array (step 4).")
     python = sorted({n.op for n in graph_def.node} & PYTHON_OPS)
     if python:
         return False, f"the graph calls back into Python ({', '.join(python)})", (
@@ -178,10 +182,12 @@ def _loaded(facts):
     ok = err < 1e-9 and np.array_equal(first, second) and bool(holds)
     where = f"X held in {holds[0]}" if holds else "no variable holds X after the initializer"
     return ok, f"GraphDef {size:,} bytes, {where}, two unfed runs: {seen}", (
-        "" if holds or not err < 1e-9 else "Initialise a variable from a placeholder fed with X; run the network on it.")
+        "" if holds or not err < 1e-9 else "No variable holds X after the initializer ran: step 4 says what the "
+        "variable is initialised from and what the network reads.")
 
 
-@hint("Create tf.compat.v1.Variable(placeholder, trainable=False); its initializer is fed once with the array.")
+@hint("X must be held by a variable that the initializer's one fed run fills, and later runs must read it "
+      "(step 4).")
 @on_error(("You must feed a value for placeholder", "A later run, with no feed, still needs the placeholder: the "
            "network must read the variable (its value after the initializer), not the placeholder of its initial "
            "value."), ("does not match type", DTYPE_HINT))

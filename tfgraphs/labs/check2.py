@@ -59,9 +59,8 @@ def _configs(facts):
     return not wrong, "; ".join(wrong) if wrong else "all four combinations", hint_text
 
 
-@hint("Step 3 gives each field: rewrite_options.disable_meta_optimizer and constant_folding = "
-      "rewriter_config_pb2.RewriterConfig.OFF for Grappler, optimizer_options.opt_level = L0 and "
-      "do_constant_folding = False for the classic folder.")
+@hint("session_config must return a ConfigProto that switches Grappler and the two constant folders as step 3 "
+      "says; the four combinations are the presets of `tfgraphs explain` (default, no-grappler, no-folding, bare).")
 @judged_by(_configs)
 def configs_match(mod):
     """session_config(grappler, constant_folding) switches exactly the right optimizers"""
@@ -89,14 +88,14 @@ def _op_types(facts):
     ok = required <= got <= want | {"NoOp"}
     names = {n.node_name for d in meta.step_stats.dev_stats for n in d.node_stats}
     # The likely mistake behind what was seen: node names where op types were asked for, or types left out.
-    mistake = ("these are node names (node_name); the op type is the word after '= ' in each node's timeline_label"
+    mistake = ("these are node names (node_name); step 4 says which field of a NodeExecStats holds the op type"
                if got & names - want else f"the trace also ran {sorted(required - got)}" if required - got else
                f"{sorted(got - want - {'NoOp'})} did not run in the trace")
     return ok, f"got {sorted(got)}", "" if ok else mistake
 
 
-@hint("Walk run_metadata.step_stats.dev_stats[*].node_stats[*]; the op type is in timeline_label, "
-      "as in 'conv = Conv2D(X, W)'.")
+@hint("The op types are in run_metadata.step_stats, node by node on each device: step 4 says which field holds "
+      "each node's type.")
 @judged_by(_op_types)
 def op_types_match(mod):
     """op_types_that_ran(run_metadata) finds every op type in the trace"""

@@ -28,9 +28,9 @@ def _const_bytes(facts):
     return got == want, f"got {got:,}, expected {want:,}" if got != want else f"{got:,} bytes", ""
 
 
-@hint("Bytes = number of elements (the product of tensor_shape dims) x dtype size; a tensor written as one "
-      "repeated value has an empty tensor_content but still expands to every element; the Consts inside "
-      "graph_def.library.function[*].node_def count too.")
+@hint("Your total is not the expanded bytes of the sample's Consts (one in tensor_content, one written as a single "
+      "repeated value, a scalar, one in a function body): step 3 names the two easy to miss, and `tfgraphs inspect` "
+      "lists each Const's bytes.")
 @judged_by(_const_bytes)
 def const_bytes_match(mod):
     """const_bytes(graph_def) counts every Const's expanded bytes"""
@@ -52,7 +52,8 @@ def _max_batch(facts):
     return not wrong, "wrong: " + ", ".join(wrong) if wrong else "float64, float32, float16", ""
 
 
-@hint("TensorFlow refuses a tensor of 2**31 bytes or more: the largest batch N satisfies N * bytes_per_example < 2**31.")
+@hint("Read the size check tf.constant makes, in make_tensor_proto (tensorflow/python/framework/tensor_util.py): "
+      "the seen line says, for each dtype, whether your batch is past that boundary or short of it.")
 @judged_by(_max_batch)
 def max_batch_matches_tensorflow(mod):
     """max_embedded_batch(dtype) is the last batch TensorFlow accepts"""
@@ -87,8 +88,8 @@ def _stripped(facts):
     return ok, detail, ""
 
 
-@hint("Copy the GraphDef (CopyFrom), then for each Const clear tensor_content and the *_val fields of "
-      "attr['value'].tensor; keep dtype and tensor_shape.")
+@hint("Compare your output with the copy `tfgraphs inspect --strip-constants` writes (step 5): every Const, in "
+      "function bodies too, keeps its dtype and tensor_shape and holds no values.")
 @judged_by(_stripped)
 def strip_keeps_shapes(mod):
     """strip_constants(graph_def) removes every tensor's data and keeps dtype and shape"""

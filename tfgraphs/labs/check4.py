@@ -71,8 +71,8 @@ def _matches(facts):
     return worst <= 1e-4, f"largest relative error {worst:.1e} over lengths {LENGTHS} at batches {BATCHES}", ""
 
 
-@hint("Overlap-save: block i covers input [i*B, i*B + B + K - 1); pad the end with zeros, keep only the first "
-      "L - K + 1 outputs.")
+@hint("Compare your output with a VALID tf.nn.conv1d of the same input, at the lengths and batches the seen line "
+      "names: step 3 says where each block starts, how many samples it holds and which outputs to keep.")
 @judged_by(_matches)
 def matches_conv1d(mod):
     """blocked_conv1d(x, filters, block_len) equals tf.nn.conv1d(..., padding='VALID')"""
@@ -83,9 +83,10 @@ def _one_shape(facts):
     _, problem = _compared(facts)
     seen = facts["seen"]
     if problem:
-        return False, problem, ""
+        return False, problem, "Make the output right first: the check that it equals a VALID conv1d says what differs."
     if not seen:
-        return False, "no convolution op ran", ""
+        return False, "no convolution op ran", ("The checker sees only TensorFlow's convolution ops, and "
+                                                "blocked_conv1d ran none: step 3 lists the calls it watches.")
     many = {b: sorted(s, key=str) for b, s in seen.items() if len(s) != 1}
     if many:
         b, shapes = next(iter(many.items()))
@@ -99,8 +100,8 @@ def _one_shape(facts):
     return True, "; ".join(f"batch {b}: {next(iter(s))}" for b, s in sorted(seen.items())), ""
 
 
-@hint("Stack the blocks of block_len + kernel - 1 samples into a batch of a fixed number of blocks (pad with zero "
-      "blocks), so neither the block length nor the batch dimension changes with the input length.")
+@hint("The seen line gives the convolution's input shapes: at one batch size every call must see the same shape, "
+      "made of blocks as step 3 describes; `tfgraphs shapes` times a first and a second pass over new shapes.")
 @judged_by(_one_shape)
 def one_shape_only(mod):
     """every convolution op sees one input shape per batch size, of block_len + kernel - 1 samples"""

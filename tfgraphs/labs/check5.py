@@ -40,8 +40,8 @@ def _warmed(facts):
     return served[0] in warmed, f"warm_up ran {ran}; serve() runs {served[0]}", ""
 
 
-@hint("serve() fetches the whole dict, scores and features, fed X: warm up with that same fetch list and feed "
-      "(a batch of one zero image is enough), not with only part of it.")
+@hint("The seen line names each executor by its fetches and feeds, as TensorFlow's partition graphs give them: "
+      "compare warm_up's with serve()'s, and read what serve() passes to sess.run (step 3).")
 @judged_by(_warmed)
 def warms_what_is_served(mod):
     """warm_up runs the same fetches and feeds as serve()"""
@@ -94,8 +94,8 @@ def _both(facts):
                 f"not compared"), ""
 
 
-@hint("Open a new tf.compat.v1.Session for each call, call warm_up() in it only when warm is True, then time one "
-      "serve() alone with time.perf_counter() and return the seconds.")
+@hint("The seen line counts the sessions each call opened and the runs of serve()'s executor in each: step 4 says "
+      "what one call of first_request_seconds opens, runs, times and returns.")
 @judged_by(_both)
 def measures_both_first_requests(mod):
     """first_request_seconds times the first serve() in a fresh session, cold and warmed"""

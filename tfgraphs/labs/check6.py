@@ -49,8 +49,8 @@ def _no_growth(facts):
     return sizes[2] == sizes[8], f"{sizes[2]} ops after 2 steps, {sizes[8]} after 8", ""
 
 
-@hint("Print len(graph.get_operations()) in the loop: every op created inside it is new on every step. Create the "
-      "loss and the optimizer's update once, before the loop, and only run them inside it.")
+@hint("The graph has more ops after 8 training steps than after 2: count its operations inside the loop, as the "
+      "sheet's step 4 does, to find the lines that add them.")
 @judged_by(_no_growth)
 def graph_does_not_grow(mod):
     """the graph has as many ops after 8 steps as after 2"""
@@ -63,8 +63,8 @@ def _one_each(facts):
     return ok, f"{facts['sessions']} sessions on {facts['graphs']} graphs for 4 steps", ""
 
 
-@hint("A new graph per step hides the growth but builds and optimizes everything again on every step: keep one graph "
-      "and one session for the whole loop.")
+@hint("The seen line counts the sessions and graphs your steps ran in: step 5 asks for one of each for every "
+      "step.")
 @judged_by(_one_each)
 def one_graph_one_session(mod):
     """every step runs in the same session and graph"""
@@ -84,7 +84,8 @@ def _finalized(facts):
                f"{finalized}", ""
 
 
-@hint("Call graph.finalize() once every op exists, before the training loop's first sess.run.")
+@hint("The seen line counts the training runs made on a graph not yet finalized: step 6 says when to finalize "
+      "it.")
 @judged_by(_finalized)
 def finalized_before_training(mod):
     """the graph is finalized before the training steps run"""

@@ -166,14 +166,13 @@ def _const(e):
 def _embed_hint(found):
     names = [f["evidence"]["name"] for f in found]
     if any(n.endswith("initial_value") for n in names):
-        return ("tf.compat.v1.Variable(array) keeps the array in the graph as the variable's initial value: give the "
-                "Variable a placeholder of the array's shape as initial value and feed the array to the initializer.")
+        return ("A tf.compat.v1.Variable made from the array keeps it in the graph as its initial value (the Const "
+                "named .../initial_value): step 4 says what to give the Variable as initial value instead.")
     if any("component_" in n for n in names):
-        return ("tf.data.Dataset.from_tensor_slices(array) embeds the array: load it into a variable from a "
-                "placeholder instead, fed once to the initializer.")
-    return ("An array passed to tf.constant or straight to an op (x in tf.linalg.matvec(x, w)) is stored in the "
-            "graph: load it once into tf.compat.v1.Variable(placeholder, trainable=False) and feed the array only to "
-            "the initializer's run, as lab 1's build_loaded does.")
+        return ("tf.data.Dataset.from_tensor_slices embeds the array it is given: load it once into a variable "
+                "instead, as step 4 does.")
+    return ("An array passed to tf.constant or straight to an op is stored in the graph (the seen line says where): "
+            "load it once into a variable instead, as step 4 and lab 1's build_loaded do.")
 
 
 def _growth(e):
@@ -182,8 +181,8 @@ def _growth(e):
 
 
 def _growth_hint(found):
-    return ("Every op made inside the loop is new on each pass: create the validation loss with the others, before "
-            "the loop, and call graph.finalize() before the loop so that the next such op raises (lab 6).")
+    return ("Ops are made after the session's first run, at the line the seen line names: step 5 says where they "
+            "belong and how lab 6 turns the next such op into an error.")
 
 
 def _feed(e):
@@ -192,10 +191,10 @@ def _feed(e):
 
 def _feed_hint(found):
     every_step = any(f["evidence"]["calls"] >= STEPS for f in found)
-    return (("A placeholder fed on every training step, in place of the array in the graph, copies it into every "
-             "call instead: " if every_step else "Feeding the same array on every call copies it each time: ") +
-            "load it once into a variable, from a placeholder fed only to the initializer's run, and let the ops "
-            "read the variable.")
+    return (("A placeholder fed on every training step, in place of the array in the graph, hands it to the runtime "
+             "on every call instead: " if every_step else "Feeding the same array on every call hands it to the "
+             "runtime each time: ") + "load it once into a variable, fed only to the initializer's run, as steps 4 "
+            "and 6 do.")
 
 
 @hint("Load every large array once into a variable (a placeholder as its initial value); embed none.")
@@ -220,7 +219,7 @@ def feeds_no_array_again(mod):
 
 
 RESULT_HINT = ("Keep make_data(), STEPS, EVAL_EVERY, LEARNING_RATE and the loss as the starter has them. A variable "
-               "that holds the data must be trainable=False: minimize() trains every trainable variable, the data too.")
+               "that holds the data must not be trainable: minimize() trains every trainable variable, the data too.")
 
 
 def _same_result(facts):
