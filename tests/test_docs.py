@@ -159,6 +159,24 @@ def test_regenerate_replaces_output(tmp_path):
     assert text.endswith("```\n")
 
 
+def test_regenerate_makes_a_lesson_and_puts_its_whole_output_where_the_page_asks(tmp_path):
+    command = "tfgraphs compare --batch 10 --runs 2 --variants placeholder --trials 1"
+    page = tmp_path / "lesson.md"
+    page.write_text(f"# L\n\nWhy?\n\n<!-- lesson: {command} -->\nSTALE\n<!-- end lesson -->\n\nMethod.\n\n"
+                    f"<!-- output: {command} -->\nSTALE\n<!-- end output -->\n")
+    proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "regenerate_docs.py"), "--lessons", str(page)],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    text = page.read_text()
+    (command_seen, body), = LESSON_BLOCK.findall(text)
+    assert command_seen == command and body.startswith('!!! answer "What this run answers"\n\n    ')
+    assert "STALE" not in text and "??? example" not in body and (tmp_path / "img" / "lesson-1.png").exists()
+    method, fold = text.split("\n\nMethod.\n\n")
+    assert fold.startswith(f'<!-- output: {command} -->\n??? example "The whole output of `{command}`"\n\n'
+                           f"    ```console\n    $ {command}\n    compare: batch 10,") and fold.endswith(
+                           "    ```\n<!-- end output -->\n")
+
+
 def test_readme_quick_start_matches_ci():
     readme = (ROOT / "README.md").read_text()
     (quick,) = blocks(ROOT / "README.md", "sh")[:1]
