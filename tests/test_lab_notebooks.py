@@ -5,9 +5,11 @@ check of a namespace without a kernel runs in this process, and make_notebooks.p
 """
 
 import copy
+import io
 import json
 import subprocess
 import sys
+from contextlib import redirect_stdout
 from pathlib import Path
 
 import pytest
@@ -166,3 +168,112 @@ def test_a_lambda_is_left_out_and_named_not_a_syntax_error():
     script = script_of(namespace)
     compile(script.text, "lab.py", "exec")   # the written file is valid Python
     assert "square" in script.left_out and "LIMIT = 3" in script.text
+
+
+def cells_namespace(tmp_path, *sources):
+    """A kernel's globals after it ran each source as a cell, each kept in a file of its own as IPython keeps them."""
+    namespace = {"__name__": "__main__"}
+    for index, source in enumerate(sources):
+        cell = tmp_path / f"cell{index}.py"
+        cell.write_text(source)
+        exec(compile(source, str(cell), "exec"), namespace)
+    return namespace
+
+
+HELPED = ("import math\n\n\ndef _nodes(graph_def):\n    return list(graph_def.node) + _more(graph_def)\n\n\n"
+          "def _more(graph_def):\n    return [n for fn in graph_def.library.function for n in fn.node_def]\n\n\n"
+          "def const_bytes(graph_def):\n    return sum(math.prod(n.shape) for n in _nodes(graph_def))\n")
+EXPERIMENT = ("node = object()\nfor fn in (const_bytes, _nodes, len):\n    pass\nsquare = lambda x: x * x\n"
+              "def _demo():\n    return node, square\n")
+
+
+def test_what_the_checked_functions_read_is_carried_through_helpers_and_nothing_else(tmp_path):
+    """Helpers with an underscore are carried; loop variables and demo values no checked code reads are not named."""
+    from tfgraphs.labs.notebook import checked_names, script_of
+
+    script = script_of(cells_namespace(tmp_path, HELPED, EXPERIMENT), checked_names(3))
+    assert script.left_out == ()
+    assert script.text.startswith("import math\n\n\ndef _nodes(graph_def):")
+    assert [name for _, _, name in script.spans] == ["_nodes", "_more", "const_bytes"]
+    assert "node =" not in script.text and "fn =" not in script.text
+    assert "_demo" not in script.text and "square" not in script.text
+
+
+def test_a_name_the_checked_code_reads_and_cannot_carry_is_named_exactly(tmp_path):
+    from tfgraphs.labs.notebook import checked_names, script_of
+
+    logged = HELPED.replace("    return list(", "    print(graph_def, file=LOG)\n    return list(")
+    namespace = cells_namespace(tmp_path, logged, "import os\nLOG = open(os.devnull, 'w')\n", EXPERIMENT)
+    assert script_of(namespace, checked_names(3)).left_out == ("LOG",)   # read by _nodes, which const_bytes calls
+    namespace["LOG"].close()
+
+
+def names_the_checks_read(number):
+    """mod.NAME and getattr(mod, "NAME") in lab N's check module, read as source (no TensorFlow imported)."""
+    import ast
+    import importlib.util
+
+    tree = ast.parse(Path(importlib.util.find_spec(f"tfgraphs.labs.check{number}").origin).read_text())
+    names = {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute) and getattr(n.value, "id", "") == "mod"}
+    names |= {n.args[1].value for n in ast.walk(tree) if isinstance(n, ast.Call) and getattr(n.func, "id", "") ==
+              "getattr" and getattr(n.args[0], "id", "") == "mod"}
+    return names - {"__file__"} | ({"main"} if "__file__" in names else set())   # lab 7 runs the file's main()
+
+
+@pytest.mark.parametrize("number", sorted(LABS))
+def test_every_name_a_check_reads_is_a_checked_name(number):
+    from tfgraphs.labs.notebook import checked_names
+
+    assert names_the_checks_read(number) and names_the_checks_read(number) <= set(checked_names(number))
+
+
+def lab3_checked_three_ways(tmp_path, solution, experiment):
+    """What `lab check` prints of the solution as a .py and of a notebook of it, and what the namespace check prints."""
+    import tfgraphs.labs
+    from tfgraphs.labs.checking import check_lab
+
+    printed = {"py": io.StringIO(), "ipynb": io.StringIO(), "namespace": io.StringIO()}
+    (tmp_path / "lab3.py").write_text(solution)
+    check_lab(3, tmp_path / "lab3.py", stream=printed["py"])
+    check_cell = 'if __name__ == "__main__":\n    import tfgraphs.labs\n\n    tfgraphs.labs.check(3, namespace=globals())\n'
+    cells = [nbformat.v4.new_code_cell(source) for source in (solution, experiment, check_cell)]
+    nbformat.write(nbformat.v4.new_notebook(cells=cells), tmp_path / "lab3.ipynb")
+    check_lab(3, tmp_path / "lab3.ipynb", stream=printed["ipynb"])
+    namespace = cells_namespace(tmp_path, solution, experiment)
+    with redirect_stdout(printed["namespace"]):
+        tfgraphs.labs.check(3, namespace=namespace)
+    return {way: text.getvalue() for way, text in printed.items()}
+
+
+TF_EXPERIMENT = ("graph = tf.Graph()\nwith graph.as_default():\n    tf.constant([1.0, 2.0], name='content')\n"
+                 "graph_def = graph.as_graph_def()\nfor node in graph_def.node:   # read as graph_def.node too\n"
+                 "    sizes = {node.name: const_bytes(graph_def)}\nfor fn in (const_bytes, strip_constants):\n"
+                 "    result = fn(graph_def)\n")
+
+
+def test_a_solution_with_an_underscore_helper_is_judged_alike_three_ways(tmp_path):
+    """A .py, its notebook and the notebook's namespace, after an experiment cell: the same checks pass, nothing left out."""
+    solution = (ROOT / "tests" / "lab_variants" / "lab3_right_other_forms.py").read_text()
+    assert "def _all_nodes(graph_def):" in solution
+    printed = lab3_checked_three_ways(tmp_path, solution, TF_EXPERIMENT)
+    assert printed["py"].splitlines()[-1] == "lab 3: 3 of 3 checks passed", printed["py"]
+    assert printed["namespace"] == printed["ipynb"] == printed["py"]
+
+
+def test_the_namespace_check_names_what_it_could_not_carry(tmp_path):
+    """A helper the checked functions call reads an open file: that name alone is said, and the check fails on it."""
+    solution = (ROOT / "tests" / "lab_variants" / "lab3_right_other_forms.py").read_text()
+    solution = solution.replace("    yield from graph_def.node\n", "    print(len(graph_def.node), file=LOG)\n"
+                                "    yield from graph_def.node\n")
+    import tfgraphs.labs
+
+    namespace = cells_namespace(tmp_path, solution, "import os\nLOG = open(os.devnull, 'w')\n", TF_EXPERIMENT)
+    with redirect_stdout(io.StringIO()) as printed:
+        tfgraphs.labs.check(3, namespace=namespace)
+    namespace["LOG"].close()
+    lines = printed.getvalue().splitlines()
+    assert lines[0] == ("left out of the check: LOG (the checked code reads them, but only functions and classes "
+                        "with their source, imports and plain constants are carried into it)")
+    seen = [line.strip() for line in lines if line.strip().startswith("seen:")]
+    assert seen == ["seen: raised NameError: name 'LOG' is not defined (line 2 of _all_nodes)"] * 2
+    assert lines[-1] == "lab 3: 1 of 3 checks passed"

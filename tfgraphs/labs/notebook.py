@@ -1,15 +1,18 @@
 """Check a notebook's own definitions with the same checker, child process and timeout as `tfgraphs lab check`.
 
-What is checked (the rule): the functions and classes the notebook defined, in their latest source; the modules and
-the names it imported (`import numpy as np`, `from time import perf_counter`); and its plain constants (numbers,
-strings, booleans, None, and tuples, lists, sets and dicts of them). They are written to a temporary .py file, in that
-order, and checked as a student's file is. Everything else the cells made (arrays, graphs, sessions, demo results)
-is left out, so the check never repeats a slow cell, and a function that reads such a global fails with a NameError.
-Names that start with an underscore, and IPython's own (In, Out, exit, quit, get_ipython, open), are left out too.
+What is checked (the rule): the names the lab's checks read (those its starter defines at top level), and, from the
+source of each function and class among them, the global names it reads, through every helper it calls, whatever their
+names (an underscore too). Each is carried into a temporary .py file when it can be: a function or class the notebook
+defined, in its latest source; a module or a name it imported (`import numpy as np`, `from time import perf_counter`);
+a plain constant (numbers, strings, booleans, None, and tuples, lists, sets and dicts of them). That file is checked as
+a student's file is. Nothing else the cells made (arrays, graphs, sessions, open files, loop variables, demo results)
+is carried, so the check never repeats a slow cell; of those, only the ones the checked code reads are named, since
+that code then fails with a NameError. IPython's own names (In, Out, exit, quit, get_ipython, open) are never carried.
 This module imports no TensorFlow: only the child process does.
 """
 
 import ast
+import dis
 import inspect
 import io
 import os
@@ -24,6 +27,9 @@ from tfgraphs.errors import UsageError
 
 IPYTHON_NAMES = frozenset({"In", "Out", "exit", "quit", "get_ipython", "open"})   # open: IPython wraps it
 PLAIN = (bool, int, float, complex, str, bytes, type(None))
+# Instructions that read a global: attribute names share co_names with globals, so co_names alone would count
+# `graph_def.node` as a read of a loop variable named node.
+GLOBAL_READS = frozenset({"LOAD_GLOBAL", "LOAD_NAME", "LOAD_FROM_DICT_OR_GLOBALS"})
 
 
 def is_plain(value):
@@ -40,6 +46,21 @@ def _round_trips(value):
         return ast.literal_eval(repr(value)) == value
     except (ValueError, SyntaxError):   # nan, inf, or a subclass with its own repr
         return False
+
+
+def checked_names(number):
+    """The names lab `number`'s checks read of a solution: the functions, classes and constants its starter defines."""
+    from tfgraphs.labs.start import lab_folder
+
+    tree = ast.parse((lab_folder(number) / "starter.py").read_text(encoding="utf-8"))
+    names = []
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.append(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names += [target.id for target in targets if isinstance(target, ast.Name)]
+    return tuple(dict.fromkeys(names))
 
 
 def _import_line(name, value):
@@ -62,13 +83,54 @@ def _definition(name, value):
     return source if value.__name__ == name else f"{source}{name} = {value.__name__}\n"
 
 
-def _globals_used(code):
-    """The global (and attribute) names a function's code reads, nested functions included."""
-    names = set(code.co_names)
+def _globals_read(code):
+    """The global names code reads, in the functions and classes it makes too; what a body stores is its own."""
+    read, stored = set(), set()
+    for instruction in dis.get_instructions(code):
+        if instruction.opname in GLOBAL_READS:
+            read.add(instruction.argval)
+        elif instruction.opname == "STORE_NAME":
+            stored.add(instruction.argval)
+    read -= stored
     for const in code.co_consts:
         if isinstance(const, types.CodeType):
-            names |= _globals_used(const)
-    return names
+            read |= _globals_read(const)
+    return read
+
+
+@dataclass(frozen=True)
+class Part:
+    """What carries one name into the file: an import, a constant or a definition, and the globals its source reads."""
+
+    kind: str   # "import", "constant" or "definition"
+    source: str
+    reads: frozenset = frozenset()
+    label: str = ""   # a definition's own name, which its lines are counted from in a report
+
+
+def _defined_here(value, main):
+    """True for a function or class the namespace's own code defined."""
+    return isinstance(value, (types.FunctionType, type)) and getattr(value, "__module__", None) == main
+
+
+def _part(name, value, main):
+    """The Part that carries value under name, or None when nothing can."""
+    if _defined_here(value, main):
+        try:
+            source = _definition(name, value)
+            code = compile(source, name, "exec")   # what getsource found must stand on its own in the file
+        except (OSError, TypeError, SyntaxError):   # Python kept no source for it
+            return None
+        return Part("definition", source, frozenset(_globals_read(code)), value.__name__)
+    if isinstance(value, (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, type)):
+        line = _import_line(name, value)
+        return Part("import", line) if line else None
+    return Part("constant", f"{name} = {value!r}") if is_plain(value) else None
+
+
+def _own(name):
+    """True for a name a cell may have made: not a module's dunder (__name__, __builtins__), not IPython's."""
+    return not (name.startswith("__") and name.endswith("__")) and name not in IPYTHON_NAMES
 
 
 @dataclass(frozen=True)
@@ -76,37 +138,40 @@ class Script:
     """The file a namespace is checked as: its text, the names it lacks, and where each definition starts and ends."""
 
     text: str
-    left_out: tuple   # names the functions use that are not written, and definitions without source
+    left_out: tuple   # names the checked code reads that could not be carried (no source, or not a constant)
     spans: tuple   # (first line, last line, name) of each definition in text
 
 
-def script_of(namespace):
-    """The Script of the namespace's definitions by the rule above."""
+def _carried(namespace, checked=None):
+    """({name: its Part, or None}, the names the check needs) of `checked` and all they read, through every helper."""
     main = namespace.get("__name__", "__main__")
-    imports, constants, definitions, written, used, unreadable = [], [], [], set(), set(), []
-    for name, value in namespace.items():
-        if name.startswith("_") or name in IPYTHON_NAMES:
+    # Without a lab's names, every name a cell made is a start; only what a definition reads is then needed.
+    starts = list(checked) if checked is not None else [n for n in namespace if not n.startswith("_")]
+    needed, parts, pending = set(checked or ()), {}, [n for n in starts if _own(n)]
+    while pending:
+        name = pending.pop()
+        if name in parts or name not in namespace or not _own(name):
             continue
-        if isinstance(value, (types.FunctionType, type)) and getattr(value, "__module__", None) == main:
-            try:
-                definitions.append((_definition(name, value), value.__name__))
-            except (OSError, TypeError):   # Python kept no source for it
-                unreadable.append(name)
-                continue
-            used |= _globals_used(value.__code__) if isinstance(value, types.FunctionType) else set()
-        elif isinstance(value, (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, type)):
-            line = _import_line(name, value)
-            if not line:
-                continue
-            imports.append(line)
-        elif is_plain(value):
-            constants.append(f"{name} = {value!r}")
-        else:
-            continue
-        written.add(name)
-    missing = {n for n in used - written if n in namespace and not n.startswith("_")}
-    left_out = tuple(sorted(missing | set(unreadable)))
-    return _assemble([("\n".join(imports), None), ("\n".join(constants), None)] + definitions, left_out)
+        value = namespace[name]
+        parts[name] = part = _part(name, value, main)
+        if part is not None:
+            needed |= part.reads
+            pending += sorted(part.reads)
+        elif _defined_here(value, main):
+            needed.add(name)   # a definition of the notebook's without source: its check cannot be what it wrote
+    return parts, needed
+
+
+def script_of(namespace, checked=None):
+    """The Script of the names `checked` (default: every name without an underscore) and all they read."""
+    parts, needed = _carried(namespace, checked)
+    order = {name: index for index, name in enumerate(namespace)}   # the order the cells first made them
+    found = [parts[name] for name in sorted(parts, key=order.get) if parts[name] is not None]
+    imports = "\n".join(p.source for p in found if p.kind == "import")
+    constants = "\n".join(p.source for p in found if p.kind == "constant")
+    definitions = [(p.source, p.label) for p in found if p.kind == "definition"]
+    left_out = tuple(sorted(name for name in needed if name in parts and parts[name] is None))
+    return _assemble([(imports, None), (constants, None)] + definitions, left_out)
 
 
 def _assemble(parts, left_out):
@@ -142,10 +207,10 @@ def check(number, namespace, timeout_s, stream=None):
 
     known_lab(number)   # a wrong number is the caller's error; every later UsageError is about the definitions
     stream = stream or sys.stdout
-    script = script_of(namespace)
+    script = script_of(namespace, checked_names(number))
     if script.left_out:
-        print(f"left out of the check: {', '.join(script.left_out)} (your functions use them, or Python kept no "
-              f"source; only functions, imports and plain constants are checked)", file=stream)
+        print(f"left out of the check: {', '.join(script.left_out)} (the checked code reads them, but only functions "
+              f"and classes with their source, imports and plain constants are carried into it)", file=stream)
     with tempfile.TemporaryDirectory(prefix=f"tfgraphs-lab{number}-") as folder:
         path = os.path.join(folder, f"lab{number}.py")
         with open(path, "w", encoding="utf-8") as out:
