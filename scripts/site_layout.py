@@ -48,9 +48,10 @@ WRAPPED = """(() => {
   }
   return found;
 })()"""
-# The table cells that split one word (no whitespace in it) over two or more lines: "19" as "1" and "9".
+# The table cells that split one word (no whitespace in it) over two or more lines: "19" as "1" and "9". A header
+# is a label, and may break at its hyphens.
 SPLIT = """(() => {
-  const found = [], cells = document.querySelectorAll('.md-content__inner td, .md-content__inner th');
+  const found = [], cells = document.querySelectorAll('.md-content__inner td');
   for (const cell of cells) {
     const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
