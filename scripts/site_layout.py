@@ -23,7 +23,8 @@ OVERFLOW = """(() => {
   const box = document.querySelector('.md-content__inner') || document.body;
   // A few pixels of slack: inline code's own padding may spill that far at the end of a line, and nothing scrolls.
   const slack = 4, right = box.getBoundingClientRect().right + slack, found = [];
-  const name = el => el.tagName.toLowerCase() + ' ' + (el.textContent || el.getAttribute('src') || '').trim().slice(0, 50);
+  const name = el => el.tagName.toLowerCase() + ' '
+    + (el.textContent || el.getAttribute('src') || '').trim().slice(0, 50);
   const shown = el => !el.closest('details:not([open])') && el.getClientRects().length;
   for (const el of box.querySelectorAll(SELECTOR)) {
     const terminal = el.tagName === 'PRE';
@@ -75,7 +76,10 @@ LESSON = """(() => {
   if (!answer) return {figure: figure ? top(figure) : null};
   const text = answer.querySelector(':scope > p:not(.admonition-title)') || answer;
   const [r, g, b, a = 1] = getComputedStyle(text).color.match(/[\\d.]+/g).map(Number);
-  const channel = c => { c = (a * c + (1 - a) * 255) / 255; return c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; };
+  const channel = c => {   // sRGB to linear, the text's alpha blended over white
+    c = (a * c + (1 - a) * 255) / 255;
+    return c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  };
   return {kind: answer.tagName.toLowerCase() === 'blockquote' ? 'a quote' : 'an admonition',
           top: top(answer), bottom: top(answer) + answer.getBoundingClientRect().height,
           luminance: 0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b),
@@ -83,34 +87,60 @@ LESSON = """(() => {
 })()"""
 
 
-def overflow_problems(browser, url, width, height, selector):
-    """What the page at URL, laid out at width x height, shows wider than its content box, one line each."""
+def _load(browser, url, width, height):
+    """Lay the page at URL out at width x height."""
     browser.viewport(width, height)
     browser.dom(url)
+
+
+def _overflowing(browser, width, selector):
+    """What the loaded page shows wider than its content box, one line each."""
     found = browser.evaluate(OVERFLOW.replace("SELECTOR", json.dumps(selector)))
     return [f"at {width}px, needs horizontal scrolling: {what!r}" for what in dict.fromkeys(found or ())]
 
 
-def wrapped_problems(browser, url, width, height):
-    """The terminal blocks of the page at URL, laid out at width x height, whose lines wrap, one line each."""
-    browser.viewport(width, height)
-    browser.dom(url)
+def _splitting(browser, width):
+    """The loaded page's table cells that split a word over lines, one line each."""
+    return [f"at {width}px, a table cell splits {word!r} over lines"
+            for word in dict.fromkeys(browser.evaluate(SPLIT) or ())]
+
+
+def _wrapping(browser, width):
+    """The loaded page's terminal blocks whose lines wrap, one line each; it unfolds every <details> to see them."""
     return [f"at {width}px, a terminal block wraps its lines: {first!r}"
             for first in dict.fromkeys(browser.evaluate(WRAPPED) or ())]
 
 
+def overflow_problems(browser, url, width, height, selector):
+    """What the page at URL, laid out at width x height, shows wider than its content box, one line each."""
+    _load(browser, url, width, height)
+    return _overflowing(browser, width, selector)
+
+
+def wrapped_problems(browser, url, width, height):
+    """The terminal blocks of the page at URL, laid out at width x height, whose lines wrap, one line each."""
+    _load(browser, url, width, height)
+    return _wrapping(browser, width)
+
+
 def split_problems(browser, url, width, height):
     """The table cells of the page at URL, laid out at width x height, that split a word over lines, one line each."""
-    browser.viewport(width, height)
-    browser.dom(url)
-    return [f"at {width}px, a table cell splits {word!r} over lines" for word in dict.fromkeys(browser.evaluate(SPLIT) or ())]
+    _load(browser, url, width, height)
+    return _splitting(browser, width)
+
+
+def page_problems(browser, url, width, height, selector):
+    """Overflow, split cells (at the first screen's width) and wrapped terminal blocks, from one load of the page."""
+    _load(browser, url, width, height)
+    found = _overflowing(browser, width, selector)
+    found += _splitting(browser, width) if width == FIRST_SCREEN[0] else []
+    return found + _wrapping(browser, width)   # last: unfolding the <details> changes the page
 
 
 def lesson_problems(browser, url):
     """What the lesson at URL lacks on its first screen: its answer, in dark text in an admonition, and its figure."""
     width, height = FIRST_SCREEN
-    browser.viewport(width, height)
-    browser.dom(url)
+    _load(browser, url, width, height)
     seen = browser.evaluate(LESSON.replace("TITLE", json.dumps(ANSWER_TITLE))) or {}
     problems = []
     if "kind" not in seen:
@@ -135,9 +165,7 @@ def layout_problems(urls, browser, lessons=()):
     problems = {url: [] for url in urls}
     for width, height, selector in LAYOUTS:
         for url in urls:
-            problems[url] += overflow_problems(browser, url, width, height, selector)
-            problems[url] += wrapped_problems(browser, url, width, height)
-            problems[url] += split_problems(browser, url, width, height) if width == FIRST_SCREEN[0] else []
+            problems[url] += page_problems(browser, url, width, height, selector)
     for url in urls:
         problems[url] += lesson_problems(browser, url) if url in lessons else []
     return problems

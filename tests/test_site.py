@@ -255,7 +255,8 @@ def test_a_lesson_needs_its_answer_in_dark_text_in_an_admonition_and_its_figure_
     assert [p.split(": ", 1)[1].split(" (")[0] for p in found["quoted.html"]] == [
         "the answer is in a quote, not an admonition", "the answer's text is pale"], found
     low = found["low.html"]
-    assert len(low) == 1 and low[0].startswith("at 1280x900: the answer ends at ") and "below the first screen" in low[0]
+    assert len(low) == 1 and low[0].startswith("at 1280x900: the answer ends at "), low
+    assert "below the first screen" in low[0]
     none = found["none.html"]
     assert len(none) == 2 and none[0] == "at 1280x900: the lesson shows no answer titled 'What this run answers'"
     assert re.match(r"at 1280x900: the first figure's top is at \d+ px, below 1350 px", none[1]), none
