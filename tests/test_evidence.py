@@ -17,7 +17,7 @@ from tfgraphs.jobs import runner
 from tfgraphs.findings import explain as explain_why
 from tfgraphs.findings import inside as inside_why
 from tfgraphs.findings import stages as stages_why
-from tfgraphs.findings.evidence import RESTS_ON, Finding
+from tfgraphs.findings.evidence import RESTS_ON, Said
 from tfgraphs.records.judge import judge
 from tfgraphs.records.results import load
 from tfgraphs.records.rows import Measurement, Row
@@ -214,7 +214,7 @@ def strip(row, field):
 
 
 def kinds(said):
-    return {s.kind for s in said if isinstance(s, Finding)}
+    return {s.kind for s in said if isinstance(s, Said)}
 
 
 def assert_each_kind_needs_its_evidence(report, module):
@@ -298,7 +298,7 @@ def test_three_trials_cannot_tell_first_runs_apart_nor_set_the_folding_share():
 
 
 def test_a_version_that_logs_otherwise_gets_one_line_and_no_table(explained):
-    from tfgraphs.render import render
+    from tfgraphs.api.saved import render
 
     report = load(explained[0])
     silent = replace(report, rows=tuple(replace(r, first_run_inside=(), first_run_log=("something else",))

@@ -3,14 +3,7 @@
 import statistics
 
 from tfgraphs.records.judge import CANNOT_TELL, ONE_AGAINST, judge
-from tfgraphs.spec import network
 from tfgraphs.units import fmt_bytes, fmt_s
-
-
-
-def data_bytes(report):
-    """Bytes of X in this run."""
-    return network.data_bytes(report.config["batch"], report.config["dtype"])
 
 
 def runs_of(case):

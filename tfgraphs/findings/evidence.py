@@ -1,7 +1,9 @@
-"""Each why-sentence names the record fields it rests on, and is not said about a row that lacks them."""
+"""Each why-sentence names the record fields it rests on, and is not said about a row that lacks them; a command's
+findings are declared as data (Finding) and said over one view of its rows."""
 
 import functools
-from dataclasses import fields, is_dataclass, replace
+from dataclasses import dataclass, fields, is_dataclass, replace
+from typing import Callable
 
 from tfgraphs.records.judge import Verdict
 
@@ -10,7 +12,7 @@ from tfgraphs.records.judge import Verdict
 RESTS_ON = {}
 
 
-class Finding(str):
+class Said(str):
     """A sentence, with its kind, the evidence fields it rests on, and the judge's verdicts it states."""
 
     def __new__(cls, text, kind, evidence, verdicts=()):
@@ -25,7 +27,7 @@ class Finding(str):
 
 def judged(text, *verdicts):
     """A sentence stating the judge's verdicts: they are kept beside it in the JSON."""
-    return Finding(text, None, (), verdicts)
+    return Said(text, None, (), verdicts)
 
 
 def has(row, names):
@@ -59,7 +61,7 @@ def rests_on(*names):
             held = [_with(a, names) for a in args]
             if any(a is _LACKING for a in held):
                 return []
-            return [Finding(text, kind, names, getattr(text, "verdicts", ())) for text in fn(*held, **kwargs)]
+            return [Said(text, kind, names, getattr(text, "verdicts", ())) for text in fn(*held, **kwargs)]
         return said
     return declare
 
@@ -77,3 +79,31 @@ def _with(arg, names):
     if isinstance(arg, (list, tuple)) and arg and all(_record(r) for r in arg):
         return type(arg)(r for r in arg if has(r, names))
     return arg
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A finding a command may state: its stable kind, the record fields it needs (rows lacking them never reach it),
+    when it is said over the command's view of the rows, the sentences it says, and whether it opens the page."""
+
+    kind: str
+    needs: tuple
+    when: Callable
+    say: Callable
+    headline: bool = False
+    template: str = ""     # the sentence as a reader sees it, its numbers named in <angle brackets>
+    unless: str = ""       # the case where it is not said, in a reader's words
+
+    def __post_init__(self):
+        RESTS_ON[self.kind] = self.needs
+
+
+def said_by(declared, view):
+    """What the declarations say over view: each over the rows holding its evidence (view.having), in their order."""
+    out = []
+    for finding in declared:
+        held = view.having(finding.needs)
+        if finding.when(held):
+            out.extend(Said(text, finding.kind, finding.needs, getattr(text, "verdicts", ()))
+                       for text in finding.say(held))
+    return out

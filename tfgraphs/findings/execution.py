@@ -3,7 +3,8 @@
 import statistics
 
 from tfgraphs.findings.evidence import judged, rests_on
-from tfgraphs.findings.cases import data_bytes, paired_runs, runs_of, short_s, signed_bytes
+from tfgraphs.findings.cases import paired_runs, runs_of, short_s, signed_bytes
+from tfgraphs.findings.memory import data_bytes
 from tfgraphs.records.judge import judge
 from tfgraphs.spec.kernels import NETWORK_OPS, runs_as
 from tfgraphs.spec.pitfalls import ALIGNMENT_CASES, FOLDING_CASES, LEAK_AGAIN, RAISED_FOLD_LIMIT

@@ -9,10 +9,11 @@ PHASES = ("data", "build", "session", "init", "first_run", "later_runs")
 
 
 def data_bytes(report):
+    """Bytes of X in this run."""
     return network.data_bytes(report.config["batch"], report.config["dtype"])
 
 
-def _each(rows, fn):
+def each(rows, fn):
     """'x (a) and y (b)': one value per variant, for sentences that cover several variants at once."""
     return join(f"{fn(r)} ({r.variant})" for r in rows)
 
@@ -59,7 +60,7 @@ def first_run_growth_sentences(ok, report):
         return []
     act = activations(grew[0], report)
     return ["The first run's resident-memory growth, in units of X's bytes: "
-            + _each(grew, lambda r: f"{first_run_growth(r) / size:.2f}x")
+            + each(grew, lambda r: f"{first_run_growth(r) / size:.2f}x")
             + f". For scale only, the conv, pool and relu outputs are {act / size:.2f}x X's bytes ({fmt_bytes(act)}), "
               f"computed from shapes and dtype, not measured: how much of the growth they are, and what else it "
               f"holds, is not measured."]

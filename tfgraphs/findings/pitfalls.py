@@ -4,7 +4,8 @@ import math
 
 from tfgraphs.findings import execution, growth
 from tfgraphs.findings.evidence import judged, rests_on
-from tfgraphs.findings.cases import against, data_bytes, says, short_s, typical
+from tfgraphs.findings.cases import against, says, short_s, typical
+from tfgraphs.findings.memory import data_bytes
 from tfgraphs.spec.pitfalls import CHECKPOINT, DEFAULT_CASES, FROZEN, GRAPH, META
 from tfgraphs.spec.limits import GRAPHDEF_LIMIT
 from tfgraphs.units import fmt_bytes, fmt_s, join

@@ -1,7 +1,7 @@
 """Explain the remote rows of a report: remote against in-process, the feed and fetch costs, what crossed tasks."""
 
 from tfgraphs.findings.evidence import judged, rests_on
-from tfgraphs.findings.compare import holds_data
+from tfgraphs.findings.compare_view import holds_data
 from tfgraphs.findings.regimes import regime_sentences
 from tfgraphs.records.judge import FEWEST, judge
 from tfgraphs.spec import network

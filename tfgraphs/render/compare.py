@@ -2,8 +2,7 @@
 
 from dataclasses import replace
 
-from tfgraphs.findings.compare import sentences, why_rows
-from tfgraphs.findings.compare_answer import answer
+from tfgraphs.findings.compare import told, why_rows
 from tfgraphs.findings.memory import PHASES, growth_rows
 from tfgraphs.findings.remote import answer as remote_answer
 from tfgraphs.findings.remote import has_remote
@@ -143,9 +142,10 @@ def render(report, fmt="simple", width=WIDTH, verbose=False, figure=None, answer
     elif ok:
         sections = [*phase_tables(report, wide=width is None), ("Why", *why_table(report)),
                     ("Memory: resident-memory growth per phase, in units of X's bytes", *growth_table(report))]
-    return page(head, sections, "What this run shows:" if ok else None, sentences(report) if ok else (),
+    headline, findings = told(report)
+    return page(head, sections, "What this run shows:" if ok else None, findings if ok else (),
                 failures(report.rows, lambda r: r.label), fmt, width,
-                answer=answer(report) if answered else (), verbose=verbose, figure=figure)
+                answer=headline if answered else (), verbose=verbose, figure=figure)
 
 
 def _with_remote(report, head, fmt, width, verbose, figure):
