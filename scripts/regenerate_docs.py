@@ -50,7 +50,7 @@ def run(command, cwd, extra=()):
 
 def _takes_quiet(argv):
     """True for a command that measures, whose progress lines --quiet silences."""
-    from tfgraphs.spec.commands import COMMANDS
+    from tfgraphs.api.commands import COMMANDS
 
     return len(argv) > 1 and argv[1] in COMMANDS and COMMANDS[argv[1]].progress
 
@@ -58,9 +58,8 @@ def _takes_quiet(argv):
 def lesson(command, cwd, path, n):
     """(the lesson block from one run: the answer, its figure and key tables as Markdown; that run's whole output,
     folded)."""
-    from tfgraphs.api.report import report
-    from tfgraphs.render import render
-    from tfgraphs.spec.commands import COMMANDS
+    from tfgraphs.api.commands import COMMANDS
+    from tfgraphs.api.saved import render, report
 
     # Absolute: the command runs in the scratch folder, the image belongs beside the page.
     saved, image = Path(cwd) / f"lesson-{n}.json", path.resolve().parent / "img" / f"{path.stem}-{n}.png"

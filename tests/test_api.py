@@ -243,9 +243,9 @@ def test_each_plot_draws_its_rows(fixture, lines):
         assert len(fig.axes) == 2 and fig.axes[0].lines
 
 
-def test_a_report_without_a_plot_says_which_have_one():
+def test_a_report_without_a_plot_says_so():
     pytest.importorskip("matplotlib")
-    with pytest.raises(tfgraphs.UsageError, match="inspect has no plot; compare, explain, sweep, shapes, pitfalls, watch have"):
+    with pytest.raises(tfgraphs.UsageError, match="^inspect has no plot: it measures no run to draw$"):
         tfgraphs.report(FIXTURES / "inspect.json").plot()
 
 

@@ -1,40 +1,36 @@
-"""The registry is the only list of commands: each registered command has every part it names, none it does not,
-and no other module lists commands."""
+"""The registry is the only list of commands: each entry holds the real parts of its command, the API functions and
+the subcommands are made from it, and no other module lists commands."""
 
 import ast
-from importlib import import_module
+import dataclasses
 from pathlib import Path
 
 import pytest
 
 import tfgraphs
-from tfgraphs.spec.commands import COMMANDS, LAYERS
+from tfgraphs.api.commands import COMMANDS, FUNCTIONS
+from tfgraphs.render import csv
 
 PACKAGE = Path(tfgraphs.__file__).parent
 NAMES = set(COMMANDS)
 
 
 @pytest.mark.parametrize("name", list(COMMANDS))
-def test_each_command_has_a_module_in_each_layer_it_names_and_none_elsewhere(name):
+def test_each_entry_holds_its_commands_parts(name):
     command = COMMANDS[name]
-    for layer in LAYERS:
-        assert (PACKAGE / layer / f"{name}.py").exists() == (layer in command.parts), (name, layer)
+    assert dataclasses.is_dataclass(command.config) and callable(command.job.plan) and callable(command.job.run)
+    assert callable(command.render) and hasattr(command.document.record, "from_dict")
+    assert (command.figure is None) == (command.shows is None)
+    assert command.lines is None or isinstance(command.lines, csv.Lines)
+    assert getattr(tfgraphs, name) is FUNCTIONS[name] and name in tfgraphs.__all__
 
 
-@pytest.mark.parametrize("name", list(COMMANDS))
-def test_each_part_is_what_its_layer_reads(name):
-    from tfgraphs.records.results import record_type
-    from tfgraphs.render import RENDERED, csv, plots, renderer
-
-    command = COMMANDS[name]
-    assert callable(import_module(f"tfgraphs.cli.{name}").add_parser)
-    if "api" in command.parts:
-        assert callable(getattr(tfgraphs, name)) and name in tfgraphs.__all__
-    if command.record:
-        assert hasattr(record_type(command), "from_dict") and name in RENDERED and callable(renderer(name))
-    assert (name in plots.FIGURES) == (command.figure is not None)
-    assert command.lines is None or command.lines in csv.LINES
-    assert command.rows is None or command.record, "rows are kept only by a command with a record type"
+def test_no_module_is_found_by_formatting_its_name():
+    # The labs' checks are numbered modules, one per lab, loaded by the lab's number.
+    numbered = PACKAGE / "labs" / "checking.py"
+    formatted = [f"{path.relative_to(PACKAGE)}: {needle}" for path in PACKAGE.rglob("*.py") if path != numbered
+                 for needle in ('import_module(f"', "globals()[f") if needle in path.read_text()]
+    assert formatted == []
 
 
 def _listed(node):
@@ -46,7 +42,7 @@ def _listed(node):
 def test_no_module_but_the_registry_lists_commands():
     found = []
     for path in PACKAGE.rglob("*.py"):
-        if path == PACKAGE / "spec" / "commands.py":
+        if path == PACKAGE / "api" / "commands.py":
             continue
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, (ast.Tuple, ast.List, ast.Set, ast.Dict)) and len(_listed(node)) >= 3:
@@ -102,26 +98,3 @@ def test_no_flag_means_two_things():
     assert sorted(c for cs in flags["--fetch"].values() for c in cs) == ["explain", "unembed"]   # a graph's nodes
     assert sorted(c for cs in flags["--returns"].values() for c in cs) == ["compare"]          # output or sum
     assert sorted(c for cs in flags["--replace"].values() for c in cs) == ["unembed"]          # replace OUT
-
-
-FOLLOW_COMPARE = """
-import sys
-import tfgraphs.cli.compare, tfgraphs.api.compare, tfgraphs.jobs.compare
-from tfgraphs.api.report import report
-report(sys.argv[1]).text(verbose=True)
-print("\\n".join(m for m in sys.modules if m.startswith("tfgraphs.")))
-"""
-
-
-def test_following_compare_from_the_cli_to_its_renderer_enters_no_module_of_another_command():
-    """The registry's other commands stay unloaded: their parts are imported by name only when they run."""
-    import subprocess
-    import sys
-
-    proc = subprocess.run([sys.executable, "-c", FOLLOW_COMPARE, str(Path(__file__).resolve().parent / "fixtures" / "compare.json")],
-                          capture_output=True, text=True, check=True)
-    loaded = proc.stdout.split()
-    assert "tfgraphs.render.compare" in loaded and "tfgraphs.findings.compare_answer" in loaded
-    others = {c for c in COMMANDS if c != "compare"} - {"report"}   # report's modules are every command's
-    entered = [m for m in loaded if m.rsplit(".", 1)[-1].split("_")[0] in others]
-    assert not entered

@@ -168,13 +168,15 @@ def test_one_outlier_does_not_hide_a_steady_difference():
 def test_the_json_keeps_each_finding_with_its_verdicts_and_a_document_from_before_renders_again(name):
     from pathlib import Path
 
+    from tfgraphs.api.commands import COMMANDS
     from tfgraphs.api.report import Report
     from tfgraphs.records.results import load
-    from tfgraphs.render import render
+    from tfgraphs.api.saved import render
 
     saved = json.loads((Path(__file__).parent / "fixtures" / f"{name}.json").read_text())
     assert "findings" not in saved   # written before the judge
-    doc = json.loads(json.dumps(Report(load(saved)).to_dict(), allow_nan=False))
+    result = load(saved)
+    doc = json.loads(json.dumps(Report(result, COMMANDS[result.command]).to_dict(), allow_nan=False))
     verdicts = [v for f in doc["findings"] for v in f["verdicts"]]
     assert verdicts and all({"method", "n_a", "n_b", "p", "effect", "low", "high", "outcome"} <= set(v)
                             for v in verdicts)

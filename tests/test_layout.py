@@ -23,7 +23,7 @@ MAY_IMPORT = {
     "cli": {"base", "spec", "records", "jobs", "render", "labs", "api", "cli"},
 }
 # Imports across the layers that are the point: a notebook's cells are watched by hooks in the notebook's own process.
-ALLOWED = {("tfgraphs.api.watch", "tfgraphs.worker.watching")}
+ALLOWED = {("tfgraphs.api.watching", "tfgraphs.worker.watching")}
 # Where TensorFlow may be imported by name; everywhere else reaches it only through a worker or tfimport.
 TENSORFLOW = {"worker", "graphdef", "labs"}
 TF_IMPORTER = "tfgraphs.tfimport"

@@ -14,10 +14,10 @@ from tfgraphs.cli import build_parser
 from tfgraphs.cli import main as cli_main
 from tfgraphs.cli.common import CLI_ONLY
 from tfgraphs.errors import UsageError
-from tfgraphs.spec.commands import COMMANDS
+from tfgraphs.api.commands import COMMANDS
 from tfgraphs.spec.options import REQUIRED, Option, Whole, declared, flag, switch
 
-MEASURED = [c.name for c in COMMANDS.values() if "api" in c.parts and c.name != "report"]
+MEASURED = list(COMMANDS)
 CONFIGS = ["compare", "explain", "sweep", "shapes", "pitfalls", "owngraph", "unembed", "inspect"]
 JOBS = Path(tfgraphs.__file__).parent / "jobs"
 

@@ -16,7 +16,7 @@ import fakes
 from conftest import run_cli, run_main, words
 from tfgraphs import __version__, cli
 from tfgraphs.records.results import load
-from tfgraphs.render import render
+from tfgraphs.api.saved import render
 from tfgraphs.render.page import output_width
 from tfgraphs.render.table import Table, render_table
 from tfgraphs.units import sig3
@@ -179,13 +179,13 @@ def test_every_tabulate_format_renders(name):
 
 
 def test_csv_lines_of_sweep_and_shapes():
-    from tfgraphs.render.csv import lines
+    from tfgraphs.render.csv import CALLS, TRIALS, lines
 
-    fields, found = lines(saved("sweep"))
+    fields, found = lines(saved("sweep"), TRIALS)
     assert [(f["batch"], f["variant"]) for f in found] == [(b, v) for b in (20, 40, 80)
                                                            for v in ("constant", "placeholder")]
     assert all(f["later_n"] == 3 and f["first_run_s"] > 0 for f in found)
-    fields, found = lines(saved("shapes"))
+    fields, found = lines(saved("shapes"), CALLS)
     doc = json.loads((FIXTURES / "shapes.json").read_text())
     calls = sum(len(p) for m in doc["modes"] for p in m["times_s"])
     assert len(found) == calls and set(fields) >= {"mode", "switch", "pass", "length", "seconds"}
@@ -195,10 +195,10 @@ def test_csv_lines_of_sweep_and_shapes():
 
 
 def test_csv_lines_of_pitfalls():
-    from tfgraphs.render.csv import lines
+    from tfgraphs.render.csv import CASES, lines
 
     doc = json.loads((FIXTURES / "pitfalls.json").read_text())
-    _, found = lines(saved("pitfalls"))
+    _, found = lines(saved("pitfalls"), CASES)
     want = sum(len(c.get("step_s") or [None]) for lesson in doc["lessons"] for c in lesson["cases"])
     assert len(found) == want
     growth = [f for f in found if f.get("step")]

@@ -13,7 +13,7 @@ from tfgraphs.findings import execution
 from tfgraphs.findings import pitfalls as why
 from tfgraphs.records.pitfalls import Case, LessonRun
 from tfgraphs.records.results import Results, load
-from tfgraphs.render import render
+from tfgraphs.api.saved import render
 from tfgraphs.spec import network
 from tfgraphs.spec.pitfalls import EXECUTOR_CASES, GROWTH_CASES, LESSONS, REPEATED_CASES
 from tfgraphs.spec.limits import GRAPHDEF_LIMIT

@@ -425,7 +425,7 @@ def _explained(rows):
      False)])
 def test_explain_sets_each_remote_attribution_beside_its_in_process_one(remote_first, trials, said, sends):
     from tfgraphs.findings.explain import sentences
-    from tfgraphs.render import render
+    from tfgraphs.api.saved import render
 
     # Each trial's first run is a few ms off its row's median either way.
     offsets = (0.0, -0.005, 0.005, 0.002)[:trials]
@@ -494,7 +494,7 @@ def test_server_refuses_a_bad_cluster_in_one_line(args, said, capfd):
 
 def test_an_explain_document_from_before_the_in_process_rows_reads_as_remote():
     from tfgraphs.findings.explain import sentences
-    from tfgraphs.render import render
+    from tfgraphs.api.saved import render
 
     rows = tuple(Row.from_trials("constant", [Measurement(first_run_s=0.1 + 0.8 * extra, runs_s=(0.1, 0.11),
                                                           graph_bytes=500, target=URL, fetch="output")], preset=p)

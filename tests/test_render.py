@@ -9,14 +9,15 @@ from pathlib import Path
 import pytest
 
 from tfgraphs.records.results import load
-from tfgraphs.render import RENDERED, render
+from tfgraphs.api.commands import COMMANDS
+from tfgraphs.api.saved import render
 
 FIXTURES = Path(__file__).parent / "fixtures"
 DOCS = sorted(p.stem for p in FIXTURES.glob("*.json"))
 
 
 def test_every_command_has_a_fixture():
-    assert {json.loads((FIXTURES / f"{d}.json").read_text())["command"] for d in DOCS} == set(RENDERED)
+    assert {json.loads((FIXTURES / f"{d}.json").read_text())["command"] for d in DOCS} == set(COMMANDS)
 
 
 @pytest.mark.parametrize("name", DOCS)
@@ -34,7 +35,7 @@ def test_document_round_trips(name):
 def test_rendering_needs_no_tensorflow():
     # A None entry in sys.modules makes `import tensorflow` fail, as if it were not installed.
     code = ("import sys, json; sys.modules['tensorflow'] = None\n"
-            "from tfgraphs.records.results import load\nfrom tfgraphs.render import render\n"
+            "from tfgraphs.records.results import load\nfrom tfgraphs.api.saved import render\n"
             "for path in sys.argv[1:]: print(render(load(json.load(open(path)))), end='')")
     proc = subprocess.run([sys.executable, "-c", code, *(str(FIXTURES / f"{d}.json") for d in DOCS)],
                           capture_output=True, text=True, timeout=120)

@@ -53,8 +53,10 @@ def serve(tmp_path):
 
 
 def api_entries(text):
-    """[(python path, heading)] of every `::: path` directive on the API page, the heading option if set."""
-    entries = []
+    """[(python path, heading)] of every `::: path` directive on the API page, the heading option if set, and of
+    every `<!-- function: NAME -->` marker (a command's function, made by the registry)."""
+    entries = [(f"tfgraphs.api.commands.{name}", f"tfgraphs.{name}")
+               for name in re.findall(r"^<!-- function: (\w+) -->$", text, re.M)]
     for block in re.split(r"^(?=::: )", text, flags=re.M)[1:]:
         path = block.split()[1]
         heading = re.search(r"^ +heading: *(\S+)", block, re.M)
@@ -79,7 +81,7 @@ def test_the_api_page_documents_every_public_name_once():
     import tfgraphs
     problems = api_page_problems((ROOT / "docs" / "api.md").read_text(), tfgraphs.__all__)
     assert problems == [], ("docs/api.md: each public NAME needs one '::: module.NAME' directive with the option "
-                            f"'heading: tfgraphs.NAME': {problems}")
+                            f"'heading: tfgraphs.NAME', or a command's '<!-- function: NAME -->': {problems}")
 
 
 def test_the_api_page_check_notices_missing_extra_and_misnamed_entries():

@@ -9,26 +9,32 @@
 from importlib import import_module
 
 from tfgraphs.errors import UsageError
-from tfgraphs.spec.commands import COMMANDS
 
 __version__ = "0.3.0"
 
-# Each public name and the module that defines it, imported on first use: `import tfgraphs` stays light and never
-# imports TensorFlow, which only the measuring workers load. Every command with an API is a function of its name.
-_EXPORTS = {**{c.name: f"tfgraphs.api.{c.name}" for c in COMMANDS.values() if "api" in c.parts},
-            "Report": "tfgraphs.api.report", "blocked_conv1d": "tfgraphs.worker.blocked",
-            "watching": "tfgraphs.api.watch"}
-__all__ = ["UsageError", "__version__", *_EXPORTS]
+# The public names beside the commands' functions, and the module that defines each. Every name is imported on first
+# use: `import tfgraphs` stays light and never imports TensorFlow, which only the measuring workers load.
+_EXPORTS = {"Report": "tfgraphs.api.report", "report": "tfgraphs.api.saved", "blocked_conv1d": "tfgraphs.worker.blocked",
+            "watching": "tfgraphs.api.watching"}
+
+
+def _functions():
+    """tfgraphs.compare() and every other command's function, made from the registry."""
+    return import_module("tfgraphs.api.commands").FUNCTIONS
 
 
 def __getattr__(name):
     """The public names, imported on first use; `tfgraphs.labs` too, for a notebook's `tfgraphs.labs.check(N)`."""
-    if name in _EXPORTS:
-        return getattr(import_module(_EXPORTS[name]), name)
+    if name == "__all__":
+        return ["UsageError", "__version__", *_functions(), *_EXPORTS]
     if name == "labs":
         return import_module("tfgraphs.labs")
+    if name in _EXPORTS:
+        return getattr(import_module(_EXPORTS[name]), name)
+    if not name.startswith("_") and name in _functions():
+        return _functions()[name]
     raise AttributeError(f"module 'tfgraphs' has no attribute {name!r}")
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_EXPORTS))
+    return sorted(set(globals()) | set(_EXPORTS) | set(_functions()))

@@ -1,6 +1,5 @@
-"""tfgraphs.explain(): what the first sess.run pays for, by optimizer presets and traced runs."""
+"""What tfgraphs.explain() does beyond its Config: trace and graph folders, and a user's graph in place of the seed's."""
 
-from tfgraphs.api.keywords import takes
 from tfgraphs.api.outputs import writes_into
 from tfgraphs.api.running import measure, running_options
 from tfgraphs.errors import UsageError
@@ -10,7 +9,7 @@ from tfgraphs.spec.common import RUNNING
 from tfgraphs.spec.options import Option, config_of, optional_path
 
 # Beside the Config: where traces go, and a user's graph in place of the built-in network.
-BESIDE = {
+FOLDERS = {
     "trace": Option(None, optional_path, "write a Chrome trace (Perfetto, chrome://tracing) of the first and second "
                     "run of each variant x preset to DIR", metavar="DIR"),
     "tensorboard": Option(None, optional_path, "write each variant's graph for `tensorboard --logdir DIR`",
@@ -18,10 +17,12 @@ BESIDE = {
     "graph": Option(None, optional_path, "explain this .pb/.pbtxt GraphDef or SavedModel folder instead of the "
                     "built-in network (--batch, --dtype, --variants and --target do not apply)", metavar="PATH"),
 }
+BESIDE = (FOLDERS, owngraph.Config, RUNNING)
+WITHOUT = ("returns", "path", "full_trials")   # owngraph's graph is --graph; every explain trial measures every phase
 SEED_ONLY = ("batch", "dtype", "variants", "target")   # settings of the built-in network
 
 
-def _writes(options):
+def writes(options):
     """The Outputs of --trace and --tensorboard: each folder, and every trace file and graph folder in it."""
     if options["trace"] is None and options["tensorboard"] is None:
         return []
@@ -34,13 +35,12 @@ def _writes(options):
             + (writes_into("tensorboard", options["tensorboard"], wholes=boards) if options["tensorboard"] else []))
 
 
-@takes(job.Config, BESIDE, owngraph.Config, RUNNING, without=("returns", "path", "full_trials"), writes=_writes)
-def explain(**options):
-    """Run each variant, or the graph at `graph`, under presets that switch optimizers off, and trace its runs."""
+def explained(command, **options):
+    """Run each variant, or the graph at `graph`, under the presets, with its traces and graphs written."""
     run = {**running_options(options), "trace_dir": options["trace"], "tensorboard_dir": options["tensorboard"]}
     if options["graph"] is None:
-        return measure(job, config_of(job.Config, options), **run)
+        return measure(command, job, config_of(job.Config, options), **run)
     for name in SEED_ONLY:
-        if options[name] != explain.options[name].default:
+        if options[name] != getattr(job.Config, name):
             raise UsageError(f"--{name} sets the built-in network; it does not apply with --graph")
-    return measure(owngraph, config_of(owngraph.Config, {**options, "path": options["graph"]}), **run)
+    return measure(command, owngraph, config_of(owngraph.Config, {**options, "path": options["graph"]}), **run)

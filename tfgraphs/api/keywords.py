@@ -4,16 +4,16 @@ import functools
 import inspect
 
 from tfgraphs.api.outputs import command_outputs
-from tfgraphs.spec.commands import COMMANDS
 from tfgraphs.spec.options import REQUIRED, declared
 
 
-def takes(*sources, without=(), writes=None):
+def takes(*sources, without=(), writes=None, named=None):
     """Give func(**checked) the signature the options of sources declare (Config classes or dicts of options, less
     the keywords in without), and check each value, and what they would write, before func sees them.
 
     writes(checked options): the Outputs beyond json, csv and plot (api.outputs), when the command has more.
-    func.check(**given) is that check alone: the command line asks it of outputs it writes itself."""
+    func.check(**given) is that check alone: the command line asks it of outputs it writes itself. named: the
+    command's {figure} and {lines}, as its options' help names them."""
     options = declared(*sources, without=without)
     kind = inspect.Parameter
     # A required option (a path) may be given by position; every other is a keyword with its declared default.
@@ -38,13 +38,13 @@ def takes(*sources, without=(), writes=None):
             return func(**check(*args, **given))
         checked.__signature__ = signature
         checked.check = check
-        checked.__doc__ = described(func.__doc__, options, COMMANDS[func.__name__])
+        checked.__doc__ = described(func.__doc__, options, named or {})
         checked.options = options
         return checked
     return decorate
 
 
-def described(summary, options, command):
+def described(summary, options, named):
     """The function's one-line summary, then each keyword with its declared help, as help() and the docs show it."""
-    said = [f"    {name}: {o.help.format(figure=command.figure, lines=command.lines)}" for name, o in options.items()]
+    said = [f"    {name}: {o.help.format(**named)}" for name, o in options.items()]
     return "\n".join([summary, "", "Args:", *said])

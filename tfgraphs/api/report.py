@@ -1,17 +1,13 @@
 """Report: what a command returns to Python, as rows of plain dicts, text, HTML for Jupyter, a plot and JSON."""
 
 import base64
-import os
 
-from tfgraphs.api.outputs import table_format, writable
-from tfgraphs.spec.options import path as checked_path
 from tfgraphs.api.notebook import show_figures_inline
+from tfgraphs.api.outputs import table_format, writable
 from tfgraphs.errors import UsageError
-from tfgraphs.fileio import read_doc, write_doc
-from tfgraphs.records.results import load
-from tfgraphs.render import render
+from tfgraphs.fileio import write_doc
+from tfgraphs.records.results import Results
 from tfgraphs.render.page import WIDTH, stated
-from tfgraphs.spec.commands import COMMANDS
 
 # Keeps a notebook's report readable: the tables take the page's font, numbers line up, rows are told apart.
 _STYLE = ("<style>.tfgraphs-report table{border-collapse:collapse;margin:0.3em 0 0.6em}"
@@ -19,17 +15,20 @@ _STYLE = ("<style>.tfgraphs-report table{border-collapse:collapse;margin:0.3em 0
           "font-variant-numeric:tabular-nums}.tfgraphs-report pre{white-space:pre-wrap}</style>")
 
 
-def _rows_of(result):
-    """A result's rows as plain dicts: measured rows, or an inspection's largest Consts, or what unembed moved, as
-    the registry names them."""
-    return [r.to_dict() if hasattr(r, "to_dict") else dict(r) for r in getattr(result, COMMANDS[result.command].table)]
+def rendered(result, command, fmt="simple", width=WIDTH, verbose=False, figure=None):
+    """The result as text by its command's renderer, fitted to width (None: tables left wide); verbose keeps every
+    table and finding; figure is an <img> for HTML (text names --plot)."""
+    if fmt != "html" and figure is None and command.figure:
+        figure = f"Figure: --plot PATH (in Python, Report.plot()): {command.shows}."
+    return command.render(result, fmt, width, verbose=verbose, figure=figure)
 
 
 class Report:
     """A command's results: `.rows` as plain dicts, `str()` as text, HTML in Jupyter, `.plot()` and `.to_json()`."""
 
-    def __init__(self, result, refused=()):
+    def __init__(self, result, command, refused=()):
         self.result = result
+        self.made_by = command          # the registry's Command that made it
         self.refused = tuple(refused)   # one line per row the plan refused to run, as the command line prints them
         self._png = None                # the figure's PNG, drawn when a notebook first shows the report
 
@@ -45,19 +44,20 @@ class Report:
 
     @property
     def rows(self):
-        return _rows_of(self.result)
+        """The result's rows as plain dicts: measured rows, an inspection's largest Consts, or what unembed moved."""
+        return [r.to_dict() if hasattr(r, "to_dict") else dict(r) for r in getattr(self.result, self.made_by.table)]
 
     @property
     def failed(self):
         """True when a measured row failed (a crashed or timed-out worker, a refused row, a wrong output)."""
-        if COMMANDS[self.command].rows:
+        if isinstance(self.result, Results):
             return any(not r.ok for r in self.result.rows)
         return not getattr(self.result, "ok", True)
 
     def text(self, fmt="simple", width=WIDTH, verbose=False):
         """The text report in any tabulate format, fitted to width columns (None: every table whole): the answer,
         the key tables and the first findings, or with verbose=True every table and finding."""
-        return render(self.result, table_format(fmt), width, verbose=verbose is True)
+        return rendered(self.result, self.made_by, table_format(fmt), width, verbose=verbose is True)
 
     def __str__(self):
         return self.text()
@@ -71,7 +71,7 @@ class Report:
         figure = (f'<img alt="{self.command} figure" style="max-width:100%" '
                   f'src="data:image/png;base64,{base64.b64encode(png).decode()}">') if png else None
         return (f'{_STYLE}<div class="tfgraphs-report">'
-                f'{render(self.result, "html", None, verbose=True, figure=figure)}</div>')
+                f'{rendered(self.result, self.made_by, "html", None, verbose=True, figure=figure)}</div>')
 
     def _repr_png_(self):
         """The figure as PNG bytes, drawn once; None without matplotlib or a figure for this command."""
@@ -79,9 +79,9 @@ class Report:
 
         if self._png is None:
             self._png = b""
-            if COMMANDS[self.command].figure and plots.available():
+            if self.made_by.figure and plots.available():
                 try:
-                    self._png = plots.png(plots.FIGURES[self.command](self.result))
+                    self._png = plots.png(self.made_by.figure(self.result))
                 except (ValueError, KeyError, IndexError, TypeError):
                     pass   # rows the figure cannot draw (every one failed, say): the tables still show
         return self._png or None
@@ -91,10 +91,9 @@ class Report:
         from tfgraphs.render import plots
 
         plots.require()
-        if not COMMANDS[self.command].figure:
-            raise UsageError(f"{self.command} has no plot; "
-                             f"{', '.join(c.name for c in COMMANDS.values() if c.figure)} have")
-        figure = plots.FIGURES[self.command](self.result)
+        if not self.made_by.figure:
+            raise UsageError(f"{self.command} has no plot: it measures no run to draw")
+        figure = self.made_by.figure(self.result)
         if path:
             writable(plot=path)
             plots.save(figure, path)
@@ -104,8 +103,8 @@ class Report:
     def to_dict(self):
         """The JSON document, as a dict: the results, and every finding with the verdicts it states."""
         doc = self.result.to_dict()
-        if COMMANDS[self.command].rows is not None:
-            doc["findings"] = stated(render(self.result, width=None, verbose=True))
+        if isinstance(self.result, Results):
+            doc["findings"] = stated(rendered(self.result, self.made_by, width=None, verbose=True))
         return doc
 
     def to_json(self, path):
@@ -117,10 +116,10 @@ class Report:
         """Write one flat row per variant x trial (per call for shapes) to path, times in s and sizes in bytes."""
         from tfgraphs.render.csv import write_csv
 
-        if not COMMANDS[self.command].lines:
+        if not self.made_by.lines:
             raise UsageError(f"{self.command} has no rows to write as CSV")
         writable(csv=path)
-        write_csv(self.result, path)
+        write_csv(self.result, self.made_by.lines, path)
 
     def write(self, json=None, csv=None, plot=None):
         """Write the JSON, CSV and PNG files asked for (None: not that one)."""
@@ -131,28 +130,3 @@ class Report:
         if plot:
             self.plot(plot)
 
-
-def report(path):
-    """The Report saved at path by --json or Report.to_json, ready to print, show or plot again."""
-    if not isinstance(path, (str, os.PathLike)):
-        # An int would be opened as a file descriptor, and closed.
-        raise UsageError(f"report() takes the path of a saved document (a str or os.PathLike), not {type(path).__name__}")
-    path = checked_path("path", path)
-    try:
-        found = Report(load(read_doc(path)))
-        found.text()   # a document missing what its text needs is refused now, not when it is printed
-        return found
-    except UsageError:
-        raise
-    except KeyError as exc:
-        raise UsageError(f"{path} is not a complete tfgraphs results file (no {exc} in it)") from None
-    except ValueError as exc:
-        raise UsageError(f"{path}: {_first_line(exc)}") from None
-    except (TypeError, AttributeError, IndexError, OverflowError, RecursionError) as exc:
-        # A field of the wrong type or range, wherever it is read: one line naming the file, never a traceback.
-        raise UsageError(f"{path} is not a valid tfgraphs results file: {_first_line(exc)}") from None
-
-
-def _first_line(exc):
-    text = str(exc).strip().splitlines()
-    return (text[0][:200] if text else type(exc).__name__)

@@ -9,6 +9,7 @@ from tfgraphs.errors import UsageError
 from tfgraphs.jobs.plan import check_memory
 from tfgraphs.spec.common import REMOTE_TIMEOUT_S, RUNNING
 from tfgraphs.spec.limits import TF_BASELINE_BYTES
+from tfgraphs.spec.options import config_of
 
 
 def running_options(options):
@@ -16,11 +17,16 @@ def running_options(options):
     return {name: value for name, value in options.items() if name in RUNNING}
 
 
-def measure(job, config, *, quiet=False, timeout=None, force=False, fresh_workers=False, json=None, csv=None,
-            plot=None, **options):
-    """Run a job's plan with progress; the Report, with its JSON, CSV and plot written where asked.
+def measured(command, **options):
+    """What a measuring command's API function does: its Config from the checked options, run as measure() runs it."""
+    return measure(command, command.job, config_of(command.config, options), **running_options(options))
 
-    The caller (an API function declared with takes()) has checked every option and output before building config.
+
+def measure(command, job, config, *, quiet=False, timeout=None, force=False, fresh_workers=False, json=None, csv=None,
+            plot=None, **options):
+    """Run the plan of command's job with progress; the Report, with its JSON, CSV and plot written where asked.
+
+    The caller (an API function made by takes()) has checked every option and output before building config.
     """
     if timeout is None and getattr(config, "target", ""):
         # A server that accepts the connection and never answers would hang a remote run: it gets a deadline.
@@ -36,6 +42,6 @@ def measure(job, config, *, quiet=False, timeout=None, force=False, fresh_worker
     check_memory(plan, force, beside=0 if fresh_workers else TF_BASELINE_BYTES)
     with children.workers(fork=not fresh_workers):
         found = Report(job.run(config, plan, progress(plan.workers, quiet), timeout=timeout, **options),
-                       refused=plan.notices)
+                       command, refused=plan.notices)
     found.write(json=json, csv=csv, plot=plot)
     return found

@@ -1,15 +1,15 @@
-"""The `tfgraphs` command line: one module per command, each adding its parser and running it."""
+"""The `tfgraphs` command line: a subcommand per command of the registry, then lab, report and server."""
 
 import platform
 import signal
 import sys
-from importlib import import_module
 
 import tfgraphs
-from tfgraphs.cli.common import Parser
+from tfgraphs.api.commands import COMMANDS, FUNCTIONS
+from tfgraphs.cli import lab, report, server
+from tfgraphs.cli.common import Parser, add_command
 from tfgraphs.errors import UsageError
 from tfgraphs.machine import installed_tf_version
-from tfgraphs.spec.commands import COMMANDS
 
 
 def build_parser(prog="tfgraphs"):
@@ -18,7 +18,9 @@ def build_parser(prog="tfgraphs"):
                    help="print the version of tfgraphs and of the TensorFlow it would use, then exit")
     sub = p.add_subparsers(dest="command", required=True, parser_class=Parser)
     for command in COMMANDS.values():
-        import_module(f"tfgraphs.cli.{command.name}").add_parser(sub, command)
+        add_command(sub, command, FUNCTIONS[command.name])
+    for own in (lab, report, server):   # commands of the command line alone
+        own.add_parser(sub)
     return p
 
 

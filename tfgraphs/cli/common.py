@@ -40,9 +40,9 @@ def typed(check, name):
 
 def _help(option, command):
     """The option's help, ending with its default and bounds; {figure} and {lines} name the command's own."""
-    said = option.help.format(figure=command.figure, lines=command.lines)
+    said = option.help.format(figure=command.shows, lines=command.lines.each if command.lines else None)
     default = option.default
-    if option.shown is None and (default is None or isinstance(default, bool)):
+    if default is REQUIRED or option.shown is None and (default is None or isinstance(default, bool)):
         return said
     shown = option.shown if option.shown is not None else (
         ",".join(map(str, default)) if isinstance(default, (tuple, list)) else default)
@@ -50,6 +50,13 @@ def _help(option, command):
     parts = ["repeatable" if option.repeat else "", f"default {shown}" + (f", {option.note}" if option.note else ""),
              bounds]
     return f"{said} ({'; '.join(p for p in parts if p)})"
+
+
+def add_command(sub, command, function):
+    """The command's subcommand: a flag per option its API function declares, and that function run on them."""
+    p = sub.add_parser(command.name, help=command.summary, description=command.description)
+    add_options(p, function, command)
+    p.set_defaults(func=lambda args: run_api(function, args))
 
 
 def add_options(p, func, command):

@@ -7,8 +7,9 @@ from tfgraphs.spec.common import DAY_S
 from tfgraphs.spec.options import Positive, Whole
 
 
-def add_parser(sub, command):
-    lab = sub.add_parser("lab", help=command.summary,
+def add_parser(sub):
+    """Add `lab` and its list, start and check to the subcommands."""
+    lab = sub.add_parser("lab", help="course labs: list them, start one, or check a solution",
                          description="Check a lab solution: prints each check as ok or WRONG with a hint, and "
                                      "exits 0 only when every check passes. `tfgraphs lab start N` copies lab N out.")
     lab_sub = lab.add_subparsers(dest="lab_command", required=True, parser_class=Parser)

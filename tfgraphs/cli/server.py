@@ -14,8 +14,9 @@ from tfgraphs.spec.options import Whole
 from tfgraphs.spec.tasks import ServerTask, to_argv
 
 
-def add_parser(sub, command):
-    s = sub.add_parser("server", help=command.summary,
+def add_parser(sub):
+    """Add `server` to the subcommands."""
+    s = sub.add_parser("server", help="start a TensorFlow gRPC server and print its target",
                        description="Start one tf.distribute.Server, print the grpc:// target to give "
                                    "`compare --target`, and serve until Ctrl-C or SIGTERM. TensorFlow's server "
                                    "listens on every interface of this machine, not only 127.0.0.1: anyone who "

@@ -7,9 +7,6 @@ from tfgraphs.errors import UsageError
 from tfgraphs.findings.evidence import judged
 from tfgraphs.records.judge import FEWEST, RANK_SUM, judge
 from tfgraphs.records.stats import ratio
-from tfgraphs.spec.commands import COMMANDS
-
-COMPARABLE = tuple(c.name for c in COMMANDS.values() if c.comparable)
 # (label, how to read one trial's value); times in seconds, sizes in bytes.
 PHASES = (("build", lambda t: t.build_s), ("session", lambda t: t.session_s), ("init", lambda t: t.init_s),
           ("first run", lambda t: t.first_run_s),
@@ -33,8 +30,6 @@ def pairs(a, b):
     """The ok rows the two reports share, by key; UsageError when they cannot be compared."""
     if a.command != b.command:
         raise UsageError(f"cannot compare results of two commands ({a.command} and {b.command})")
-    if a.command not in COMPARABLE:
-        raise UsageError(f"report A B compares {', '.join(COMPARABLE)} results, not {a.command}")
     rows_a, rows_b = ({key(r): r for r in rep.rows if r.ok} for rep in (a, b))
     shared = [k for k in rows_a if k in rows_b]
     if not shared:

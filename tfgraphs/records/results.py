@@ -2,31 +2,33 @@
 
 import platform
 from dataclasses import dataclass, field
-from importlib import import_module
 
+from tfgraphs.records.inspect import Inspection
+from tfgraphs.records.pitfalls import LessonRun
 from tfgraphs.records.possible import check_agrees, check_config, check_record
-from tfgraphs.records.rows import INT_MEDIANS, MEDIAN_FIELDS, Row
+from tfgraphs.records.rows import INT_MEDIANS, MEDIAN_FIELDS, ModeRun, Row
 from tfgraphs.records.schema import SCHEMA, TOOL, Provenance, envelope, provenance, provenance_of
-from tfgraphs.spec.commands import COMMANDS, documented
+from tfgraphs.records.sweep import Extra
+from tfgraphs.records.unembed import Unembedding
+from tfgraphs.records.watch import Watching
 
 
-def record_type(command):
-    """The record class a command's document holds (its rows', or the one record's), from the registry; imported
-    when asked for, so reading one command's document loads no other command's records."""
-    return _named(command.record)
+@dataclass(frozen=True)
+class Document:
+    """How one command's results are saved: the record type it holds, and for Results the key of its rows."""
+
+    command: str
+    record: type               # its rows' type, or the one record it saves
+    rows: str | None = None    # the key its rows are kept under; None: the document is one record
+    extra: type | None = None  # the record its other sections are read into to check their numbers
 
 
-def _named(record):
-    module, name = record.rsplit(".", 1)
-    return getattr(import_module(f"tfgraphs.records.{module}"), name)
-
-
-# Commands whose document is one record rather than Results with rows.
-RECORDS = tuple(c.name for c in documented() if c.rows is None)
-# Per command: the key its rows are saved under.
-ROWS = {c.name: c.rows for c in documented() if c.rows is not None}
-# Per command: the record its document's other sections are read into to check their numbers, as MODULE.CLASS.
-EXTRAS = {"sweep": "sweep.Extra"}
+# Every kind of document tfgraphs writes, by the command that writes it.
+DOCUMENTS = {d.command: d for d in (
+    Document("compare", Row, "variants"), Document("explain", Row, "runs"), Document("sweep", Row, "rows", Extra),
+    Document("inspect", Inspection), Document("unembed", Unembedding), Document("shapes", ModeRun, "modes"),
+    Document("pitfalls", LessonRun, "lessons"), Document("watch", Watching),
+)}
 
 
 @dataclass(frozen=True)
@@ -45,14 +47,14 @@ class Results(Provenance):
     def to_dict(self):
         return {**envelope(self.command), **provenance(self), "tf_version": self.tf_version,
                 "python": self.python, "machine": self.machine, "config": self.config,
-                ROWS[self.command]: [r.to_dict() for r in self.rows], **self.extra}
+                DOCUMENTS[self.command].rows: [r.to_dict() for r in self.rows], **self.extra}
 
     @classmethod
     def from_dict(cls, d):
         command = d.get("command", "compare")
-        if command not in ROWS:
+        if command not in DOCUMENTS or DOCUMENTS[command].rows is None:
             raise ValueError(f"unknown command {command!r} in a results file")
-        key, row_type = ROWS[command], record_type(COMMANDS[command])
+        key, row_type = DOCUMENTS[command].rows, DOCUMENTS[command].record
         for name, kind in ((key, list), ("config", dict), ("machine", dict)):
             if name in d and not isinstance(d[name], kind):
                 raise ValueError(f"{name} is {str(d[name])[:40]!r}, not {'a list' if kind is list else 'an object'}")
@@ -74,8 +76,8 @@ def _possible(command, config, key, rows, extra):
         check_record(row, f"{key}[{i}].")
         if isinstance(row, Row):
             check_agrees(row, f"{key}[{i}]", MEDIAN_FIELDS, INT_MEDIANS)
-    if command in EXTRAS:
-        check_record(_named(EXTRAS[command]).from_dict(extra))
+    if DOCUMENTS[command].extra:
+        check_record(DOCUMENTS[command].extra.from_dict(extra))
 
 
 # The keys every ok row of a saved compare, explain or sweep document has held since the first schema.
@@ -111,7 +113,7 @@ def load(doc):
     _numbers_a_run_makes(doc)
     if doc.get("command") == "unembed" and "tool" not in doc:
         # unembed's first documents held only the keys it was specified with, without the envelope.
-        return record_type(COMMANDS["unembed"]).from_dict(doc)
+        return Unembedding.from_dict(doc)
     if doc.get("tool") != TOOL or "schema" not in doc:
         raise ValueError("not a tfgraphs results file")
     schema = doc["schema"]
@@ -121,8 +123,9 @@ def load(doc):
         raise ValueError(f"results schema {schema} is newer than this tfgraphs understands ({SCHEMA})")
     if schema < 1:
         raise ValueError(f"schema is {schema}, must be from 1 to {SCHEMA}: no tfgraphs wrote an earlier one")
-    if doc.get("command") in RECORDS:
-        found = record_type(COMMANDS[doc["command"]]).from_dict(doc)
+    document = DOCUMENTS.get(doc.get("command"))
+    if document is not None and document.rows is None:
+        found = document.record.from_dict(doc)
         check_record(found)
         return found
     return Results.from_dict(doc)

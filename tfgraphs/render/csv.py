@@ -2,9 +2,9 @@
 
 import csv
 import statistics
+from dataclasses import dataclass
 
 from tfgraphs.fileio import write_atomic
-from tfgraphs.spec.commands import COMMANDS
 
 PHASES = ("build_s", "serialize_s", "session_s", "init_s", "first_run_s")
 SIZES = ("graph_bytes", "const_bytes", "nodes", "peak_rss_bytes")
@@ -66,21 +66,30 @@ def _run_lines(report, call):
         yield {**base, "run": i, "seconds": seconds}
 
 
-# A command's CSV, by its registered kind of line: the fields, and the lines of one row.
-LINES = {"trial": (ROW_FIELDS, _trial_lines), "call": (MODE_FIELDS, _mode_lines), "case": (LESSON_FIELDS, _lesson_lines),
-         "run": (RUN_FIELDS, _run_lines)}
+@dataclass(frozen=True)
+class Lines:
+    """A kind of CSV line: what one line stands for, its fields, and the lines of one of a result's rows."""
+
+    each: str          # what a line is, as --help says it: "one flat row per trial"
+    fields: tuple
+    of_row: object     # of_row(result, row) -> the row's lines, as dicts
+    table: str = "rows"   # the attribute of the result whose rows become lines
 
 
-def lines(report):
-    """(field names, dict per line) of the report's flat table."""
-    command = COMMANDS[report.command]
-    fields, of_row = LINES[command.lines]
-    return fields, [line for r in getattr(report, command.table) for line in of_row(report, r)]
+TRIALS = Lines("trial", ROW_FIELDS, _trial_lines)
+CALLS = Lines("call", MODE_FIELDS, _mode_lines)
+CASES = Lines("case", LESSON_FIELDS, _lesson_lines)
+RUNS = Lines("run", RUN_FIELDS, _run_lines, table="calls")
 
 
-def write_csv(report, path):
+def lines(report, kind):
+    """(field names, dict per line) of the report's flat table, a line of the given kind per row."""
+    return kind.fields, [line for r in getattr(report, kind.table) for line in kind.of_row(report, r)]
+
+
+def write_csv(report, kind, path):
     """Write the report's flat table to path atomically."""
-    fields, found = lines(report)
+    fields, found = lines(report, kind)
 
     def write(f):
         out = csv.DictWriter(f, fields, extrasaction="ignore")

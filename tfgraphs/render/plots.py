@@ -11,7 +11,6 @@ from tfgraphs.findings.sweep import series
 from tfgraphs.fileio import write_atomic
 from tfgraphs.records.stats import Summary
 from tfgraphs.records.sweep import fits as fits_of
-from tfgraphs.spec.commands import COMMANDS
 from tfgraphs.spec.limits import GRAPHDEF_LIMIT
 from tfgraphs.spec.pitfalls import GROWTH_CASES
 from tfgraphs.spec.shapes import MODES
@@ -292,6 +291,3 @@ def watch_figure(w):
     fig.tight_layout()
     return fig
 
-
-# Each command's figure is the function named after it; the registry says which commands have one.
-FIGURES = {c.name: globals()[f"{c.name}_figure"] for c in COMMANDS.values() if c.figure}

@@ -1,21 +1,12 @@
-"""tfgraphs.watch(): run a user's TF1 script unchanged and say, by its own lines, what its graph cost."""
+"""tfgraphs.watching(): watch the TensorFlow graph-mode calls a notebook's cells make, in this process."""
 
 import contextlib
 
-from tfgraphs.api.keywords import takes
-from tfgraphs.api.running import measure, running_options
+from tfgraphs.api.commands import COMMANDS
 from tfgraphs.api.report import Report
-from tfgraphs.jobs import watch as job
 from tfgraphs.records.watch import Watching
-from tfgraphs.spec.common import running
-from tfgraphs.spec.options import byte_size, config_of
+from tfgraphs.spec.options import byte_size
 from tfgraphs.spec.watch import WATCHED_BYTES
-
-
-@takes(job.Config, running("quiet", "json", "csv", "plot"))
-def watch(**options):
-    """Run the script in a fresh process, as `python SCRIPT ARGS` would, with TensorFlow's graph-mode calls watched."""
-    return measure(job, config_of(job.Config, options), **running_options(options))
 
 
 class Watched:
@@ -27,7 +18,7 @@ class Watched:
     def report(self):
         """The Report of what was seen until now."""
         doc = self.hooks.document()
-        return Report(Watching.from_dict({**doc, "script": None, "min_bytes": self.min_bytes}))
+        return Report(Watching.from_dict({**doc, "script": None, "min_bytes": self.min_bytes}), COMMANDS["watch"])
 
 
 @contextlib.contextmanager
