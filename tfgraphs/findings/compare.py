@@ -105,88 +105,89 @@ DECLARED = (
     Finding("compare.no_result", (), lambda v: not v.ok, lambda v: ["Answer: no variant produced a result."], True,
             "Answer: no variant produced a result.", "some variant produced a result"),
     Finding("compare.unpaired", (), lambda v: v.ok and not v.paired, _unpaired, True,
-            "Answer: this run has no <variant holding X in its graph | variant fed per run> to compare against; add "
+            "Answer: this run has no {variant holding X in its graph | variant fed per run} to compare against; add "
             "it with --variants.", "the run has a variant holding X in its graph and one fed X on every run"),
     Finding("compare.first_and_later", ("first_run_s", "runs_s", "graph_bytes"),
             lambda v: _paired(v) and v.paired, _first_and_later, True,
-            "Embedded X (graph up to <bytes>): first run <time>, later runs <time> median. / Fed (<variant>, "
-            "<bytes>-byte graph): first run <time>, later runs <time> median.",
+            "Embedded X (graph up to {bytes}): first run {time}, later runs {time} median. / Fed ({variant}, "
+            "{bytes}-byte graph): first run {time}, later runs {time} median.",
             "the run lacks an embedded or a fed-per-run variant"),
     Finding("compare.first_run_verdict", ("first_runs_s",), lambda v: _paired(v) and v.paired,
             lambda v: [_line("First run, embedded vs fed: ", {r.variant: first_run_verdict(r, v.base)
                                                               for r in v.embedded}, f"--trials {FEWEST[RANK_SUM]}")],
-            True, "First run, embedded vs fed: <the judge's verdict on the first runs of fresh workers>.",
+            True, "First run, embedded vs fed: {the judge's verdict on the first runs of fresh workers}.",
             "the run lacks an embedded or a fed-per-run variant"),
     Finding("compare.folded", ("folded",), lambda v: _paired(v) and _folded(v),
             lambda v: [f"Later runs of {join(r.variant for r in _folded(v))}: no Conv2D ran, folded from the graph's "
                        f"X (new data needs a feed)."], True,
-            "Later runs of <variants>: no Conv2D ran, folded from the graph's X (new data needs a feed).",
+            "Later runs of {variants}: no Conv2D ran, folded from the graph's X (new data needs a feed).",
             "no embedded variant's later runs were folded (Conv2D ran in an untimed run after the timed ones)"),
     Finding("compare.later_verdict", ("runs_s",),
             lambda v: _paired(v) and not _folded(v.whole) and v.base is not None and _computed(v),
             lambda v: [_line("Later runs vs fed: ", {r.variant: later_verdict(r, v.base) for r in _computed(v)},
                              LATER)], True,
-            "Later runs vs fed: <the judge's verdict on the later runs' medians, one a worker>.",
+            "Later runs vs fed: {the judge's verdict on the later runs' medians, one a worker}.",
             "the run lacks an embedded or a fed-per-run variant, or an embedded variant's later runs were folded "
             "(the answer says that instead)"),
     Finding("compare.remedy", ("runs_s", "graph_bytes"), lambda v: _paired(v) and v.base is not None, _remedy, True,
-            "Remedy: a <fed variant> (<time> a run) [or a <variable> loaded once (<time> init, <time> a run)].",
+            "Remedy: a {fed variant} ({time} a run), or a {variable} loaded once ({time} init, {time} a run) "
+            "where one ran.",
             "the run lacks an embedded or a fed-per-run variant"),
     Finding("compare.nothing", (), lambda v: not v.ok,
             lambda v: ["No variant produced a result, so there is nothing to explain."], False,
             "No variant produced a result, so there is nothing to explain.", "some variant produced a result"),
     Finding("compare.embedded_graphs", ("graph_bytes",), lambda v: v.embedded, said.embedded_graphs, False,
-            "The <variants> GraphDef(s) is/are up to <bytes>, <ratio>x the <bytes> of X: the data is stored in the "
+            "The {variants} GraphDef(s) is/are up to {bytes}, {ratio}x the {bytes} of X: the data is stored in the "
             "graph.", "no variant's Const tensors hold 90% of X's bytes"),
     Finding("compare.fed_graphs", ("graph_bytes",), lambda v: v.fed, said.fed_graphs, False,
-            "The <variants> GraphDef(s) is/are at most <bytes> bytes: X is not in it/them (`tfgraphs sweep` measures "
+            "The {variants} GraphDef(s) is/are at most {bytes} bytes: X is not in it/them (`tfgraphs sweep` measures "
             "size against batch).", "every variant holds X in its graph"),
     Finding("compare.regime", ("partition_computes", "replaced_by_const"), lambda v: v.embedded,
             lambda v: regime_sentences(list(v.embedded)), False,
-            "In <variants>, constant folding replaced the network: ... / In <variants>, the graph that ran after the "
+            "In {variants}, constant folding replaced the network: ... / In {variants}, the graph that ran after the "
             "first run still holds Conv2D (partition graphs): the network was not folded, and later runs compute it.",
             "no embedded variant's graph that ran was read (partition graphs of an untimed run)"),
     Finding("compare.build", (*AGAINST, "build_s", "rss_bytes"),
             lambda v: v.against is not None and v.against.build_s and any(r.build_s for r in v.embedded),
             said.building, False,
-            "Building against <variant>'s <time>: <variant> <time>, <verdict>; resident memory grew by <ratio>x the "
-            "bytes of X: about / not the size of the <n> copies of X that the GraphDef's Const tensors hold.",
+            "Building against {variant}'s {time}: {variant} {time}, {verdict}; resident memory grew by {ratio}x the "
+            "bytes of X: about / not the size of the {n} copies of X that the GraphDef's Const tensors hold.",
             "no embedded variant and no fed variant to build against, or a build time is missing"),
     Finding("compare.first_run", AGAINST, lambda v: v.against is not None and v.embedded, said.first_runs, False,
-            "First run longer than / shorter than / about as long as / against <variant>'s <time>: <variant> <time>, "
-            "<verdict> (one sentence per outcome).", "no embedded variant, or no fed variant to compare with"),
+            "First run longer than / shorter than / about as long as / against {variant}'s {time}: {variant} {time}, "
+            "{verdict} (one sentence per outcome).", "no embedded variant, or no fed variant to compare with"),
     Finding("compare.later_runs", AGAINST, lambda v: v.against is not None and _computed(v), said.later_runs, False,
-            "Later runs longer than / shorter than / about as long as / against <variant>'s <time> median: "
-            "<variant> <time>, <verdict>.",
+            "Later runs longer than / shorter than / about as long as / against {variant}'s {time} median: "
+            "{variant} {time}, {verdict}.",
             "no embedded variant that still computes the network, or no fed variant to compare with"),
     Finding("compare.peaks", (*AGAINST, "peak_rss_bytes"),
             lambda v: v.against is not None and v.against.peak_rss_bytes
             and any(r.peak_rss_bytes for r in _computed(v)), said.peaks, False,
-            "Peak memory against <variant>'s <bytes>: <variant> <bytes>, <verdict>[; a difference of <bytes> "
-            "(<ratio>x the <bytes> of X)].",
+            "Peak memory against {variant}'s {bytes}: {variant} {bytes}, {verdict}; a difference of {bytes} "
+            "({ratio}x the {bytes} of X), where they differ.",
             "no embedded variant that still computes the network, no fed variant, or no peak measured"),
     Finding("compare.loaded_once", ("runs_s", "graph_bytes"),
             lambda v: v.base is not None and said.loaded_once(v) is not None, said.remedy, False,
-            "<variable>'s init, the session's first run (the initializer, fed X), took <time> once; its later runs "
-            "need no feed and took <time> median against <fed variant>'s <time>: <verdict>; its GraphDef is <bytes> "
+            "{variable}'s init, the session's first run (the initializer, fed X), took {time} once; its later runs "
+            "need no feed and took {time} median against {fed variant}'s {time}: {verdict}; its GraphDef is {bytes} "
             "bytes.", "the run has no variable loaded once with its init timed, or no variant fed per run"),
     Finding("compare.session", ("session_s", "first_run_s"),
             _session_short, said.session_cost, False,
-            "Creating the session took at most <time> in every worker, under 5% of the shortest first run of any "
-            "worker (<time>): the time is not spent there.",
+            "Creating the session took at most {time} in every worker, under 5% of the shortest first run of any "
+            "worker ({time}): the time is not spent there.",
             "some worker's session took 5% of the shortest first run or more"),
     Finding("compare.ready", ("first_run_s",), lambda v: v.ok, said.ready, False,
-            "Time to the first result (build + session + init + first run): <variant> <time>, ...",
+            "Time to the first result (build + session + init + first run): {variant} {time}, ...",
             "no variant produced a result"),
     Finding("compare.limits", ("const_bytes", "graph_bytes"), lambda v: v.embedded, said.limit_sentences, False,
-            "In <dtype> each example adds <bytes> bytes to <variant>'s graph, and its other nodes take <bytes>; up "
-            "to batch <n>, <ratio>x this run's batch, it stays under the 2 GiB GraphDef limit. ...",
+            "In {dtype} each example adds {bytes} bytes to {variant}'s graph, and its other nodes take {bytes}; up "
+            "to batch {n}, {ratio}x this run's batch, it stays under the 2 GiB GraphDef limit. ...",
             "no variant's Const tensors hold 90% of X's bytes"),
     Finding("compare.first_run_growth", ("rss_bytes",),
             lambda v: any(first_run_growth(r) is not None for r in v.ok),
             lambda v: first_run_growth_sentences(list(v.ok), v.report), False,
-            "The first run's resident-memory growth, in units of X's bytes: <ratio>x (<variant>). For scale only, "
-            "the conv, pool and relu outputs are <ratio>x X's bytes (<bytes>), computed from shapes and dtype, ...",
+            "The first run's resident-memory growth, in units of X's bytes: {ratio}x ({variant}). For scale only, "
+            "the conv, pool and relu outputs are {ratio}x X's bytes ({bytes}), computed from shapes and dtype, ...",
             "no worker measured its resident memory before and after the first run"),
 )
 

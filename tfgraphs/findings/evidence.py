@@ -10,6 +10,7 @@ from tfgraphs.records.judge import Verdict
 # kind (the sentence function's module and name) -> the record fields it rests on; tests strip each one and expect
 # silence.
 RESTS_ON = {}
+ABOUT = {}   # kind -> what its sentence function says it tells, for the catalogue of kinds not yet declared as data
 
 
 class Said(str):
@@ -55,6 +56,7 @@ def rests_on(*names):
     def declare(fn):
         kind = f"{fn.__module__.rsplit('.', 1)[-1]}.{fn.__name__}"
         RESTS_ON[kind] = names
+        ABOUT[kind] = " ".join((fn.__doc__ or "").split())
 
         @functools.wraps(fn)
         def said(*args, **kwargs):

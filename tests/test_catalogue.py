@@ -1,0 +1,97 @@
+"""What tfgraphs can tell you: the page generated from the declared findings, and for every declared kind a real
+case where it must not be said."""
+
+import importlib
+import json
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from tfgraphs.records.results import load
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "tests" / "fixtures"
+sys.path.insert(0, str(ROOT / "scripts"))
+
+import catalogue  # noqa: E402  (scripts/ is not a package)
+
+
+def rows(keep=lambda r: True, **changes):
+    """An edit of a saved document: its rows that keep() holds, each with changes applied (a value or a function
+    of the row)."""
+    def edit(report):
+        return replace(report, rows=tuple(replace(r, **{k: v(r) if callable(v) else v for k, v in changes.items()})
+                                          for r in report.rows if keep(r)))
+    return edit
+
+
+def as_saved(report):
+    return report
+
+
+def _without_first_run_rss(r):
+    return {k: v for k, v in (r.rss_bytes or {}).items() if k != "first_run"}
+
+
+# kind -> (saved document, edit of it, why the kind must not be said of it).
+MUST_NOT = {
+    "compare.no_result": ("compare", as_saved, "every variant produced a result"),
+    "compare.unpaired": ("compare", as_saved, "numpy and constant hold X, placeholder is fed on every run"),
+    "compare.first_and_later": ("compare-remote", as_saved, "no variant holds X in its graph"),
+    "compare.first_run_verdict": ("compare-remote", as_saved, "no variant holds X in its graph"),
+    "compare.folded": ("compare", rows(folded=lambda r: False if r.folded else r.folded),
+                       "the embedded variants' later runs computed the network"),
+    "compare.later_verdict": ("compare", as_saved, "the embedded variants' later runs were folded: the answer says so"),
+    "compare.remedy": ("compare-remote", as_saved, "nothing holds X in its graph, so nothing needs a remedy"),
+    "compare.nothing": ("compare", as_saved, "every variant produced a result"),
+    "compare.embedded_graphs": ("compare-remote", as_saved, "no variant holds X in its graph"),
+    "compare.fed_graphs": ("compare", rows(lambda r: r.variant in ("numpy", "constant")), "every variant holds X"),
+    "compare.regime": ("compare", as_saved, "the saved run did not read the graph that ran (partition graphs)"),
+    "compare.build": ("compare-remote", as_saved, "no variant holds X in its graph"),
+    "compare.first_run": ("compare-remote", as_saved, "no variant holds X in its graph"),
+    "compare.later_runs": ("compare-folded", as_saved, "every embedded variant's later runs were folded"),
+    "compare.peaks": ("compare-folded", as_saved, "every embedded variant's later runs were folded"),
+    "compare.loaded_once": ("compare", rows(lambda r: r.variant != "variable"), "no variable loaded X once"),
+    "compare.session": ("compare", as_saved, "creating a session took 5% of the shortest first run or more"),
+    "compare.ready": ("compare", rows(status="failed", error="boom"), "no variant produced a result"),
+    "compare.limits": ("compare-remote", as_saved, "no variant holds X in its graph"),
+    "compare.first_run_growth": ("compare", rows(rss_bytes=_without_first_run_rss),
+                                 "no worker measured its memory after the first run"),
+}
+
+
+def declared():
+    """{kind: command} of every finding a command declares as data."""
+    out = {}
+    for command in catalogue.COMMANDS:
+        module = importlib.import_module(f"tfgraphs.findings.{command}")
+        out.update({f.kind: command for f in getattr(module, "DECLARED", ())})
+    return out
+
+
+def test_the_committed_page_is_what_the_declarations_write():
+    assert (ROOT / "docs" / "findings.md").read_text() == catalogue.catalogue(), "run python scripts/catalogue.py"
+
+
+def test_every_command_has_a_findings_and_a_render_module():
+    for command in catalogue.COMMANDS:
+        assert (ROOT / "tfgraphs" / "findings" / f"{command}.py").exists(), command
+        assert (ROOT / "tfgraphs" / "render" / f"{command}.py").exists(), command
+
+
+def test_every_declared_kind_has_a_case_where_it_must_not_be_said():
+    kinds = declared()
+    assert kinds, "some command declares its findings"
+    assert sorted(set(kinds) - set(MUST_NOT)) == [], "each declared kind needs a must-not case in MUST_NOT"
+    assert sorted(set(MUST_NOT) - set(kinds)) == [], "a must-not case names a kind no command declares"
+
+
+@pytest.mark.parametrize("kind", sorted(MUST_NOT))
+def test_a_must_not_case_does_not_say_its_kind(kind):
+    name, edit, why = MUST_NOT[kind]
+    report = edit(load(json.loads((FIXTURES / f"{name}.json").read_text())))
+    module = importlib.import_module(f"tfgraphs.findings.{declared()[kind]}")
+    headline, findings = module.told(report)
+    assert kind not in {s.kind for s in (*headline, *findings)}, why
