@@ -20,7 +20,7 @@ from tfgraphs.jobs import runner
 from tfgraphs.jobs.trials import rotated
 from tfgraphs.machine import machine_info
 from tfgraphs.records.judge import judge
-from tfgraphs.spec.tasks import SeedTask
+from tfgraphs.spec.seed import SeedTask
 from tfgraphs.units import fmt_bytes, fmt_s
 
 MARGIN = 1.10   # forked is taken for fresh where every phase is within 10% of what it is part of

@@ -22,7 +22,7 @@ from tfgraphs.records.judge import judge
 from tfgraphs.records.results import load
 from tfgraphs.records.rows import Measurement, Row
 from tfgraphs.spec import kernels, tflog
-from tfgraphs.spec.tasks import SeedTask
+from tfgraphs.spec.seed import SeedTask
 
 ROOT = Path(__file__).resolve().parent.parent
 

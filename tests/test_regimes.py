@@ -14,7 +14,8 @@ from tfgraphs.records import sweep as fits
 from tfgraphs.records.results import Results
 from tfgraphs.records.rows import Measurement, Row
 from tfgraphs.spec import network
-from tfgraphs.spec.tasks import SeedTask, to_argv
+from tfgraphs.spec.protocol import to_argv
+from tfgraphs.spec.seed import SeedTask
 from tfgraphs.worker import stepstats
 
 DATA = network.data_bytes(1000, "float64")

@@ -21,12 +21,13 @@ from conftest import needs_private_network, run_main, running, words
 from tfgraphs import forked
 from tfgraphs.errors import UsageError
 from tfgraphs.findings import remote as why
-from tfgraphs.jobs import compare, remote, runner, servers
+from tfgraphs.jobs import remote, runner, seed, servers
 from tfgraphs.records.results import Results
 from tfgraphs.records.rows import Measurement, Row
 from tfgraphs.records.judge import FEWEST, RANK_SUM
 from tfgraphs.spec import remote as spec
-from tfgraphs.spec.tasks import SeedTask
+from tfgraphs.spec import seed as seed_spec
+from tfgraphs.spec.seed import SeedTask
 
 pytestmark = needs_private_network
 MARK = "TFGRAPHS_TEST_MARK"
@@ -112,7 +113,7 @@ def test_two_task_cluster_keeps_x_on_the_ps_task_and_sends_it_every_run(mark, tm
 
 def _run_in_thread(task, timeout=None):
     """Run one remote task through the job's runner in a thread; return (thread, result holder)."""
-    config = compare.Config(batch=10, runs=2, variants=("placeholder",), target="local")
+    config = seed_spec.Config(batch=10, runs=2, variants=("placeholder",), target="local")
     progress = runner.Progress(1, quiet=True)
     result = {}
     thread = threading.Thread(target=lambda: result.update(
@@ -200,7 +201,7 @@ def test_reachability_tells_a_listening_port_from_a_closed_one():
 
 def test_a_feed_past_the_grpc_message_limit_is_refused_before_any_worker():
     batch = spec.GRPC_MESSAGE_LIMIT // (32 * 32 * 8) + 1
-    plan = compare.plan(compare.Config(batch=batch, variants=("placeholder", "variable"), target="local",
+    plan = seed.plan(seed_spec.Config(batch=batch, variants=("placeholder", "variable"), target="local",
                                        baseline=False, fetches=("sum",), trials=1))
     assert plan.refused == {("placeholder", "sum"): plan.notices[0]}
     assert "feed of" in plan.notices[0] and "gRPC message limit of 2,147,483,647 bytes" in plan.notices[0]
@@ -356,10 +357,10 @@ def test_rows_per_variant_follow_baseline_and_fetch(monkeypatch):
                                                                              fetch=task.fetch))
     url = "grpc://127.0.0.1:1"
     for baseline, expected in ((True, [None, None, url, url]), (False, [url, url])):
-        config = compare.Config(batch=10, runs=2, variants=("variable",), target=url, baseline=baseline,
+        config = seed_spec.Config(batch=10, runs=2, variants=("variable",), target=url, baseline=baseline,
                                 fetches=("output", "sum"), trials=1)
         fake.calls.clear()
-        report = compare.run(config, compare.plan(config), runner.Progress(9, quiet=True))
+        report = seed.run(config, seed.plan(config), runner.Progress(9, quiet=True))
         assert [t.target for t in fake.tasks] == expected
         assert [(r.target or None, r.fetch) for r in report.rows] == list(zip(expected, ["output", "sum"] * 2))
         assert report.to_dict()["config"]["target"] == url
@@ -553,10 +554,9 @@ def test_a_crashed_remote_worker_stays_a_remote_row(monkeypatch):
 
 def test_a_refused_remote_row_is_named_remote(monkeypatch):
     from tests import fakes
-    from tfgraphs.jobs import compare
 
     fakes.install(monkeypatch, lambda task, env: fakes.seed_document(target=task.target or ""))
     batch = spec.GRPC_MESSAGE_LIMIT // (32 * 32 * 8) + 1     # X alone is past one gRPC message
-    config = compare.Config(batch=batch, runs=2, variants=("placeholder",), target=URL)
-    report = compare.run(config, compare.plan(config), runner.Progress(9, quiet=True))
+    config = seed_spec.Config(batch=batch, runs=2, variants=("placeholder",), target=URL)
+    report = seed.run(config, seed.plan(config), runner.Progress(9, quiet=True))
     assert [(r.ok, r.remote) for r in report.rows] == [(True, False), (False, True)]

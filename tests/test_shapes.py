@@ -27,7 +27,7 @@ from tfgraphs.records.rows import ModeRun
 from tfgraphs.records.judge import CANNOT_TELL, DIFFERS, DISTURBED, SAME, judge
 from tfgraphs.spec.shapes import MODES, ONEDNN, SWITCHES_ON
 from tfgraphs.spec.shapes import ShapesTask
-from tfgraphs.spec.tasks import from_argv
+from tfgraphs.spec.protocol import from_argv
 
 TINY = dict(start=40, count=5, batch=2, channels=3, filters=2, kernel=4, block=8, passes=3)
 

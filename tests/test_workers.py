@@ -108,7 +108,7 @@ def test_a_scope_of_fresh_workers_forks_none_and_a_scope_forks_from_its_own_serv
 
 def test_a_logged_worker_is_forked_from_a_server_whose_import_had_its_log_settings():
     from tfgraphs.jobs.runner import Progress, run_worker
-    from tfgraphs.spec.tasks import SeedTask
+    from tfgraphs.spec.seed import SeedTask
 
     timed = SeedTask(variant="placeholder", batch=10, runs=1)
     with children.workers():

@@ -8,10 +8,10 @@ from tfgraphs.api import explain, inspect
 from tfgraphs.api.keywords import takes
 from tfgraphs.api.outputs import Output
 from tfgraphs.api.running import measured
-from tfgraphs.jobs import compare as compare_job
 from tfgraphs.jobs import explain as explain_job
 from tfgraphs.jobs import inspect as inspect_job
 from tfgraphs.jobs import pitfalls as pitfalls_job
+from tfgraphs.jobs import seed
 from tfgraphs.jobs import shapes as shapes_job
 from tfgraphs.jobs import sweep as sweep_job
 from tfgraphs.jobs import unembed as unembed_job
@@ -21,6 +21,7 @@ from tfgraphs.render import compare, csv, explain as explain_text, inspect as in
 from tfgraphs.render import sweep, unembed, watch
 from tfgraphs.spec.common import RUNNING, running
 from tfgraphs.spec.pitfalls import LESSONS
+from tfgraphs.spec.seed import Config as SeedConfig
 
 
 @dataclass(frozen=True)
@@ -102,7 +103,7 @@ COMMANDS = {c.name: c for c in (
             "Build conv2d -> avg_pool -> relu from the same data in several ways and measure graph size, build, "
             "session, init, first run and later runs for each.",
             "Build the seed network from the same data in each variant and measure every phase in a fresh worker.",
-            compare_job.Config, compare_job, compare.render, figure=plots.compare_figure,
+            SeedConfig, seed, compare.render, figure=plots.compare_figure,
             shows="time to the first result, by phase", lines=csv.TRIALS, comparable=True, progress=True),
     Command("explain", "what the first sess.run pays for: optimizer ablation, per-op traces",
             "Run each variant under session presets that switch graph optimizers off, trace the first and a later "
@@ -116,7 +117,8 @@ COMMANDS = {c.name: c for c in (
             "largest batch whose GraphDef serializes under 2 GiB, and ask TensorFlow to embed the next one (from a "
             "zero-stride array view).",
             "Measure each variant at each batch, fit graph bytes against batch and put the predicted limit to "
-            "TensorFlow.", sweep_job.Config, sweep_job, sweep.render, figure=plots.sweep_figure,
+            "TensorFlow.", sweep_job.Config, sweep_job, sweep.render, without=sweep_job.UNSWEPT,
+            figure=plots.sweep_figure,
             shows="graph bytes and run time against batch", lines=csv.TRIALS, comparable=True, progress=True),
     Command("inspect", "what is inside a GraphDef or SavedModel file (nothing is run)",
             "Report a GraphDef's size, node count, op types, largest Const nodes and headroom to 2 GiB. The graph is "

@@ -11,7 +11,8 @@ from tfgraphs.errors import UsageError
 from tfgraphs.jobs import servers
 from tfgraphs.spec.remote import LOOPBACK, cluster_text, parse_cluster
 from tfgraphs.spec.options import Whole
-from tfgraphs.spec.tasks import ServerTask, to_argv
+from tfgraphs.spec.protocol import to_argv
+from tfgraphs.spec.tasks import ServerTask
 
 
 def add_parser(sub):

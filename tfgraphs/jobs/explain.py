@@ -2,22 +2,24 @@
 
 from dataclasses import dataclass, replace
 
-from tfgraphs.jobs import compare, remote, runner
+from tfgraphs.jobs import remote, runner, seed
 from tfgraphs.jobs.plan import Plan
 from tfgraphs.jobs.trials import run_trials
 from tfgraphs.records.explain import attributions
 from tfgraphs.records.results import Results
-from tfgraphs.records.judge import FEWEST, RANK_SUM
+from tfgraphs.spec.samples import FEWEST, RANK_SUM
 from tfgraphs.records.rows import EVIDENCE_FIELDS, Measurement, Row
 from tfgraphs.spec import common
+from tfgraphs.spec.seed import Config as SeedConfig
+from tfgraphs.spec.seed import label
 
 EXPLAINED = ("constant", "placeholder", "variable")
 SINGLE_THREAD_VARIANT = "placeholder"   # the network without X in it: nothing to fold, evaluated as the folder would
 
 
 @dataclass(frozen=True)
-class Config(compare.Config):
-    """compare's config plus the presets to try."""
+class Config(SeedConfig):
+    """The seed network's config, plus the presets to try."""
 
     variants: tuple = common.CHOSEN_VARIANTS.field(default=EXPLAINED)
     presets: tuple = common.CHOSEN_PRESETS.field()
@@ -34,14 +36,14 @@ def row_groups(config, refused):
     """(variant, target) of every row group: in-process (target None) unless --no-baseline, then remote."""
     # A variant refused outright, or refused only remotely, loses those groups.
     targets = list(dict.fromkeys(t for t, _ in config.placements()))
-    return [(v, t) for v in compare.runnable(config, refused) for t in targets if not (t and (v, "output") in refused)]
+    return [(v, t) for v in seed.runnable(config, refused) for t in targets if not (t and (v, "output") in refused)]
 
 
 def plan(config):
     """Refused variants are left out: the ablation of a graph that cannot be built (or sent) says nothing."""
     remote.check(config)
-    refused = compare.refusals(config)
-    refused.update(remote.refusals(config, compare.runnable(config, refused)))
+    refused = seed.refusals(config)
+    refused.update(remote.refusals(config, seed.runnable(config, refused)))
     groups = row_groups(config, refused)
     return Plan(refused, tuple(refused.values()), workers=len(groups) * len(config.presets) * (config.trials + 1) + 1,
                 needs=tuple((v, config.batch, config.dtype) for v in dict.fromkeys(v for v, _ in groups)))
@@ -52,13 +54,13 @@ def run(config, plan, progress, timeout=None, trace_dir=None, tensorboard_dir=No
     groups = row_groups(config, plan.refused)
     run_one = remote.worker_runner(config)
     timed = [config.task(v, preset=p, target=t) for v, t in groups for p in config.presets]
-    docs, ran = run_trials(timed, config.trials, compare.label, progress, timeout, run=run_one)
+    docs, ran = run_trials(timed, config.trials, label, progress, timeout, run=run_one)
     traced = _traced(config, groups, run_one, progress, timeout, trace_dir, tensorboard_dir)
     ran.extend(traced.values())
     rows = [_row(t, docs[t], Measurement.from_worker(traced[(t.variant, t.target, t.preset)])) for t in timed]
     variants = list(dict.fromkeys(v for v, _ in groups))
     single = config.task(SINGLE_THREAD_VARIANT, mode="single-thread")
-    doc = runner.run_worker(single, compare.label(single), progress, timeout)
+    doc = runner.run_worker(single, label(single), progress, timeout)
     ran.append(doc)
     tf_version, machine = runner.envelope(ran)
     config = replace(config, variants=tuple(variants))
@@ -87,7 +89,7 @@ def writes(config, trace_dir, tensorboard_dir):
 
 def _traced(config, groups, run_one, progress, timeout, trace_dir, tensorboard_dir):
     """{(variant, target, preset): document} of one traced worker each."""
-    return {(task.variant, task.target, task.preset): run_one(task, compare.label(task), progress, timeout)
+    return {(task.variant, task.target, task.preset): run_one(task, label(task), progress, timeout)
             for task in traced_tasks(config, groups, trace_dir, tensorboard_dir)}
 
 
@@ -100,7 +102,7 @@ def _single_thread(doc):
 
 def _row(task, docs, trace):
     """A timed row with its traced run's ops; failed when the traced run failed."""
-    row = compare.asked_place(Row.from_trials(task.variant, [Measurement.from_worker(d) for d in docs],
+    row = seed.asked_place(Row.from_trials(task.variant, [Measurement.from_worker(d) for d in docs],
                                               preset=task.preset), task.target, task.fetch)
     if trace.status == "ok":
         # The traced later run is what says whether Conv2D still ran; the logged first run, where its time went.

@@ -13,7 +13,7 @@ from contextlib import contextmanager
 
 from tfgraphs import children
 from tfgraphs.machine import installed_tf_version, machine_info
-from tfgraphs.spec.tasks import PHASE_PREFIX, to_argv
+from tfgraphs.spec.protocol import PHASE_PREFIX, to_argv
 
 
 class Progress:

@@ -15,7 +15,8 @@ from tfgraphs.errors import UsageError
 from tfgraphs.jobs import runner
 from tfgraphs.jobs.netns import enter_private_network
 from tfgraphs.spec.remote import LOOPBACK, cluster_text
-from tfgraphs.spec.tasks import ServerTask, to_argv
+from tfgraphs.spec.protocol import to_argv
+from tfgraphs.spec.tasks import ServerTask
 
 # A server's process imports TensorFlow before it serves; on a busy 2-core machine that alone can take 20 s.
 START_TIMEOUT_S = 120.0

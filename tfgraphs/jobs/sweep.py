@@ -1,25 +1,27 @@
 """The sweep job: every variant at every batch in fresh workers, a line fitted to graph sizes, and the limit tried."""
 
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, fields, replace
 
-from tfgraphs.jobs import compare, runner
+from tfgraphs.jobs import runner, seed
 from tfgraphs.jobs.plan import Plan
-from tfgraphs.records.judge import FEWEST, RANK_SUM
 from tfgraphs.records.sweep import fit_all
 from tfgraphs.records.results import Results
 from tfgraphs.spec import common, limits, network
 from tfgraphs.spec.options import Option, batches
+from tfgraphs.spec.samples import FEWEST, RANK_SUM
+from tfgraphs.spec.seed import Config as SeedConfig
 
 LIMIT_VARIANT = "constant"   # the variant whose predicted limit is put to TensorFlow
+# The seed network's settings a sweep does not take: it sets the batch, and runs in-process only.
+UNSWEPT = ("batch", "target", "baseline", "returns", "place", "connect_timeout")
 
 
 @dataclass(frozen=True)
-class Config:
-    """What the user asked to sweep."""
+class Config(SeedConfig):
+    """The seed network's config at each of several batches."""
 
     batches: tuple = Option((500, 1000, 2000, 4000), batches, "comma-separated batches, at least two",
                             metavar="N,N,...").field()
-    dtype: str = common.DTYPE.field()
     # A median per worker is enough for a point's later run; growth between points is judged on one sample per fresh
     # worker, so the judge tells two points' first runs apart from 4 workers a point, the default; one of them
     # measures every phase (--full-trials), the others up to the first run.
@@ -30,12 +32,12 @@ class Config:
     variants: tuple = common.CHOSEN_VARIANTS.field(default=("constant", "placeholder"))
 
     def to_dict(self):
-        return {**asdict(self), "batches": list(self.batches), "variants": list(self.variants)}
+        kept = ("dtype", "runs", "trials", "full_trials", "seed", "variants")
+        return {"batches": list(self.batches), **{k: v for k, v in super().to_dict().items() if k in kept}}
 
     def at(self, batch):
-        """compare's config for one batch of the sweep."""
-        return compare.Config(batch=batch, dtype=self.dtype, runs=self.runs, trials=self.trials,
-                              full_trials=self.full_trials, seed=self.seed, variants=self.variants)
+        """The seed network's config for one batch of the sweep."""
+        return SeedConfig(**{**{f.name: getattr(self, f.name) for f in fields(SeedConfig)}, "batch": batch})
 
 
 def may_probe(config, refused):
@@ -45,7 +47,7 @@ def may_probe(config, refused):
 
 def plan(config):
     """Refused points; one worker per trial of every other point, and one for the limit probe when it may run."""
-    parts = {b: compare.plan(config.at(b)) for b in config.batches}
+    parts = {b: seed.plan(config.at(b)) for b in config.batches}
     refused = {(b, v): reason for b, p in parts.items() for v, reason in p.refused.items()}
     points = sum(p.workers for p in parts.values())
     return Plan(refused, tuple(f"batch {b:,}: {reason}" for (b, _), reason in refused.items()),
@@ -82,7 +84,7 @@ def run(config, plan, progress, timeout=None):
     rows, ran = [], []
     for batch in config.batches:
         refused = {v: reason for (b, v), reason in plan.refused.items() if b == batch}
-        part, docs = compare.measure(config.at(batch), refused, progress, timeout, prefix=f"batch {batch:,} ")
+        part, docs = seed.measure(config.at(batch), refused, progress, timeout, prefix=f"batch {batch:,} ")
         rows += [replace(r, batch=batch) for r in part]
         ran += docs
     fits = fit_all(rows, config.variants)

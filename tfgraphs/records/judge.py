@@ -7,6 +7,7 @@ import numpy as np
 
 from tfgraphs.records.ranktests import (ALPHA, rank_sum_critical, rank_sum_p, signed_rank_critical,
                                        signed_rank_p)
+from tfgraphs.spec.samples import FEWEST, RANK_SUM, SIGNED_RANK
 
 MARGIN = 1.25         # "no difference beyond" this ratio (x0.8 to x1.25) unless a finding names its own size
 
@@ -15,10 +16,6 @@ SAME = "no difference"
 CANNOT_TELL = "cannot tell"
 DISTURBED = "disturbed run"
 
-RANK_SUM = "Mann-Whitney U"
-SIGNED_RANK = "Wilcoxon signed-rank"
-# The fewest samples at which each test can reject at ALPHA: 4 a side (smallest two-sided p 2/70), 6 pairs (2/64).
-FEWEST = {RANK_SUM: 4, SIGNED_RANK: 6}
 # One value is placed among N others by a rank test only from N = 40: its smallest two-sided p is 2/(N+1).
 ONE_AGAINST = math.floor(2 / ALPHA)
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from tfgraphs.spec import tflog
-from tfgraphs.spec.tasks import choice
+from tfgraphs.spec.protocol import choice
 from tfgraphs.spec.variants import VARIANTS
 
 DTYPE = "float64"   # every lesson runs the seed network in float64, as compare does by default

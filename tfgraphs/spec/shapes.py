@@ -4,7 +4,7 @@ and the task of one shapes worker."""
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from tfgraphs.spec.tasks import choice
+from tfgraphs.spec.protocol import choice
 
 MODES = ("eager", "keras", "function", "function-relaxed", "function-signature", "graph", "blocked")
 DTYPE = "float32"   # only float32 for now, as in the seed

@@ -5,7 +5,7 @@ import os
 import sys
 import traceback
 
-from tfgraphs.spec.tasks import PHASE_PREFIX, from_argv
+from tfgraphs.spec.protocol import PHASE_PREFIX, from_argv
 
 
 def phase(name):

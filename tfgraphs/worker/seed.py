@@ -10,7 +10,7 @@ import time
 
 from tfgraphs import machine
 from tfgraphs.spec import limits, network, tflog
-from tfgraphs.spec.tasks import SeedTask
+from tfgraphs.spec.seed import SeedTask
 from tfgraphs.spec.variants import VARIANTS
 from tfgraphs.tfimport import import_tensorflow
 from tfgraphs.worker import protocol

@@ -12,7 +12,8 @@ import threading
 
 from tfgraphs.errors import UsageError
 from tfgraphs.spec.remote import parse_cluster
-from tfgraphs.spec.tasks import ServerTask, from_argv
+from tfgraphs.spec.protocol import from_argv
+from tfgraphs.spec.tasks import ServerTask
 from tfgraphs.tfimport import import_tensorflow
 
 
