@@ -81,8 +81,8 @@ def known_section(modules):
     lines = ["Not yet declared as data: the kinds below are known from the fields their sentence functions rest on;"
              " their sentences and the cases where they are not said are not written down yet.", ""]
     for kind in sorted(k for k in RESTS_ON if k.split(".", 1)[0] in modules):
-        lines += [f"- **`{kind}`**: {ABOUT.get(kind) or 'no description'}", f"    - Rests on: {_fields(RESTS_ON[kind])}.",
-                  ""]
+        lines += [f"- **`{kind}`**: {ABOUT.get(kind) or 'no description'}",
+                  f"    - Rests on: {_fields(RESTS_ON[kind])}.", ""]
     return lines
 
 

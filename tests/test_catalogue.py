@@ -27,6 +27,13 @@ def rows(keep=lambda r: True, **changes):
     return edit
 
 
+def extra(**changes):
+    """An edit of a saved document's extra: the attribution, the single-threaded run."""
+    def edit(report):
+        return replace(report, extra={**report.extra, **changes})
+    return edit
+
+
 def as_saved(report):
     return report
 
@@ -59,6 +66,24 @@ MUST_NOT = {
     "compare.limits": ("compare-remote", as_saved, "no variant holds X in its graph"),
     "compare.first_run_growth": ("compare", rows(rss_bytes=_without_first_run_rss),
                                  "no worker measured its memory after the first run"),
+    "explain.excess": ("explain", extra(attribution=[]), "no variant's first-run excess was attributed"),
+    "explain.bare_excess": ("explain", as_saved, "every preset ran, so the excess is split into its parts"),
+    "explain.logged": ("explain", as_saved, "the saved first runs' logs name no stage and no Grappler pass"),
+    "explain.folded": ("explain-graph", as_saved, "the user's graph that ran still computes its network"),
+    "explain.nothing": ("explain", as_saved, "the answer has an excess to tell"),
+    "explain.where_it_went": ("explain", as_saved, "the saved logs are not marked at both ends of the first run"),
+    "explain.ran_twice": ("explain-trials", as_saved, "the graph that ran did not compute the network twice"),
+    "explain.folding": ("explain", as_saved, "the saved run did not read the graph that ran"),
+    "explain.optimized_again": ("explain-trials", as_saved, "constant has no initializer run before its first run"),
+    "explain.passes": ("explain", as_saved, "the saved run kept no Grappler pass of its log"),
+    "explain.attribution": ("explain", extra(attribution=[]), "no variant's first-run excess was attributed"),
+    "explain.folding_share": ("explain-trials", as_saved, "three first runs a side cannot tell folding's part apart"),
+    "explain.remote_first_run": ("explain", as_saved, "no row ran on a grpc:// target"),
+    "explain.remote_later": ("explain", as_saved, "no row ran on a grpc:// target"),
+    "explain.bare_against_fed": ("explain-trials", as_saved, "only constant ran: no fed variant to hold it against"),
+    "explain.against_default": ("explain", rows(lambda r: r.preset == "default"), "only the default preset ran"),
+    "explain.traces": ("explain-graph", as_saved, "a user's graph gets its slowest ops, not the Conv2D facts"),
+    "explain.slowest_ops": ("explain", as_saved, "the built-in network ran, not a user's graph"),
 }
 
 

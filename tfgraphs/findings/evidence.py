@@ -86,15 +86,18 @@ def _with(arg, names):
 @dataclass(frozen=True)
 class Finding:
     """A finding a command may state: its stable kind, the record fields it needs (rows lacking them never reach it),
-    when it is said over the command's view of the rows, the sentences it says, and whether it opens the page."""
+    when it is said over the command's view of the rows, the sentences it says, and whether it opens the page. With
+    per, it is said once per item of per(view), when(view, item) and say(view, item); neighbours sharing per are said
+    item by item, in turn."""
 
     kind: str
     needs: tuple
     when: Callable
     say: Callable
     headline: bool = False
-    template: str = ""     # the sentence as a reader sees it, its numbers named in <angle brackets>
+    template: str = ""     # the sentence as a reader sees it, its numbers named in {braces}
     unless: str = ""       # the case where it is not said, in a reader's words
+    per: Callable = None
 
     def __post_init__(self):
         RESTS_ON[self.kind] = self.needs
@@ -102,10 +105,20 @@ class Finding:
 
 def said_by(declared, view):
     """What the declarations say over view: each over the rows holding its evidence (view.having), in their order."""
-    out = []
-    for finding in declared:
-        held = view.having(finding.needs)
-        if finding.when(held):
-            out.extend(Said(text, finding.kind, finding.needs, getattr(text, "verdicts", ()))
-                       for text in finding.say(held))
+    out, i = [], 0
+    while i < len(declared):
+        group = [declared[i]]
+        while group[0].per and i + len(group) < len(declared) and declared[i + len(group)].per is group[0].per:
+            group.append(declared[i + len(group)])
+        i += len(group)
+        for item in (group[0].per(view) if group[0].per else (None,)):
+            for finding in group:
+                out.extend(_said(finding, view.having(finding.needs), () if finding.per is None else (item,)))
     return out
+
+
+def _said(finding, held, item):
+    """The finding's sentences over the view held (and the item, for a finding said per item), when it is said."""
+    if not finding.when(held, *item):
+        return []
+    return [Said(text, finding.kind, finding.needs, getattr(text, "verdicts", ())) for text in finding.say(held, *item)]

@@ -2,8 +2,7 @@
 
 import statistics
 
-from tfgraphs.findings.explain_answer import answer
-from tfgraphs.findings.explain import sentences, share_text
+from tfgraphs.findings.explain import share_text, told
 from tfgraphs.findings.inside import grouped
 from tfgraphs.findings.stages import logged_spans
 from tfgraphs.records.explain import LABELS, PARTS, is_remote, part_first_runs, where
@@ -146,6 +145,7 @@ def render(report, fmt="simple", width=WIDTH, verbose=False, figure=None):
                          "folder line in a form this tool understands, so the first run is not broken down.", None))
     if ok and verbose and any(r.top_ops for r in report.rows):
         sections.append(("What ran (traced runs, ms)", *ops_table(report)))
-    return page(head, sections, "What this run shows:" if ok else None, sentences(report) if ok else (),
+    headline, findings = told(report)
+    return page(head, sections, "What this run shows:" if ok else None, findings if ok else (),
                 failures(report.rows, lambda r: r.label), fmt, width,
-                answer=answer(report) if ok else (), verbose=verbose, figure=figure)
+                answer=headline if ok else (), verbose=verbose, figure=figure)
