@@ -11,7 +11,7 @@ import pytest
 import fakes
 import tfgraphs
 from tfgraphs.api import notebook as notebook
-from tfgraphs.jobs.explain import Config
+from tfgraphs.spec.seed import ExplainConfig
 from tfgraphs.jobs.runner import Progress
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -128,7 +128,7 @@ def no_worker(task, env):
     (lambda: tfgraphs.explain(presets="default,bogus"), "unknown preset bogus"),
     (lambda: tfgraphs.explain(graph="g.pb", batch=10), "--batch sets the built-in network; it does not apply"),
     (lambda: tfgraphs.explain(graph="g.pb", variants=["constant"]), "--variants sets the built-in network"),
-    (lambda: tfgraphs.explain(graph=Path("no/such.pb"), variants=list(Config.variants)), "no/such.pb"),
+    (lambda: tfgraphs.explain(graph=Path("no/such.pb"), variants=list(ExplainConfig.variants)), "no/such.pb"),
     (lambda: tfgraphs.explain(graph="g.pb", fetch=None), "--fetch None is not a name or a list of names"),
     (lambda: tfgraphs.explain(graph="g.pb", feed=None), "--feed None is not NAME=D1,D2"),
     (lambda: tfgraphs.explain(graph="g.pb", tag=None), "--tag None is not text"),
@@ -263,12 +263,12 @@ def test_the_api_defaults_are_the_jobs_and_the_specs():
     """The signatures spell defaults out for readers; they must be the values the jobs and specs define."""
     import inspect as pyinspect
 
-    from tfgraphs.jobs import explain, owngraph, pitfalls, shapes, sweep, unembed
-    from tfgraphs.spec import seed
+    from tfgraphs.jobs import owngraph, unembed
+    from tfgraphs.spec import pitfalls, seed, shapes
     from tfgraphs.spec.owngraph import INT_HIGH, MIN_BYTES
 
-    for func, config in ((tfgraphs.compare, seed.Config), (tfgraphs.explain, explain.Config),
-                         (tfgraphs.sweep, sweep.Config), (tfgraphs.shapes, shapes.Config),
+    for func, config in ((tfgraphs.compare, seed.Config), (tfgraphs.explain, seed.ExplainConfig),
+                         (tfgraphs.sweep, seed.SweepConfig), (tfgraphs.shapes, shapes.Config),
                          (tfgraphs.pitfalls, pitfalls.Config), (tfgraphs.unembed, unembed.Config)):
         given = pyinspect.signature(func).parameters
         for field in config.__dataclass_fields__.values():

@@ -372,7 +372,7 @@ def test_explain_measures_in_process_rows_beside_the_remote_ones(monkeypatch, ba
     from tfgraphs.jobs import explain
 
     fake = fakes.install(monkeypatch, lambda task, env: fakes.seed_document(target=task.target or "", top_ops=[]))
-    config = explain.Config(batch=10, runs=2, variants=("constant",), presets=("default", "bare"), target=URL,
+    config = seed_spec.ExplainConfig(batch=10, runs=2, variants=("constant",), presets=("default", "bare"), target=URL,
                             baseline=baseline)
     plan = explain.plan(config)
     report = explain.run(config, plan, runner.Progress(plan.workers, quiet=True))
@@ -396,7 +396,7 @@ def test_explain_keeps_the_in_process_rows_of_a_variant_too_big_to_send(monkeypa
 
     fake = fakes.install(monkeypatch, lambda task, env: fakes.seed_document(target=task.target or "", top_ops=[]))
     batch = spec.GRPC_MESSAGE_LIMIT // (32 * 32 * 8) + 1     # X alone is past one gRPC message
-    config = explain.Config(batch=batch, runs=2, variants=("placeholder",), presets=("default",), target=URL)
+    config = seed_spec.ExplainConfig(batch=batch, runs=2, variants=("placeholder",), presets=("default",), target=URL)
     plan = explain.plan(config)
     # In-process only: EXPLAIN_TRIALS timed workers, one traced, one single-threaded.
     assert ("placeholder", "output") in plan.refused and plan.workers == EXPLAIN_TRIALS + 2
@@ -542,7 +542,7 @@ def test_a_crashed_remote_worker_stays_a_remote_row(monkeypatch):
         return fakes.seed_document(target=task.target or "", top_ops=[])
 
     fakes.install(monkeypatch, answer)
-    config = explain.Config(batch=10, runs=2, variants=("constant",), target=URL)
+    config = seed_spec.ExplainConfig(batch=10, runs=2, variants=("constant",), target=URL)
     plan = explain.plan(config)
     report = explain.run(config, plan, runner.Progress(plan.workers, quiet=True))
     failed = [r for r in report.rows if not r.ok]

@@ -26,6 +26,7 @@ from tfgraphs.records.results import Results, load
 from tfgraphs.records.rows import ModeRun
 from tfgraphs.records.judge import CANNOT_TELL, DIFFERS, DISTURBED, SAME, judge
 from tfgraphs.spec.shapes import MODES, ONEDNN, SWITCHES_ON
+from tfgraphs.spec.shapes import Config as ShapesConfig
 from tfgraphs.spec.shapes import ShapesTask
 from tfgraphs.spec.protocol import from_argv
 
@@ -260,12 +261,12 @@ def test_bad_input_exits_2_from_a_fresh_process():
 
 
 def test_plan_checks_settings_that_depend_on_each_other():
-    assert shapes.plan(shapes.Config(**TINY)).workers == len(MODES) + 1
-    assert shapes.plan(shapes.Config(**{**TINY, "count": 3})).workers == len(MODES) + 1
+    assert shapes.plan(ShapesConfig(**TINY)).workers == len(MODES) + 1
+    assert shapes.plan(ShapesConfig(**{**TINY, "count": 3})).workers == len(MODES) + 1
     for bad, said in ((dict(kernel=41), "--kernel 41 is longer than the shortest length (--start 40)"),
                       (dict(modes=("eager",), switch_modes=("function",)), "--switch-modes function not in --modes")):
         with pytest.raises(UsageError, match="^" + re.escape(said)):
-            shapes.plan(shapes.Config(**{**TINY, **bad}))
+            shapes.plan(ShapesConfig(**{**TINY, **bad}))
     # A bound of one option is its declaration's, checked before any plan.
     with pytest.raises(UsageError, match="^--count 2 must be at least 3"):
         tfgraphs.shapes(**{**TINY, "count": 2})
@@ -310,7 +311,7 @@ def _report(times, traces=None, off=None, start=TINY["start"], batch=TINY["batch
     and off: the same for the modes run with the switch off."""
     every = {**times, **(off or {})}.values()
     count = next((len(p[0]) for p in every if isinstance(p[0], list)), TINY["count"])
-    config = shapes.Config(**{**TINY, "count": count, "start": start, "batch": batch,
+    config = ShapesConfig(**{**TINY, "count": count, "start": start, "batch": batch,
                               "passes": max(len(p) for p in every)})
 
     def row(m, passes, env):

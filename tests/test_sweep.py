@@ -19,6 +19,7 @@ from conftest import run_cli, run_main, words
 from tfgraphs.findings import sweep as growth
 from tfgraphs.findings.sweep_answer import answer as sweep_answer
 from tfgraphs.jobs import runner, sweep
+from tfgraphs.spec.seed import SweepConfig
 from tfgraphs.records import sweep as fits
 from tfgraphs.records.results import Results
 from tfgraphs.records.rows import Measurement, Row
@@ -261,7 +262,7 @@ def test_limit_sentence_speaks_of_memory_only_when_measured():
     ((10, 300000), ("constant",), False),          # one batch past the limit leaves one point: no line, no probe
 ])
 def test_plan_counts_the_probe_only_when_it_can_run(batches, variants, probed):
-    plan = sweep.plan(sweep.Config(batches=batches, variants=variants, runs=1))
+    plan = sweep.plan(SweepConfig(batches=batches, variants=variants, runs=1))
     points = sum((b, v) not in plan.refused for b in batches for v in variants)
     assert plan.workers == 4 * points + probed   # four workers a point, the default --trials
 
@@ -269,7 +270,7 @@ def test_plan_counts_the_probe_only_when_it_can_run(batches, variants, probed):
 def test_probe_without_a_fit_is_skipped_in_progress(monkeypatch):
     """Both points ran but constant failed, so there is no fit: the probe counted in the plan is skipped."""
     fake = fakes.install(monkeypatch, lambda task, env: fakes.failed_document())
-    config = sweep.Config(batches=(10, 20), variants=("constant",), runs=1, trials=1)
+    config = SweepConfig(batches=(10, 20), variants=("constant",), runs=1, trials=1)
     plan = sweep.plan(config)
     progress = runner.Progress(total=plan.workers, quiet=True)
     report = sweep.run(config, plan, progress)
@@ -280,7 +281,7 @@ def test_probe_without_a_fit_is_skipped_in_progress(monkeypatch):
 def test_failed_points_name_their_batch():
     rows = (Row(variant="constant", batch=10, graph_bytes=90000, first_run_s=0.1, runs_s=(0.01,)),
             Row(status="failed", error="worker killed by signal SIGKILL", variant="constant", batch=20))
-    report = Results("sweep", sweep.Config(batches=(10, 20), variants=("constant",)).to_dict(), rows,
+    report = Results("sweep", SweepConfig(batches=(10, 20), variants=("constant",)).to_dict(), rows,
                             extra={"fit": [], "tf_error": None})
     assert render_sweep(report).rstrip().splitlines()[-1] == \
         "FAILED batch 20 constant: worker killed by signal SIGKILL"

@@ -21,7 +21,10 @@ from tfgraphs.render import compare, csv, explain as explain_text, inspect as in
 from tfgraphs.render import sweep, unembed, watch
 from tfgraphs.spec.common import RUNNING, running
 from tfgraphs.spec.pitfalls import LESSONS
+from tfgraphs.spec.pitfalls import Config as PitfallsConfig
+from tfgraphs.spec.seed import UNSWEPT, ExplainConfig, SweepConfig
 from tfgraphs.spec.seed import Config as SeedConfig
+from tfgraphs.spec.shapes import Config as ShapesConfig
 
 
 @dataclass(frozen=True)
@@ -109,7 +112,7 @@ COMMANDS = {c.name: c for c in (
             "Run each variant under session presets that switch graph optimizers off, trace the first and a later "
             "run of each, and split the first run's extra time into Grappler, classic constant folding and the rest.",
             "Run each variant, or the graph at `graph`, under presets that switch optimizers off, and trace its runs.",
-            explain_job.Config, explain_job, explain_text.render, beside=explain.BESIDE, without=explain.WITHOUT,
+            ExplainConfig, explain_job, explain_text.render, beside=explain.BESIDE, without=explain.WITHOUT,
             writes=explain.writes, body=explain.explained, figure=plots.explain_figure,
             shows="where the first run went", lines=csv.TRIALS, comparable=True, progress=True),
     Command("sweep", "graph size, time and memory against batch, fitted up to the 2 GiB serialized-GraphDef limit",
@@ -117,7 +120,7 @@ COMMANDS = {c.name: c for c in (
             "largest batch whose GraphDef serializes under 2 GiB, and ask TensorFlow to embed the next one (from a "
             "zero-stride array view).",
             "Measure each variant at each batch, fit graph bytes against batch and put the predicted limit to "
-            "TensorFlow.", sweep_job.Config, sweep_job, sweep.render, without=sweep_job.UNSWEPT,
+            "TensorFlow.", SweepConfig, sweep_job, sweep.render, without=UNSWEPT,
             figure=plots.sweep_figure,
             shows="graph bytes and run time against batch", lines=csv.TRIALS, comparable=True, progress=True),
     Command("inspect", "what is inside a GraphDef or SavedModel file (nothing is run)",
@@ -137,14 +140,14 @@ COMMANDS = {c.name: c for c in (
     Command("shapes", "the cost of each new input length: retracing, kernel selection, fixed blocks",
             SHAPES,
             "Run each mode over many input lengths in fresh workers; switch_modes None: the default ones in modes.",
-            shapes_job.Config, shapes_job, shapes.render,
+            ShapesConfig, shapes_job, shapes.render,
             beside=(running("timeout", "fresh_workers", "quiet", "json", "csv", "plot"),),
             figure=plots.shapes_figure, shows="time per call against input length", lines=csv.CALLS, table="rows",
             progress=True),
     Command("pitfalls", "the executor cache, a graph that grows in a loop, copies of X in saved files, "
                         "placeholder_with_default, what can be folded, what a run executes",
             PITFALLS, "Measure each lesson on each of its variants, every one in a fresh worker.",
-            pitfalls_job.Config, pitfalls_job, pitfalls.render, figure=plots.pitfalls_figure,
+            PitfallsConfig, pitfalls_job, pitfalls.render, figure=plots.pitfalls_figure,
             shows="the graph-growth steps (or the executor-cache runs)", lines=csv.CASES, progress=True),
     Command("watch", "run your own TF1 script unchanged and say, by its own line numbers, what its graph costs",
             WATCH,

@@ -7,6 +7,7 @@ from tfgraphs.jobs import explain as job
 from tfgraphs.jobs import owngraph
 from tfgraphs.spec.common import RUNNING
 from tfgraphs.spec.options import Option, config_of, optional_path
+from tfgraphs.spec.seed import ExplainConfig
 
 # Beside the Config: where traces go, and a user's graph in place of the built-in network.
 FOLDERS = {
@@ -27,7 +28,7 @@ def writes(options):
     if options["trace"] is None and options["tensorboard"] is None:
         return []
     if options["graph"] is None:
-        traces, boards = job.writes(config_of(job.Config, options), options["trace"], options["tensorboard"])
+        traces, boards = job.writes(config_of(ExplainConfig, options), options["trace"], options["tensorboard"])
     else:
         traces, boards = owngraph.writes(config_of(owngraph.Config, {**options, "path": options["graph"]}),
                                          options["trace"], options["tensorboard"])
@@ -39,8 +40,8 @@ def explained(command, **options):
     """Run each variant, or the graph at `graph`, under the presets, with its traces and graphs written."""
     run = {**running_options(options), "trace_dir": options["trace"], "tensorboard_dir": options["tensorboard"]}
     if options["graph"] is None:
-        return measure(command, job, config_of(job.Config, options), **run)
+        return measure(command, job, config_of(ExplainConfig, options), **run)
     for name in SEED_ONLY:
-        if options[name] != getattr(job.Config, name):
+        if options[name] != getattr(ExplainConfig, name):
             raise UsageError(f"--{name} sets the built-in network; it does not apply with --graph")
     return measure(command, owngraph, config_of(owngraph.Config, {**options, "path": options["graph"]}), **run)

@@ -1,35 +1,16 @@
 """The explain job: variants x session presets, timed in fresh workers, and traced in separate ones."""
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from tfgraphs.jobs import remote, runner, seed
 from tfgraphs.jobs.plan import Plan
 from tfgraphs.jobs.trials import run_trials
 from tfgraphs.records.explain import attributions
 from tfgraphs.records.results import Results
-from tfgraphs.spec.samples import FEWEST, RANK_SUM
 from tfgraphs.records.rows import EVIDENCE_FIELDS, Measurement, Row
-from tfgraphs.spec import common
-from tfgraphs.spec.seed import Config as SeedConfig
 from tfgraphs.spec.seed import label
 
-EXPLAINED = ("constant", "placeholder", "variable")
 SINGLE_THREAD_VARIANT = "placeholder"   # the network without X in it: nothing to fold, evaluated as the folder would
-
-
-@dataclass(frozen=True)
-class Config(SeedConfig):
-    """The seed network's config, plus the presets to try."""
-
-    variants: tuple = common.CHOSEN_VARIANTS.field(default=EXPLAINED)
-    presets: tuple = common.CHOSEN_PRESETS.field()
-    # Four first runs a side is the least at which the rank test can tell two presets apart: explain's headline
-    # claims are such differences.
-    trials: int = common.TRIALS.field(default=FEWEST[RANK_SUM])
-
-    def to_dict(self):
-        # Every explain trial measures every phase: compare's full_trials says nothing here.
-        return {**{k: v for k, v in super().to_dict().items() if k != "full_trials"}, "presets": list(self.presets)}
 
 
 def row_groups(config, refused):

@@ -1,45 +1,14 @@
 """The sweep job: every variant at every batch in fresh workers, a line fitted to graph sizes, and the limit tried."""
 
-from dataclasses import dataclass, fields, replace
+from dataclasses import replace
 
 from tfgraphs.jobs import runner, seed
 from tfgraphs.jobs.plan import Plan
 from tfgraphs.records.sweep import fit_all
 from tfgraphs.records.results import Results
-from tfgraphs.spec import common, limits, network
-from tfgraphs.spec.options import Option, batches
-from tfgraphs.spec.samples import FEWEST, RANK_SUM
-from tfgraphs.spec.seed import Config as SeedConfig
+from tfgraphs.spec import limits, network
 
 LIMIT_VARIANT = "constant"   # the variant whose predicted limit is put to TensorFlow
-# The seed network's settings a sweep does not take: it sets the batch, and runs in-process only.
-UNSWEPT = ("batch", "target", "baseline", "returns", "place", "connect_timeout")
-
-
-@dataclass(frozen=True)
-class Config(SeedConfig):
-    """The seed network's config at each of several batches."""
-
-    batches: tuple = Option((500, 1000, 2000, 4000), batches, "comma-separated batches, at least two",
-                            metavar="N,N,...").field()
-    # A median per worker is enough for a point's later run; growth between points is judged on one sample per fresh
-    # worker, so the judge tells two points' first runs apart from 4 workers a point, the default; one of them
-    # measures every phase (--full-trials), the others up to the first run.
-    runs: int = common.RUNS.field(default=5)
-    trials: int = common.TRIALS.field(default=FEWEST[RANK_SUM])
-    full_trials: int = common.FULL_TRIALS.field()
-    seed: int = common.SEED.field()
-    variants: tuple = common.CHOSEN_VARIANTS.field(default=("constant", "placeholder"))
-
-    def to_dict(self):
-        kept = ("dtype", "runs", "trials", "full_trials", "seed", "variants")
-        return {"batches": list(self.batches), **{k: v for k, v in super().to_dict().items() if k in kept}}
-
-    def at(self, batch):
-        """The seed network's config for one batch of the sweep."""
-        return SeedConfig(**{**{f.name: getattr(self, f.name) for f in fields(SeedConfig)}, "batch": batch})
-
-
 def may_probe(config, refused):
     """True when the limit probe can happen: its variant is swept at two or more batches that are not refused."""
     return LIMIT_VARIANT in config.variants and sum((b, LIMIT_VARIANT) not in refused for b in config.batches) >= 2

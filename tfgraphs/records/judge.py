@@ -7,7 +7,7 @@ import numpy as np
 
 from tfgraphs.records.ranktests import (ALPHA, rank_sum_critical, rank_sum_p, signed_rank_critical,
                                        signed_rank_p)
-from tfgraphs.spec.samples import FEWEST, RANK_SUM, SIGNED_RANK
+from tfgraphs.spec.samples import FEWEST, ONE_AGAINST, RANK_SUM, SIGNED_RANK
 
 MARGIN = 1.25         # "no difference beyond" this ratio (x0.8 to x1.25) unless a finding names its own size
 
@@ -16,8 +16,6 @@ SAME = "no difference"
 CANNOT_TELL = "cannot tell"
 DISTURBED = "disturbed run"
 
-# One value is placed among N others by a rank test only from N = 40: its smallest two-sided p is 2/(N+1).
-ONE_AGAINST = math.floor(2 / ALPHA)
 
 
 @dataclass(frozen=True)

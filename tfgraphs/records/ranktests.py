@@ -6,7 +6,8 @@ import math
 import numpy as np
 from scipy import stats
 
-ALPHA = 0.05           # two-sided level of every test, and 1 - the confidence of every interval
+from tfgraphs.spec.samples import ALPHA
+
 PERMUTED = 40          # tied samples up to this many values in all are tested by permutation
 PERMUTATIONS = 20_000  # enough to enumerate every arrangement of 8 against 8 (12,870); seeded beyond
 

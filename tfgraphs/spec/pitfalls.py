@@ -2,11 +2,13 @@
 of one pitfalls worker."""
 
 import itertools
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import ClassVar
 
-from tfgraphs.spec import tflog
+from tfgraphs.spec import common, tflog
+from tfgraphs.spec.options import Names, Option, Whole
 from tfgraphs.spec.protocol import choice
+from tfgraphs.spec.samples import FEWEST, ONE_AGAINST, SIGNED_RANK
 from tfgraphs.spec.variants import VARIANTS
 
 DTYPE = "float64"   # every lesson runs the seed network in float64, as compare does by default
@@ -79,3 +81,33 @@ class PitfallsTask:
     def logs_first_run(self):
         """What TensorFlow logs of the worker's first run (a spec.tflog environment, from its start), or None."""
         return tflog.ENV if self.lesson == "folding" else None
+
+
+@dataclass(frozen=True)
+class Config:
+    """What the user asked of the pitfalls: which lessons, which variants, the batch and the steps."""
+
+    lessons: tuple = Option(tuple(LESSONS), Names(tuple(LESSONS), "lesson"),
+                            f"comma-separated, from {', '.join(LESSONS)}", shown="all").field()
+    variants: tuple = common.CHOSEN_VARIANTS.field(
+        default=VARIANT_NAMES, check=Names(VARIANT_NAMES, "variant"), shown="all",
+        help=f"comma-separated, from {', '.join(VARIANT_NAMES)}; each lesson runs those of its own")
+    batch: int = common.BATCH.field(help="examples in X [N,32,32,1] float64", note="about 50 MB")
+    # The default lets a single run (executor-cache's first run) be told apart from its repeats.
+    steps: int = Option(ONE_AGAINST,
+                        Whole(least=2, most=100_000, why="a step after the first is needed to compare with it"),
+                        f"steps of each graph-growth loop and runs of each feed in feed-alignment, the two conditions "
+                        f"taken in turns (a signed-rank test needs {FEWEST[SIGNED_RANK]} pairs; graph-growth pairs the "
+                        f"steps after the first), and runs of each repeat case in executor-cache (a single run is "
+                        f"placed among its repeats only from {ONE_AGAINST} of them)").field()
+    seed: int = common.SEED.field()
+
+    def to_dict(self):
+        return {**asdict(self), "lessons": list(self.lessons), "variants": list(self.variants), "dtype": DTYPE}
+
+    def pairs(self):
+        """(lesson, variant) for every lesson asked for and each of its variants asked for, in order."""
+        return [(lesson, v) for lesson in self.lessons for v in LESSONS[lesson].variants if v in self.variants]
+
+    def task(self, lesson, variant):
+        return PitfallsTask(lesson=lesson, variant=variant, batch=self.batch, steps=self.steps, seed=self.seed)

@@ -1,10 +1,12 @@
 """The seed network, conv2d -> avg_pool -> ReLU on X [N,32,32,1], as a user asks for it and as one worker measures
-it: the Config that compare, explain and sweep share, the SeedTask of one worker, and how progress names a task."""
+it: compare's Config, which explain's (with presets) and sweep's (at several batches) extend, the SeedTask of one
+worker, and how progress names a task."""
 
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from typing import ClassVar
 
 from tfgraphs.spec import common, tflog
+from tfgraphs.spec.options import Option, batches
 from tfgraphs.spec.network import DTYPES
 from tfgraphs.spec.presets import PRESETS
 from tfgraphs.spec.protocol import choice
@@ -12,6 +14,8 @@ from tfgraphs.spec.remote import FETCHES
 from tfgraphs.spec.samples import FEWEST, RANK_SUM
 from tfgraphs.spec.tasks import traced_writes
 from tfgraphs.spec.variants import COMPARED, VARIANTS
+
+EXPLAINED = ("constant", "placeholder", "variable")   # explain's variants unless --variants says otherwise
 
 @dataclass(frozen=True)
 class SeedTask:
@@ -83,6 +87,49 @@ class Config:
         """(target, fetch) of every row per variant: in-process first (target None), then remote."""
         where = ([None] if self.baseline or not self.target else []) + ([self.target] if self.target else [])
         return [(t, f) for t in where for f in self.fetches]
+
+
+@dataclass(frozen=True)
+class ExplainConfig(Config):
+    """The seed network's config, plus the presets to try."""
+
+    variants: tuple = common.CHOSEN_VARIANTS.field(default=EXPLAINED)
+    presets: tuple = common.CHOSEN_PRESETS.field()
+    # Four first runs a side is the least at which the rank test can tell two presets apart: explain's headline
+    # claims are such differences.
+    trials: int = common.TRIALS.field(default=FEWEST[RANK_SUM])
+
+    def to_dict(self):
+        # Every explain trial measures every phase: compare's full_trials says nothing here.
+        return {**{k: v for k, v in super().to_dict().items() if k != "full_trials"}, "presets": list(self.presets)}
+
+
+# The seed network's settings a sweep does not take: it sets the batch, and runs in-process only.
+UNSWEPT = ("batch", "target", "baseline", "returns", "place", "connect_timeout")
+
+
+@dataclass(frozen=True)
+class SweepConfig(Config):
+    """The seed network's config at each of several batches."""
+
+    batches: tuple = Option((500, 1000, 2000, 4000), batches, "comma-separated batches, at least two",
+                            metavar="N,N,...").field()
+    # A median per worker is enough for a point's later run; growth between points is judged on one sample per fresh
+    # worker, so the judge tells two points' first runs apart from 4 workers a point, the default; one of them
+    # measures every phase (--full-trials), the others up to the first run.
+    runs: int = common.RUNS.field(default=5)
+    trials: int = common.TRIALS.field(default=FEWEST[RANK_SUM])
+    full_trials: int = common.FULL_TRIALS.field()
+    seed: int = common.SEED.field()
+    variants: tuple = common.CHOSEN_VARIANTS.field(default=("constant", "placeholder"))
+
+    def to_dict(self):
+        kept = ("dtype", "runs", "trials", "full_trials", "seed", "variants")
+        return {"batches": list(self.batches), **{k: v for k, v in super().to_dict().items() if k in kept}}
+
+    def at(self, batch):
+        """The seed network's config for one batch of the sweep."""
+        return Config(**{**{f.name: getattr(self, f.name) for f in fields(Config)}, "batch": batch})
 
 
 def label(task):

@@ -1,9 +1,11 @@
 """The shape-churn modes: the ways a 1-D convolution meets input lengths it has not seen, the per-shape switches,
-and the task of one shapes worker."""
+the Config a user asks for, and the task of one shapes worker."""
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import ClassVar
 
+from tfgraphs.spec import common
+from tfgraphs.spec.options import Names, Option, Whole
 from tfgraphs.spec.protocol import choice
 
 MODES = ("eager", "keras", "function", "function-relaxed", "function-signature", "graph", "blocked")
@@ -40,3 +42,51 @@ class ShapesTask:
     block: int = field()
     passes: int = field()
     seed: int = field()
+
+
+SWITCHED = ("eager",)   # the modes run a second time with the switch off unless --switch-modes says otherwise
+
+
+@dataclass(frozen=True)
+class Config:
+    """What the user asked of the shapes modes: the lengths, the convolution, the passes and the modes."""
+
+    start: int = Option(10000, Whole(), "shortest input length").field()
+    count: int = Option(30, Whole(least=3, most=100_000, why="the first length is left out as the worker's "
+                                  "start-up, and two lengths are the fewest pairs to set side by side"),
+                        "how many lengths: start, start+1, ...; 7 or more (6 pairs after the first) let the paired "
+                        "test find a difference").field()
+    batch: int = Option(10, Whole(), "signals per call").field()
+    channels: int = Option(200, Whole(), "input channels").field()
+    filters: int = Option(100, Whole(), "output channels").field()
+    kernel: int = Option(10, Whole(), "kernel length, at most --start").field()
+    block: int = Option(1024, Whole(), "blocked mode's output block length; every inner convolution then sees one "
+                                       "fixed shape").field()
+    passes: int = Option(3, Whole(most=1_000), "passes over every length; pass 1 meets each length for the first "
+                                               "time, and blocked's pass 2 against its pass 3 is the control, work "
+                                               "that must not differ").field()
+    seed: int = common.SEED.field()
+    modes: tuple = Option(MODES, Names(MODES, "mode"), f"comma-separated, from {', '.join(MODES)}",
+                          shown="all").field()
+    # None: those of SWITCHED in modes, so the default never names a mode that does not run.
+    switch_modes: tuple | None = Option(None, Names(MODES, "mode", none="none", optional=True), "modes of --modes also run with "
+                                        "the device's per-shape switch off, TF_ENABLE_ONEDNN_OPTS=0 on CPU or "
+                                        "TF_CUDNN_USE_AUTOTUNE=0 on a GPU; 'none' for none",
+                                        shown=f"{','.join(SWITCHED)}, those of them in --modes").field()
+
+    def __post_init__(self):
+        if self.switch_modes is None:
+            object.__setattr__(self, "switch_modes", tuple(m for m in SWITCHED if m in self.modes))
+
+    def to_dict(self):
+        # The dtype is not a setting: every worker runs in spec.shapes.DTYPE, and the document says which.
+        return {**asdict(self), "modes": list(self.modes), "switch_modes": list(self.switch_modes), "dtype": DTYPE}
+
+    @property
+    def lengths(self):
+        return range(self.start, self.start + self.count)
+
+    def task(self, mode):
+        return ShapesTask(mode=mode, start=self.start, count=self.count, batch=self.batch, channels=self.channels,
+                          filters=self.filters, kernel=self.kernel, block=self.block, passes=self.passes,
+                          seed=self.seed)
