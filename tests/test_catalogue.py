@@ -84,6 +84,16 @@ MUST_NOT = {
     "explain.against_default": ("explain", rows(lambda r: r.preset == "default"), "only the default preset ran"),
     "explain.traces": ("explain-graph", as_saved, "a user's graph gets its slowest ops, not the Conv2D facts"),
     "explain.slowest_ops": ("explain", as_saved, "the built-in network ran, not a user's graph"),
+    "sweep.fit": ("sweep", extra(fit=[]), "no GraphDef size was fitted against the batch"),
+    "sweep.first_runs": ("sweep", rows(lambda r: r.batch == 20), "each variant ran at one batch only"),
+    "sweep.no_result": ("sweep", as_saved, "every batch produced a result"),
+    "sweep.nothing": ("sweep", as_saved, "every batch produced a result"),
+    "sweep.slope": ("sweep", extra(fit=[]), "no GraphDef size was fitted against the batch"),
+    "sweep.limit": ("sweep", extra(tf_error=None), "the sweep did not probe the tensor limit"),
+    "sweep.against_fed": ("sweep", rows(lambda r: r.variant == "constant"), "no fed variant ran beside constant"),
+    "sweep.boundary": ("sweep", as_saved, "constant's later runs were folded at every batch"),
+    "sweep.growth": ("sweep", rows(lambda r: r.batch == 20), "each variant ran at one batch only"),
+    "sweep.peak_growth": ("sweep", as_saved, "batches 20 to 80 span less than 8 MiB of data: no slope is given"),
 }
 
 

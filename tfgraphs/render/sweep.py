@@ -1,7 +1,6 @@
 """Render a sweep report: every batch x variant, the fitted lines, and what TensorFlow said at the limit."""
 
-from tfgraphs.findings.sweep_answer import answer
-from tfgraphs.findings.sweep import PEAK_SPAN_BYTES, peak_per_example, sentences
+from tfgraphs.findings.sweep import PEAK_SPAN_BYTES, peak_per_example, told
 from tfgraphs.records.sweep import fits
 from tfgraphs.records.stats import ratio
 from tfgraphs.render.page import WIDTH, failures, machine_line, page, runs_text, time_unit
@@ -86,6 +85,7 @@ def render(report, fmt="simple", width=WIDTH, verbose=False, figure=None):
         sections.append((f"Points ({u})", table, legend))
     if ok and fits(report):
         sections.append(("Graph bytes = a * batch + b", *fit_table(report)))
-    return page(head, sections, "What this sweep shows:" if ok else None, sentences(report) if ok else (),
+    headline, findings = told(report)
+    return page(head, sections, "What this sweep shows:" if ok else None, findings if ok else (),
                 failures(report.rows, lambda r: f"batch {r.batch:,} {r.label}"), fmt, width,
-                answer=answer(report) if ok else (), verbose=verbose, figure=figure)
+                answer=headline if ok else (), verbose=verbose, figure=figure)
