@@ -34,6 +34,13 @@ def extra(**changes):
     return edit
 
 
+def record(**changes):
+    """An edit of a saved one-record document (an inspection, a rewrite): values, or functions of the record."""
+    def edit(doc):
+        return replace(doc, **{k: v(doc) if callable(v) else v for k, v in changes.items()})
+    return edit
+
+
 def as_saved(report):
     return report
 
@@ -93,6 +100,21 @@ MUST_NOT = {
     "sweep.against_fed": ("sweep", rows(lambda r: r.variant == "constant"), "no fed variant ran beside constant"),
     "sweep.boundary": ("sweep", as_saved, "constant's later runs were folded at every batch"),
     "sweep.growth": ("sweep", rows(lambda r: r.batch == 20), "each variant ran at one batch only"),
+    "inspect.constants": ("inspect", record(const_nodes=None), "the inspection counted no Const node"),
+    "inspect.elided": ("inspect", as_saved, "every Const lists all the values its shape holds"),
+    "inspect.largest": ("inspect", record(largest_consts=()), "a graph without a Const"),
+    "inspect.repeats": ("inspect", record(repeats=()), "no two Consts hold the same tensor"),
+    "inspect.unembed_hint": ("inspect", as_saved, "the large Consts take less than half of the graph"),
+    "inspect.headroom": ("inspect", record(headroom_bytes=None), "the serialized GraphDef was not measured"),
+    "unembed.size": ("unembed", record(after=None), "the rewritten graph was not measured"),
+    "unembed.left": ("unembed", as_saved, "no large Const is inside a function body"),
+    "unembed.check": ("unembed", record(within=None), "the outputs were not compared"),
+    "unembed.times": ("unembed", record(after=lambda u: {**u.after, "first_run_s": None}),
+                      "the rewritten graph has no timed first run"),
+    "unembed.peak_rss": ("unembed", record(after=lambda u: {**u.after, "peak_rss_bytes": None}),
+                         "the rewritten graph's worker measured no peak"),
+    "unembed.cost": ("unembed", record(unembed_s=None), "the rewrite was not timed"),
+    "unembed.cost_memory": ("unembed", record(unembed_peak_rss_bytes=None), "the rewrite's worker measured no peak"),
     "sweep.peak_growth": ("sweep", as_saved, "batches 20 to 80 span less than 8 MiB of data: no slope is given"),
 }
 

@@ -119,6 +119,21 @@ def said_by(declared, view):
 
 def _said(finding, held, item):
     """The finding's sentences over the view held (and the item, for a finding said per item), when it is said."""
-    if not finding.when(held, *item):
+    if getattr(held, "lacking", False) or not finding.when(held, *item):
         return []
     return [Said(text, finding.kind, finding.needs, getattr(text, "verdicts", ())) for text in finding.say(held, *item)]
+
+
+@dataclass(frozen=True)
+class Record:
+    """The view of a command whose document is one record (an inspection, a rewrite): it, or None where it lacks the
+    evidence a finding needs, and then that finding is not said."""
+
+    record: object
+
+    def having(self, names):
+        return Record(self.record if self.record is not None and has(self.record, names) else None)
+
+    @property
+    def lacking(self):
+        return self.record is None

@@ -1,17 +1,12 @@
-"""Explain an inspection from its own numbers: what the constants take, what repeats, the headroom to 2 GiB."""
+"""What an inspection tells a reader, declared as data: what the constants take, what repeats, the headroom to 2 GiB,
+each from the inspection's own numbers."""
 
-from tfgraphs.findings.evidence import rests_on
+from tfgraphs.findings.evidence import Finding, Record, said_by
 from tfgraphs.spec.limits import GRAPHDEF_LIMIT
 from tfgraphs.spec.owngraph import MIN_BYTES
 from tfgraphs.units import fmt_bytes, shape_text
 
 
-def sentences(s):
-    """What the numbers say about this graph; each sentence depends on them."""
-    return _constants(s) + _elided(s) + _largest(s) + _repeats(s) + _unembed_hint(s) + _headroom(s)
-
-
-@rests_on("const_nodes", "const_node_bytes", "graph_bytes")
 def _constants(s):
     share, one = s.const_node_bytes / s.graph_bytes, s.const_nodes == 1
     return [f"{s.const_nodes:,} Const node{'' if one else 's'} take{'s' if one else ''} "
@@ -19,11 +14,8 @@ def _constants(s):
             + (": most of the graph is constants." if share >= 0.5 else ".")]
 
 
-@rests_on("elided_consts", "const_nodes", "const_bytes")
 def _elided(s):
     k, one = s.elided_consts, s.const_nodes == 1
-    if not k:
-        return []
     who = ("It" if one else "Both" if k == s.const_nodes == 2 else f"All {k:,}" if k == s.const_nodes
            else f"{k:,} of them")
     # tensor_util / tensor.cc: a Const listing fewer values than its shape is filled with its last value.
@@ -34,7 +26,6 @@ def _elided(s):
             f"GraphDef."]
 
 
-@rests_on("largest_consts")
 def _largest(s):
     big = s.largest_consts[0]
     return [f"The largest, {big['name']} ({big['dtype']} {shape_text(big['shape'])}), holds {big['bytes']:,} "
@@ -42,7 +33,6 @@ def _largest(s):
             f"of the graph."]
 
 
-@rests_on("repeats")
 def _repeats(s):
     said = []
     for g in s.repeats[:3]:
@@ -53,7 +43,6 @@ def _repeats(s):
     return said
 
 
-@rests_on("headroom_bytes", "graph_bytes")
 def _headroom(s):
     if s.headroom_bytes < 0:
         return [f"At {s.graph_bytes:,} bytes the graph is past the 2 GiB serialized-GraphDef limit: TensorFlow "
@@ -64,16 +53,67 @@ def _headroom(s):
             f"more bytes{room}"]
 
 
-@rests_on("largest_consts", "graph_bytes")
 def _unembed_hint(s):
     """Suggest unembed when Consts of at least its default size, outside function bodies, are most of the graph."""
-    movable = [c for c in s.largest_consts if c.get("function") is None and c["bytes"] >= MIN_BYTES]
+    movable = _movable(s)
     moved = sum(c["node_bytes"] for c in movable)
-    if not movable or moved < 0.5 * s.graph_bytes:
-        return []
     k = len(movable)
     who = (f"Its largest Const of at least {MIN_BYTES:,} bytes outside function bodies takes" if k == 1 else
            f"Its {k:,} largest Consts of at least {MIN_BYTES:,} bytes outside function bodies take")
     return [f"{who} {fmt_bytes(moved)}, {moved / s.graph_bytes:.1%} of the graph: `tfgraphs unembed {s.path} -o OUT` "
             f"moves such constants into variables restored from a checkpoint, which would leave a GraphDef of about "
             f"{fmt_bytes(s.graph_bytes - moved)}."]
+
+
+def _movable(s):
+    """The largest Consts of at least unembed's default size outside function bodies."""
+    return [c for c in s.largest_consts if c.get("function") is None and c["bytes"] >= MIN_BYTES]
+
+
+def _mostly_movable(s):
+    """True when such Consts take half of the graph or more."""
+    movable = _movable(s)
+    return bool(movable) and sum(c["node_bytes"] for c in movable) >= 0.5 * s.graph_bytes
+
+
+def _each(say):
+    return lambda v: say(v.record)
+
+
+DECLARED = (
+    Finding("inspect.constants", ("const_nodes", "const_node_bytes", "graph_bytes"), lambda v: True,
+            _each(_constants), False,
+            "{n} Const nodes take {bytes}, {share} of the {bytes} GraphDef: most of the graph is constants (where "
+            "they take half of it or more).",
+            "the inspection did not count the graph's Const nodes and their bytes"),
+    Finding("inspect.elided", ("elided_consts", "const_nodes", "const_bytes"), lambda v: v.record.elided_consts,
+            _each(_elided), False,
+            "{n} of them list fewer values than their shapes hold, and TensorFlow fills the rest with the last value "
+            "listed (zeros when none is): expanded, the constants hold {bytes} bytes, against the {bytes} their nodes "
+            "take in the GraphDef.", "every Const lists all the values its shape holds"),
+    Finding("inspect.largest", ("largest_consts",), lambda v: True, _each(_largest), False,
+            "The largest, {name} ({dtype} {shape}), holds {bytes} bytes once expanded; its node takes {bytes}, "
+            "{share} of the graph.", "the graph has no Const node"),
+    Finding("inspect.repeats", ("repeats",), lambda v: True, _each(_repeats), False,
+            "{n} Const nodes hold the same {bytes}-byte tensor ({nodes}): {bytes} bytes of the graph are repeats, "
+            "{n} of them inside function bodies. (three at most)", "no two Const nodes hold the same tensor"),
+    Finding("inspect.unembed_hint", ("largest_consts", "graph_bytes"), lambda v: _mostly_movable(v.record),
+            _each(_unembed_hint), False,
+            "Its {n} largest Consts of at least {bytes} bytes outside function bodies take {bytes}, {share} of the "
+            "graph: `tfgraphs unembed {path} -o OUT` moves such constants into variables ...",
+            "such Consts take less than half of the graph"),
+    Finding("inspect.headroom", ("headroom_bytes", "graph_bytes"), lambda v: True, _each(_headroom), False,
+            "It uses {share} of the 2 GiB GraphDef limit; it could grow by {bytes} more bytes. / At {bytes} bytes "
+            "the graph is past the 2 GiB serialized-GraphDef limit: TensorFlow cannot serialize it.",
+            "the inspection did not measure the serialized GraphDef"),
+)
+
+
+def told(s):
+    """(no answer block, the findings) of one inspection."""
+    return [], said_by(DECLARED, Record(s))
+
+
+def sentences(s):
+    """What the numbers say about this graph; each sentence depends on them."""
+    return told(s)[1]

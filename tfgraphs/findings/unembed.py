@@ -1,13 +1,13 @@
-"""Explain an unembed run from its own numbers: how much the GraphDef shrank, whether outputs match, what it cost."""
+"""What an unembed run tells a reader, declared as data: how much the GraphDef shrank, whether outputs match, what it
+cost, each from the run's own numbers."""
 
 import statistics
 
-from tfgraphs.findings.evidence import judged, rests_on
+from tfgraphs.findings.evidence import Finding, Record, judged, said_by
 from tfgraphs.records.judge import judge
 from tfgraphs.units import fmt_bytes, fmt_s
 
 
-@rests_on("before", "after")
 def _size_sentence(u):
     b, a = u.before["graph_bytes"], u.after["graph_bytes"]
     if not u.moved:
@@ -19,7 +19,6 @@ def _size_sentence(u):
             f"checkpoint: the GraphDef went from {b:,} to {a:,} bytes, {(1 - a / b) * 100:.6g}% smaller."]
 
 
-@rests_on("within", "max_abs_err", "tolerance")
 def _check_sentence(u):
     if u.within:
         return [f"The rewritten graph's outputs equal the original's on the same feeds: the largest absolute "
@@ -28,12 +27,9 @@ def _check_sentence(u):
             f"{u.tolerance:.3g}."]
 
 
-@rests_on("before", "after")
 def _time_sentences(u):
     """First runs after against before, and later runs after against before: each side in its own fresh worker."""
     b, a = u.before, u.after
-    if b["first_run_s"] is None or a["first_run_s"] is None or not b["runs_s"] or not a["runs_s"]:
-        return []
     first = judge([a["first_run_s"]], [b["first_run_s"]])
     said = [judged(f"First run, after against before: {fmt_s(a['first_run_s'])} against {fmt_s(b['first_run_s'])}, "
                    f"{first.says(fmt_s)}: one first run a side, one per fresh worker (--runs repeats only the later "
@@ -41,18 +37,20 @@ def _time_sentences(u):
     later = judge(a["runs_s"], b["runs_s"])
     said.append(judged(f"Later runs, after against before: a median {fmt_s(statistics.median(a['runs_s']))} against "
                        f"{fmt_s(statistics.median(b['runs_s']))}, {later.says(fmt_s)}.", later))
-    if b["peak_rss_bytes"] and a["peak_rss_bytes"]:
-        said.append(f"Peak RSS of the worker running the graph: {fmt_bytes(b['peak_rss_bytes'])} before, "
-                    f"{fmt_bytes(a['peak_rss_bytes'])} after.")
     return said
 
 
-def sentences(u):
-    """What the numbers say about this rewrite; each sentence depends on them."""
-    return _size_sentence(u) + _left(u) + _check_sentence(u) + _time_sentences(u) + _cost_sentences(u)
+def _timed(u):
+    """True when both sides ran a first run and later runs."""
+    b, a = u.before, u.after
+    return not (b["first_run_s"] is None or a["first_run_s"] is None or not b["runs_s"] or not a["runs_s"])
 
 
-@rests_on("left", "min_bytes")
+def _peaks(u):
+    return [f"Peak RSS of the worker running the graph: {fmt_bytes(u.before['peak_rss_bytes'])} before, "
+            f"{fmt_bytes(u.after['peak_rss_bytes'])} after."]
+
+
 def _left(u):
     return [f"{len(u.left):,} Const{'s' if len(u.left) != 1 else ''} of at least {u.min_bytes:,} bytes inside "
             f"function bodies stayed in place ({sum(x['bytes'] for x in u.left):,} bytes)."]
@@ -64,18 +62,62 @@ PHASES = (("read_s", "reading the graph"), ("rewrite_s", "rewriting it"),
           ("assign_s", "handing the values to the variables"), ("save_s", "writing the SavedModel and checkpoint"))
 
 
-@rests_on("unembed_s")
 def _cost_sentences(u):
-    """What the rewrite itself cost: its time by phase, and its memory above TensorFlow's own, in graph sizes."""
+    """What the rewrite itself cost: its time by phase."""
     p = u.unembed_phases
     timed = [f"{what} {fmt_s(p[key])}" for key, what in PHASES if key in p]
     io = p.get("read_s", 0) + p.get("save_s", 0)
-    said = [f"The rewrite took {fmt_s(u.unembed_s)}" + (
+    return [f"The rewrite took {fmt_s(u.unembed_s)}" + (
         f": {', '.join(timed)}; {u.unembed_s / io:.1f}x the time of the reading and writing alone."
         if {"read_s", "save_s"} <= set(p) and io > 0 else ".")]
+
+
+def _cost_memory(u):
+    """The rewrite's memory above TensorFlow's own, in graph sizes."""
     size, peak, base = u.before.get("graph_bytes"), u.unembed_peak_rss_bytes, u.tf_rss_bytes
-    if peak and base and size:
-        said.append(f"Its worker peaked at {fmt_bytes(peak)} RSS, {fmt_bytes(peak - base)} above the "
-                    f"{fmt_bytes(base)} it held once TensorFlow was imported: {(peak - base) / size:.2f}x the "
-                    f"{size:,}-byte GraphDef.")
-    return said
+    return [f"Its worker peaked at {fmt_bytes(peak)} RSS, {fmt_bytes(peak - base)} above the {fmt_bytes(base)} it "
+            f"held once TensorFlow was imported: {(peak - base) / size:.2f}x the {size:,}-byte GraphDef."]
+
+
+def _each(say):
+    return lambda v: say(v.record)
+
+
+DECLARED = (
+    Finding("unembed.size", ("before", "after"), lambda v: True, _each(_size_sentence), False,
+            "{n} Consts ({bytes} bytes) moved into variables restored from the checkpoint: the GraphDef went from "
+            "{bytes} to {bytes} bytes, {share} smaller. / No Const outside a function body holds {bytes} or more, so "
+            "nothing moved; ...", "the rewrite measured no graph before and after"),
+    Finding("unembed.left", ("left", "min_bytes"), lambda v: True, _each(_left), False,
+            "{n} Consts of at least {bytes} bytes inside function bodies stayed in place ({bytes} bytes).",
+            "no Const of that size is inside a function body"),
+    Finding("unembed.check", ("within", "max_abs_err", "tolerance"), lambda v: True, _each(_check_sentence), False,
+            "The rewritten graph's outputs equal the original's on the same feeds: the largest absolute difference is "
+            "{n} (tolerance {n}). / The outputs DIFFER: ...", "the outputs were not compared (--no-check)"),
+    Finding("unembed.times", ("before", "after"), lambda v: _timed(v.record), _each(_time_sentences), False,
+            "First run, after against before: {time} against {time}, {verdict}: one first run a side, ... / Later "
+            "runs, after against before: a median {time} against {time}, {verdict}.",
+            "either graph lacks a timed first run or later runs"),
+    Finding("unembed.peak_rss", ("before", "after"),
+            lambda v: _timed(v.record) and v.record.before["peak_rss_bytes"] and v.record.after["peak_rss_bytes"],
+            _each(_peaks), False, "Peak RSS of the worker running the graph: {bytes} before, {bytes} after.",
+            "either graph lacks a timed run or a measured peak"),
+    Finding("unembed.cost", ("unembed_s",), lambda v: True, _each(_cost_sentences), False,
+            "The rewrite took {time}: reading the graph {time}, rewriting it {time}, ...; {ratio}x the time of the "
+            "reading and writing alone.", "the rewrite was not timed"),
+    Finding("unembed.cost_memory", ("unembed_s",),
+            lambda v: v.record.unembed_peak_rss_bytes and v.record.tf_rss_bytes and v.record.before.get("graph_bytes"),
+            _each(_cost_memory), False,
+            "Its worker peaked at {bytes} RSS, {bytes} above the {bytes} it held once TensorFlow was imported: "
+            "{ratio}x the {bytes}-byte GraphDef.", "the rewrite's worker did not measure its memory"),
+)
+
+
+def told(u):
+    """(no answer block, the findings) of one rewrite."""
+    return [], said_by(DECLARED, Record(u))
+
+
+def sentences(u):
+    """What the numbers say about this rewrite; each sentence depends on them."""
+    return told(u)[1]
