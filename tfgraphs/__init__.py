@@ -7,6 +7,7 @@
 """
 
 from importlib import import_module
+from importlib.util import find_spec
 
 from tfgraphs.errors import UsageError
 
@@ -31,7 +32,9 @@ def __getattr__(name):
         return import_module("tfgraphs.labs")
     if name in _EXPORTS:
         return getattr(import_module(_EXPORTS[name]), name)
-    if not name.startswith("_") and name in _functions():
+    # `from tfgraphs import children` asks for the attribute before importing the submodule: importing the registry
+    # then would import the module being imported again, half made (`import tfgraphs.jobs.runner` first of all).
+    if not name.startswith("_") and find_spec(f"{__name__}.{name}") is None and name in _functions():
         return _functions()[name]
     raise AttributeError(f"module 'tfgraphs' has no attribute {name!r}")
 
