@@ -72,7 +72,7 @@ def declared_section(declared):
             lines += [f"### {title}", ""]
         for f in kinds:
             lines += [f"- **`{f.kind}`**: {f.template}", f"    - Rests on: {_fields(f.needs)}.",
-                      f"    - Not said when {f.unless}.", ""]
+                      f"    - Not said when {f.unless}." if f.unless else "    - Said of every run that holds it.", ""]
     return lines
 
 

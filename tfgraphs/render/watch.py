@@ -2,8 +2,7 @@
 
 import shlex
 
-from tfgraphs.findings.watch import sentences, where
-from tfgraphs.findings.watch_answer import answer
+from tfgraphs.findings.watch import told, where
 from tfgraphs.render.page import WIDTH, page, time_unit
 from tfgraphs.render.table import Table
 from tfgraphs.units import fmt_int, shape_text, sig3
@@ -67,6 +66,6 @@ def render(w, fmt="simple", width=WIDTH, verbose=False, figure=None):
              ("Ops made between a session's runs", w.growth, growth_table), ("Large feeds", w.feeds, feeds_table),
              ("tf.function traces", w.functions, functions_table))
     sections = [(title, *make(w)) for title, held, make in parts if held and (verbose or title != "Large feeds")]
-    said = sentences(w)
+    headline, said = told(w)
     return page(header(w), sections, "What this run shows:" if said else None, said, (), fmt, width,
-                answer=answer(w), verbose=verbose, figure=figure)
+                answer=headline, verbose=verbose, figure=figure)
