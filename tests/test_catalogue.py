@@ -30,7 +30,10 @@ def rows(keep=lambda r: True, **changes):
 def extra(**changes):
     """An edit of a saved document's extra: the attribution, the single-threaded run."""
     def edit(report):
-        return replace(report, extra={**report.extra, **changes})
+        sections = {**report.extra, **changes}
+        # A report that reads its sections into records of their own (read_sections) is rebuilt from them.
+        read = getattr(type(report), "read_sections", None)
+        return replace(report, **read(sections)) if read else replace(report, extra=sections)
     return edit
 
 
@@ -49,6 +52,7 @@ def _without_first_run_rss(r):
     return {k: v for k, v in (r.rss_bytes or {}).items() if k != "first_run"}
 
 
+ONE_PASS = rows(times_s=lambda r: r.times_s[:1])   # a shapes run cut to its first pass: no length seen twice
 # kind -> (saved document, edit of it, why the kind must not be said of it).
 MUST_NOT = {
     "compare.no_result": ("compare", as_saved, "every variant produced a result"),
@@ -129,6 +133,21 @@ MUST_NOT = {
     "watch.new-signature": ("watch", as_saved, "every call site used one set of fed and fetched names"),
     "watch.retracing": ("watch", as_saved, "no tf.function was traced"),
     "watch.first_runs": ("watch", record(status="failed", error="boom"), "the hooks could not watch the script"),
+    "shapes.control_line": ("shapes", as_saved, "blocked ran two passes, so no control compares its pass 2 and 3"),
+    "shapes.worst": ("shapes", ONE_PASS, "no length was seen twice"),
+    "shapes.traces": ("shapes", rows(lambda r: r.mode == "graph"), "only graph ran, which does not trace"),
+    "shapes.no_pair": ("shapes", as_saved, "the answer has lines to tell"),
+    "shapes.nothing": ("shapes", as_saved, "every mode produced a result"),
+    "shapes._devices": ("shapes", rows(status="failed", error="boom"), "no mode produced a result"),
+    "shapes.one_pass": ("shapes", as_saved, "the modes saw each length twice"),
+    "shapes._control": ("shapes", ONE_PASS, "no length was seen twice"),
+    "shapes._penalties": ("shapes", ONE_PASS, "no length was seen twice"),
+    "shapes._tracing": ("shapes", ONE_PASS, "no length was seen twice"),
+    "shapes._retracing": ("shapes", as_saved, "function paid no new-length cost the judge tells apart"),
+    "shapes._remedy": ("shapes", rows(lambda r: r.mode != "blocked"), "blocked did not run"),
+    "shapes._switch": ("shapes", ONE_PASS, "no length was seen twice"),
+    "shapes._first_call": ("shapes", ONE_PASS, "no length was seen twice"),
+    "shapes.accuracy": ("shapes", ONE_PASS, "no length was seen twice: the one-pass sentence stands alone"),
     "sweep.peak_growth": ("sweep", as_saved, "batches 20 to 80 span less than 8 MiB of data: no slope is given"),
 }
 

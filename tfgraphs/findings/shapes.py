@@ -1,4 +1,5 @@
-"""Explain a shapes report from its own numbers: what a new input length cost each mode, and why.
+"""What a shapes report tells a reader, declared as data: what a new input length cost each mode, and why; the
+headline ones open the page. All are said over one view of the report's rows.
 
 Every comparison asks the judge (tfgraphs.records.judge), length by length (paired). blocked does the same
 fixed-shape work in its pass 2 and pass 3, on lengths already seen, so the one against the other is the control: when
@@ -6,276 +7,151 @@ it differs, the machine or the order of the calls moved the times, and every tim
 "disturbed run".
 """
 
-from tfgraphs.findings.cases import short_s
-from tfgraphs.findings.evidence import judged, rests_on
-from tfgraphs.findings.shapes_costs import (CONTROL, CONTROL_PASSES, control_verdict, costs_by_mode, judge, later_label,
-                                            report_cost, short_device, signed, split, timed)
-from tfgraphs.records.judge import DISTURBED
-from tfgraphs.spec.shapes import AUTOTUNE, SWITCH_NAMES
-from tfgraphs.units import fmt_s, join
+from dataclasses import dataclass, replace
+
+from tfgraphs.findings import shapes_said as said
+from tfgraphs.findings.evidence import Finding, has, said_by
+from tfgraphs.findings.shapes_costs import CONTROL, control_verdict, costs_by_mode, report_cost, split
+from tfgraphs.findings.shapes_said import retracing_verdict
+
+# Reached here by the page and the tests.
+__all__ = ["DECLARED", "answer", "control_verdict", "report_cost", "retracing_verdict", "sentences", "told"]
+SHOWN = 5   # answer lines at most
+
+
+@dataclass(frozen=True)
+class View:
+    """The report, its main modes' ok rows and the ok rows run with the switch off."""
+
+    report: object
+    ok: tuple
+    off: tuple
+    whole: object = None
+
+    @classmethod
+    def of(cls, report):
+        main, off = split(report)
+        return cls(report, tuple(r for r in main if r.ok), tuple(r for r in off if r.ok))
+
+    def having(self, names):
+        """The view over the rows that hold every field in names."""
+        def kept(rows):
+            return tuple(r for r in rows if has(r, names))
+        return replace(self, report=replace(self.report, rows=kept(self.report.rows)), ok=kept(self.ok),
+                       off=kept(self.off), whole=self.whole or self)
+
+
+def _passes(v):
+    """True when some mode saw a length twice (in the whole report): the new-length cost can be measured."""
+    w = v.whole or v
+    return bool(w.ok) and any(c.seen is not None for c in costs_by_mode(w.report, list(w.ok)).values())
+
+
+def _worst_judged(v):
+    """True when some mode besides the control saw lengths twice and the control did not move."""
+    ok, control = list(v.ok), control_verdict(v.report, list(v.ok))
+    return (any(c.mode != CONTROL and c.seen is not None for c in costs_by_mode(v.report, ok).values())
+            and not (control is not None and control.differs))
+
+
+def _of(fn, *more):
+    """fn over the view's report and ok rows (and the rows run with the switch off)."""
+    return lambda v: fn(v.report, list(v.ok), *([list(v.off)] if more else []))
+
+
+def _remedy(v):
+    """blocked's throughput against every other mode's; where the control did not move, function-signature (with
+    its trace count) tells the fixed signature's part apart."""
+    control = control_verdict(v.report, list(v.ok))
+    if control is not None and control.differs:
+        return said._remedy(v.report, list(v.ok))
+    traced = v.having(("traces",))
+    return said._remedy(v.report, list(v.ok)) + said._signature_alone(traced.report, list(traced.ok))
+
+
+def _every(v):
+    return "Every mode" if all(r.ok for r in (v.whole or v).report.rows) else "Every mode that finished"
+
+
+MEASURED = ("times_s", "khz")
+ANSWER = (
+    Finding("shapes.control_line", MEASURED, lambda v: control_verdict(v.report, list(v.ok)) is not None,
+            _of(said.control_line), True,
+            "Control: blocked (fixed blocks of {n}), pass 2 against pass 3: {verdict}. / Disturbed run: blocked's "
+            "pass 2 and pass 3, identical fixed-shape work, moved apart ({verdict}); ...",
+            "blocked did not run three passes"),
+    Finding("shapes.worst", MEASURED, _worst_judged, _of(said.worst), True,
+            "A new length cost {mode} a median {time} a call: pass 1 against {passes}, paired by length, {verdict}. "
+            "/ No mode's pass 1 differed from {passes}, paired by length.",
+            "no mode saw a length twice, or the control moved"),
+    Finding("shapes.traces", ("traces",), lambda v: any(r.mode.startswith("function") or r.mode == "blocked"
+                                                         for r in v.ok),
+            lambda v: said.traces_line(list(v.ok)), True, "tf.function traced {mode} {n}x, ...",
+            "no mode that traces ran"),
+)
+NONE = Finding("shapes.no_pair", (), lambda v: not said_by(ANSWER, v.whole or v),
+               lambda v: ["No mode measured a new length against a seen one (--passes 2 or more does)."], True,
+               "No mode measured a new length against a seen one (--passes 2 or more does).",
+               "any other answer line is said")
+# The findings said before they were declared keep the kinds saved documents already hold (module._function).
+FINDINGS = (
+    Finding("shapes.nothing", (), lambda v: not v.ok,
+            lambda v: ["No mode produced a result, so there is nothing to explain."], False,
+            "No mode produced a result, so there is nothing to explain.", "some mode produced a result"),
+    Finding("shapes._devices", ("device",), lambda v: v.ok, _of(said._devices), False,
+            "No GPU was visible and every mode ran on {device}, so cuDNN autotuning does not apply here. / A GPU was "
+            "visible ...", "no mode produced a result"),
+    Finding("shapes.one_pass", (), lambda v: v.ok and not _passes(v),
+            lambda v: ["With one pass no length was seen twice, so the per-new-length cost cannot be measured; run "
+                       "with --passes 2 or more."], False,
+            "With one pass no length was seen twice, so the per-new-length cost cannot be measured; run with "
+            "--passes 2 or more.", "some mode ran two passes or more"),
+    Finding("shapes._control", MEASURED, _passes, _of(said._control), False,
+            "Control: blocked (blocks of {n}) does the same fixed-shape work in its pass 2 and pass 3, ...: {verdict}. "
+            "/ Disturbed run: ... / blocked did not run 3 passes ...", "no mode saw a length twice"),
+    Finding("shapes._penalties", MEASURED, _passes, _of(said._penalties), False,
+            "Pass 1 against {passes} in {mode}, paired by length: {verdict}; pass 1 the slower on {n} of {n} lengths: "
+            "a new length added a median {time} to a {time} call.", "no mode saw a length twice"),
+    Finding("shapes._tracing", ("traces",), _passes, _of(said._tracing), False,
+            "For {n} distinct lengths, tf.function traced {mode} {n} times, ... / graph built {n} graph(s) ...",
+            "no mode saw a length twice, or no trace was counted"),
+    Finding("shapes._retracing", ("traces", *MEASURED), _passes, _of(said._retracing), False,
+            "function traced {n} times to function-signature's {n}; the cost of a new length ... in function against "
+            "function-signature, ...: {verdict}: ...",
+            "function paid no new-length cost, or function-signature did not trace once"),
+    Finding("shapes._remedy", MEASURED, lambda v: _passes(v) and said.remedy_compared(v.report, list(v.ok)),
+            _remedy, False,
+            "blocked's throughput (blocks of {n}) on lengths seen for the first time (...): higher than every other "
+            "mode / ... (against {mode}: {verdict}; ...). function-signature, which fixes only the input signature "
+            "(it traced {n} times), beside blocked, ...: its pass 1 against {passes}, paired by length: {verdict}; "
+            "{meaning}.", "blocked or every other mode saw no length twice"),
+    Finding("shapes._switch", (*MEASURED, "env"), lambda v: _passes(v) and v.report.extra.get("switch") is not None,
+            _of(said._switch, "off"), False,
+            "{switch} in {mode}: pass 1 against {passes}, paired by length, with {switch}=1: {verdict}; with "
+            "{switch}=0: {verdict}. / ... was not switched off in this run (no --switch-modes).",
+            "the run named no switch (oneDNN, cuDNN autotuning)"),
+    Finding("shapes._first_call", MEASURED, _passes, _of(said._first_call), False,
+            "The very first call in each of the {n} main workers took {time}; against the same worker's median "
+            "pass-1 call, paired by worker: {verdict}. ...", "no mode saw a length twice"),
+    Finding("shapes.accuracy", ("max_rel_err",), lambda v: _passes(v) and v.ok,
+            lambda v: [f"{_every(v)} matched a float64 NumPy reference to "
+                       f"{max(r.max_rel_err for r in (*v.ok, *v.off)):.2e} relative error or better."], False,
+            "Every mode (that finished) matched a float64 NumPy reference to {error} relative error or better.",
+            "no mode saw a length twice"),
+)
+DECLARED = ANSWER + (NONE,) + FINDINGS
+
+
+def told(report):
+    """(the answer, the findings): every declaration said over one view of the report, split by headline."""
+    return answer(report), sentences(report)
+
+
+def answer(report):
+    """At most five lines: the control, the mode whose pass 1 paid most, and the trace counts."""
+    return said_by(ANSWER + (NONE,), View.of(report))[:SHOWN]
+
 
 def sentences(report):
     """Sentences that hold for this report's numbers; each one disappears or changes when they do not."""
-    main, off = split(report)
-    ok = [r for r in main if r.ok]
-    if not ok:
-        return ["No mode produced a result, so there is nothing to explain."]
-    said = _devices(report, ok)
-    if all(c.seen is None for c in costs_by_mode(report, ok).values()):
-        return said + ["With one pass no length was seen twice, so the per-new-length cost cannot be measured; "
-                       "run with --passes 2 or more."]
-    said += _control(report, ok)
-    said += _penalties(report, ok)
-    said += _tracing(report, ok)
-    said += _retracing(report, ok)
-    said += _remedy(report, ok)
-    said += _switch(report, ok, [r for r in off if r.ok])
-    said += _first_call(report, ok)
-    worst = max(r.max_rel_err for r in ok + [r for r in off if r.ok])
-    every = "Every mode" if all(r.ok for r in report.rows) else "Every mode that finished"
-    said.append(f"{every} matched a float64 NumPy reference to {worst:.2e} relative error or better.")
-    return said
-
-
-# Modes run in workers of their own: a comparison between modes pairs lengths across two workers, one a mode.
-ACROSS = "paired by length across the two modes' workers (one a mode: a worker's own speed is not separated)"
-ON_OFF = "paired by length across the two workers (one each: a worker's own speed is not separated)"
-
-
-@rests_on("device")
-def _devices(report, ok):
-    if not ok:
-        return []
-    devices = sorted({short_device(r.device) or "?" for r in ok})
-    where = f"every mode ran on {devices[0]}" if len(devices) == 1 else f"the modes ran on {join(devices)}"
-    if report.extra.get("switch") == AUTOTUNE:
-        return [f"A GPU was visible and {where}; cuDNN autotuning is likely to apply to the convolutions placed on "
-                f"it (not measured on a GPU by this tool)."]
-    return [f"No GPU was visible and {where}, so cuDNN autotuning does not apply here."]
-
-
-@rests_on("times_s", "khz")
-def _control(report, ok):
-    """The control's own verdict: it decides whether any other time or throughput verdict is said."""
-    control = control_verdict(report, ok)
-    if not any(c.seen is not None for c in costs_by_mode(report, ok).values()):
-        return []
-    if control is None:
-        return [f"blocked did not run {CONTROL_PASSES[1] + 1} passes (--passes {CONTROL_PASSES[1] + 1}), so no "
-                f"control checked that the passes met the same machine: the verdicts below are not guarded against "
-                f"a change of load."]
-    work = (f"blocked (blocks of {report.config['block']}) does the same fixed-shape work in its pass 2 and pass 3, "
-            f"on lengths it has already seen, so they must not differ")
-    if control.differs:
-        faster = control.n_a - control.above
-        return [judged(f"Disturbed run: {work}, yet pass 2 against pass 3, paired by length, "
-                       f"{control.says()}, pass 2 the {'faster' if control.smaller else 'slower'} on "
-                       f"{faster if control.smaller else control.above} of {control.n_a} lengths. The machine's load "
-                       f"or the order of the calls moved the times, so this run states no new-length cost and no "
-                       f"ratio between modes; run it again on a quieter machine.", control)]
-    return [judged(f"Control: {work}; pass 2 against pass 3, paired by length: {control.says()}.", control)]
-
-
-@rests_on("times_s", "khz")
-def _penalties(report, ok):
-    costs, later, said = costs_by_mode(report, ok), later_label(report), []
-    judged_costs = [c for c in costs.values() if c.mode != CONTROL and c.seen is not None]
-    disturbed = [c for c in judged_costs if c.penalty.outcome == DISTURBED]
-    if disturbed:
-        verdict = disturbed[0].penalty
-        said.append(judged(f"Pass 1 against {later} in {join([c.mode for c in disturbed])}: "
-                           f"{verdict.says()}.", verdict))
-    for c in sorted((c for c in judged_costs if c not in disturbed), key=lambda c: -c.penalty.effect):
-        v = c.penalty
-        text = f"Pass 1 against {later} in {c.mode}, paired by length: {v.says()}"
-        if v.larger:
-            text += (f"; pass 1 the slower on {v.above} of {v.n_a} lengths: a new length added a median "
-                     f"{signed(c.extra_s)} to a {short_s(c.seen_s)} call")
-        elif v.smaller:
-            text += f"; pass 1 the faster on {v.n_a - v.above} of {v.n_a} lengths"
-        said.append(judged(text + ".", v))
-    return said
-
-
-@rests_on("traces")
-def _tracing(report, ok):
-    n, said = report.config["count"], []
-    traced = [r for r in ok if r.traces is not None and r.mode != "graph"]
-    if traced:
-        parts = [f"{r.mode} {r.traces} time{'s' if r.traces != 1 else ''}" for r in traced]
-        said.append(f"For {n} distinct lengths, tf.function traced " + join(parts) + ".")
-    graph = next((r for r in ok if r.mode == "graph" and r.traces is not None), None)
-    if graph is not None and graph.traces == 1:
-        said.append(f"graph built {graph.traces} graph with a [None, None, {report.config['channels']}] placeholder "
-                    f"and ran all {n} lengths in it.")
-    elif graph is not None:
-        said.append(f"graph built {graph.traces} graphs for {n} distinct lengths.")
-    return said
-
-
-@rests_on("traces", "times_s", "khz")
-def _retracing(report, ok):
-    """How much of function's new-length cost retracing explains, when function-signature traced just once."""
-    costs = costs_by_mode(report, ok)
-    f, s = costs.get("function"), costs.get("function-signature")
-    traces = {r.mode: r.traces for r in ok}
-    once, many = traces.get("function-signature"), traces.get("function")
-    # The two differ by retracing alone only if function-signature traced once and function more than that.
-    if not (f and s and f.penalized and once == 1 and many is not None and many > once):
-        return []
-    retrace = retracing_verdict(f, s)
-    head = (f"function traced {many} times to function-signature's {once}; the cost of a new length (pass 1 minus "
-            f"{later_label(report)}, length by length) in function against function-signature, {ACROSS}: "
-            f"{retrace.says(signed)}")
-    if retrace.larger:
-        return [judged(f"{head}: that much of function's new-length cost is absent where the signature is fixed, and "
-                       f"the trace counts say function retraced.", retrace)]
-    return [judged(f"{head}: this run does not show function's new-length cost to be retracing.", retrace)]
-
-
-def retracing_verdict(f, s):
-    """function's new-length costs against function-signature's, length by length: each a difference within one
-    worker, so the two workers' own speeds cancel; guarded by the control like every time."""
-    return judge(f.differences, s.differences, paired=True, scale="shift", control=f.control)
-
-
-def _against_every(mine, theirs, control, what):
-    """mine's throughput against each other mode's, paired by length: one clause and the verdicts.
-
-    A "higher" is said only when every one of those verdicts is larger.
-    """
-    verdicts = {m: judge(mine, t, paired=True, control=control) for m, t in theirs.items()}
-    each = "; ".join(f"against {m}: {v.says()}" for m, v in verdicts.items())
-    higher = [m for m, v in verdicts.items() if v.larger]
-    lower = [m for m, v in verdicts.items() if v.smaller]
-    rest = [m for m in verdicts if m not in higher and m not in lower]
-    if len(higher) == len(verdicts):
-        sum_up = "higher than every other mode"
-    elif len(rest) == len(verdicts):
-        sum_up = "not shown to differ from any other mode"
-    else:
-        parts = ([f"higher than {join(higher)}"] if higher else []) + ([f"lower than {join(lower)}"] if lower else [])
-        parts += [f"not shown to differ from {join(rest)}"] if rest else []
-        sum_up = ", ".join(parts) + ", so not higher than every other mode"
-    return f"{what}: {sum_up} ({each})", tuple(verdicts.values())
-
-
-@rests_on("times_s", "khz")
-def _remedy(report, ok):
-    costs, later = costs_by_mode(report, ok), later_label(report)
-    b = costs.get(CONTROL)
-    others = {c.mode: c for c in costs.values() if c.mode != CONTROL and c.seen is not None}
-    if b is None or b.seen is None or not others:
-        return []
-    control = control_verdict(report, ok)
-    head = f"blocked's throughput (blocks of {report.config['block']})"
-    if control is not None and control.differs:
-        # Two numbers from a moving machine make no ratio: the control's own numbers are all that is printed.
-        moved = [judge(mine, c_khz, paired=True, control=control) for c in others.values()
-                 for mine, c_khz in ((b.new_khz, c.new_khz), (b.seen_khz, c.seen_khz))]
-        return [judged(f"{head} against every other mode: {moved[0].says()}.", *moved)]
-    said = []
-    for what, mine, theirs in (
-            (f"{head} on lengths seen for the first time (pass 1 against pass 1, {ACROSS})", b.new_khz,
-             {m: c.new_khz for m, c in others.items()}),
-            (f"{head} on lengths already seen ({later} against {later}, {ACROSS})", b.seen_khz,
-             {m: c.seen_khz for m, c in others.items()})):
-        text, verdicts = _against_every(mine, theirs, control, what)
-        said.append(judged(text + ".", *verdicts))
-    return said + _signature_alone(report, ok)
-
-
-@rests_on("traces", "times_s", "khz")
-def _signature_alone(report, ok):
-    """blocked fixes both the input signature and the block's shape; function-signature fixes the signature alone,
-    so the two effects are told apart by it, with its trace count."""
-    sig = costs_by_mode(report, ok).get("function-signature")
-    traced = {r.mode: r.traces for r in ok}.get("function-signature")
-    if sig is None or sig.seen is None or traced is None:
-        return []
-    v = sig.penalty
-    f = costs_by_mode(report, ok).get("function")
-    direct = retracing_verdict(f, sig) if f is not None and f.seen is not None else None
-    # "Removed" needs function's cost shown larger than function-signature's, not only the latter within a margin.
-    meaning = ("the fixed signature alone did not remove the cost of new lengths" if v.larger else
-               "the fixed signature alone removed what function paid per new length (function's cost against "
-               f"function-signature's: {direct.brief(signed)})" if direct is not None and direct.larger else
-               "this run does not tell what the fixed signature alone did")
-    return [judged(f"function-signature, which fixes only the input signature (it traced {traced} "
-                   f"time{'s' if traced != 1 else ''}), beside blocked, which also fixes the block's shape: its pass 1 "
-                   f"against {later_label(report)}, paired by length: {v.says()}; {meaning}.", v)]
-
-
-@rests_on("times_s", "khz", "env")
-def _switch(report, ok, off):
-    switch = report.extra.get("switch")
-    if switch is None:
-        return []
-    name = SWITCH_NAMES[switch]
-    if not report.config.get("switch_modes"):
-        return [f"{name} was not switched off in this run (no --switch-modes)."]
-    later, said, control = later_label(report), [], control_verdict(report, ok)
-    untested = " (this GPU path is untested)" if switch == AUTOTUNE else ""
-    for r_off in off:
-        r_on = next((r for r in ok if r.mode == r_off.mode), None)
-        if r_on is None or not (timed(r_on) and timed(r_off)):
-            continue
-        on, of = (report_cost(report, r, control) for r in (r_on, r_off))
-        if on.seen is None:
-            continue
-        mode = r_on.mode
-        if control is not None and control.differs:
-            # One sentence for the lot: each verdict would print the same control numbers and no ratio.
-            moved = on.penalty
-            said.append(judged(f"{name} in {mode}{untested}, on against off: no time or throughput is compared, "
-                               f"{moved.says()}.", moved))
-            continue
-        said.append(judged(f"{name} in {mode}{untested}: pass 1 against {later}, paired by length, with "
-                           f"{switch}=1: {on.penalty.says()}; with {switch}=0: {of.penalty.says()}.",
-                           on.penalty, of.penalty))
-        added = judge(on.differences, of.differences, paired=True, scale="shift", control=control)
-        said.append(judged(f"The time a new length added to a call in {mode} with {name} on against off, "
-                           f"{ON_OFF}: {added.says(signed)}" +
-                           (f": {name} accounts for part of each new length's cost in {mode}." if added.larger
-                            else "."), added))
-        first = judge(on.new_khz, of.new_khz, paired=True, control=control)
-        again = judge(on.seen_khz, of.seen_khz, paired=True, control=control)
-        said.append(judged(f"{mode}'s throughput with {name} on against off, {ON_OFF}: on lengths seen for "
-                           f"the first time (pass 1 against pass 1) {first.says()}; on lengths already seen "
-                           f"({later} against {later}) {again.says()}.", first, again))
-    return said
-
-
-@rests_on("times_s", "khz")
-def _first_call(report, ok):
-    """The very first call of each worker against that worker's median pass-1 call: pairs, one per worker; what the
-    first call traced (TensorFlow's own count after it) says whether the difference is start-up alone."""
-    costs = costs_by_mode(report, ok)
-    if not costs:
-        return []
-    v = judge([c.first_s for c in costs.values()], [c.new_s for c in costs.values()], paired=True)
-    low, high = min(c.first_s for c in costs.values()), max(c.first_s for c in costs.values())
-    took = fmt_s(high) if fmt_s(low) == fmt_s(high) else f"{fmt_s(low)} to {fmt_s(high)}"
-    each = "the worker" if len(costs) == 1 else f"each of the {len(costs)} main workers"
-    return [judged(f"The very first call in {each} took {took}; against the same worker's median pass-1 call, paired "
-                   f"by worker: {v.says()}. " + _first_traced([r for r in ok if r.mode in costs], report)
-                   + "The first length is left out of the per-length statistics.", v)]
-
-
-def _first_traced(rows, report):
-    """What each worker's first call traced, by TensorFlow's count after it, and what that makes its difference."""
-    counted = [r for r in rows if r.first_call_traces is not None and r.traces is not None]
-    if not counted:
-        return "What that first call traced was not recorded, so start-up is not told apart from tracing. "
-    n, uncounted = report.config["count"], [r.mode for r in rows if r not in counted]
-    each = join([f"{r.mode} {r.first_call_traces} (of {r.traces} for {n} lengths)" for r in counted]
-                + ([f"no count in {join(uncounted)}"] if uncounted else []))
-    every = [r.mode for r in counted if r.first_call_traces >= 1 and r.traces >= n]
-    once = [r.mode for r in counted if r.first_call_traces >= 1 and r.traces < n]
-    said = f"That first call traced or built a graph, by the count right after it: {each}. "
-    if every:
-        said += (f"{join(every)} traced every new length, so its pass-1 calls traced too and its difference is not "
-                 f"tracing. ")
-    if once:
-        said += f"In {join(once)} the first call's trace is among its difference: start-up and tracing together. "
-    return said
+    return said_by(FINDINGS, View.of(report))

@@ -1,7 +1,6 @@
 """Render a shapes report: per-mode costs, the backend switch, per-length times, and why (no TensorFlow here)."""
 
-from tfgraphs.findings.shapes_answer import answer
-from tfgraphs.findings.shapes import sentences
+from tfgraphs.findings.shapes import told
 from tfgraphs.findings.shapes_costs import control_verdict, costs_by_mode, later_label, report_cost, short_device, split
 from tfgraphs.records.judge import DISTURBED, FEWEST, SIGNED_RANK, ratio_text
 from tfgraphs.records.stats import median_or_none
@@ -142,6 +141,7 @@ def render(report, fmt="simple", width=WIDTH, verbose=False, figure=None):
         if found is not None:
             table, legend, u = found
             sections.append((f"{title} ({u})", table, legend))
-    return page(head, sections, "What this run shows:" if ok else None, sentences(report) if ok else (),
+    headline, findings = told(report)
+    return page(head, sections, "What this run shows:" if ok else None, findings if ok else (),
                 failures(report.rows, mode_label(report)), fmt, width,
-                answer=answer(report) if ok else (), verbose=verbose, figure=figure)
+                answer=headline if ok else (), verbose=verbose, figure=figure)
