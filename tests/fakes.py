@@ -51,3 +51,12 @@ def in_process(task, env=None):
     except Exception as exc:  # as the protocol does: the first line of the message, after the exception's type
         message = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
         return {"status": "failed", "error": f"{type(exc).__name__}: {message}"[:500]}
+
+
+def results(command, config, rows, extra=None, **more):
+    """A command's typed results from its config and other sections as its saved document holds them."""
+    from tfgraphs.records.results import DOCUMENTS
+
+    kind = DOCUMENTS[command]
+    asked = kind.read_config(config) if isinstance(config, dict) else config
+    return kind(config=asked, rows=tuple(rows), **kind.read_sections(extra or {}), **more)

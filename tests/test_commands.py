@@ -19,7 +19,7 @@ NAMES = set(COMMANDS)
 def test_each_entry_holds_its_commands_parts(name):
     command = COMMANDS[name]
     assert dataclasses.is_dataclass(command.config) and callable(command.job.plan) and callable(command.job.run)
-    assert callable(command.render) and hasattr(command.document.record, "from_dict")
+    assert callable(command.render) and hasattr(command.document, "from_dict") and command.document.command == name
     assert (command.figure is None) == (command.shows is None)
     assert command.lines is None or isinstance(command.lines, csv.Lines)
     assert getattr(tfgraphs, name) is FUNCTIONS[name] and name in tfgraphs.__all__

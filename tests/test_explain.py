@@ -13,7 +13,7 @@ from conftest import EXPLAINED, run_cli, run_main, words
 from tfgraphs.findings.explain import sentences, share_text
 from tfgraphs.fileio import write_doc
 from tfgraphs.records.explain import attribute, attributions
-from tfgraphs.records.results import Results
+from fakes import results
 from tfgraphs.records.rows import Measurement, Row
 from tfgraphs.records.judge import judge
 from tfgraphs.spec import network
@@ -127,7 +127,7 @@ def test_attribution_arithmetic(tmp_path, capfd):
     (a,) = attributions(rows)
     assert a == pytest.approx({"variant": "constant", "excess_s": 10.0, "grappler_s": 4.0, "folding_s": 3.0,
                                "rest_s": 2.0, "interaction_s": 1.0})
-    report = Results("explain", {"batch": 10, "dtype": "float64", "runs": 3, "trials": 4, "seed": 0},
+    report = results("explain", {"batch": 10, "dtype": "float64", "runs": 3, "trials": 4, "seed": 0},
                     tuple(rows), extra={"attribution": [a]})
     path = tmp_path / "hand.json"
     write_doc(report.to_dict(), path)
@@ -184,7 +184,7 @@ def test_rows_without_fresh_worker_first_runs_get_no_first_run_sentence():
 def test_no_excess_no_part_is_real(tmp_path, capfd):
     rows = [make_row("constant", p, 0.0, spread=0.2, trials=5)
             for p in ("default", "no-grappler", "no-folding", "bare")]
-    report = Results("explain", {"batch": 10, "dtype": "float64", "runs": 3, "trials": 5, "seed": 0},
+    report = results("explain", {"batch": 10, "dtype": "float64", "runs": 3, "trials": 5, "seed": 0},
                     tuple(rows), extra={"attribution": attributions(rows)})
     path = tmp_path / "zero.json"
     write_doc(report.to_dict(), path)
@@ -208,7 +208,7 @@ def test_three_first_runs_a_side_cannot_tell_where_the_range_rule_called_a_diffe
            make_row("placeholder", "bare", 1.2, later=2.4, spread=0.1)]
     bare, default = (r.first_run_excesses_s for r in reversed(fed))
     assert old_range_rule(bare, default)
-    text = words(" ".join(sentences(Results("explain", {"batch": 10, "dtype": "float64", "runs": 3, "trials": 3},
+    text = words(" ".join(sentences(results("explain", {"batch": 10, "dtype": "float64", "runs": 3, "trials": 3},
                                             tuple(fed), extra={"attribution": []}))))
     assert ("placeholder: the first run's excess over the later runs, against 100.0 ms by default: 1.20 s with "
             "bare, cannot tell with n=3 and 3 (a rank test needs 4 a side) (1.10 s, no 95% CI at this n; p=0.1); "
@@ -219,7 +219,7 @@ def test_three_first_runs_a_side_cannot_tell_where_the_range_rule_called_a_diffe
 def test_four_first_runs_a_side_that_do_not_overlap_differ_with_their_interval():
     fed = [make_row("placeholder", "default", 0.1, later=2.4, spread=0.1, trials=4),
            make_row("placeholder", "bare", 1.2, later=2.4, spread=0.1, trials=4)]
-    text = words(" ".join(sentences(Results("explain", {"batch": 10, "dtype": "float64", "runs": 3, "trials": 4},
+    text = words(" ".join(sentences(results("explain", {"batch": 10, "dtype": "float64", "runs": 3, "trials": 4},
                                             tuple(fed), extra={"attribution": []}))))
     assert ("placeholder: the first run's excess over the later runs, against 100.0 ms by default: 1.20 s with "
             "bare, differs (1.10 s, 95% CI 1.00 s to 1.20 s; n=4 and 4, p=0.029).") in text
@@ -233,7 +233,7 @@ def test_one_outlier_among_four_does_not_differ():
     rows = [row("default", (0.10, 0.11, 0.12, 1.15)), row("bare", (1.10, 1.12, 1.14, 1.16))]
     verdict = judge(rows[1].first_run_excesses_s, rows[0].first_run_excesses_s, scale="shift")
     assert not verdict.differs
-    text = words(" ".join(sentences(Results("explain", {"batch": 10, "dtype": "float64", "runs": 1, "trials": 4},
+    text = words(" ".join(sentences(results("explain", {"batch": 10, "dtype": "float64", "runs": 1, "trials": 4},
                                             tuple(rows), extra={"attribution": []}))))
     assert "with bare, cannot tell with n=4 and 4 (" in text and "differs" not in text
 
@@ -241,7 +241,7 @@ def test_one_outlier_among_four_does_not_differ():
 def test_no_difference_is_not_said_on_three_a_side():
     # Identical first runs, 3 a side: the interval is unbounded, so "no difference" is not said.
     same = [make_row("placeholder", p, 1.0, spread=0.0) for p in ("default", "bare")]
-    text = words(" ".join(sentences(Results("explain", {"batch": 10, "dtype": "float64", "runs": 3, "trials": 3},
+    text = words(" ".join(sentences(results("explain", {"batch": 10, "dtype": "float64", "runs": 3, "trials": 3},
                                             tuple(same), extra={"attribution": []}))))
     assert "no difference" not in text and "cannot tell with n=3 and 3" in text
 
@@ -275,7 +275,7 @@ def four_presets(excesses, later=1.0, spread=0.0, trials=3):
 
 def explain_text(rows, single=None):
     extra = {"attribution": attributions(rows), **({"single_thread": single} if single else {})}
-    report = Results("explain", {"batch": 10, "dtype": "float64", "runs": 3, "trials": 3, "seed": 0}, tuple(rows),
+    report = results("explain", {"batch": 10, "dtype": "float64", "runs": 3, "trials": 3, "seed": 0}, tuple(rows),
                     extra=extra)
     return words(" ".join(sentences(report)))
 
@@ -310,7 +310,7 @@ def test_interaction_is_tabled_with_its_sign_and_never_judged(bare, interaction)
     rows = four_presets({"default": 10.0, "no-grappler": 9.0, "no-folding": 4.0, "bare": bare}, trials=4)
     extra = {"attribution": attributions(rows)}
     assert extra["attribution"][0]["interaction_s"] == pytest.approx(float(interaction))
-    table, legend, _ = attribution_table(Results("explain", {"batch": 10, "dtype": "float64", "trials": 4},
+    table, legend, _ = attribution_table(results("explain", {"batch": 10, "dtype": "float64", "trials": 4},
                                                 tuple(rows), extra=extra))
     # No two presets' first runs differ by the interaction, so no verdict bounds a share of it.
     ((_, _, grappler, _, _, inter),) = table.rows

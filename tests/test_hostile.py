@@ -258,16 +258,16 @@ def test_a_remote_run_gets_a_deadline_unless_one_is_given(target, given, used):
 
     from tfgraphs.api.running import REMOTE_TIMEOUT_S, measure
     from tfgraphs.jobs.plan import Plan
-    from tfgraphs.records.results import Results
+    from fakes import results
 
     seen = {}
 
     def run(config, plan, progress, timeout=None):
         seen["timeout"] = timeout
-        return Results("compare", {}, ())
+        return results("compare", {}, ())
 
     job = SimpleNamespace(plan=lambda config: Plan({}, (), workers=1), run=run)
-    measure(job, SimpleNamespace(target=target), quiet=True, timeout=given)
+    measure(None, job, SimpleNamespace(target=target), quiet=True, timeout=given)
     assert seen["timeout"] == used and REMOTE_TIMEOUT_S == 600.0
 
 

@@ -11,7 +11,7 @@ from conftest import words
 from tfgraphs.findings import compare as why
 from tfgraphs.findings import sweep as growth
 from tfgraphs.records import sweep as fits
-from tfgraphs.records.results import Results
+from fakes import results
 from tfgraphs.records.rows import Measurement, Row
 from tfgraphs.spec import network
 from tfgraphs.spec.protocol import to_argv
@@ -70,7 +70,7 @@ def test_compare_gives_no_ratio_across_the_regime_change():
               trials=tuple(Measurement(first_run_s=0.3, runs_s=(0.2,)) for _ in range(4)))
 
     def said(*rows):
-        return words(" ".join(why.sentences(Results("compare", config, rows))))
+        return words(" ".join(why.sentences(results("compare", config, rows))))
 
     # Both first runs are longer by the judge (1 s against 0.3 s, four fresh workers a side, p=0.029) ...
     text = said(row("constant", folded=True, **FOLDED), fed)
@@ -96,7 +96,7 @@ def test_no_regime_is_said_without_the_partition_graphs():
 def sweep_report(points):
     rows = tuple(row("constant", folded=f, batch=b, graph=b * 8192 + extra, later=t) for b, f, extra, t in points)
     config = {"batches": [p[0] for p in points], "dtype": "float64", "runs": 3, "variants": ["constant"]}
-    return Results("sweep", config, rows, extra={"fit": [f.to_dict() for f in fits.fit_all(rows, ["constant"])],
+    return results("sweep", config, rows, extra={"fit": [f.to_dict() for f in fits.fit_all(rows, ["constant"])],
                                                  "tf_error": None})
 
 
@@ -116,7 +116,7 @@ def test_sweep_names_the_boundary_and_fits_the_graphdef_on_every_batch():
 
 def test_sweep_asks_for_full_trials_where_later_runs_are_too_few_and_trials_where_first_runs_are():
     report = sweep_report([(2000, False, 900, 0.2), (4000, False, 900, 0.4)])
-    report = replace(report, config={**report.config, "trials": 4, "full_trials": 1})
+    report = replace(report, config=replace(report.config, trials=4, full_trials=1))
     text = words(" ".join(growth.sentences(report)))
     assert "run with --full-trials 4 or more" in text
     from tfgraphs.findings.sweep import _more

@@ -22,7 +22,7 @@ from tfgraphs import forked
 from tfgraphs.errors import UsageError
 from tfgraphs.findings import remote as why
 from tfgraphs.jobs import remote, runner, seed, servers
-from tfgraphs.records.results import Results
+from fakes import results
 from tfgraphs.records.rows import Measurement, Row
 from tfgraphs.records.judge import FEWEST, RANK_SUM
 from tfgraphs.spec import remote as spec
@@ -230,7 +230,7 @@ def _row(variant, laters, target="", fetch="output", **kw):
 
 
 def _report(*rows):
-    return Results("compare", {"batch": 10, "dtype": "float64"}, rows)
+    return results("compare", {"batch": 10, "dtype": "float64"}, rows)
 
 
 def test_feed_cost_sentence_follows_the_numbers():
@@ -254,11 +254,11 @@ def test_feed_cost_sentence_follows_the_numbers():
 def test_compare_asks_for_more_full_trials_where_its_later_runs_are_too_few():
     # compare's later runs come from its --full-trials workers alone: more --trials would add none.
     rows = (_row("placeholder", [0.20, 0.21]), _row("variable", [0.10, 0.11]))
-    few = Results("compare", {"batch": 10, "dtype": "float64", "trials": 4, "full_trials": 1}, rows)
+    few = results("compare", {"batch": 10, "dtype": "float64", "trials": 4, "full_trials": 1}, rows)
     said = " ".join(why.sentences(few))
     assert "run with --full-trials 4 or more to tell" in said and "--trials 4" not in said.replace("--full-trials", "")
     # Where every trial ran later runs (a document before --full-trials, or --full-trials equal to --trials).
-    every = Results("compare", {"batch": 10, "dtype": "float64", "trials": 2, "full_trials": 2}, rows)
+    every = results("compare", {"batch": 10, "dtype": "float64", "trials": 2, "full_trials": 2}, rows)
     assert "--full-trials" not in " ".join(why.sentences(every))
 
 
@@ -407,7 +407,7 @@ def test_explain_keeps_the_in_process_rows_of_a_variant_too_big_to_send(monkeypa
 def _explained(rows):
     from tfgraphs.records.explain import attributions
 
-    return Results("explain", {"batch": 10, "dtype": "float64", "runs": 2, "trials": 1, "target": "local"}, rows,
+    return results("explain", {"batch": 10, "dtype": "float64", "runs": 2, "trials": 1, "target": "local"}, rows,
                   extra={"attribution": attributions(rows)})
 
 
@@ -502,7 +502,7 @@ def test_an_explain_document_from_before_the_in_process_rows_reads_as_remote():
                  for p, extra in (("default", 1.0), ("no-grappler", 0.5), ("no-folding", 0.8), ("bare", 0.1)))
     now = _explained(rows)
     # Then every session ran on the target and the attribution carried no "remote".
-    before = Results("explain", now.config, rows, extra={"attribution": [
+    before = results("explain", now.config, rows, extra={"attribution": [
         {k: v for k, v in a.items() if k != "remote"} for a in now.extra["attribution"]]})
     assert sentences(before) == sentences(now) and render(before) == render(now)
     assert "constant remote: of the 795.0 ms" in words(render(before))

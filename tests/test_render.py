@@ -29,7 +29,12 @@ def test_page_matches_the_saved_rendering(name):
 @pytest.mark.parametrize("name", DOCS)
 def test_document_round_trips(name):
     doc = json.loads((FIXTURES / f"{name}.json").read_text())
-    assert json.loads(json.dumps(load(doc).to_dict())) == doc
+    again = json.loads(json.dumps(load(doc).to_dict()))
+    assert json.loads(json.dumps(load(again).to_dict())) == again
+    # A document written before --full-trials is read as every trial measuring every phase, and saved so.
+    if "config" in doc and "full_trials" not in doc["config"] and "full_trials" in again["config"]:
+        assert again["config"].pop("full_trials") == doc["config"]["trials"]
+    assert again == doc
 
 
 def test_rendering_needs_no_tensorflow():

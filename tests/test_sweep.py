@@ -21,7 +21,7 @@ from tfgraphs.findings.sweep_answer import answer as sweep_answer
 from tfgraphs.jobs import runner, sweep
 from tfgraphs.spec.seed import SweepConfig
 from tfgraphs.records import sweep as fits
-from tfgraphs.records.results import Results
+from fakes import results
 from tfgraphs.records.rows import Measurement, Row
 from tfgraphs.records.schema import SCHEMA
 from tfgraphs.render.sweep import render as render_sweep
@@ -119,7 +119,7 @@ def point(batch, firsts, peak=None, variant="placeholder"):
 
 def growth_report(*rows, dtype="float32"):
     config = {"batches": sorted({r.batch for r in rows}), "dtype": dtype, "runs": 2, "variants": ["placeholder"]}
-    return Results("sweep", config, rows, extra={"fit": [f.to_dict() for f in fits.fit_all(rows, ["placeholder"])],
+    return results("sweep", config, rows, extra={"fit": [f.to_dict() for f in fits.fit_all(rows, ["placeholder"])],
                                                  "tf_error": None})
 
 
@@ -190,7 +190,7 @@ def test_later_runs_against_the_fed_variant_are_judged_per_worker():
         return replace(Row.from_trials(variant, trials), batch=batch)
     rows = tuple(pt(v, b, t * b, 1) for v, t in (("constant", 0.0001), ("placeholder", 0.001)) for b in (10, 20))
     config = {"batches": [10, 20], "dtype": "float32", "runs": 2, "variants": ["constant", "placeholder"]}
-    report = Results("sweep", config, rows, extra={"fit": [f.to_dict() for f in fits.fit_all(rows, config["variants"])],
+    report = results("sweep", config, rows, extra={"fit": [f.to_dict() for f in fits.fit_all(rows, config["variants"])],
                                                    "tf_error": None})
     text = words(" ".join(growth.sentences(report)))
     # Ten times faster on one worker a side is no finding: the old rule's "beyond a spread" was on two workers.
@@ -281,7 +281,7 @@ def test_probe_without_a_fit_is_skipped_in_progress(monkeypatch):
 def test_failed_points_name_their_batch():
     rows = (Row(variant="constant", batch=10, graph_bytes=90000, first_run_s=0.1, runs_s=(0.01,)),
             Row(status="failed", error="worker killed by signal SIGKILL", variant="constant", batch=20))
-    report = Results("sweep", SweepConfig(batches=(10, 20), variants=("constant",)).to_dict(), rows,
+    report = results("sweep", SweepConfig(batches=(10, 20), variants=("constant",)).to_dict(), rows,
                             extra={"fit": [], "tf_error": None})
     assert render_sweep(report).rstrip().splitlines()[-1] == \
         "FAILED batch 20 constant: worker killed by signal SIGKILL"

@@ -5,7 +5,7 @@ from dataclasses import replace
 
 from tfgraphs.findings import compare as why
 from tfgraphs.findings import memory
-from tfgraphs.records.results import Results
+from fakes import results
 from tfgraphs.records.rows import Measurement, Row
 from tfgraphs.spec import network
 
@@ -33,7 +33,7 @@ def row(variant, *, graph, first, later, build=0.001, session=0.001, peak=10 * D
 
 
 def said(*rows):
-    return "\n".join(why.sentences(Results("compare", CONFIG, rows)))
+    return "\n".join(why.sentences(results("compare", CONFIG, rows)))
 
 
 def sentence(text, start):
@@ -201,12 +201,12 @@ def test_no_baseline_no_comparison():
 
 def test_nothing_ok():
     failed = Row(status="failed", error="boom", variant="constant")
-    assert why.sentences(Results("compare", CONFIG, (failed,))) == [
+    assert why.sentences(results("compare", CONFIG, (failed,))) == [
         "No variant produced a result, so there is nothing to explain."]
 
 
 def test_why_rows_and_copies():
-    report = Results("compare", CONFIG, (row("constant", graph=DATA + 928, first=1, later=0.5),
+    report = results("compare", CONFIG, (row("constant", graph=DATA + 928, first=1, later=0.5),
                                         row("placeholder", graph=446, first=1, later=0.5)))
     rows = {r["variant"]: r for r in why.why_rows(report)}
     assert rows["constant"]["max_batch"] == (2**31 - 1 - 928) // 8192

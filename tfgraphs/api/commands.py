@@ -39,7 +39,7 @@ class Command:
     config: type                    # the Config its options build
     job: object                     # the job module that plans and runs it (jobs/)
     render: object                  # render(result, fmt, width, verbose=, figure=): its results as text
-    beside: tuple = (RUNNING,)      # the options it takes beside its Config's
+    beside: tuple | None = None     # the options it takes beside its Config's; None: how it runs and what it writes
     without: tuple = ()             # keywords of its Config it does not take
     writes: object = None           # writes(options): the Outputs beyond --json, --csv and --plot
     body: object = measured         # body(command, **checked options): what its API function does
@@ -55,13 +55,20 @@ class Command:
         """How its results are saved."""
         return DOCUMENTS[self.name]
 
+    def options(self):
+        """The options beside its Config's: those declared for it, else every running option, less --csv without CSV
+        lines and --plot without a figure."""
+        if self.beside is not None:
+            return self.beside
+        return (running(*(n for n in RUNNING if (n != "csv" or self.lines) and (n != "plot" or self.figure))),)
+
     def function(self):
         """Its API function: the declared keywords, each checked as the command line checks it, then its body."""
         def call(**options):
             return self.body(self, **options)
         call.__name__ = call.__qualname__ = self.name
         call.__doc__ = self.doc
-        made = takes(self.config, *self.beside, without=self.without, writes=self.writes,
+        made = takes(self.config, *self.options(), without=self.without, writes=self.writes,
                      named={"figure": self.shows, "lines": self.lines.each if self.lines else None})(call)
         made.__module__ = "tfgraphs"
         return made

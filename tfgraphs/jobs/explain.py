@@ -6,7 +6,7 @@ from tfgraphs.jobs import remote, runner, seed
 from tfgraphs.jobs.plan import Plan
 from tfgraphs.jobs.trials import run_trials
 from tfgraphs.records.explain import attributions
-from tfgraphs.records.results import Results
+from tfgraphs.records.results import ExplainResults
 from tfgraphs.records.rows import EVIDENCE_FIELDS, Measurement, Row
 from tfgraphs.spec.seed import label
 
@@ -45,8 +45,8 @@ def run(config, plan, progress, timeout=None, trace_dir=None, tensorboard_dir=No
     ran.append(doc)
     tf_version, machine = runner.envelope(ran)
     config = replace(config, variants=tuple(variants))
-    return Results("explain", config.to_dict(), tuple(rows), tf_version=tf_version, machine=machine,
-                  extra={"attribution": attributions(rows), "single_thread": _single_thread(doc)})
+    return ExplainResults(config, tuple(rows), tf_version=tf_version, machine=machine,
+                          attribution=tuple(attributions(rows)), single_thread=_single_thread(doc))
 
 
 def traced_tasks(config, groups, trace_dir=None, tensorboard_dir=None):

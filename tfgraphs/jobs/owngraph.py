@@ -8,8 +8,8 @@ from tfgraphs.graphdef.interface import resolve
 from tfgraphs.jobs import runner
 from tfgraphs.jobs.plan import Plan
 from tfgraphs.jobs.trials import run_trials
-from tfgraphs.records.explain import attribute
-from tfgraphs.records.results import Results
+from tfgraphs.records.explain import ExplainedGraph, attribute
+from tfgraphs.records.results import ExplainResults
 from tfgraphs.records.rows import Measurement, Row
 from tfgraphs.records.judge import FEWEST, RANK_SUM
 from tfgraphs.spec import common
@@ -115,8 +115,9 @@ def run(config, plan, progress, timeout=None, trace_dir=None, tensorboard_dir=No
         rows.append(_row(found.name, t, docs[t], Measurement.from_worker(doc)))
     tf_version, machine = runner.envelope(ran)
     excess = {r.preset: r.first_run_excess_s for r in rows}
-    return Results("explain", {**config.to_dict(), **describe(found)}, tuple(rows), tf_version=tf_version,
-                  machine=machine, extra={"attribution": [{"variant": found.name, **attribute(excess)}]})
+    return ExplainResults(ExplainedGraph.from_dict({**config.to_dict(), **describe(found)}), tuple(rows),
+                          tf_version=tf_version, machine=machine,
+                          attribution=({"variant": found.name, **attribute(excess)},))
 
 
 def _row(name, t, docs, trace):

@@ -4,7 +4,7 @@ from tfgraphs.errors import UsageError
 from tfgraphs.jobs import runner
 from tfgraphs.jobs.plan import Plan
 from tfgraphs.records.pitfalls import LessonRun
-from tfgraphs.records.results import Results
+from tfgraphs.records.results import PitfallsResults
 from tfgraphs.records.schema import read_worker
 from tfgraphs.spec.pitfalls import DTYPE, GROWTH_CASES, LESSONS
 from tfgraphs.spec.limits import refusal
@@ -53,4 +53,4 @@ def run(config, plan, progress, timeout=None):
         docs.append(doc)
         lessons.append(LessonRun.from_dict({**read_worker(LessonRun, doc), "lesson": lesson, "variant": variant}))
     tf_version, machine = runner.envelope(docs)
-    return Results("pitfalls", config.to_dict(), tuple(lessons), tf_version=tf_version, machine=machine)
+    return PitfallsResults(config, tuple(lessons), tf_version=tf_version, machine=machine)

@@ -7,7 +7,7 @@ from dataclasses import replace
 from tfgraphs.jobs import remote, runner
 from tfgraphs.jobs.plan import Plan
 from tfgraphs.jobs.trials import run_trials
-from tfgraphs.records.results import Results
+from tfgraphs.records.results import CompareResults
 from tfgraphs.records.rows import Measurement, Row
 from tfgraphs.spec import limits, network
 from tfgraphs.spec.seed import label
@@ -61,4 +61,4 @@ def run(config, plan, progress, timeout=None):
     """compare's results: every variant the plan did not refuse, measured."""
     rows, ran = measure(config, plan.refused, progress, timeout)
     tf_version, machine = runner.envelope(ran)
-    return Results("compare", config.to_dict(), tuple(rows), tf_version=tf_version, machine=machine)
+    return CompareResults(config, tuple(rows), tf_version=tf_version, machine=machine)

@@ -5,7 +5,7 @@ import numpy as np
 from tfgraphs.errors import UsageError
 from tfgraphs.jobs import runner
 from tfgraphs.jobs.plan import Plan
-from tfgraphs.records.results import Results
+from tfgraphs.records.results import ShapesResults
 from tfgraphs.records.schema import read_worker
 from tfgraphs.records.rows import ModeRun
 from tfgraphs.spec.shapes import DTYPE, SWITCHES_ON, switch_for
@@ -50,5 +50,5 @@ def run(config, plan, progress, timeout=None):
             progress.skip(f"{mode} [switch off]", "no worker reported its devices")
     tf_version, machine = runner.envelope(docs)
     # "order" tells a reader of the document that the passes ran interleaved (older documents ran them pass by pass).
-    return Results("shapes", config.to_dict(), tuple(runs), tf_version=tf_version, machine=machine,
-                  extra={"switch": switch, "order": "interleaved"})
+    return ShapesResults(config, tuple(runs), tf_version=tf_version, machine=machine, switch=switch,
+                         order="interleaved")

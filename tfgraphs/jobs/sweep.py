@@ -5,7 +5,7 @@ from dataclasses import replace
 from tfgraphs.jobs import runner, seed
 from tfgraphs.jobs.plan import Plan
 from tfgraphs.records.sweep import fit_all
-from tfgraphs.records.results import Results
+from tfgraphs.records.results import SweepResults
 from tfgraphs.spec import limits, network
 
 LIMIT_VARIANT = "constant"   # the variant whose predicted limit is put to TensorFlow
@@ -59,5 +59,5 @@ def run(config, plan, progress, timeout=None):
     fits = fit_all(rows, config.variants)
     probe = probe_limit(config, fits, progress, timeout) if may_probe(config, plan.refused) else None
     tf_version, machine = runner.envelope(ran)
-    return Results("sweep", config.to_dict(), tuple(rows), tf_version=tf_version, machine=machine,
-                  extra={"fit": [f.to_dict() for f in fits], "tf_error": probe})
+    return SweepResults(config, tuple(rows), tf_version=tf_version, machine=machine, fits=tuple(fits),
+                        tf_error=probe)

@@ -1,6 +1,9 @@
 """Split the first run's excess over the later runs into Grappler, classic constant folding and the rest."""
 
+from dataclasses import asdict, dataclass, fields
+
 from tfgraphs.records.judge import MARGIN, judge
+from tfgraphs.spec.options import Saved
 from tfgraphs.spec.variants import VARIANTS
 
 PARTS = ("grappler_s", "folding_s", "rest_s", "interaction_s")
@@ -9,6 +12,35 @@ LABELS = {"grappler_s": "Grappler", "folding_s": "constant folding", "rest_s": "
 NEEDED = ("default", "no-grappler", "no-folding", "bare")
 # The two presets each part is a difference of; the rest and the interaction are no single difference.
 FROM_PRESETS = {"grappler_s": ("default", "no-grappler"), "folding_s": ("default", "no-folding")}
+
+
+@dataclass(frozen=True)
+class ExplainedGraph(Saved):
+    """A user's graph as explain measured it: how it was read, fed, fetched and run, and what it turned out to be."""
+
+    path: str
+    runs: int
+    trials: int
+    seed: int
+    presets: tuple
+    tag: str | None
+    signature: str | None
+    dims: dict                # {input name: [d1, d2, ...]}: the full shapes given for inputs with unknown dimensions
+    fetches: tuple
+    int_high: int
+    graph: str                # the file read
+    name: str
+    format: str
+    inputs: tuple             # per input: {"key", "tensor", "dtype", "shape"}
+    outputs: tuple            # per output: {"key", "tensor"}
+
+    def to_dict(self):
+        return {**asdict(self), **{k: list(getattr(self, k)) for k in ("presets", "fetches", "inputs", "outputs")}}
+
+    @classmethod
+    def from_dict(cls, d):
+        held = {f.name: d.get(f.name) for f in fields(cls)}
+        return cls(**{**held, **{k: tuple(held[k] or ()) for k in ("presets", "fetches", "inputs", "outputs")}})
 
 
 def attribute(by_preset):

@@ -1,8 +1,11 @@
-"""A whole run's results as one immutable record, and the versioned JSON document it reads from and writes to."""
+"""A whole run's results as one immutable record per command (its Config, its rows, its other sections), and the
+versioned JSON document each reads from and writes to."""
 
 import platform
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
+from typing import ClassVar
 
+from tfgraphs.records.explain import ExplainedGraph
 from tfgraphs.records.inspect import Inspection
 from tfgraphs.records.pitfalls import LessonRun
 from tfgraphs.records.possible import check_agrees, check_config, check_record
@@ -11,73 +14,178 @@ from tfgraphs.records.schema import SCHEMA, TOOL, Provenance, envelope, provenan
 from tfgraphs.records.sweep import Extra
 from tfgraphs.records.unembed import Unembedding
 from tfgraphs.records.watch import Watching
+from tfgraphs.spec.pitfalls import Config as PitfallsConfig
+from tfgraphs.spec.seed import Config as SeedConfig
+from tfgraphs.spec.seed import ExplainConfig, SweepConfig
+from tfgraphs.spec.shapes import Config as ShapesConfig
 
 
-@dataclass(frozen=True)
-class Document:
-    """How one command's results are saved: the record type it holds, and for Results the key of its rows."""
-
-    command: str
-    record: type               # its rows' type, or the one record it saves
-    rows: str | None = None    # the key its rows are kept under; None: the document is one record
-    extra: type | None = None  # the record its other sections are read into to check their numbers
-
-
-# Every kind of document tfgraphs writes, by the command that writes it.
-DOCUMENTS = {d.command: d for d in (
-    Document("compare", Row, "variants"), Document("explain", Row, "runs"), Document("sweep", Row, "rows", Extra),
-    Document("inspect", Inspection), Document("unembed", Unembedding), Document("shapes", ModeRun, "modes"),
-    Document("pitfalls", LessonRun, "lessons"), Document("watch", Watching),
-)}
+def read_config(config_type, saved):
+    """config_type from a saved config: each of its fields the document holds (lists as tuples), and for one it
+    lacks, what documents written before that field was kept meant, else the field's default."""
+    names = {f.name for f in fields(config_type)}
+    held = {k: tuple(v) if isinstance(v, list) else v for k, v in saved.items() if k in names}
+    # Before --trials a run had one trial; before --full-trials every trial measured every phase.
+    if "trials" in names:
+        held.setdefault("trials", 1)
+    if "full_trials" in names:
+        held.setdefault("full_trials", held["trials"])
+    return config_type(**held)
 
 
 @dataclass(frozen=True)
 class Results(Provenance):
-    """A whole run: what command, on what machine, with what config, and its rows."""
+    """A whole run of a command that measures rows: what was asked, on what machine, and its rows."""
 
-    command: str
-    config: dict
+    command: ClassVar[str]
+    key: ClassVar[str]        # the document key its rows are kept under
+    row_type: ClassVar[type] = Row
+    config: object
     rows: tuple
     tf_version: str | None = None
     python: str = platform.python_version()
     machine: dict = field(default_factory=dict)
-    extra: dict = field(default_factory=dict)   # computed sections, e.g. "attribution"
-    # When, by which tfgraphs and under which timing variables; None in documents written before they were kept.
+
+    def sections(self):
+        """The document's sections beside its config and rows, as saved."""
+        return {}
+
+    @property
+    def extra(self):
+        """The other sections as the document holds them."""
+        return self.sections()
+
+    @classmethod
+    def read_config(cls, saved):
+        """The command's Config from the document's."""
+        raise NotImplementedError
+
+    @classmethod
+    def read_sections(cls, d):
+        """The typed fields of the document's other sections (none unless the command has them)."""
+        return {}
 
     def to_dict(self):
         return {**envelope(self.command), **provenance(self), "tf_version": self.tf_version,
-                "python": self.python, "machine": self.machine, "config": self.config,
-                DOCUMENTS[self.command].rows: [r.to_dict() for r in self.rows], **self.extra}
+                "python": self.python, "machine": self.machine, "config": self.config.to_dict(),
+                self.key: [r.to_dict() for r in self.rows], **self.sections()}
 
     @classmethod
     def from_dict(cls, d):
-        command = d.get("command", "compare")
-        if command not in DOCUMENTS or DOCUMENTS[command].rows is None:
-            raise ValueError(f"unknown command {command!r} in a results file")
-        key, row_type = DOCUMENTS[command].rows, DOCUMENTS[command].record
-        for name, kind in ((key, list), ("config", dict), ("machine", dict)):
+        for name, kind in ((cls.key, list), ("config", dict), ("machine", dict)):
             if name in d and not isinstance(d[name], kind):
                 raise ValueError(f"{name} is {str(d[name])[:40]!r}, not {'a list' if kind is list else 'an object'}")
-        if row_type is Row:
-            for r in d[key]:
+        if cls.row_type is Row:
+            for r in d[cls.key]:
                 _has_row_keys(r)
-        rows = tuple(row_type.from_dict(r) for r in d[key])
-        known = {"schema", "tool", "command", "tf_version", "python", "machine", "config", key, *provenance_of(d)}
-        extra = {k: v for k, v in d.items() if k not in known}
-        _possible(command, d["config"], key, rows, extra)
-        return cls(command=command, config=d["config"], rows=rows, tf_version=d.get("tf_version"),
-                   python=d.get("python", ""), machine=d.get("machine", {}), extra=extra, **provenance_of(d))
+        rows = tuple(cls.row_type.from_dict(r) for r in d[cls.key])
+        check_config(d["config"])
+        for i, row in enumerate(rows):
+            check_record(row, f"{cls.key}[{i}].")
+            if isinstance(row, Row):
+                check_agrees(row, f"{cls.key}[{i}]", MEDIAN_FIELDS, INT_MEDIANS)
+        return cls(config=cls.read_config(d["config"]), rows=rows, tf_version=d.get("tf_version"),
+                   python=d.get("python", ""), machine=d.get("machine", {}), **cls.read_sections(d),
+                   **provenance_of(d))
 
 
-def _possible(command, config, key, rows, extra):
-    """ValueError naming the first number of the config, the rows or the other sections no run could have made."""
-    check_config(config)
-    for i, row in enumerate(rows):
-        check_record(row, f"{key}[{i}].")
-        if isinstance(row, Row):
-            check_agrees(row, f"{key}[{i}]", MEDIAN_FIELDS, INT_MEDIANS)
-    if DOCUMENTS[command].extra:
-        check_record(DOCUMENTS[command].extra.from_dict(extra))
+@dataclass(frozen=True)
+class CompareResults(Results):
+    """compare's results: the seed network's Config and a row per variant and placement."""
+
+    command: ClassVar[str] = "compare"
+    key: ClassVar[str] = "variants"
+
+    @classmethod
+    def read_config(cls, saved):
+        return read_config(SeedConfig, saved)
+
+
+@dataclass(frozen=True)
+class ExplainResults(Results):
+    """explain's results: a row per variant (or the user's graph) and preset, and the first run's attribution."""
+
+    command: ClassVar[str] = "explain"
+    key: ClassVar[str] = "runs"
+    attribution: tuple = ()           # per row group, the first run's excess split among the optimizers
+    single_thread: dict | None = None  # one single-threaded evaluation of the network, when it ran
+
+    def sections(self):
+        return {"attribution": list(self.attribution),
+                **({"single_thread": self.single_thread} if self.single_thread is not None else {})}
+
+    @classmethod
+    def read_config(cls, saved):
+        # A user's graph is explained with its path; the seed network without one.
+        return ExplainedGraph.from_dict(saved) if "path" in saved else read_config(ExplainConfig, saved)
+
+    @classmethod
+    def read_sections(cls, d):
+        return {"attribution": tuple(d.get("attribution") or ()), "single_thread": d.get("single_thread")}
+
+
+@dataclass(frozen=True)
+class SweepResults(Results):
+    """sweep's results: a row per batch and variant, the line fitted to each variant's graph bytes, and the limit
+    put to TensorFlow."""
+
+    command: ClassVar[str] = "sweep"
+    key: ClassVar[str] = "rows"
+    fits: tuple = ()                  # Fit per variant
+    tf_error: dict | None = None      # what TensorFlow said at the first batch past the predicted limit
+
+    def sections(self):
+        return {"fit": [f.to_dict() for f in self.fits], "tf_error": self.tf_error}
+
+    @classmethod
+    def read_config(cls, saved):
+        return read_config(SweepConfig, saved)
+
+    @classmethod
+    def read_sections(cls, d):
+        found = Extra.from_dict(d)
+        check_record(found)
+        return {"fits": found.fit, "tf_error": found.tf_error}
+
+
+@dataclass(frozen=True)
+class ShapesResults(Results):
+    """shapes' results: a run per mode and switch setting, and which switch the device has."""
+
+    command: ClassVar[str] = "shapes"
+    key: ClassVar[str] = "modes"
+    row_type: ClassVar[type] = ModeRun
+    switch: str | None = None         # the per-shape switch the switch modes turned off
+    order: str | None = None          # "interleaved": the modes' passes ran in turns
+
+    def sections(self):
+        return {k: v for k, v in (("switch", self.switch), ("order", self.order)) if v is not None}
+
+    @classmethod
+    def read_config(cls, saved):
+        return read_config(ShapesConfig, saved)
+
+    @classmethod
+    def read_sections(cls, d):
+        return {"switch": d.get("switch"), "order": d.get("order")}
+
+
+@dataclass(frozen=True)
+class PitfallsResults(Results):
+    """pitfalls' results: a run per lesson and variant, each with its cases."""
+
+    command: ClassVar[str] = "pitfalls"
+    key: ClassVar[str] = "lessons"
+    row_type: ClassVar[type] = LessonRun
+
+    @classmethod
+    def read_config(cls, saved):
+        return read_config(PitfallsConfig, saved)
+
+
+# Every kind of document tfgraphs writes, by the command that writes it.
+DOCUMENTS = {d.command: d for d in (CompareResults, ExplainResults, SweepResults, Inspection, Unembedding,
+                                    ShapesResults, PitfallsResults, Watching)}
 
 
 # The keys every ok row of a saved compare, explain or sweep document has held since the first schema.
@@ -123,9 +231,10 @@ def load(doc):
         raise ValueError(f"results schema {schema} is newer than this tfgraphs understands ({SCHEMA})")
     if schema < 1:
         raise ValueError(f"schema is {schema}, must be from 1 to {SCHEMA}: no tfgraphs wrote an earlier one")
-    document = DOCUMENTS.get(doc.get("command"))
-    if document is not None and document.rows is None:
-        found = document.record.from_dict(doc)
+    command = doc.get("command", "compare")
+    if not isinstance(command, str) or command not in DOCUMENTS:
+        raise ValueError(f"unknown command {command!r} in a results file")
+    found = DOCUMENTS[command].from_dict(doc)
+    if not isinstance(found, Results):
         check_record(found)
-        return found
-    return Results.from_dict(doc)
+    return found

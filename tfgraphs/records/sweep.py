@@ -46,7 +46,8 @@ class Extra:
 
     @classmethod
     def from_dict(cls, extra):
-        fit = extra.get("fit") or ()
+        fit = extra.get("fit")
+        fit = [] if fit is None else fit   # a sweep that fitted no variant saves an empty list
         if not isinstance(fit, list) or not all(isinstance(f, dict) for f in fit):
             raise ValueError(f"fit is {str(fit)[:40]!r}, not a list of objects")
         return cls(tuple(Fit.from_dict(f) for f in fit), extra.get("tf_error"))

@@ -6,7 +6,7 @@ from dataclasses import asdict, dataclass, field
 from typing import ClassVar
 
 from tfgraphs.spec import common, tflog
-from tfgraphs.spec.options import Names, Option, Whole
+from tfgraphs.spec.options import Names, Option, Saved, Whole
 from tfgraphs.spec.protocol import choice
 from tfgraphs.spec.samples import FEWEST, ONE_AGAINST, SIGNED_RANK
 from tfgraphs.spec.variants import VARIANTS
@@ -84,7 +84,7 @@ class PitfallsTask:
 
 
 @dataclass(frozen=True)
-class Config:
+class Config(Saved):
     """What the user asked of the pitfalls: which lessons, which variants, the batch and the steps."""
 
     lessons: tuple = Option(tuple(LESSONS), Names(tuple(LESSONS), "lesson"),

@@ -6,7 +6,7 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from typing import ClassVar
 
 from tfgraphs.spec import common, tflog
-from tfgraphs.spec.options import Option, batches
+from tfgraphs.spec.options import Option, Saved, batches
 from tfgraphs.spec.network import DTYPES
 from tfgraphs.spec.presets import PRESETS
 from tfgraphs.spec.protocol import choice
@@ -54,7 +54,7 @@ class SeedTask:
 
 
 @dataclass(frozen=True)
-class Config:
+class Config(Saved):
     """What the user asked of the seed network: its data, how many runs and fresh workers, which variants, where."""
 
     batch: int = common.BATCH.field()

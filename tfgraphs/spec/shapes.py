@@ -5,7 +5,7 @@ from dataclasses import asdict, dataclass, field
 from typing import ClassVar
 
 from tfgraphs.spec import common
-from tfgraphs.spec.options import Names, Option, Whole
+from tfgraphs.spec.options import Names, Option, Saved, Whole
 from tfgraphs.spec.protocol import choice
 
 MODES = ("eager", "keras", "function", "function-relaxed", "function-signature", "graph", "blocked")
@@ -48,7 +48,7 @@ SWITCHED = ("eager",)   # the modes run a second time with the switch off unless
 
 
 @dataclass(frozen=True)
-class Config:
+class Config(Saved):
     """What the user asked of the shapes modes: the lengths, the convolution, the passes and the modes."""
 
     start: int = Option(10000, Whole(), "shortest input length").field()
