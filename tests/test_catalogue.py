@@ -185,3 +185,27 @@ def test_a_must_not_case_does_not_say_its_kind(kind):
     module = importlib.import_module(f"tfgraphs.findings.{declared()[kind]}")
     headline, findings = module.told(report)
     assert kind not in {s.kind for s in (*headline, *findings)}, why
+
+
+@pytest.mark.parametrize("name", sorted(p.stem for p in FIXTURES.glob("*.json")))
+def test_every_declared_finding_goes_to_the_json_with_its_kind_evidence_and_verdicts(name):
+    from tfgraphs.api.saved import render
+    from tfgraphs.findings.remote import has_remote
+    from tfgraphs.render.page import stated
+
+    report = load(json.loads((FIXTURES / f"{name}.json").read_text()))
+    module = importlib.import_module(f"tfgraphs.findings.{report.command}")
+    if not hasattr(module, "DECLARED"):
+        pytest.skip(f"{report.command}'s findings are not declared as data yet")
+    kept = stated(render(report, width=None, verbose=True))
+    declared = {f.kind: f.needs for f in module.DECLARED}
+    told = [s for part in module.told(report) for s in part]
+    if report.command == "compare" and has_remote(report):
+        # The remote rows' answer opens that page; below it, the in-process rows' findings.
+        told = module.told(replace(report, rows=tuple(r for r in report.rows
+                                                      if not r.remote and r.fetch != "sum")))[1]
+    for said in told:
+        entry = next((e for e in kept if e["kind"] == said.kind and e["text"] == said), None)
+        assert entry is not None, (said.kind, str(said))
+        assert entry["evidence"] == list(declared[said.kind])
+        assert len(entry["verdicts"]) == len(said.verdicts)

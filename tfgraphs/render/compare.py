@@ -8,7 +8,7 @@ from tfgraphs.findings.remote import answer as remote_answer
 from tfgraphs.findings.remote import has_remote
 from tfgraphs.findings.remote import sentences as remote_sentences
 from tfgraphs.records.stats import Summary
-from tfgraphs.render.page import WIDTH, failures, machine_line, page, runs_text, time_unit
+from tfgraphs.render.page import WIDTH, Page, failures, machine_line, page, runs_text, time_unit
 from tfgraphs.render.remote import remote_table
 from tfgraphs.render.table import Table
 from tfgraphs.units import fmt_bytes, fmt_int, sig3
@@ -151,8 +151,9 @@ def render(report, fmt="simple", width=WIDTH, verbose=False, figure=None, answer
 def _with_remote(report, head, fmt, width, verbose, figure):
     """The remote section and its sentences, then the in-process page of the rows fetching the whole output."""
     local = replace(report, rows=tuple(r for r in report.rows if not r.remote and r.fetch != "sum"))
+    inside = render(local, fmt, width, verbose, answered=False) if local.rows else Page("")
     # The in-process page without its header and answer: the remote answer opens the whole page.
-    text = render(local, fmt, width, verbose, answered=False).split("\n\n", 1)[1] if local.rows else ""
+    text = inside.split("\n\n", 1)[1] if local.rows else ""
     ok = any(r.ok for r in report.rows)
     # Rows fetching a sum get this section too; it speaks of remote sessions only when a row ran on one.
     title, shows = (("Remote sessions", "What the remote runs show:") if any(r.remote for r in report.rows)
@@ -161,4 +162,5 @@ def _with_remote(report, head, fmt, width, verbose, figure):
                   shows if ok else None, remote_sentences(report) if ok else (),
                   failures([r for r in report.rows if r not in local.rows], lambda r: r.label), fmt, width,
                   answer=remote_answer(report) if ok else (), verbose=verbose, figure=figure)
-    return remote.rstrip("\n") + "\n\n" + text
+    # Both pages' findings go to the JSON: the remote ones, then the in-process ones.
+    return Page(remote.rstrip("\n") + "\n\n" + text, remote.findings + inside.findings)
