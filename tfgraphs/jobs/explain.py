@@ -27,7 +27,7 @@ def plan(config):
     refused.update(remote.refusals(config, seed.runnable(config, refused)))
     groups = row_groups(config, refused)
     return Plan(refused, tuple(refused.values()), workers=len(groups) * len(config.presets) * (config.trials + 1) + 1,
-                needs=tuple((v, config.batch, config.dtype) for v in dict.fromkeys(v for v, _ in groups)))
+                seed_workers=tuple((v, config.batch, config.dtype) for v in dict.fromkeys(v for v, _ in groups)))
 
 
 def run(config, plan, progress, timeout=None, trace_dir=None, tensorboard_dir=None):

@@ -77,7 +77,7 @@ def label(t):
 def plan(config):
     """Read and check the graph; one timed worker per trial and one traced worker for every preset."""
     found = interface_of(config)
-    return GraphPlan({}, (), workers=len(config.presets) * (config.trials + 1), interface=found, holds=holds(found))
+    return GraphPlan({}, (), workers=len(config.presets) * (config.trials + 1), interface=found, data_held=holds(found))
 
 
 def holds(interface):

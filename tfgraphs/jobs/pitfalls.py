@@ -38,8 +38,8 @@ def plan(config):
         if reason:
             refused[(lesson, variant)] = reason
     runnable = [p for p in pairs if p not in refused]
-    needs = tuple((sized_as(*p), config.batch, DTYPE) for p in runnable)
-    return Plan(refused, tuple(refused.values()), workers=len(runnable), needs=needs)
+    sized = tuple((sized_as(*p), config.batch, DTYPE) for p in runnable)
+    return Plan(refused, tuple(refused.values()), workers=len(runnable), seed_workers=sized)
 
 
 def run(config, plan, progress, timeout=None):

@@ -14,8 +14,8 @@ class Plan:
     refused: dict      # {row key: reason}: rows that become failed rows without a worker
     notices: tuple     # one line per refusal, for stderr
     workers: int       # the progress total; a worker counted that does not start is skipped in progress
-    needs: tuple = ()  # ((variant, batch, dtype), ...) of the workers that measure the seed network
-    holds: tuple = ()  # ((what, bytes, remedy), ...): data one worker allocates before TensorFlow runs anything
+    seed_workers: tuple = ()  # ((variant, batch, dtype), ...): the workers measuring the seed network, by size
+    data_held: tuple = ()     # ((what, bytes, remedy), ...): data one worker allocates before TensorFlow runs anything
 
     @property
     def runnable(self):
@@ -27,14 +27,14 @@ def check_memory(plan, force=False, beside=0):
     server), or the data a worker must hold, exceeds the memory available now."""
     if force:
         return
-    for what, size, remedy in plan.holds:
+    for what, size, remedy in plan.data_held:
         have = machine.available_bytes()
         if size > have:
             raise UsageError(f"{what} would take {size / 1e9:,.1f} GB but {have / 1e9:.1f} GB is available; "
                              f"use {remedy}")
-    if not plan.needs:
+    if not plan.seed_workers:
         return
-    need, (name, batch, dtype) = max((estimate_peak_bytes(*n) + beside, n) for n in plan.needs)
+    need, (name, batch, dtype) = max((estimate_peak_bytes(*n) + beside, n) for n in plan.seed_workers)
     have = machine.available_bytes()
     if need > have:
         raise UsageError(

@@ -31,7 +31,7 @@ def plan(config):
     refused.update(remote.refusals(config, ok))
     rows = [(v, t, f) for v in ok for t, f in config.placements() if not (t and (v, f) in refused)]
     return Plan(refused, tuple(refused.values()), workers=len(rows) * config.trials,
-                needs=tuple((v, config.batch, config.dtype) for v in ok))
+                seed_workers=tuple((v, config.batch, config.dtype) for v in ok))
 
 
 def measure(config, refused, progress, timeout=None, prefix=""):

@@ -23,9 +23,9 @@ def plan(config):
     itemsize = np.dtype(DTYPE).itemsize
     data = itemsize * (config.batch * longest * (config.channels + config.filters)
                        + config.kernel * config.channels * config.filters)
-    holds = ((f"X [{config.batch}, {longest:,}, {config.channels:,}], W and the output ({DTYPE})", data,
+    held = ((f"X [{config.batch}, {longest:,}, {config.channels:,}], W and the output ({DTYPE})", data,
               "a smaller --start, --count, --batch, --channels or --filters"),)
-    return Plan({}, (), workers=len(config.modes) + len(config.switch_modes), holds=holds)
+    return Plan({}, (), workers=len(config.modes) + len(config.switch_modes), data_held=held)
 
 
 def run(config, plan, progress, timeout=None):

@@ -21,7 +21,7 @@ def plan(config):
     points = sum(p.workers for p in parts.values())
     return Plan(refused, tuple(f"batch {b:,}: {reason}" for (b, _), reason in refused.items()),
                 workers=points + may_probe(config, refused) if points else 0,
-                needs=tuple(n for p in parts.values() for n in p.needs))
+                seed_workers=tuple(n for p in parts.values() for n in p.seed_workers))
 
 
 def probe_limit(config, fits, progress, timeout=None):

@@ -50,7 +50,7 @@ def plan(config):
     """Refuse a bad OUT, then read and check the graph; one rewriting worker, and two more with --check."""
     check_out(config)
     found = owngraph.interface_of(config)
-    return owngraph.GraphPlan({}, (), workers=1 + 2 * config.check, interface=found, holds=owngraph.holds(found))
+    return owngraph.GraphPlan({}, (), workers=1 + 2 * config.check, interface=found, data_held=owngraph.holds(found))
 
 
 def _install(written, out):

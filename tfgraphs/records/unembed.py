@@ -6,11 +6,12 @@ from tfgraphs.records.possible import GRAPH_BYTES, Range, ranged
 from tfgraphs.records.rows import known
 from tfgraphs.records.schema import PROVENANCE, Provenance, envelope, provenance, provenance_of
 
-# The keys of `before` and `after`: the sizes the rewrite reads, then what a --check run measured (None without).
-SIDE_KEYS = ("graph_bytes", "const_bytes", "largest_const_bytes", "session_s", "load_s", "first_run_s", "runs_s",
-             "peak_rss_bytes")
-# Their ranges: either graph was read from, or written as, one GraphDef protobuf; the other numbers are sizes and times.
-SIDE = {**{k: Range() for k in SIDE_KEYS}, "graph_bytes": Range(**GRAPH_BYTES)}
+# The keys of `before` and `after` and their ranges: the sizes the rewrite reads, then what a --check run measured
+# (None without); either graph was read from, or written as, one GraphDef protobuf, the other numbers are sizes and
+# times.
+SIDE = {"graph_bytes": Range(**GRAPH_BYTES), **{k: Range() for k in ("const_bytes", "largest_const_bytes", "session_s",
+                                                                     "load_s", "first_run_s", "runs_s",
+                                                                     "peak_rss_bytes")}}
 # The numbers of a moved or left Const: its tensor's bytes and dimensions.
 CONST = {"bytes": Range(), "shape": Range()}
 
