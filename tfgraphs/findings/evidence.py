@@ -137,3 +137,8 @@ class Record:
     @property
     def lacking(self):
         return self.record is None
+
+
+def on_record(say):
+    """say (or when) over a Record view: the function of the record itself."""
+    return lambda v: say(v.record)

@@ -83,7 +83,8 @@ def _step_cost(variant, leak, once):
     a, b = statistics.median(leak.step_s[1:]), statistics.median(once.step_s[1:])
     if once.computes is not None and not once.computes["Conv2D"]:
         # A folded op computes nothing: a ratio against it would set a whole network against a constant.
-        return [f"{variant}: after the first step, each step that created an op took {fmt_s(a)}; the op made once was folded "
+        return [f"{variant}: after the first step, each step that created an op took {fmt_s(a)}; the op made once "
+                f"was folded "
                 f"into a constant (no Conv2D in the graph that ran"
                 + (f"; the Const {join(once.replaced_by_const)} stands in its place" if once.replaced_by_const else "")
                 + f": partition graphs), so its {short_s(b)} steps compute "

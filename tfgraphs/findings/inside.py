@@ -82,7 +82,8 @@ def folding_evidence(rows):
         elif found and found["foldable"] and not r.replaced_by_const:
             # common_runtime/constant_folding.cc, with no shape map (DirectSession's case), evaluates the foldable
             # subgraph first and only then skips the results over max_constant_size_in_bytes.
-            said.append(f"{row_name(r)}: not folded. The classic folder logged \"Constant foldable {found['foldable']} : "
+            said.append(f"{row_name(r)}: not folded. The classic folder logged \"Constant foldable "
+                        f"{found['foldable']} : "
                         f"{found['nodes']}\" ({found['source']}; node ids of the constant graph it built : of the "
                         f"graph that ran) and no replacement, and that graph still holds {conv} (partition graphs): "
                         f"the folder evaluated the network and did not keep the result, as its source does with a "

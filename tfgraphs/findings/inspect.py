@@ -1,7 +1,7 @@
 """What an inspection tells a reader, declared as data: what the constants take, what repeats, the headroom to 2 GiB,
 each from the inspection's own numbers."""
 
-from tfgraphs.findings.evidence import Finding, Record, said_by
+from tfgraphs.findings.evidence import Finding, Record, on_record, said_by
 from tfgraphs.spec.limits import GRAPHDEF_LIMIT
 from tfgraphs.spec.owngraph import MIN_BYTES
 from tfgraphs.units import fmt_bytes, shape_text
@@ -76,33 +76,29 @@ def _mostly_movable(s):
     return bool(movable) and sum(c["node_bytes"] for c in movable) >= 0.5 * s.graph_bytes
 
 
-def _each(say):
-    return lambda v: say(v.record)
-
-
 DECLARED = (
     Finding("inspect.constants", ("const_nodes", "const_node_bytes", "graph_bytes"), lambda v: True,
-            _each(_constants), False,
+            on_record(_constants), False,
             "{n} Const nodes take {bytes}, {share} of the {bytes} GraphDef: most of the graph is constants (where "
             "they take half of it or more).",
             "the inspection did not count the graph's Const nodes and their bytes"),
     Finding("inspect.elided", ("elided_consts", "const_nodes", "const_bytes"), lambda v: v.record.elided_consts,
-            _each(_elided), False,
+            on_record(_elided), False,
             "{n} of them list fewer values than their shapes hold, and TensorFlow fills the rest with the last value "
             "listed (zeros when none is): expanded, the constants hold {bytes} bytes, against the {bytes} their nodes "
             "take in the GraphDef.", "every Const lists all the values its shape holds"),
-    Finding("inspect.largest", ("largest_consts",), lambda v: True, _each(_largest), False,
+    Finding("inspect.largest", ("largest_consts",), lambda v: True, on_record(_largest), False,
             "The largest, {name} ({dtype} {shape}), holds {bytes} bytes once expanded; its node takes {bytes}, "
             "{share} of the graph.", "the graph has no Const node"),
-    Finding("inspect.repeats", ("repeats",), lambda v: True, _each(_repeats), False,
+    Finding("inspect.repeats", ("repeats",), lambda v: True, on_record(_repeats), False,
             "{n} Const nodes hold the same {bytes}-byte tensor ({nodes}): {bytes} bytes of the graph are repeats, "
             "{n} of them inside function bodies. (three at most)", "no two Const nodes hold the same tensor"),
     Finding("inspect.unembed_hint", ("largest_consts", "graph_bytes"), lambda v: _mostly_movable(v.record),
-            _each(_unembed_hint), False,
+            on_record(_unembed_hint), False,
             "Its {n} largest Consts of at least {bytes} bytes outside function bodies take {bytes}, {share} of the "
             "graph: `tfgraphs unembed {path} -o OUT` moves such constants into variables ...",
             "such Consts take less than half of the graph"),
-    Finding("inspect.headroom", ("headroom_bytes", "graph_bytes"), lambda v: True, _each(_headroom), False,
+    Finding("inspect.headroom", ("headroom_bytes", "graph_bytes"), lambda v: True, on_record(_headroom), False,
             "It uses {share} of the 2 GiB GraphDef limit; it could grow by {bytes} more bytes. / At {bytes} bytes "
             "the graph is past the 2 GiB serialized-GraphDef limit: TensorFlow cannot serialize it.",
             "the inspection did not measure the serialized GraphDef"),

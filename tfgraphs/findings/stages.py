@@ -53,7 +53,8 @@ def network_ran_twice(rows):
         said.append(f"{row_name(r)}: the network ran twice in its first run. The executor logged {join(ops)} in the "
                     f"classic folder's run of the constant graph ({fmt_s(spans[tflog.FOLDER_RUN]['seconds'])}"
                     f" to the next stage), and the graph that ran still holds Conv2D (partition graphs), so they ran "
-                    f"again in {ran[0]['stage']} ({fmt_s(ran[0]['seconds'])}) (executor.cc, step -1 being LogMemory::CONSTANT_FOLDING_STEP_ID).")
+                    f"again in {ran[0]['stage']} ({fmt_s(ran[0]['seconds'])}) (executor.cc, step -1 being "
+                    f"LogMemory::CONSTANT_FOLDING_STEP_ID).")
     return said
 
 

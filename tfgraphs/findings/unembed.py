@@ -3,7 +3,7 @@ cost, each from the run's own numbers."""
 
 import statistics
 
-from tfgraphs.findings.evidence import Finding, Record, judged, said_by
+from tfgraphs.findings.evidence import Finding, Record, on_record, judged, said_by
 from tfgraphs.records.judge import judge
 from tfgraphs.units import fmt_bytes, fmt_s
 
@@ -79,35 +79,31 @@ def _cost_memory(u):
             f"held once TensorFlow was imported: {(peak - base) / size:.2f}x the {size:,}-byte GraphDef."]
 
 
-def _each(say):
-    return lambda v: say(v.record)
-
-
 DECLARED = (
-    Finding("unembed.size", ("before", "after"), lambda v: True, _each(_size_sentence), False,
+    Finding("unembed.size", ("before", "after"), lambda v: True, on_record(_size_sentence), False,
             "{n} Consts ({bytes} bytes) moved into variables restored from the checkpoint: the GraphDef went from "
             "{bytes} to {bytes} bytes, {share} smaller. / No Const outside a function body holds {bytes} or more, so "
             "nothing moved; ...", "the rewrite measured no graph before and after"),
-    Finding("unembed.left", ("left", "min_bytes"), lambda v: True, _each(_left), False,
+    Finding("unembed.left", ("left", "min_bytes"), lambda v: True, on_record(_left), False,
             "{n} Consts of at least {bytes} bytes inside function bodies stayed in place ({bytes} bytes).",
             "no Const of that size is inside a function body"),
-    Finding("unembed.check", ("within", "max_abs_err", "tolerance"), lambda v: True, _each(_check_sentence), False,
+    Finding("unembed.check", ("within", "max_abs_err", "tolerance"), lambda v: True, on_record(_check_sentence), False,
             "The rewritten graph's outputs equal the original's on the same feeds: the largest absolute difference is "
             "{n} (tolerance {n}). / The outputs DIFFER: ...", "the outputs were not compared (--no-check)"),
-    Finding("unembed.times", ("before", "after"), lambda v: _timed(v.record), _each(_time_sentences), False,
+    Finding("unembed.times", ("before", "after"), lambda v: _timed(v.record), on_record(_time_sentences), False,
             "First run, after against before: {time} against {time}, {verdict}: one first run a side, ... / Later "
             "runs, after against before: a median {time} against {time}, {verdict}.",
             "either graph lacks a timed first run or later runs"),
     Finding("unembed.peak_rss", ("before", "after"),
             lambda v: _timed(v.record) and v.record.before["peak_rss_bytes"] and v.record.after["peak_rss_bytes"],
-            _each(_peaks), False, "Peak RSS of the worker running the graph: {bytes} before, {bytes} after.",
+            on_record(_peaks), False, "Peak RSS of the worker running the graph: {bytes} before, {bytes} after.",
             "either graph lacks a timed run or a measured peak"),
-    Finding("unembed.cost", ("unembed_s",), lambda v: True, _each(_cost_sentences), False,
+    Finding("unembed.cost", ("unembed_s",), lambda v: True, on_record(_cost_sentences), False,
             "The rewrite took {time}: reading the graph {time}, rewriting it {time}, ...; {ratio}x the time of the "
             "reading and writing alone.", "the rewrite was not timed"),
     Finding("unembed.cost_memory", ("unembed_s",),
             lambda v: v.record.unembed_peak_rss_bytes and v.record.tf_rss_bytes and v.record.before.get("graph_bytes"),
-            _each(_cost_memory), False,
+            on_record(_cost_memory), False,
             "Its worker peaked at {bytes} RSS, {bytes} above the {bytes} it held once TensorFlow was imported: "
             "{ratio}x the {bytes}-byte GraphDef.", "the rewrite's worker did not measure its memory"),
 )
