@@ -203,7 +203,7 @@ def test_every_declared_finding_goes_to_the_json_with_its_kind_evidence_and_verd
     if report.command == "compare" and has_remote(report):
         # The remote rows' answer opens that page; below it, the in-process rows' findings.
         told = module.told(replace(report, rows=tuple(r for r in report.rows
-                                                      if not r.remote and r.fetch != "sum")))[1]
+                                                      if not r.remote and r.returns != "sum")))[1]
     for said in told:
         entry = next((e for e in kept if e["kind"] == said.kind and e["text"] == said), None)
         assert entry is not None, (said.kind, str(said))

@@ -202,7 +202,7 @@ def test_reachability_tells_a_listening_port_from_a_closed_one():
 def test_a_feed_past_the_grpc_message_limit_is_refused_before_any_worker():
     batch = spec.GRPC_MESSAGE_LIMIT // (32 * 32 * 8) + 1
     plan = seed.plan(seed_spec.Config(batch=batch, variants=("placeholder", "variable"), target="local",
-                                       baseline=False, fetches=("sum",), trials=1))
+                                       baseline=False, returns=("sum",), trials=1))
     assert plan.refused == {("placeholder", "sum"): plan.notices[0]}
     assert "feed of" in plan.notices[0] and "gRPC message limit of 2,147,483,647 bytes" in plan.notices[0]
     assert plan.workers == 1
@@ -223,10 +223,10 @@ def test_a_bad_target_is_a_usage_error(text):
         spec.parse_target(text)
 
 
-def _row(variant, laters, target="", fetch="output", **kw):
+def _row(variant, laters, target="", returns="output", **kw):
     """A row of one fresh worker per value of laters, each worker's later runs with that median."""
     return Row.from_trials(variant, [Measurement(first_run_s=later * 3, runs_s=(later, later), graph_bytes=500,
-                                                 target=target, fetch=fetch, **kw) for later in laters])
+                                                 target=target, returns=returns, **kw) for later in laters])
 
 
 def _report(*rows):
@@ -286,7 +286,7 @@ def test_one_slow_run_does_not_hide_a_feed_cost():
     once = [0.128, 0.129, 0.130, 0.1306, 0.131, 0.132, 0.133, 0.130, 0.131, 0.129]
     medians_apart = abs(statistics.median(fed) - statistics.median(once))
     assert medians_apart < max(fed) - min(fed)   # what the range rule compared: "no measurable difference"
-    (said,) = why.feed_cost(_report(_row("placeholder", fed, fetch="sum"), _row("variable", once, fetch="sum")).rows)
+    (said,) = why.feed_cost(_report(_row("placeholder", fed, returns="sum"), _row("variable", once, returns="sum")).rows)
     assert ("placeholder 162.7 ms against variable 130.3 ms median: feeding cost more per run, differs (x1.25, 95% CI "
             "x1.23 to x1.27; n=10 and 10, p<0.001).") in said
 
@@ -319,7 +319,7 @@ def test_remote_over_local_and_fetch_cost_sentences():
         "placeholder remote: fetching the sum folded the network (no Conv2D in the graph that ran; partition "
         "graphs), so its 1.0 ms later runs compute nothing and say nothing about the cost of fetching."]
     # Without the partition graphs there is no evidence either way, so no fetch cost is said.
-    bare = tuple(_row(r.variant, list(r.later_medians_s), r.target, r.fetch, bytes_fetched_per_run=r.bytes_fetched_per_run)
+    bare = tuple(_row(r.variant, list(r.later_medians_s), r.target, r.returns, bytes_fetched_per_run=r.bytes_fetched_per_run)
                  for r in rows)
     assert why.fetch_cost(bare) == [] and why.remote_over_local(bare) == why.remote_over_local(rows)
 
@@ -354,15 +354,15 @@ def test_rows_per_variant_follow_baseline_and_fetch(monkeypatch):
     from tests import fakes
 
     fake = fakes.install(monkeypatch, lambda task, env: fakes.seed_document(target=task.target or "",
-                                                                             fetch=task.fetch))
+                                                                             returns=task.returns))
     url = "grpc://127.0.0.1:1"
     for baseline, expected in ((True, [None, None, url, url]), (False, [url, url])):
         config = seed_spec.Config(batch=10, runs=2, variants=("variable",), target=url, baseline=baseline,
-                                fetches=("output", "sum"), trials=1)
+                                returns=("output", "sum"), trials=1)
         fake.calls.clear()
         report = seed.run(config, seed.plan(config), runner.Progress(9, quiet=True))
         assert [t.target for t in fake.tasks] == expected
-        assert [(r.target or None, r.fetch) for r in report.rows] == list(zip(expected, ["output", "sum"] * 2))
+        assert [(r.target or None, r.returns) for r in report.rows] == list(zip(expected, ["output", "sum"] * 2))
         assert report.to_dict()["config"]["target"] == url
 
 
@@ -434,7 +434,7 @@ def test_explain_sets_each_remote_attribution_beside_its_in_process_one(remote_f
     for target, first in (("", 0.3), (URL, remote_first)):
         for preset, extra in (("default", 1.0), ("no-grappler", 0.5), ("no-folding", 0.8), ("bare", 0.1)):
             ms = [Measurement(first_run_s=0.1 + (first - 0.1) * extra + o, runs_s=(0.1, 0.11), graph_bytes=500,
-                              target=target, fetch="output") for o in offsets]
+                              target=target, returns="output") for o in offsets]
             rows.append(Row.from_trials("constant", ms, preset=preset))
     report = _explained(tuple(rows))
     found = report.extra["attribution"]
@@ -498,7 +498,7 @@ def test_an_explain_document_from_before_the_in_process_rows_reads_as_remote():
     from tfgraphs.api.saved import render
 
     rows = tuple(Row.from_trials("constant", [Measurement(first_run_s=0.1 + 0.8 * extra, runs_s=(0.1, 0.11),
-                                                          graph_bytes=500, target=URL, fetch="output")], preset=p)
+                                                          graph_bytes=500, target=URL, returns="output")], preset=p)
                  for p, extra in (("default", 1.0), ("no-grappler", 0.5), ("no-folding", 0.8), ("bare", 0.1)))
     now = _explained(rows)
     # Then every session ran on the target and the attribution carried no "remote".

@@ -11,6 +11,7 @@ import pytest
 from tfgraphs.records.results import load
 from tfgraphs.api.commands import COMMANDS
 from tfgraphs.api.saved import render
+from tfgraphs.records.schema import SCHEMA, upgraded
 
 FIXTURES = Path(__file__).parent / "fixtures"
 DOCS = sorted(p.stem for p in FIXTURES.glob("*.json"))
@@ -31,6 +32,8 @@ def test_document_round_trips(name):
     doc = json.loads((FIXTURES / f"{name}.json").read_text())
     again = json.loads(json.dumps(load(doc).to_dict()))
     assert json.loads(json.dumps(load(again).to_dict())) == again
+    # Saved again, a document is in the current schema's keys.
+    doc = {**upgraded(doc), "schema": SCHEMA} if "schema" in doc else doc
     # A document written before --full-trials is read as every trial measuring every phase, and saved so.
     if "config" in doc and "full_trials" not in doc["config"] and "full_trials" in again["config"]:
         assert again["config"].pop("full_trials") == doc["config"]["trials"]
@@ -62,7 +65,7 @@ def saved(name):
 def test_a_summed_run_without_a_target_is_not_called_remote():
     # --returns sum alone: every row in-process, so the section says what ran, not "Remote sessions".
     summed = saved("compare")
-    summed = replace(summed, rows=tuple(replace(r, fetch="sum", target="") for r in summed.rows))
+    summed = replace(summed, rows=tuple(replace(r, returns="sum", target="") for r in summed.rows))
     text = render(summed)
     assert "The output summed in the graph" in text and "What the summed runs show:" in text
     assert "Remote sessions" not in text and "remote runs" not in text
@@ -74,7 +77,7 @@ def test_in_process_bytes_are_fed_not_sent():
     # In-process, session.py hands a fed array to TensorFlow in memory and the GraphDef is never serialized to be
     # sent: "sent" and "sending" belong to remote sessions only.
     summed = saved("compare")
-    summed = replace(summed, rows=tuple(replace(r, fetch="sum", target="", bytes_fed_per_run=r.const_bytes and 0 or
+    summed = replace(summed, rows=tuple(replace(r, returns="sum", target="", bytes_fed_per_run=r.const_bytes and 0 or
                                                 8 * 1024 * 20, bytes_fetched_per_run=8) for r in summed.rows))
     text = " ".join(render(summed, verbose=True).split())
     assert "handed over in memory in-process" in text

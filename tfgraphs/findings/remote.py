@@ -13,12 +13,12 @@ from tfgraphs.units import fmt_s
 
 def has_remote(report):
     """True when the report holds rows measured on a grpc:// target or fetching a sum."""
-    return any(r.remote or r.fetch == "sum" for r in report.rows)
+    return any(r.remote or r.returns == "sum" for r in report.rows)
 
 
 def _by_key(rows):
     """{(variant, remote, fetch): row} of the ok rows."""
-    return {(r.variant, r.remote, r.fetch or "output"): r for r in rows if r.ok}
+    return {(r.variant, r.remote, r.returns or "output"): r for r in rows if r.ok}
 
 
 def _signed_s(seconds):
@@ -157,7 +157,7 @@ def sentences(report):
     """Every remote sentence this report's numbers support."""
     rows, c = report.rows, report.config
     # A summed fetch is an op added to the graph, so folding may replace it with the rest: said as for the output.
-    summed = [r for r in rows if r.ok and r.fetch == "sum" and holds_data(r, report)]
+    summed = [r for r in rows if r.ok and r.returns == "sum" and holds_data(r, report)]
     # compare's later runs (and so the first run's excess over them) may come from its --full-trials workers alone.
     more = later_runs_option(c)
     return (regime_sentences(summed) + remote_over_local(rows, more=more) + feed_cost(rows, more=more)

@@ -16,7 +16,7 @@ PHASES = (("build", lambda t: t.build_s), ("session", lambda t: t.session_s), ("
 
 def key(row):
     """What names a row across documents: batch (sweep), variant, preset, and remote or summed (--target, --fetch)."""
-    return row.batch, row.variant, row.preset, row.remote, row.fetch or "output"
+    return row.batch, row.variant, row.preset, row.remote, row.returns or "output"
 
 
 def label(k):

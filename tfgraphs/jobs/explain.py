@@ -84,7 +84,7 @@ def _single_thread(doc):
 def _row(task, docs, trace):
     """A timed row with its traced run's ops; failed when the traced run failed."""
     row = seed.asked_place(Row.from_trials(task.variant, [Measurement.from_worker(d) for d in docs],
-                                              preset=task.preset), task.target, task.fetch)
+                                              preset=task.preset), task.target, task.returns)
     if trace.status == "ok":
         # The traced later run is what says whether Conv2D still ran; the logged first run, where its time went.
         evidence = {k: getattr(trace, k) for k in EVIDENCE_FIELDS if k != "logged_first_run_s"}

@@ -25,10 +25,10 @@ def check(config):
 
 
 def refusals(config, variants):
-    """{(variant, fetch): reason} for remote runs whose GraphDef, feed or fetch exceeds one gRPC message."""
+    """{(variant, returns): reason} for remote runs whose GraphDef, feed or fetched result exceeds one gRPC message."""
     if not parse_target(config.target).remote:
         return {}
-    found = {(v, f): remote.refusal(v, config.batch, config.dtype, f) for v in variants for f in config.fetches}
+    found = {(v, r): remote.refusal(v, config.batch, config.dtype, r) for v in variants for r in config.returns}
     return {key: reason for key, reason in found.items() if reason}
 
 

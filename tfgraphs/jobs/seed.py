@@ -40,7 +40,7 @@ def measure(config, refused, progress, timeout=None, prefix=""):
 
     def why(v, t, f):
         return refused.get(v) or (refused.get((v, f)) if t else None)
-    tasks = {key: config.task(key[0], target=key[1], fetch=key[2]) for key in keys if not why(*key)}
+    tasks = {key: config.task(key[0], target=key[1], returns=key[2]) for key in keys if not why(*key)}
     docs, ran = run_trials(list(tasks.values()), config.trials, lambda t: prefix + label(t), progress, timeout,
                            run=remote.worker_runner(config), full=config.full_trials)
     rows = [asked_place(Row.refused(key[0], why(*key)) if why(*key)
@@ -50,11 +50,11 @@ def measure(config, refused, progress, timeout=None, prefix=""):
     return [replace(r, activation_bytes=activations) for r in rows], ran
 
 
-def asked_place(row, target, fetch):
+def asked_place(row, target, returns):
     """row, placed where its task asked when no worker said so (a refused row, or one whose every trial failed)."""
     if not target or row.target is not None:
         return row
-    return replace(row, target=target, fetch=row.fetch or fetch)
+    return replace(row, target=target, returns=row.returns or returns)
 
 
 def run(config, plan, progress, timeout=None):

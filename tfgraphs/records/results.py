@@ -10,7 +10,7 @@ from tfgraphs.records.inspect import Inspection
 from tfgraphs.records.pitfalls import LessonRun
 from tfgraphs.records.possible import check_agrees, check_config, check_record
 from tfgraphs.records.rows import INT_MEDIANS, MEDIAN_FIELDS, ModeRun, Row
-from tfgraphs.records.schema import SCHEMA, TOOL, Provenance, envelope, provenance, provenance_of
+from tfgraphs.records.schema import SCHEMA, TOOL, Provenance, envelope, provenance, provenance_of, upgraded
 from tfgraphs.records.sweep import Extra
 from tfgraphs.records.unembed import Unembedding
 from tfgraphs.records.watch import Watching
@@ -231,6 +231,7 @@ def load(doc):
         raise ValueError(f"results schema {schema} is newer than this tfgraphs understands ({SCHEMA})")
     if schema < 1:
         raise ValueError(f"schema is {schema}, must be from 1 to {SCHEMA}: no tfgraphs wrote an earlier one")
+    doc = upgraded(doc)
     command = doc.get("command", "compare")
     if not isinstance(command, str) or command not in DOCUMENTS:
         raise ValueError(f"unknown command {command!r} in a results file")

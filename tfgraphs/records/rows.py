@@ -67,7 +67,7 @@ class Measurement:
     worker_start: str | None = None   # "forked" from a process that imported TensorFlow, or "fresh" (children.start)
     # Added for remote sessions; None in documents written before them, and left out of the JSON while None.
     target: str | None = None              # "" in-process, else the grpc:// URL the session ran on
-    fetch: str | None = None               # "output" or "sum"
+    returns: str | None = None             # what each run returned: "output" or "sum"
     bytes_fed_per_run: int | None = ranged()
     bytes_fetched_per_run: int | None = ranged()
     fed_address_mod_64: int | None = ranged(most=63)   # where the largest fed array's data starts, past 64 bytes
@@ -102,7 +102,7 @@ class Measurement:
 
 # What a traced worker wrote where the command line asked (--trace, --tensorboard): named there, not kept in rows.
 WRITTEN_FILES = ("trace_files", "tensorboard_dir")
-REMOTE_FIELDS = ("target", "fetch", "bytes_fed_per_run", "bytes_fetched_per_run", "fed_address_mod_64",
+REMOTE_FIELDS = ("target", "returns", "bytes_fed_per_run", "bytes_fetched_per_run", "fed_address_mod_64",
                  "network_device", "data_device", "traced_between_tasks_bytes", "traced_run_s")
 
 
@@ -210,7 +210,7 @@ class Row(Measurement):
     def label(self):
         """The variant, with its preset when not the default, and remote and a summed fetch when so."""
         return (self.variant + (f" [{self.preset}]" if self.preset != "default" else "")
-                + (" remote" if self.remote else "") + (" (sum)" if self.fetch == "sum" else ""))
+                + (" remote" if self.remote else "") + (" (sum)" if self.returns == "sum" else ""))
 
     @property
     def remote(self):

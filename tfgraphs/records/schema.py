@@ -5,25 +5,39 @@ from dataclasses import dataclass, field
 import tfgraphs
 from tfgraphs.machine import now_utc, timing_env
 
-# Format history:
-#   1: compare ("variants") and explain ("runs", "attribution") documents; sweep ("rows", each with its
-#      "batch", plus "fit" and "tf_error") added without changing the others;
-#      shapes ("modes": one per mode and switch setting, plus "switch") likewise; inspect (the Inspection's fields);
-#      pitfalls ("lessons": one per lesson and variant, each with its "cases") likewise;
-#      later "tfgraphs_version", "created" (ISO-8601 UTC), "env" (timing variables set) and machine["tf_build"]
-#      added, each optional when read; then per row "activation_bytes" (compare, sweep) and "folded" (embedded
-#      variants: did the network still run after the first run), per fit "folded" and, in explain,
-#      "single_thread" (one single-threaded evaluation of the network), each left out when unset;
-#      remote sessions: rows (and their trials) may carry "target", "fetch", "bytes_fed_per_run",
-#      "bytes_fetched_per_run", "network_device", "data_device", "traced_between_tasks_bytes", "traced_run_s", and
-#      compare/explain configs "target", "baseline", "fetches", "place", "connect_timeout"; absent means in-process;
-#      unembed (the Unembedding's fields: "before", "after", "moved", "max_abs_err" first); its first documents held
-#      only "command" and those four, without "schema" and "tool", and are read too;
-#      watch (the Watching's fields: "calls", "consts", "growth", "feeds", "functions", "findings", "exit_code");
-#      then per trial, shapes mode and pitfalls lesson "worker_start" ("forked" or "fresh"), left out when unset.
-#      then watch's "left_running" (left out when none) and its "ended" value "killed".
-SCHEMA = 1
+# Schema 1 grew by keys each reader treats as optional, absent in documents written before they were kept
+# (read_config and each record's from_dict say what their absence meant). Schema 2 names what --returns chose
+# "returns": the seed network's config key "fetches" and its rows' and trials' "fetch" were renamed.
+SCHEMA = 2
 TOOL = "tfgraphs"
+
+
+def _from_1(doc):
+    """A schema-1 document in schema 2's keys: --returns' choice named "returns" in the seed network's config, rows
+    and trials (a user's graph's config keeps "fetches": the nodes it fetched)."""
+    def renamed(d, old):
+        return {("returns" if k == old else k): v for k, v in d.items()}
+
+    def row(r):
+        if not isinstance(r, dict):
+            return r
+        r = renamed(r, "fetch")
+        return {**r, "trials": [row(t) for t in r["trials"]]} if isinstance(r.get("trials"), list) else r
+    config = doc.get("config")
+    if isinstance(config, dict) and "path" not in config:
+        doc = {**doc, "config": renamed(config, "fetches")}
+    return {k: [row(r) for r in v] if isinstance(v, list) and k != "config" else v for k, v in doc.items()}
+
+
+# How a document of each earlier schema becomes one of the next, before any record reads it.
+UPGRADES = {1: _from_1}
+
+
+def upgraded(doc):
+    """The saved document in the current schema's keys (a new dict; doc is not changed)."""
+    for schema in range(doc["schema"], SCHEMA):
+        doc = UPGRADES[schema](doc)
+    return doc
 
 
 def envelope(command):

@@ -150,7 +150,7 @@ def render(report, fmt="simple", width=WIDTH, verbose=False, figure=None, answer
 
 def _with_remote(report, head, fmt, width, verbose, figure):
     """The remote section and its sentences, then the in-process page of the rows fetching the whole output."""
-    local = replace(report, rows=tuple(r for r in report.rows if not r.remote and r.fetch != "sum"))
+    local = replace(report, rows=tuple(r for r in report.rows if not r.remote and r.returns != "sum"))
     inside = render(local, fmt, width, verbose, answered=False) if local.rows else Page("")
     # The in-process page without its header and answer: the remote answer opens the whole page.
     text = inside.split("\n\n", 1)[1] if local.rows else ""

@@ -6,7 +6,7 @@ from tfgraphs.spec.options import (REQUIRED, Names, OneOf, Option, Positive, Who
                                    switch, text, texts)
 from tfgraphs.spec.owngraph import INT_HIGH
 from tfgraphs.spec.presets import PRESETS
-from tfgraphs.spec.remote import FETCHES, TWO_TASK_JOBS, parse_target
+from tfgraphs.spec.remote import RETURN_KINDS, TWO_TASK_JOBS, parse_target
 from tfgraphs.spec.variants import VARIANTS
 
 # The seed network.
@@ -40,10 +40,9 @@ TARGET = Option("", target, "also run every session through TensorFlow's gRPC ru
                 "127.0.0.1 per worker), local:ps,worker (a two-task cluster) or grpc://HOST:PORT (an existing "
                 "server, e.g. from `tfgraphs server`)", shown="none, in-process only", metavar="WHERE")
 BASELINE = Option(True, switch, "with --target, skip the in-process rows measured beside the remote ones")
-RETURNS = Option(("output",), Names(FETCHES, "kind of result"), "what each run returns to Python: output (the whole "
+RETURNS = Option(("output",), Names(RETURN_KINDS, "kind of result"), "what each run returns to Python: output (the whole "
                  "tensor), sum (one scalar, from a sum op added to the graph after the network, which constant "
-                 "folding can precompute with it), or output,sum for both",
-                 keyword="returns")
+                 "folding can precompute with it), or output,sum for both")
 PLACE = Option("ps", OneOf(TWO_TASK_JOBS, prefix="data="), "with --target local:ps,worker, the job that holds the "
                "variable variant's X: data=ps or data=worker", shown="data=ps", metavar="data=JOB")
 # The longest any wait may be: a timeout past a day is a slip of the keyboard, and a huge one overflows the clock.

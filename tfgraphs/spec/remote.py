@@ -8,7 +8,7 @@ from tfgraphs.errors import UsageError
 from tfgraphs.spec import network
 from tfgraphs.spec.variants import VARIANTS
 
-FETCHES = ("output", "sum")
+RETURN_KINDS = ("output", "sum")   # what a run returns to Python: the whole output, or its sum
 LOOPBACK = "127.0.0.1"
 # TensorFlow's gRPC channels accept messages up to INT32_MAX bytes: a GraphDef, a feed or a fetch must fit in one.
 GRPC_MESSAGE_LIMIT = 2**31 - 1
@@ -75,22 +75,22 @@ def bytes_fed_per_run(variant, batch, dtype):
     return network.data_bytes(batch, dtype) + w
 
 
-def bytes_fetched_per_run(batch, dtype, fetch):
+def bytes_fetched_per_run(batch, dtype, returns):
     """Bytes brought back by every run: the whole output, or one scalar sum."""
     item = np.dtype(dtype).itemsize
-    return item if fetch == "sum" else int(np.prod(network.output_shape(batch))) * item
+    return item if returns == "sum" else int(np.prod(network.output_shape(batch))) * item
 
 
-def refusal(variant, batch, dtype, fetch):
+def refusal(variant, batch, dtype, returns):
     """Why a remote run of `variant` cannot send its feed or fetch in one gRPC message, or None."""
     graph = VARIANTS[variant].copies_in_graph * network.data_bytes(batch, dtype)
     for what, size in (("GraphDef (sent to the server at the first run)", graph),
                        ("feed", bytes_fed_per_run(variant, batch, dtype)),
-                       ("fetched output", bytes_fetched_per_run(batch, dtype, fetch))):
+                       ("fetched output", bytes_fetched_per_run(batch, dtype, returns))):
         if size > GRPC_MESSAGE_LIMIT:
             return (f"{variant} remote: its {what} of {size:,} bytes per run is past TensorFlow's gRPC message "
                     f"limit of {GRPC_MESSAGE_LIMIT:,} bytes; use a smaller --batch"
-                    + (" or --fetch sum" if what == "fetched output" else ""))
+                    + (" or --returns sum" if what == "fetched output" else ""))
     return None
 
 

@@ -10,7 +10,7 @@ from tfgraphs.spec.options import Option, Saved, batches
 from tfgraphs.spec.network import DTYPES
 from tfgraphs.spec.presets import PRESETS
 from tfgraphs.spec.protocol import choice
-from tfgraphs.spec.remote import FETCHES
+from tfgraphs.spec.remote import RETURN_KINDS
 from tfgraphs.spec.samples import FEWEST, RANK_SUM
 from tfgraphs.spec.tasks import traced_writes
 from tfgraphs.spec.variants import COMPARED, VARIANTS
@@ -34,7 +34,7 @@ class SeedTask:
                                                              "single-thread")})
     trace_dir: str | None = None
     tensorboard_dir: str | None = None
-    fetch: str = field(default="output", metadata={"choices": FETCHES})
+    returns: str = field(default="output", metadata={"choices": RETURN_KINDS})
     target: str | None = None           # a grpc:// session target; None runs in-process
     network_device: str | None = None   # e.g. /job:worker/task:0 in a two-task cluster
     data_device: str | None = None      # where the variable variant's X lives, e.g. /job:ps/task:0
@@ -67,15 +67,15 @@ class Config(Saved):
     variants: tuple = common.CHOSEN_VARIANTS.field(default=COMPARED)
     target: str = common.TARGET.field()                      # "" in-process only
     baseline: bool = common.BASELINE.field()                 # with a target, measure the in-process rows too
-    fetches: tuple = common.RETURNS.field()
+    returns: tuple = common.RETURNS.field()
     place: str = common.PLACE.field()                        # where the variable lives in local:ps,worker
     connect_timeout: float = common.CONNECT_TIMEOUT.field()
 
     def to_dict(self):
-        d = {**asdict(self), "variants": list(self.variants), "fetches": list(self.fetches)}
-        if not self.target and self.fetches == ("output",):
+        d = {**asdict(self), "variants": list(self.variants), "returns": list(self.returns)}
+        if not self.target and self.returns == ("output",):
             # An in-process run's document stays as it was before remote sessions.
-            for key in ("target", "baseline", "fetches", "place", "connect_timeout"):
+            for key in ("target", "baseline", "returns", "place", "connect_timeout"):
                 d.pop(key)
         return d
 
@@ -86,7 +86,7 @@ class Config(Saved):
     def placements(self):
         """(target, fetch) of every row per variant: in-process first (target None), then remote."""
         where = ([None] if self.baseline or not self.target else []) + ([self.target] if self.target else [])
-        return [(t, f) for t in where for f in self.fetches]
+        return [(t, r) for t in where for r in self.returns]
 
 
 @dataclass(frozen=True)
@@ -136,5 +136,5 @@ def label(task):
     """How progress names a seed task: its variant, then its preset, mode, fetch and target when not the default."""
     return (task.variant + (f" [{task.preset}]" if task.preset != "default" else "")
             + (f" {task.mode}" if task.mode != "timed" else "")
-            + (f" fetch {task.fetch}" if task.fetch != "output" else "")
+            + (f" returns {task.returns}" if task.returns != "output" else "")
             + (f" on {task.target}" if task.target else ""))

@@ -77,16 +77,16 @@ BUILDERS = {
 PLACES_DATA = ("variable",)
 
 
-def build(variant, x, w, fetch="output", network_device=None, data_device=None):
+def build(variant, x, w, returns="output", network_device=None, data_device=None):
     """Build `variant` of the network on x, w in a fresh graph, on the devices named (None: TensorFlow's choice).
 
-    fetch="sum" fetches the output's sum instead, computed where the network runs so only a scalar comes back.
+    returns="sum" fetches the output's sum instead, computed where the network runs so only a scalar comes back.
     """
     graph = tf.Graph()
     with graph.as_default(), tf.device(network_device):
         placed = data_device and variant in PLACES_DATA
         built = BUILDERS[variant](x, w, data_device) if placed else BUILDERS[variant](x, w)
-        if fetch == "sum":
+        if returns == "sum":
             built.output = tf.reduce_sum(built.output, name="output_sum")
     built.graph = graph
     return built

@@ -53,8 +53,8 @@ def _first_run(task, tf, built, x, w, rss):
     out, sess, first = _to_first_run(task, tf, built, rss)
     sess.close()
     _phase("check")
-    out["fetch"] = task.fetch
-    out["max_abs_err"] = (network.sum_error(x, w, first) if task.fetch == "sum"
+    out["returns"] = task.returns
+    out["max_abs_err"] = (network.sum_error(x, w, first) if task.returns == "sum"
                           else network.max_abs_error(x[:CHECKED], w, first[:CHECKED]))
     return out
 
@@ -85,7 +85,7 @@ def _timed(task, tf, built, x, w, rss):
 def _error(task, x, w, first, last):
     """The largest difference of the first and last outputs from the NumPy reference (of its sum, when summed)."""
     _phase("check")
-    if task.fetch == "sum":
+    if task.returns == "sum":
         return max(network.sum_error(x, w, first), network.sum_error(x, w, last))
     return network.max_abs_error(x, w, first, last)
 
@@ -97,7 +97,7 @@ def _wire(task, tf, sess, built, fetched):
     from tfgraphs.worker import remote
 
     fed = [np.asarray(a) for a in built.feed.values()]
-    out = {"target": task.target or "", "fetch": task.fetch, "bytes_fed_per_run": sum(a.nbytes for a in fed),
+    out = {"target": task.target or "", "returns": task.returns, "bytes_fed_per_run": sum(a.nbytes for a in fed),
            "bytes_fetched_per_run": np.asarray(fetched).nbytes}
     if fed:
         # Where the largest fed array's data starts: TF_NewTensor uses an aligned buffer in place, copies another.
@@ -153,8 +153,8 @@ def _traced(task, tf, built, x, w, rss):
         "runs_s": walls[1:],
         "top_ops": top_ops,
         "folded": stepstats.folded(top_ops) if VARIANTS[task.variant].embeds_data else None,
-        "max_abs_err": (network.sum_error if task.fetch == "sum" else network.max_abs_error)(x, w, y),
-        "target": task.target or "", "fetch": task.fetch,
+        "max_abs_err": (network.sum_error if task.returns == "sum" else network.max_abs_error)(x, w, y),
+        "target": task.target or "", "returns": task.returns,
         "trace_files": [],
         # A remote session's optimizers log in the server's process, not here: nothing to read for them.
         "first_run_log": None if task.target else log,
@@ -228,7 +228,7 @@ def measure(task):
     rss["data"] = machine.rss_bytes()
     _phase("build")
     t0 = time.perf_counter()
-    built = graphs.build(task.variant, x, w, task.fetch, task.network_device, task.data_device)
+    built = graphs.build(task.variant, x, w, task.returns, task.network_device, task.data_device)
     build_s = time.perf_counter() - t0
     rss["build"] = machine.rss_bytes()
     result = {"tf_version": tf.__version__, "tf_build": build_facts(tf), "import_s": import_s,
