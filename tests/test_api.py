@@ -245,7 +245,7 @@ def test_each_plot_draws_its_rows(fixture, lines):
 
 def test_a_report_without_a_plot_says_so():
     pytest.importorskip("matplotlib")
-    with pytest.raises(tfgraphs.UsageError, match="^inspect has no plot: it measures no run to draw$"):
+    with pytest.raises(tfgraphs.UsageError, match="^inspect has no plot: it draws no figure$"):
         tfgraphs.report(FIXTURES / "inspect.json").plot()
 
 

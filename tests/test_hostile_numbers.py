@@ -145,8 +145,8 @@ CASES = PLUS_MINUS + [
     (["lab", "check", "1", "{tmp}/x.py", "--timeout", "1e308"], "argument --timeout: '1e308' must be at most 86,400 s"),
     (["compare", "--timeout", "1e308"], "--timeout '1e308' must be at most 86,400 s"),
     (["compare", "--connect-timeout", "nan"], "--connect-timeout 'nan' is not a number"),
-    (["report", "{tmp}/schema-0.json"], "schema-0.json: schema is 0, must be from 1 to 1"),
-    (["report", "{tmp}/schema-minus.json"], "schema is -1, must be from 1 to 1"),
+    (["report", "{tmp}/schema-0.json"], "schema-0.json: schema is 0, must be from 1 to 2"),
+    (["report", "{tmp}/schema-minus.json"], "schema is -1, must be from 1 to 2"),
     (["report", "{tmp}/schema-true.json"], "schema-true.json: schema is 'True', not a whole number"),
     (["report", "{tmp}/bytes-minus.json"], "bytes-minus.json: variants[0].graph_bytes is -5, must be from 0 to 2,147,483,647"),
     (["report", "{tmp}/bytes-huge.json"], "variants[0].graph_bytes is 1,000,000,000,000,000, must be from 0 to "

@@ -35,7 +35,7 @@ def run_json(tmp_path_factory):
 
 def test_document_structure(run_json):
     doc, _ = run_json
-    assert doc["command"] == "pitfalls" and doc["schema"] == 1 and doc["tool"] == "tfgraphs"
+    assert doc["command"] == "pitfalls" and doc["schema"] == 2 and doc["tool"] == "tfgraphs"
     assert doc["config"] == {"lessons": ["executor-cache", "graph-growth"], "variants": ["placeholder"],
                              "batch": BATCH, "steps": STEPS, "seed": 0, "dtype": "float64"}
     assert [(r["lesson"], r["variant"], r["status"], r["error"]) for r in doc["lessons"]] == [

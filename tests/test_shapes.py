@@ -116,7 +116,7 @@ def test_exported_lazily():
 
 def test_envelope_and_config(shapes_json):
     _, doc, _ = shapes_json
-    assert doc["schema"] == 1 and doc["tool"] == "tfgraphs" and doc["command"] == "shapes"
+    assert doc["schema"] == 2 and doc["tool"] == "tfgraphs" and doc["command"] == "shapes"
     assert doc["tf_version"] and doc["python"] and doc["machine"]["cpu_count"] >= 1
     assert doc["config"] == {**TINY, "seed": 0, "dtype": "float32", "modes": list(MODES),
                              "switch_modes": ["eager"]}
@@ -431,7 +431,7 @@ def test_no_difference_is_not_said_with_three_pairs():
 
 
 def answer_of(report):
-    from tfgraphs.findings.shapes_answer import answer
+    from tfgraphs.findings.shapes import answer
     return [words(s) for s in answer(report)]
 
 

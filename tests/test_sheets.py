@@ -31,7 +31,8 @@ from tfgraphs.cli import build_parser
 ROOT = Path(__file__).resolve().parent.parent
 COURSE = ROOT / "tfgraphs" / "labs" / "course"
 SHEETS = [COURSE / "README.md", *sorted(COURSE.glob("*/README.md"))]
-PAGES = [*SHEETS, ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+# docs/findings.md quotes sentence templates, whose {placeholders} are no commands to run.
+PAGES = [*SHEETS, ROOT / "README.md", *sorted(p for p in (ROOT / "docs").glob("*.md") if p.name != "findings.md")]
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```$", re.M | re.S)
 SPAN = re.compile(r"(?<!`)`(!?tfgraphs [^`]+)`(?!`)")
 COMMENTED = re.compile(r"^<!-- (?:lesson|output): (tfgraphs [^\n]*) -->$", re.M)

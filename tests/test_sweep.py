@@ -17,7 +17,7 @@ import pytest
 import fakes
 from conftest import run_cli, run_main, words
 from tfgraphs.findings import sweep as growth
-from tfgraphs.findings.sweep_answer import answer as sweep_answer
+from tfgraphs.findings.sweep import answer as sweep_answer
 from tfgraphs.jobs import runner, sweep
 from tfgraphs.spec.seed import SweepConfig
 from tfgraphs.records import sweep as fits

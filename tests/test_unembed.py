@@ -52,7 +52,7 @@ def unembedded(graphs):
 def test_the_table_moves_and_the_graph_shrinks(unembedded):
     _, doc, proc = unembedded
     assert {"command", "before", "after", "moved", "max_abs_err"} <= set(doc) and doc["command"] == "unembed"
-    assert (doc["schema"], doc["tool"], doc["path"]) == (1, "tfgraphs", str(graphs_root(doc) / "lookup.pb"))
+    assert (doc["schema"], doc["tool"], doc["path"]) == (2, "tfgraphs", str(graphs_root(doc) / "lookup.pb"))
     assert set(doc["before"]) == set(doc["after"]) == SIDE
     assert doc["moved"] == [{"name": "table", "bytes": owngraphs.TABLE_ROWS * owngraphs.TABLE_WIDTH * 4,
                              "dtype": "float32", "shape": [owngraphs.TABLE_ROWS, owngraphs.TABLE_WIDTH]}]

@@ -160,7 +160,7 @@ def test_the_new_signature_finding_is_the_judges_verdict_on_new_first_calls_agai
 
 
 def test_a_new_signature_under_one_percent_of_the_run_stays_out_of_the_answer():
-    from tfgraphs.findings.watch_answer import answer
+    from tfgraphs.findings.watch import answer
 
     # The new sets' first calls cost 1.906 s beyond a repeat (0.011 s): 0.48% of a 400 s script, 19% of a 10 s one.
     small = replace(record(), script_s=400.0, exit_code=0, ended="exit", touched_tensorflow=True)

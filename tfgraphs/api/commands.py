@@ -2,7 +2,7 @@
 document, renderer, figure and CSV lines. The API functions are made from these entries in one loop, and the command
 line's subcommands in another (cli)."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 from tfgraphs.api import explain, inspect
 from tfgraphs.api.keywords import takes
@@ -40,6 +40,7 @@ class Command:
     job: object                     # the job module that plans and runs it (jobs/)
     render: object                  # render(result, fmt, width, verbose=, figure=): its results as text
     beside: tuple | None = None     # the options it takes beside its Config's; None: how it runs and what it writes
+    first: tuple = ()               # its Config's keywords that lead its signature and --help, when not its first
     without: tuple = ()             # keywords of its Config it does not take
     writes: object = None           # writes(options): the Outputs beyond --json, --csv and --plot
     body: object = measured         # body(command, **checked options): what its API function does
@@ -68,7 +69,8 @@ class Command:
             return self.body(self, **options)
         call.__name__ = call.__qualname__ = self.name
         call.__doc__ = self.doc
-        made = takes(self.config, *self.options(), without=self.without, writes=self.writes,
+        leading = {f.name: f.metadata["option"] for f in fields(self.config) if f.name in self.first}
+        made = takes(leading, self.config, *self.options(), without=self.without, writes=self.writes,
                      named={"figure": self.shows, "lines": self.lines.each if self.lines else None})(call)
         made.__module__ = "tfgraphs"
         return made
@@ -127,7 +129,7 @@ COMMANDS = {c.name: c for c in (
             "largest batch whose GraphDef serializes under 2 GiB, and ask TensorFlow to embed the next one (from a "
             "zero-stride array view).",
             "Measure each variant at each batch, fit graph bytes against batch and put the predicted limit to "
-            "TensorFlow.", SweepConfig, sweep_job, sweep.render, without=UNSWEPT,
+            "TensorFlow.", SweepConfig, sweep_job, sweep.render, without=UNSWEPT, first=("batches",),
             figure=plots.sweep_figure,
             shows="graph bytes and run time against batch", lines=csv.TRIALS, comparable=True, progress=True),
     Command("inspect", "what is inside a GraphDef or SavedModel file (nothing is run)",

@@ -92,7 +92,7 @@ class Report:
 
         plots.require()
         if not self.made_by.figure:
-            raise UsageError(f"{self.command} has no plot: it measures no run to draw")
+            raise UsageError(f"{self.command} has no plot: it draws no figure")
         figure = self.made_by.figure(self.result)
         if path:
             writable(plot=path)

@@ -20,9 +20,16 @@ from tfgraphs.spec.seed import ExplainConfig, SweepConfig
 from tfgraphs.spec.shapes import Config as ShapesConfig
 
 
+# Config keys a document may lack, written before they were kept: the remote keys (absent: in-process only) and
+# shapes' switch_modes; trials and full_trials are read below. Every other key every document has held.
+LATER_KEYS = ("target", "baseline", "returns", "place", "connect_timeout", "switch_modes")
+# Fields a config holds but its document never saves: a sweep's batch is each row's.
+UNSAVED = {SweepConfig: ("batch",)}
+
+
 def read_config(config_type, saved):
     """config_type from a saved config: each of its fields the document holds (lists as tuples), and for one it
-    lacks, what documents written before that field was kept meant, else the field's default."""
+    lacks, what documents written before that field was kept meant; KeyError for a field every document holds."""
     names = {f.name for f in fields(config_type)}
     held = {k: tuple(v) if isinstance(v, list) else v for k, v in saved.items() if k in names}
     # Before --trials a run had one trial; before --full-trials every trial measured every phase.
@@ -30,6 +37,9 @@ def read_config(config_type, saved):
         held.setdefault("trials", 1)
     if "full_trials" in names:
         held.setdefault("full_trials", held["trials"])
+    lacking = sorted(names - set(held) - set(LATER_KEYS) - set(UNSAVED.get(config_type, ())))
+    if lacking:
+        raise KeyError(lacking[0])
     return config_type(**held)
 
 
@@ -58,7 +68,7 @@ class Results(Provenance):
     @classmethod
     def read_config(cls, saved):
         """The command's Config from the document's."""
-        raise NotImplementedError
+        return read_config(cls.config_type, saved)
 
     @classmethod
     def read_sections(cls, d):
@@ -95,10 +105,7 @@ class CompareResults(Results):
 
     command: ClassVar[str] = "compare"
     key: ClassVar[str] = "variants"
-
-    @classmethod
-    def read_config(cls, saved):
-        return read_config(SeedConfig, saved)
+    config_type: ClassVar[type] = SeedConfig
 
 
 @dataclass(frozen=True)
@@ -107,6 +114,7 @@ class ExplainResults(Results):
 
     command: ClassVar[str] = "explain"
     key: ClassVar[str] = "runs"
+    config_type: ClassVar[type] = ExplainConfig
     attribution: tuple = ()           # per row group, the first run's excess split among the optimizers
     single_thread: dict | None = None  # one single-threaded evaluation of the network, when it ran
 
@@ -117,7 +125,7 @@ class ExplainResults(Results):
     @classmethod
     def read_config(cls, saved):
         # A user's graph is explained with its path; the seed network without one.
-        return ExplainedGraph.from_dict(saved) if "path" in saved else read_config(ExplainConfig, saved)
+        return ExplainedGraph.from_dict(saved) if "path" in saved else read_config(cls.config_type, saved)
 
     @classmethod
     def read_sections(cls, d):
@@ -131,15 +139,12 @@ class SweepResults(Results):
 
     command: ClassVar[str] = "sweep"
     key: ClassVar[str] = "rows"
+    config_type: ClassVar[type] = SweepConfig
     fits: tuple = ()                  # Fit per variant
     tf_error: dict | None = None      # what TensorFlow said at the first batch past the predicted limit
 
     def sections(self):
         return {"fit": [f.to_dict() for f in self.fits], "tf_error": self.tf_error}
-
-    @classmethod
-    def read_config(cls, saved):
-        return read_config(SweepConfig, saved)
 
     @classmethod
     def read_sections(cls, d):
@@ -154,16 +159,13 @@ class ShapesResults(Results):
 
     command: ClassVar[str] = "shapes"
     key: ClassVar[str] = "modes"
+    config_type: ClassVar[type] = ShapesConfig
     row_type: ClassVar[type] = ModeRun
     switch: str | None = None         # the per-shape switch the switch modes turned off
     order: str | None = None          # "interleaved": the modes' passes ran in turns
 
     def sections(self):
         return {k: v for k, v in (("switch", self.switch), ("order", self.order)) if v is not None}
-
-    @classmethod
-    def read_config(cls, saved):
-        return read_config(ShapesConfig, saved)
 
     @classmethod
     def read_sections(cls, d):
@@ -176,11 +178,8 @@ class PitfallsResults(Results):
 
     command: ClassVar[str] = "pitfalls"
     key: ClassVar[str] = "lessons"
+    config_type: ClassVar[type] = PitfallsConfig
     row_type: ClassVar[type] = LessonRun
-
-    @classmethod
-    def read_config(cls, saved):
-        return read_config(PitfallsConfig, saved)
 
 
 # Every kind of document tfgraphs writes, by the command that writes it.

@@ -12,7 +12,7 @@ def _built(case, x, w):
     from tfgraphs.worker.graphs import build
 
     variant = {"stateful input": "dataset-embedded", "fed input": "placeholder"}.get(case, "constant")
-    return build(variant, x, w, fetch="sum" if case == "scalar fetch" else "output")
+    return build(variant, x, w, returns="sum" if case == "scalar fetch" else "output")
 
 
 def _config(tf, case):
