@@ -5,9 +5,9 @@ import math
 from tfgraphs.findings import execution, growth
 from tfgraphs.findings.evidence import judged, rests_on
 from tfgraphs.findings.cases import against, says, short_s, typical
-from tfgraphs.findings.memory import data_bytes
-from tfgraphs.spec.pitfalls import CHECKPOINT, DEFAULT_CASES, FROZEN, GRAPH, META
+from tfgraphs.spec import network
 from tfgraphs.spec.limits import GRAPHDEF_LIMIT
+from tfgraphs.spec.pitfalls import CHECKPOINT, DEFAULT_CASES, FROZEN, GRAPH, META
 from tfgraphs.units import fmt_bytes, fmt_s, join
 
 
@@ -105,12 +105,17 @@ def meta_limit(case, batch):
     return per_example, math.floor((GRAPHDEF_LIMIT - 1 - overhead) / per_example) + 1
 
 
+def data_bytes(report):
+    """Bytes of X in this run."""
+    return network.data_bytes(report.config.batch, report.config.dtype)
+
+
 def saved_copies(run, report):
     """Which artifacts held X, and where the .meta would pass 2 GiB."""
     return (_held(run.variant, data_bytes(report), list(run.cases))
             + _frozen(run.variant, run.case(FROZEN), run.case(GRAPH))
             + _checkpoint(run.variant, data_bytes(report), run.case(CHECKPOINT))
-            + _meta(run.variant, run.case(META), report.config["batch"]))
+            + _meta(run.variant, run.case(META), report.config.batch))
 
 
 @rests_on("holds_data", "bytes")
@@ -195,7 +200,7 @@ TEACHING = {
     "folding": lambda run, report: execution.folding(run),
     "pruning": lambda run, report: execution.pruning(run),
     "feed-alignment": lambda run, report: execution.feed_alignment(run),
-    "executor-leak": execution.executor_leak,
+    "executor-leak": lambda run, report: execution._leaked(run.variant, data_bytes(report), list(run.cases)),
 }
 
 

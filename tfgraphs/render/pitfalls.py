@@ -13,8 +13,8 @@ from tfgraphs.units import fmt_bytes, sig3 as _sig
 def header(report):
     """What ran, then where."""
     c = report.config
-    return (f"pitfalls: {', '.join(c['lessons'])}; batch {c['batch']:,}, {c['dtype']}, {c['steps']} steps, seed "
-            f"{c['seed']}\n{machine_line(report)}")
+    return (f"pitfalls: {', '.join(c.lessons)}; batch {c.batch:,}, {c.dtype}, {c.steps} steps, seed "
+            f"{c.seed}\n{machine_line(report)}")
 
 
 def _table(body, headers):

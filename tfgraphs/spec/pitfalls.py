@@ -6,7 +6,7 @@ from dataclasses import asdict, dataclass, field
 from typing import ClassVar
 
 from tfgraphs.spec import common, tflog
-from tfgraphs.spec.options import Names, Option, Saved, Whole
+from tfgraphs.spec.options import Names, Option, Whole
 from tfgraphs.spec.protocol import choice
 from tfgraphs.spec.samples import FEWEST, ONE_AGAINST, SIGNED_RANK
 from tfgraphs.spec.variants import VARIANTS
@@ -84,7 +84,7 @@ class PitfallsTask:
 
 
 @dataclass(frozen=True)
-class Config(Saved):
+class Config:
     """What the user asked of the pitfalls: which lessons, which variants, the batch and the steps."""
 
     lessons: tuple = Option(tuple(LESSONS), Names(tuple(LESSONS), "lesson"),
@@ -101,6 +101,11 @@ class Config(Saved):
                         f"steps after the first), and runs of each repeat case in executor-cache (a single run is "
                         f"placed among its repeats only from {ONE_AGAINST} of them)").field()
     seed: int = common.SEED.field()
+
+    @property
+    def dtype(self):
+        """Every lesson's dtype, saved beside the options."""
+        return DTYPE
 
     def to_dict(self):
         return {**asdict(self), "lessons": list(self.lessons), "variants": list(self.variants), "dtype": DTYPE}
