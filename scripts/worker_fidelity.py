@@ -17,7 +17,7 @@ from tabulate import tabulate
 
 from tfgraphs import children
 from tfgraphs.jobs import runner
-from tfgraphs.jobs.trials import rotated
+from tfgraphs.jobs.runner import rotated
 from tfgraphs.machine import machine_info
 from tfgraphs.records.judge import judge
 from tfgraphs.spec.seed import SeedTask

@@ -256,7 +256,8 @@ def test_a_remote_run_gets_a_deadline_unless_one_is_given(target, given, used):
     # A server that accepts the connection and never answers would otherwise hang the run forever.
     from types import SimpleNamespace
 
-    from tfgraphs.api.running import REMOTE_TIMEOUT_S, measure
+    from tfgraphs.api.commands import Command
+    from tfgraphs.spec.common import REMOTE_TIMEOUT_S
     from tfgraphs.jobs.plan import Plan
     from fakes import results
 
@@ -267,7 +268,7 @@ def test_a_remote_run_gets_a_deadline_unless_one_is_given(target, given, used):
         return results("compare", {}, ())
 
     job = SimpleNamespace(plan=lambda config: Plan({}, (), workers=1), run=run)
-    measure(None, job, SimpleNamespace(target=target), quiet=True, timeout=given)
+    Command.measure(None, job, SimpleNamespace(target=target), quiet=True, timeout=given)
     assert seen["timeout"] == used and REMOTE_TIMEOUT_S == 600.0
 
 

@@ -11,7 +11,7 @@ import pytest
 import tfgraphs
 from tfgraphs.cli import build_parser
 from tfgraphs.cli import main as cli_main
-from tfgraphs.cli.common import CLI_ONLY
+from tfgraphs.cli import CLI_ONLY
 from tfgraphs.errors import UsageError
 from tfgraphs.jobs import owngraph
 from tfgraphs.api.commands import COMMANDS

@@ -1,13 +1,18 @@
 """Every command of tfgraphs that has a Python API, one entry each holding what it is made of: its Config, job,
-document, renderer, figure and CSV lines. The API functions are made from these entries in one loop, and the command
-line's subcommands in another (cli)."""
+document, renderer, figure and CSV lines. The API functions are made from these entries in one loop (their keywords,
+checks and run), and the command line's subcommands in another (cli)."""
 
+import functools
+import inspect as signatures
+import sys
 from dataclasses import dataclass, fields
 
+from tfgraphs import children
 from tfgraphs.api import explain, inspect
-from tfgraphs.api.keywords import takes
-from tfgraphs.api.outputs import Output
-from tfgraphs.api.running import measured
+from tfgraphs.api.notebook import progress
+from tfgraphs.api.outputs import Output, command_outputs
+from tfgraphs.api.report import Report
+from tfgraphs.errors import UsageError
 from tfgraphs.jobs import explain as explain_job
 from tfgraphs.jobs import inspect as inspect_job
 from tfgraphs.jobs import pitfalls as pitfalls_job
@@ -16,15 +21,67 @@ from tfgraphs.jobs import shapes as shapes_job
 from tfgraphs.jobs import sweep as sweep_job
 from tfgraphs.jobs import unembed as unembed_job
 from tfgraphs.jobs import watch as watch_job
+from tfgraphs.jobs.plan import check_memory
 from tfgraphs.records.results import DOCUMENTS
 from tfgraphs.render import compare, csv, explain as explain_text, inspect as inspect_text, pitfalls, plots, shapes
 from tfgraphs.render import sweep, unembed, watch
-from tfgraphs.spec.common import RUNNING, running
+from tfgraphs.spec.common import REMOTE_TIMEOUT_S, RUNNING, running, running_values
+from tfgraphs.spec.limits import TF_BASELINE_BYTES
+from tfgraphs.spec.options import REQUIRED, config_of, declared
 from tfgraphs.spec.pitfalls import LESSONS
 from tfgraphs.spec.pitfalls import Config as PitfallsConfig
 from tfgraphs.spec.seed import UNSWEPT, ExplainConfig, SweepConfig
 from tfgraphs.spec.seed import Config as SeedConfig
 from tfgraphs.spec.shapes import Config as ShapesConfig
+
+
+def takes(*sources, without=(), writes=None, named=None):
+    """Give func(**checked) the signature the options of sources declare (Config classes or dicts of options, less
+    the keywords in without), and check each value, and what they would write, before func sees them.
+
+    writes(checked options): the Outputs beyond json, csv and plot (api.outputs), when the command has more.
+    func.check(**given) is that check alone: the command line asks it of outputs it writes itself. named: the
+    command's {figure} and {lines}, as its options' help names them."""
+    options = declared(*sources, without=without)
+    kind = signatures.Parameter
+    # A required option (a path) may be given by position; every other is a keyword with its declared default.
+    parameters = ([kind(name, kind.POSITIONAL_OR_KEYWORD) for name, o in options.items() if o.default is REQUIRED]
+                  + [kind(name, kind.KEYWORD_ONLY, default=o.default) for name, o in options.items()
+                     if o.default is not REQUIRED])
+    signature = signatures.Signature(parameters)
+
+    def decorate(func):
+        def check(*args, **given):
+            try:
+                bound = signature.bind(*args, **given)
+            except TypeError as exc:
+                raise TypeError(f"{func.__name__}(): {exc}") from None
+            bound.apply_defaults()
+            values = {name: options[name].check(name, value) for name, value in bound.arguments.items()}
+            command_outputs(values, writes(values) if writes else ())
+            return values
+
+        @functools.wraps(func)
+        def checked(*args, **given):
+            return func(**check(*args, **given))
+        checked.__signature__ = signature
+        checked.check = check
+        checked.__doc__ = described(func.__doc__, options, named or {})
+        checked.options = options
+        return checked
+    return decorate
+
+
+def described(summary, options, named):
+    """The function's one-line summary, then each keyword with its declared help, as help() and the docs show it."""
+    said = [f"    {name}: {o.help.format(**named)}" for name, o in options.items()]
+    return "\n".join([summary, "", "Args:", *said])
+
+
+def measured(command, **options):
+    """What a measuring command's API function does: its Config from the checked options, run as Command.measure
+    runs it."""
+    return command.measure(command.job, config_of(command.config, options), **running_values(options))
 
 
 @dataclass(frozen=True)
@@ -74,6 +131,31 @@ class Command:
                      named={"figure": self.shows, "lines": self.lines.each if self.lines else None})(call)
         made.__module__ = "tfgraphs"
         return made
+
+    def measure(self, job, config, *, quiet=False, timeout=None, force=False, fresh_workers=False, json=None,
+                csv=None, plot=None, **options):
+        """Run the plan of job (its own, or one its body chose) with progress; the Report, with its JSON, CSV and
+        plot written where asked.
+
+        The caller (an API function made by takes()) has checked every option and output before building config.
+        """
+        if timeout is None and getattr(config, "target", ""):
+            # A server that accepts the connection and never answers would hang a remote run: it gets a deadline.
+            timeout = REMOTE_TIMEOUT_S
+        plan = job.plan(config)
+        said = plan.notices if plan.runnable else plan.notices[:-1]
+        for notice in said:
+            print(f"tfgraphs: refusing {notice}", file=sys.stderr)
+        if not plan.runnable:
+            # Every row was refused: the last refusal is the error, so each one is still one line.
+            raise UsageError(f"refusing {plan.notices[-1]}" if plan.notices else "nothing to run")
+        # A server that imported TensorFlow stays beside the workers it forks.
+        check_memory(plan, force, beside=0 if fresh_workers else TF_BASELINE_BYTES)
+        with children.workers(fork=not fresh_workers):
+            found = Report(job.run(config, plan, progress(plan.workers, quiet), timeout=timeout, **options),
+                           self, refused=plan.notices)
+        found.write(json=json, csv=csv, plot=plot)
+        return found
 
 
 def _unembed_writes(options):

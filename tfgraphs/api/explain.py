@@ -1,11 +1,10 @@
 """What tfgraphs.explain() does beyond its Config: trace and graph folders, and a user's graph in place of the seed's."""
 
 from tfgraphs.api.outputs import writes_into
-from tfgraphs.api.running import measure, running_options
 from tfgraphs.errors import UsageError
 from tfgraphs.jobs import explain as job
 from tfgraphs.jobs import owngraph
-from tfgraphs.spec.common import RUNNING
+from tfgraphs.spec.common import RUNNING, running_values
 from tfgraphs.spec.options import Option, config_of, optional_path
 from tfgraphs.spec.seed import ExplainConfig
 
@@ -38,10 +37,10 @@ def writes(options):
 
 def explained(command, **options):
     """Run each variant, or the graph at `graph`, under the presets, with its traces and graphs written."""
-    run = {**running_options(options), "trace_dir": options["trace"], "tensorboard_dir": options["tensorboard"]}
+    run = {**running_values(options), "trace_dir": options["trace"], "tensorboard_dir": options["tensorboard"]}
     if options["graph"] is None:
-        return measure(command, job, config_of(ExplainConfig, options), **run)
+        return command.measure(job, config_of(ExplainConfig, options), **run)
     for name in SEED_ONLY:
         if options[name] != getattr(ExplainConfig, name):
             raise UsageError(f"--{name} sets the built-in network; it does not apply with --graph")
-    return measure(command, owngraph, config_of(owngraph.Config, {**options, "path": options["graph"]}), **run)
+    return command.measure(owngraph, config_of(owngraph.Config, {**options, "path": options["graph"]}), **run)

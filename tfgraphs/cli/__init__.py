@@ -1,15 +1,152 @@
-"""The `tfgraphs` command line: a subcommand per command of the registry, then lab, report and server."""
+"""The `tfgraphs` command line: a subcommand per command of the registry, each flag derived from the option its API
+function declares (spec.options), then lab, report and server; usage errors are one line and exit status 2."""
 
+import argparse
+import inspect
 import platform
 import signal
 import sys
 
 import tfgraphs
 from tfgraphs.api.commands import COMMANDS, FUNCTIONS
-from tfgraphs.cli import lab, report, server
-from tfgraphs.cli.common import Parser, add_command
+from tfgraphs.api.outputs import table_format
 from tfgraphs.errors import UsageError
 from tfgraphs.machine import installed_tf_version
+from tfgraphs.render.page import SHOWN, output_width
+from tfgraphs.spec.options import REQUIRED, flag, switch
+
+OMITTED = argparse.SUPPRESS   # a flag left out stays out of the call, and the API's default applies
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line on stderr and exit status 2, and --debug works anywhere."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # SUPPRESS: a subcommand's unset flag must not overwrite the one given before the subcommand.
+        self.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                          help="show tracebacks of internal errors")
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: {message} (see --help)\n")
+
+
+def typed(check, name):
+    """An argparse type from an option's check: the checked value, or argparse's one-line usage error."""
+    def parse(text):
+        try:
+            return check(name, text)
+        except UsageError as exc:
+            # argparse names the flag itself: "argument --port: 99999 must be at most 65,535".
+            raise argparse.ArgumentTypeError(str(exc).removeprefix(flag(name) + " ")) from None
+    return parse
+
+
+def _help(option, command):
+    """The option's help, ending with its default and bounds; {figure} and {lines} name the command's own."""
+    said = option.help.format(figure=command.shows, lines=command.lines.each if command.lines else None)
+    default = option.default
+    if default is REQUIRED or option.shown is None and (default is None or isinstance(default, bool)):
+        return said
+    shown = option.shown if option.shown is not None else (
+        ",".join(map(str, default)) if isinstance(default, (tuple, list)) else default)
+    bounds = option.check.bounds() if hasattr(option.check, "bounds") else ""
+    parts = ["repeatable" if option.repeat else "", f"default {shown}" + (f", {option.note}" if option.note else ""),
+             bounds]
+    return f"{said} ({'; '.join(p for p in parts if p)})"
+
+
+def add_command(sub, command, function):
+    """The command's subcommand: a flag per option its API function declares, and that function run on them."""
+    p = sub.add_parser(command.name, help=command.summary, description=command.description)
+    add_options(p, function, command)
+    p.set_defaults(func=lambda args: run_api(function, args))
+
+
+def add_options(p, func, command):
+    """A flag for each option func declares, named after its keyword (dashes for underscores), then the text
+    output's flags. A flag left out is not passed, so the declared default applies."""
+    for name, option in func.options.items():
+        dashed = flag(name)
+        if option.rest:
+            p.add_argument(name, nargs=argparse.REMAINDER, metavar=option.metavar, help=option.help)
+        elif option.positional:
+            p.add_argument(name, metavar=option.metavar, help=option.help)
+        elif option.default is REQUIRED:
+            p.add_argument(*[f for f in (option.short, dashed) if f], dest=name, required=True,
+                           metavar=option.metavar, help=_help(option, command))
+        elif option.check is switch:
+            no = option.default is True   # a switch on by default is turned off by --no-NAME
+            p.add_argument("--no-" + dashed[2:] if no else dashed, dest=name, default=OMITTED,
+                           action="store_false" if no else "store_true", help=_help(option, command))
+        else:
+            p.add_argument(dashed, dest=name, default=OMITTED, metavar=option.metavar,
+                           action="append" if option.repeat else "store", help=_help(option, command))
+    add_format_flags(p)
+
+
+CLI_ONLY = {"func", "debug", "prog", "command", "format", "wide", "verbose"}   # flags of the text output and of argparse itself
+
+
+def flags(args):
+    """The flags given, as func's keywords: all but the text output's and argparse's own."""
+    return {name: value for name, value in vars(args).items() if name not in CLI_ONLY}
+
+
+def call(func, args, leave=()):
+    """func(**the flags given but those in leave); every flag but the text output's is one of func's keywords."""
+    given = {name: value for name, value in flags(args).items() if name not in leave}
+    unknown = set(given) - set(inspect.signature(func).parameters) - set(leave)
+    assert not unknown, f"flags {sorted(unknown)} are not keywords of {func.__name__}"
+    return func(**given)
+
+
+def add_format_flags(p):
+    """--format, --wide and --verbose: how the text report is laid out (the epilog says the shape)."""
+    p.epilog = SHAPE
+    p.add_argument("--format", default="simple", metavar="FMT", help="any tabulate table format (default simple)")
+    p.add_argument("--wide", action="store_true",
+                   help="one wide table per section and unfolded lines, for copying (default: fit 100 columns, or "
+                        "the terminal's width)")
+    p.add_argument("--verbose", action="store_true",
+                   help=f"every table and every finding (default: the answer, the key table and the first "
+                        f"{SHOWN} findings; the JSON always holds everything)")
+
+
+# How every report's text is laid out, as --help says it.
+SHAPE = ("output: the answer first, in a few lines from this run (with where --plot draws its figure), then the key "
+         f"table, then the first {SHOWN} findings, most important first; --verbose prints every table and finding, "
+         "and --json keeps everything.")
+
+
+def text_width(args):
+    """The width the report is fitted to: None with --wide."""
+    return None if args.wide else output_width(sys.stdout)
+
+
+def show(report, args):
+    """Print the report; exit status 2 if the plan refused a row, 1 if a row failed, else 0 (a watched script's
+    own status, whatever was seen)."""
+    sys.stdout.write(report.text(args.format, text_width(args), verbose=args.verbose))
+    sys.stdout.flush()
+    if getattr(report.result, "exit_code", None) is not None:
+        return report.result.exit_code
+    if report.refused:
+        return 2
+    return 1 if report.failed else 0
+
+
+def run_api(func, args):
+    """The command: check --format and everything the command writes, run the API function on the other flags
+    given, print its report, then write the JSON, CSV and plot asked for (so a failed write still leaves the report
+    printed)."""
+    table_format(args.format)
+    outputs = {name: getattr(args, name) for name in ("json", "csv", "plot") if hasattr(args, name)}
+    func.check(**flags(args))
+    report = call(func, args, leave=outputs)
+    status = show(report, args)
+    report.write(**outputs)
+    return status
 
 
 def build_parser(prog="tfgraphs"):
@@ -19,7 +156,9 @@ def build_parser(prog="tfgraphs"):
     sub = p.add_subparsers(dest="command", required=True, parser_class=Parser)
     for command in COMMANDS.values():
         add_command(sub, command, FUNCTIONS[command.name])
-    for own in (lab, report, server):   # commands of the command line alone
+    # Commands of the command line alone; they build on this module's Parser, so they are imported once it exists.
+    from tfgraphs.cli import lab, report, server
+    for own in (lab, report, server):
         own.add_parser(sub)
     return p
 

@@ -2,7 +2,7 @@
 
 import os
 
-from tfgraphs.cli.common import Parser, typed
+from tfgraphs.cli import Parser, typed
 from tfgraphs.spec.common import DAY_S
 from tfgraphs.spec.options import Positive, Whole
 

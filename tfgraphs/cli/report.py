@@ -5,7 +5,7 @@ import sys
 from tfgraphs.api.outputs import table_format
 from tfgraphs.api.commands import COMMANDS
 from tfgraphs.api.saved import report
-from tfgraphs.cli.common import SHAPE, add_format_flags, text_width
+from tfgraphs.cli import SHAPE, add_format_flags, text_width
 from tfgraphs.errors import UsageError
 from tfgraphs.render import versus
 from tfgraphs.units import join

@@ -6,7 +6,7 @@ import subprocess
 import sys
 
 from tfgraphs import children
-from tfgraphs.cli.common import typed
+from tfgraphs.cli import typed
 from tfgraphs.errors import UsageError
 from tfgraphs.jobs import servers
 from tfgraphs.spec.remote import LOOPBACK, cluster_text, parse_cluster

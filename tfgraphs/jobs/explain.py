@@ -4,7 +4,6 @@ from dataclasses import replace
 
 from tfgraphs.jobs import remote, runner, seed
 from tfgraphs.jobs.plan import Plan
-from tfgraphs.jobs.trials import run_trials
 from tfgraphs.records.explain import attributions
 from tfgraphs.records.results import ExplainResults
 from tfgraphs.records.rows import EVIDENCE_FIELDS, Measurement, Row
@@ -35,7 +34,7 @@ def run(config, plan, progress, timeout=None, trace_dir=None, tensorboard_dir=No
     groups = row_groups(config, plan.refused)
     run_one = remote.worker_runner(config)
     timed = [config.task(v, preset=p, target=t) for v, t in groups for p in config.presets]
-    docs, ran = run_trials(timed, config.trials, label, progress, timeout, run=run_one)
+    docs, ran = runner.run_trials(timed, config.trials, label, progress, timeout, run=run_one)
     traced = _traced(config, groups, run_one, progress, timeout, trace_dir, tensorboard_dir)
     ran.extend(traced.values())
     rows = [_row(t, docs[t], Measurement.from_worker(traced[(t.variant, t.target, t.preset)])) for t in timed]

@@ -7,7 +7,6 @@ from tfgraphs.graphdef.consts import const_bytes
 from tfgraphs.graphdef.interface import resolve
 from tfgraphs.jobs import runner
 from tfgraphs.jobs.plan import Plan
-from tfgraphs.jobs.trials import run_trials
 from tfgraphs.records.explain import ExplainedGraph, attribute
 from tfgraphs.records.results import ExplainResults
 from tfgraphs.records.rows import Measurement, Row
@@ -105,7 +104,7 @@ def run(config, plan, progress, timeout=None, trace_dir=None, tensorboard_dir=No
     """Timed workers for every preset, then one traced worker each, kept apart from the timing."""
     found = plan.interface
     timed = [task(config, found, preset=p) for p in config.presets]
-    docs, ran = run_trials(timed, config.trials, label, progress, timeout)
+    docs, ran = runner.run_trials(timed, config.trials, label, progress, timeout)
     rows = []
     for t in timed:
         board = tensorboard_dir if t.preset == config.presets[0] else None

@@ -1,4 +1,5 @@
-"""Run each measurement in a fresh worker process and turn anything but a clean JSON result into a failed one."""
+"""Run each measurement in a fresh worker process, K trials in rotating order, and turn anything but a clean JSON
+result into a failed one."""
 
 import json
 import os
@@ -152,3 +153,29 @@ def envelope(docs):
     built = next((d["tf_build"] for d in ok if d.get("tf_build")), None)
     return tf_version, {**machine_info(devices), **({"tf_build": built} if built else {})}
 
+
+def rotated(items, k):
+    """items rotated left by k, so every item takes every position across trials."""
+    items = list(items)
+    if not items:
+        return items
+    k %= len(items)
+    return items[k:] + items[:k]
+
+
+def run_trials(tasks, trials, label, progress, timeout=None, run=None, full=None):
+    """{task: [document per trial]} and every document in the order run; label(task) names a task in progress.
+
+    run(task, label, progress, timeout) runs one worker (run_worker unless given). The first `full` trials
+    (all unless given) run each task as it is; the others run task.headline(), the phases up to the first run.
+    """
+    docs = {task: [] for task in tasks}
+    ran = []
+    for trial in range(trials):
+        for task in rotated(tasks, trial):
+            name = label(task) + (f" trial {trial + 1}/{trials}" if trials > 1 else "")
+            asked = task if full is None or trial < full else task.headline()
+            doc = (run or run_worker)(asked, name, progress, timeout)
+            docs[task].append(doc)
+            ran.append(doc)
+    return docs, ran

@@ -6,7 +6,6 @@ from dataclasses import replace
 
 from tfgraphs.jobs import remote, runner
 from tfgraphs.jobs.plan import Plan
-from tfgraphs.jobs.trials import run_trials
 from tfgraphs.records.results import CompareResults
 from tfgraphs.records.rows import Measurement, Row
 from tfgraphs.spec import limits, network
@@ -41,8 +40,8 @@ def measure(config, refused, progress, timeout=None, prefix=""):
     def why(v, t, f):
         return refused.get(v) or (refused.get((v, f)) if t else None)
     tasks = {key: config.task(key[0], target=key[1], returns=key[2]) for key in keys if not why(*key)}
-    docs, ran = run_trials(list(tasks.values()), config.trials, lambda t: prefix + label(t), progress, timeout,
-                           run=remote.worker_runner(config), full=config.full_trials)
+    docs, ran = runner.run_trials(list(tasks.values()), config.trials, lambda t: prefix + label(t), progress,
+                                  timeout, run=remote.worker_runner(config), full=config.full_trials)
     rows = [asked_place(Row.refused(key[0], why(*key)) if why(*key)
                         else Row.from_trials(key[0], [Measurement.from_worker(d) for d in docs[tasks[key]]]), *key[1:])
             for key in keys]

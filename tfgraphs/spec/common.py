@@ -26,8 +26,7 @@ CHOSEN_PRESETS = Option(tuple(PRESETS), Names(tuple(PRESETS), "preset"), "comma-
 
 def later_runs_option(config):
     """The option whose workers run later runs: --full-trials where only the first trials run them, else --trials."""
-    trials = config.get("trials", 1)
-    return "--full-trials" if config.get("full_trials", trials) < trials else "--trials"
+    return "--full-trials" if config.full_trials < config.trials else "--trials"
 
 
 def target(name, value):
@@ -84,3 +83,8 @@ RUNNING = {"force": FORCE, "timeout": TIMEOUT, "fresh_workers": FRESH_WORKERS, "
 def running(*names):
     """The running options by name, in RUNNING's order."""
     return {name: option for name, option in RUNNING.items() if name in names}
+
+
+def running_values(options):
+    """The values of RUNNING's options among a command's checked options: how it runs and what it writes."""
+    return {name: value for name, value in options.items() if name in RUNNING}
