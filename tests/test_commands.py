@@ -57,16 +57,18 @@ def test_the_check_catches_a_second_list():
 
 
 def test_each_layer_holds_one_entry_per_pitfalls_lesson():
-    from tfgraphs.findings.pitfalls import TEACHING
-    from tfgraphs.findings.pitfalls_answer import HEADLINES
-    from tfgraphs.render.pitfalls import SECTIONS
+    from tfgraphs.findings.pitfalls import DECLARED, HEADLINES, LESSON_OF
+    from tfgraphs.render.pitfalls import TABLES
     from tfgraphs.spec.pitfalls import LESSONS
     from tfgraphs.worker.pitfalls import runs_of_lessons
 
     lessons = list(LESSONS)
-    assert list(TEACHING) == lessons and list(SECTIONS) == lessons and list(runs_of_lessons()) == lessons
+    assert list(TABLES) == lessons and list(runs_of_lessons()) == lessons
+    # Every lesson's findings are declared, in the lessons' order, each naming a lesson spec.pitfalls declares.
+    taught = [LESSON_OF[f.kind] for f in DECLARED if f.kind in LESSON_OF and not f.headline]
+    assert list(dict.fromkeys(taught)) == lessons
     # The answer headlines every lesson but pruning, whose kernels the findings list run by run.
-    assert set(HEADLINES) == set(lessons) - {"pruning"}
+    assert [LESSON_OF[f.kind] for f in HEADLINES] == [name for name in lessons if name != "pruning"]
 
 
 def _flags():

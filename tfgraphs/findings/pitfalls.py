@@ -1,211 +1,284 @@
-"""Explain a pitfalls report from its own numbers: one group of sentences per lesson and variant."""
+"""What a pitfalls run tells a reader, declared as data: lesson by lesson, each run's findings from its own cases; the
+headline ones, one a lesson, open the page. All are said over one view of the report's runs, whose cases are kept
+only where they hold the evidence a finding needs."""
 
-import math
+from dataclasses import dataclass, replace
 
 from tfgraphs.findings import execution, growth
-from tfgraphs.findings.evidence import judged, rests_on
-from tfgraphs.findings.cases import against, says, short_s, typical
+from tfgraphs.findings import pitfalls_said as said
+from tfgraphs.findings.cases import against
+from tfgraphs.findings.evidence import Finding, has, said_by
+from tfgraphs.findings.pitfalls_said import meta_limit
 from tfgraphs.spec import network
-from tfgraphs.spec.limits import GRAPHDEF_LIMIT
-from tfgraphs.spec.pitfalls import CHECKPOINT, DEFAULT_CASES, FROZEN, GRAPH, META
-from tfgraphs.units import fmt_bytes, fmt_s, join
+from tfgraphs.spec.pitfalls import (ALIGNMENT_CASES, CHECKPOINT, DEFAULT_CASES, DTYPE, FOLDING_CASES, FROZEN, GRAPH,
+                                    GROWTH_CASES, META)
+
+# Reached here by the page and the tests.
+__all__ = ["DECLARED", "HEADLINES", "LESSON_OF", "answer", "meta_limit", "sentences", "told"]
 
 
-def _set_against(what, case, base, base_name):
-    """'{what} took 36.8 ms against 144 us for its repeat: <verdict>', and the verdict."""
-    v = against(case, base)
-    return f"{what} took {short_s(case.seconds)} against {short_s(typical(base))} for {base_name}: {says(v)}", v
+@dataclass(frozen=True)
+class View:
+    """The report, each run's cases (those holding some evidence), and the whole report beside them."""
+
+    report: object
+    whole: object = None
+
+    def having(self, names):
+        """The view over the cases that hold every field in names, in every run."""
+        runs = tuple(replace(r, cases=tuple(c for c in r.cases if has(c, names))) for r in self.report.rows)
+        return replace(self, report=replace(self.report, rows=runs), whole=self.whole or self)
+
+    @property
+    def ok(self):
+        return [r for r in self.report.rows if r.ok]
+
+    @property
+    def x(self):
+        """Bytes of X in this run."""
+        return network.data_bytes(self.report.config.batch, DTYPE)
+
+    def run(self, key):
+        """The ok run of (lesson, variant), or None."""
+        return next((r for r in self.ok if (r.lesson, r.variant) == key), None)
+
+    def cases(self, key, names):
+        """The run's cases called names, or every case for None; None when one is missing or lacks the evidence."""
+        run = self.run(key)
+        if run is None:
+            return None
+        if names is None:
+            return run.cases if len(run.cases) == len((self.whole or self).run(key).cases) else None
+        found = tuple(run.case(n) for n in names)
+        return None if any(c is None for c in found) else found
 
 
-def executor_cache(run):
-    """Which runs paid for a new executor, for one variant."""
-    c = {case.case: case for case in run.cases}
+def _runs(v):
+    """Each ok run, as (lesson, variant), in the order they ran."""
+    return tuple((r.lesson, r.variant) for r in v.ok)
+
+
+def _first(v, key, lesson, names):
+    """True for the first run of the lesson whose cases named hold the evidence: the lesson's headline is its."""
+    return key[0] == lesson and key == next((k for k in _runs(v) if k[0] == lesson and v.cases(k, names) is not None),
+                                            None)
+
+
+LESSON_OF = {}   # kind -> the lesson (its name in spec.pitfalls) whose runs it is said of
+
+
+def taught(kind, lesson, needs, names, say, template, unless, headline=False):
+    """A finding of one lesson, said of each of its runs whose cases named (every case, for None; none, for ()) hold
+    needs, as say(view, run, *those cases); a headline only of the first such run."""
+    LESSON_OF[kind] = lesson
+
+    def when(v, key):
+        return _first(v, key, lesson, names) if headline else key[0] == lesson and v.cases(key, names) is not None
+    return Finding(kind, needs, when, lambda v, key: say(v, v.run(key), *v.cases(key, names)), headline, template,
+                   unless, per=_runs)
+
+
+def _executor_cache(v, run, first, repeat, new, new_repeat):
     # A new fetch list is a new executor (DirectSession keys them by the sorted names): only when the judge finds it
     # slower than its repeat does this run show what building one costs, and so what a first run's extra is made of.
-    shows = against(c["new fetches"], c["new fetches repeat"]).larger
-    said = []
-    for name, base, what in (("first", "repeat", "the first run"),
-                             ("new fetches", "new fetches repeat", "a new fetch list ([relu, pool])")):
-        said += _built(run.variant, what, c[name], c[base], shows)
-    said += _reordered(run.variant, c["reordered fetches"], c["new fetches repeat"], c["new fetches"], shows)
-    said += _new_feeds(run.variant, c["new feeds"])
-    said += _callable(run.variant, c["make_callable"], c["callable first call"], c["callable repeat"])
-    if "real callable made" in c:
-        said += _real_callable(run.variant, c["real callable made"], c["real callable first call"],
-                               c["real callable repeat"])
-    return said
+    shows = against(new, new_repeat).larger
+    return (said._built(run.variant, "the first run", first, repeat, shows)
+            + said._built(run.variant, "a new fetch list ([relu, pool])", new, new_repeat, shows))
 
 
-@rests_on("seconds")
-def _built(variant, what, case, base, shows):
-    """A run against its repeats: it built an executor when the judge finds it the slower and a new executor shows
-    in this run's times (shows); else the verdict alone."""
-    text, v = _set_against(what, case, base, "its repeat")
-    if v.larger and not shows:
-        return [judged(f"{variant}: {text}; a new fetch list, which builds an executor too, was not found slower than "
-                       f"its repeat, so this run does not show the extra to be the executor.", v)]
-    built = (": a set of fetches the session had not run, for which DirectSession builds an executor (keyed by the "
-             "sorted names); how the time splits inside that run is not measured here." if v.larger else ".")
-    return [judged(f"{variant}: {text}{built}", v)]
+def _told_lessons(v):
+    """The lessons the headlines name, in order."""
+    return [LESSON_OF[s.kind] for s in said_by(HEADLINES, v.whole or v)]
 
 
-@rests_on("seconds")
-def _new_feeds(variant, case):
-    return [f"{variant}: feeding an intermediate tensor (pool) made a new feed set; that run took "
-            f"{fmt_s(case.seconds)} with only relu left to compute."]
+SECONDS, SAVED = ("seconds",), ("holds_data", "bytes")
+CACHE = ("first", "repeat", "new fetches", "new fetches repeat")
+HEADLINES = (
+    taught("pitfalls.executor_cache", "executor-cache", SECONDS, CACHE,
+           lambda v, run, *cases: said._executor_cache(run.variant, *cases),
+           "executor-cache, {variant}: first run {time} against its repeat {time}, new fetches {time} against theirs "
+           "{time}: each {verdict} / ...: both differ (...).", "executor-cache's four first and repeat cases did not "
+           "all run", True),
+    taught("pitfalls.graph_growth", "graph-growth", ("nodes", "step_s"), GROWTH_CASES,
+           lambda v, run, *cases: said._graph_growth(run.variant, *cases),
+           "graph-growth, {variant}: +{n} nodes a step ({n} -> {n}), a step {time}; {time} with the op made once: "
+           "{verdict}. / ...; the op made once was folded to a constant (partition graphs), so there is no baseline.",
+           "graph-growth did not run, or its loops counted no nodes", True),
+    taught("pitfalls.saved_copies", "saved-copies", SAVED, None,
+           lambda v, run, *cases: said._saved_copies(run.variant, *cases),
+           "saved-copies, {variant}: X is, byte for byte, in {artifacts} ({n} of {n} files).",
+           "saved-copies did not run, or an artifact was not searched for X", True),
+    taught("pitfalls.placeholder_default", "placeholder-default", ("graph_bytes", "const_bytes"), DEFAULT_CASES,
+           lambda v, run, *cases: said._placeholder_default(run.variant, *cases),
+           "placeholder-default: {bytes} Const bytes in the graph, against {bytes} for a plain placeholder.",
+           "placeholder-default did not run", True),
+    taught("pitfalls.folding", "folding", ("computes",), FOLDING_CASES,
+           lambda v, run, *cases: said._folding(run.variant, *cases),
+           "folding: the network was folded in {cases} (of {n}; partition graphs).",
+           "folding did not run, or the graphs that ran were not read", True),
+    taught("pitfalls.feed_alignment", "feed-alignment", ("seconds", "runs_s"), ALIGNMENT_CASES,
+           lambda v, run, *cases: said._feed_alignment(run.variant, *cases),
+           "feed-alignment, {variant}: an unaligned feed took {time} against {time} aligned: {verdict}.",
+           "feed-alignment did not run", True),
+    taught("pitfalls.executor_leak", "executor-leak", ("rss_bytes",), None,
+           lambda v, run, *cases: said._executor_leak(run.variant, *cases),
+           "executor-leak, {variant}: {n} new sets of targets grew resident memory by {bytes} (RSS, one sample per "
+           "set).", "executor-leak did not run, or a set's resident memory was not measured", True),
+)
+CLOSING = (
+    Finding("pitfalls.more", (), lambda v: said._fitting(said_by(HEADLINES, v)) < len(said_by(HEADLINES, v)),
+            lambda v: said._more(_told_lessons(v)[said._fitting(said_by(HEADLINES, v)):]), True,
+            "And {lessons}: in the findings below.",
+            "every lesson's headline fits the answer (four lessons, five lines at most)"),
+    Finding("pitfalls.no_result", (), lambda v: not said_by(HEADLINES, v.whole or v),
+            lambda v: ["No lesson produced a result."], True, "No lesson produced a result.",
+            "any lesson has a headline"),
+)
+
+REORDERED = ("reordered fetches", "new fetches repeat", "new fetches")
+CALLABLE, REAL = ("make_callable", "callable first call", "callable repeat"), (
+    "real callable made", "real callable first call", "real callable repeat")
+META_PROBE = ("bytes", "probe_batch", "probe_bytes")
+# The findings said before they were declared keep the kinds saved documents already hold (module._function).
+LESSONS = (
+    taught("pitfalls._built", "executor-cache", SECONDS, CACHE, _executor_cache,
+           "{variant}: the first run / a new fetch list ([relu, pool]) took {time} against {time} for its repeat: "
+           "{verdict}: a set of fetches the session had not run, for which DirectSession builds an executor ... / "
+           "...; a new fetch list ... was not found slower than its repeat, so this run does not show the extra to "
+           "be the executor.", "executor-cache's four first and repeat cases did not all run"),
+    taught("pitfalls._reordered", "executor-cache", SECONDS, REORDERED,
+           lambda v, run, reordered, repeat, new: said._reordered(run.variant, reordered, repeat, new,
+                                                                  against(new, repeat).larger),
+           "{variant}: the same fetches reordered ([pool, relu]) took {time} against {time} for that list's repeat: "
+           "{verdict}: the order of the fetches does not make a new executor. / ...; the new fetch list itself took "
+           "{time}.", "the reordered fetches, or the new fetch list and its repeats, did not run"),
+    taught("pitfalls._new_feeds", "executor-cache", SECONDS, ("new feeds",),
+           lambda v, run, case: said._new_feeds(run.variant, case),
+           "{variant}: feeding an intermediate tensor (pool) made a new feed set; that run took {time} with only relu "
+           "left to compute.", "the new feeds case did not run"),
+    taught("pitfalls._callable", "executor-cache", SECONDS, CALLABLE,
+           lambda v, run, *cases: said._callable(run.variant, *cases),
+           "{variant}: make_callable(conv, feed_list=[...]) returned in {time}; its first call took {time} against "
+           "{time} for its repeat: {verdict}: ... so the executor was built at the first call.",
+           "make_callable's cases did not run"),
+    taught("pitfalls._real_callable", "executor-cache", SECONDS, REAL,
+           lambda v, run, *cases: said._real_callable(run.variant, *cases),
+           "{variant}: a callable made by Session._make_callable_from_options(CallableOptions) took {time} to make "
+           "and {time} at its first call, against {time} a repeat: its first call against a repeat: {verdict}; ...",
+           "the TensorFlow version made no callable from CallableOptions"),
+    taught("growth._growth", "graph-growth", ("nodes",), GROWTH_CASES,
+           lambda v, run, *cases: growth._growth(run.variant, *cases),
+           "{variant}: the graph grew by {n} nodes on every step that created an op ({n} -> {n} over {n} steps); with "
+           "the op created once it stayed at {n} nodes. / ... did not grow on every leaky step ...",
+           "graph-growth's loops counted no nodes"),
+    taught("growth._step_cost", "graph-growth", ("step_s",), GROWTH_CASES,
+           lambda v, run, *cases: growth._step_cost(run.variant, *cases),
+           "{variant}: after the first step, a step that created an op took {time} against {time} for a step that "
+           "reused its op ..., slower on {n} of {n} steps: {verdict}: every new op is a new fetch ... / ... folded "
+           "into a constant ..., so its {time} steps compute nothing and are no baseline ...",
+           "graph-growth's steps were not timed"),
+    taught("growth._extend", "graph-growth", ("extend_s",), GROWTH_CASES,
+           lambda v, run, *cases: growth._extend(run.variant, *cases),
+           "{variant}: after the first step, Session._extend_graph() alone, timed before each run, took a median "
+           "{time} on a step with a new op against {time} when no op was new: {verdict}.",
+           "the session's Extend was not timed apart (a TensorFlow without Session._extend_graph)"),
+    taught("growth._growth_rss", "graph-growth", ("rss_bytes",), GROWTH_CASES,
+           lambda v, run, *cases: growth._growth_rss(run.variant, *cases),
+           "{variant}: resident memory changed by {bytes} over the leaky loop and by {bytes} over the other.",
+           "graph-growth's resident memory was not measured"),
+    taught("pitfalls.finalized", "graph-growth", (), (),
+           lambda v, run: said._finalized(run.variant, run.finalize_error),
+           "{variant}: `graph.finalize()` turned the leaky step into an immediate error: \"{error}\" / {variant}: "
+           "after `graph.finalize()` the leaky step still created its op without error.", "graph-growth did not run"),
+    taught("pitfalls._held", "saved-copies", SAVED, (), lambda v, run: said._held(run.variant, v.x, list(run.cases)),
+           "{variant}: X ({bytes}) was found, byte for byte, in the {artifact} ({bytes} bytes), ... / {variant}: X was "
+           "not in the {artifact} ({bytes} bytes), ...", "saved-copies did not run"),
+    taught("pitfalls._frozen", "saved-copies", SAVED, (),
+           lambda v, run: said._frozen(run.variant, run.case(FROZEN), run.case(GRAPH)),
+           "{variant}: freezing (convert_variables_to_constants) turned the variable back into a Const: {bytes} -> "
+           "{bytes} bytes.", "no frozen graph held X beside a graph that did not"),
+    taught("pitfalls._checkpoint", "saved-copies", SAVED, (),
+           lambda v, run: said._checkpoint(run.variant, v.x, run.case(CHECKPOINT)),
+           "{variant}: the checkpoint holds the variable's value, X itself: {bytes} bytes for {bytes} bytes of X.",
+           "no checkpoint held X (the variant has no variable)"),
+    taught("pitfalls._meta", "saved-copies", META_PROBE, (),
+           lambda v, run: said._meta(run.variant, run.case(META), v.report.config.batch),
+           "{variant}: the .meta grew by {bytes} bytes per example (batch {n} against {n}), so exporting it would "
+           "pass 2 GiB at batch {n}, ... / {variant}: the .meta did not grow with the data ...",
+           "the .meta was not exported again at a second batch"),
+    taught("pitfalls._default_stored", "placeholder-default", ("graph_bytes", "const_bytes"), DEFAULT_CASES[:2],
+           lambda v, run, *cases: said._default_stored(v.x, *cases),
+           "placeholder_with_default(X) stored its default as a Const: {bytes} graph bytes ({bytes} in Consts) "
+           "against {bytes} for a plain placeholder, {ratio}x X's {bytes} bytes. ... / ... less than X's {bytes}: "
+           "the default is not stored whole.", "placeholder-default did not run"),
+    taught("pitfalls._default_ran", "placeholder-default", ("computes", "seconds"), DEFAULT_CASES,
+           lambda v, run, *cases: said._default_ran(*cases),
+           "Not fed, the default is a constant the classic folder may evaluate, and the network was {folded}; fed, "
+           "{ran} (partition graphs). First runs, one sample each: {time} not fed, {time} fed, {time} for a plain "
+           "placeholder. ...", "the graphs that ran were not read"),
+    taught("execution._folded", "folding", ("computes",), (),
+           lambda v, run: [s for case in run.cases for s in execution._folded(case)],
+           "{case}: folded: the graph that ran holds no Conv2D ... / not folded: Conv2D still ran, fed by {ops} ... / "
+           "... behind {n} fed _Arg nodes ... / ... and folding made no Const (partition graphs).",
+           "folding did not run"),
+    taught("execution._what_decides", "folding", ("computes", "fetched_bytes"), FOLDING_CASES[:2],
+           lambda v, run, *cases: execution._what_decides(*cases),
+           "The same network folded when it fetched its sum ({bytes} bytes) and not when it fetched the whole output "
+           "({bytes} bytes): what decides is the size of the tensor that leaves the folded subgraph ...",
+           "the whole output folded too, or the scalar fetch did not"),
+    taught("execution._raised_limit", "folding", ("computes",), (FOLDING_CASES[0], FOLDING_CASES[2]),
+           lambda v, run, *cases: execution._raised_limit(*cases),
+           "With OptimizerOptions.max_folded_constant_in_bytes = {bytes} the classic folder replaced the whole "
+           "output, which it did not under its default limit. ...",
+           "the whole output folded under the default limit, or not under the raised one"),
+    taught("execution._pruned", "pruning", ("kernels", "counter_after"), (),
+           lambda v, run: [s for case in run.cases for s in execution._pruned(run.variant, case)],
+           "{variant}: {case} ran {ops} and {kernel}: the counter read {n} after it (step stats); sess.run returned "
+           "None. / ... and no assign_add: the counter still read {n} ...", "pruning did not run"),
+    taught("execution._alignment", "feed-alignment", ("seconds", "runs_s", "address_mod_64"), ALIGNMENT_CASES,
+           lambda v, run, *cases: execution._alignment(run.variant, *cases),
+           "{variant}: feeding X from data {n} bytes past a 64-byte boundary took {time} a run (median of {n}) "
+           "against {time} from a 64-byte-aligned copy, ...: {verdict}. The unaligned feed added {time} a run ...",
+           "feed-alignment did not run"),
+    taught("execution._leaked", "executor-leak", ("rss_bytes", "seconds"), (),
+           lambda v, run: execution._leaked(run.variant, v.x, list(run.cases)),
+           "{variant}: {n} new sets of targets in one session grew resident memory by {bytes} in all, {bytes} median "
+           "per new set ({ratio}x X's {bytes}); RSS, one sample per set. / {variant}: {case} run again at the end "
+           "took {time} against {time} the first time ...", "executor-leak did not run"),
+)
 
 
-@rests_on("seconds")
-def _reordered(variant, reordered, repeat, new, shows):
-    """The same fetches in another order, against the repeat of that list; what the new list took beside it. "No new
-    executor" needs a run where a new one shows in the times (shows)."""
-    text, v = _set_against("the same fetches reordered ([pool, relu])", reordered, repeat, "that list's repeat")
-    if v.same and shows:
-        return [judged(f"{variant}: {text}: the order of the fetches does not make a new executor.", v)]
-    if v.larger:
-        return [judged(f"{variant}: {text}; the new fetch list itself took {fmt_s(new.seconds)}.", v)]
-    return [judged(f"{variant}: {text}.", v)]
+def _growth_runs(v):
+    return [r for r in v.ok if r.lesson == "graph-growth" and r.case(GROWTH_CASES[0]) is not None]
 
 
-@rests_on("seconds")
-def _callable(variant, made, first, repeat):
-    """make_callable with a feed_list: when it built its executor."""
-    text, v = _set_against("its first call", first, repeat, "its repeat")
-    # client/session.py: make_callable returns a function that calls _call_tf_sessionrun, as sess.run does.
-    wrapped = f"{variant}: make_callable(conv, feed_list=[...]) returned in {short_s(made.seconds)}; {text}"
-    if v.larger:
-        return [judged(wrapped + ": make_callable returns a function that runs the session as sess.run does "
-                       "(client/session.py), so the executor was built at the first call.", v)]
-    return [judged(wrapped + ".", v)]
+ACROSS = (
+    Finding("growth._extend_between", ("extend_s", "graph_bytes"), lambda v: len(_growth_runs(v)) == 2,
+            lambda v: growth.extend_by_variant(_growth_runs(v)), False,
+            "A leaky step's Extend took {time} in {variant}, a graph of {bytes} bytes, against {time} in {variant}, "
+            "{bytes} bytes, one worker each: {verdict}; the steps are these two workers', ...",
+            "graph-growth did not run on two variants, or their Extends were not timed"),
+)
+NOTHING = Finding("pitfalls.nothing", (), lambda v: not said_by(LESSONS + ACROSS, v.whole or v),
+                  lambda v: ["No lesson produced a result, so there is nothing to explain."], False,
+                  "No lesson produced a result, so there is nothing to explain.", "some lesson has a finding")
+FINDINGS = LESSONS + ACROSS + (NOTHING,)
+DECLARED = HEADLINES + CLOSING + FINDINGS
 
 
-@rests_on("seconds")
-def _real_callable(variant, real, real_first, real_repeat):
-    """A callable made from CallableOptions: whether it built its executor when made."""
-    first = against(real_first, real_repeat)
-    head = (f"{variant}: a callable made by Session._make_callable_from_options(CallableOptions) took "
-            f"{fmt_s(real.seconds)} to make and {fmt_s(real_first.seconds)} at its first call, against "
-            f"{short_s(typical(real_repeat))} a repeat")
-    # Making a callable and running one are unlike work: only its first call is judged, against its repeats.
-    if first.same:
-        return [judged(head + f": its first call against a repeat: {says(first)}; its first call paid nothing a "
-                       f"repeat does not.", first)]
-    return [judged(f"{head}; its first call against a repeat: {says(first)}.", first)]
+def told(report):
+    """(the answer, the findings): every declaration said over one view of the report, split by headline; the answer
+    keeps the headlines that fit, then names the lessons left to the findings."""
+    view = View(report)
+    heads = said_by(HEADLINES, view)
+    return heads[:said._fitting(heads)] + said_by(CLOSING, view), said_by(FINDINGS, view)
 
 
-def meta_limit(case, batch):
-    """(bytes per example, first batch whose .meta passes 2 GiB or None) from the two exports of a .meta case."""
-    if case.probe_batch is None or batch == case.probe_batch:
-        return None, None
-    per_example = (case.bytes - case.probe_bytes) / (batch - case.probe_batch)
-    if per_example < 1:   # under a byte per example: the batch written in its shapes, not data
-        return per_example, None
-    overhead = max(0.0, case.probe_bytes - case.probe_batch * per_example)
-    # The slope is not a whole number of bytes (protobuf framing grows in steps); rounding it up would move the batch.
-    return per_example, math.floor((GRAPHDEF_LIMIT - 1 - overhead) / per_example) + 1
-
-
-def data_bytes(report):
-    """Bytes of X in this run."""
-    return network.data_bytes(report.config.batch, report.config.dtype)
-
-
-def saved_copies(run, report):
-    """Which artifacts held X, and where the .meta would pass 2 GiB."""
-    return (_held(run.variant, data_bytes(report), list(run.cases))
-            + _frozen(run.variant, run.case(FROZEN), run.case(GRAPH))
-            + _checkpoint(run.variant, data_bytes(report), run.case(CHECKPOINT))
-            + _meta(run.variant, run.case(META), report.config.batch))
-
-
-@rests_on("holds_data", "bytes")
-def _held(variant, x, cases):
-    held, free, said = [c for c in cases if c.holds_data], [c for c in cases if not c.holds_data], []
-    if held:
-        said.append(f"{variant}: X ({fmt_bytes(x)}) was found, byte for byte, in the "
-                    + join(f"{c.case} ({c.bytes:,} bytes)" for c in held) + ".")
-    if free:
-        said.append(f"{variant}: X was not in the " + join(f"{c.case} ({c.bytes:,} bytes)" for c in free) + ".")
-    return said
-
-
-@rests_on("holds_data", "bytes")
-def _frozen(variant, frozen, graph):
-    if not (frozen and frozen.holds_data and graph and not graph.holds_data):
-        return []
-    return [f"{variant}: freezing (convert_variables_to_constants) turned the variable back into a "
-            f"Const: {graph.bytes:,} -> {frozen.bytes:,} bytes."]
-
-
-@rests_on("holds_data", "bytes")
-def _checkpoint(variant, x, checkpoint):
-    if not (checkpoint and checkpoint.holds_data):
-        return []
-    return [f"{variant}: the checkpoint holds the variable's value, X itself: {checkpoint.bytes:,} bytes "
-            f"for {x:,} bytes of X."]
-
-
-@rests_on("bytes", "probe_batch", "probe_bytes")
-def _meta(variant, meta, batch):
-    per_example, over = meta_limit(meta, batch) if meta else (None, None)
-    if over is not None:
-        return [f"{variant}: the .meta grew by {per_example:,.0f} bytes per example (batch "
-                f"{meta.probe_batch} against {batch:,}), so exporting it would pass 2 GiB at batch {over:,}, "
-                f"{over / batch:.1f}x this run's batch (predicted, not allocated)."]
-    if per_example is not None:
-        return [f"{variant}: the .meta did not grow with the data ({meta.probe_bytes:,} bytes at batch "
-                f"{meta.probe_batch}, {meta.bytes:,} at {batch:,}, under a byte per example): the batch does not "
-                f"bring it near 2 GiB."]
-    return []
-
-
-def placeholder_default(run, report):
-    """What placeholder_with_default keeps in the graph, fed or not."""
-    plain, not_fed, fed = (run.case(name) for name in DEFAULT_CASES)
-    return _default_stored(data_bytes(report), plain, not_fed) + _default_ran(plain, not_fed, fed)
-
-
-@rests_on("graph_bytes", "const_bytes")
-def _default_stored(x, plain, not_fed):
-    stored = not_fed.const_bytes - plain.const_bytes
-    if stored < x:
-        return [f"placeholder_with_default(X) added {stored:,} Const bytes to the graph, less than X's {x:,}: the "
-                f"default is not stored whole."]
-    return [f"placeholder_with_default(X) stored its default as a Const: {not_fed.graph_bytes:,} graph bytes "
-            f"({not_fed.const_bytes:,} in Consts) against {plain.graph_bytes:,} for a plain placeholder, "
-            f"{stored / x:.2f}x X's {x:,} bytes. The GraphDef is the same whether or not it is fed at run time: a "
-            f"feed goes to sess.run, not into the graph."]
-
-
-@rests_on("computes", "seconds")
-def _default_ran(plain, not_fed, fed):
-    unfed = ("not folded: Conv2D still ran" if not_fed.computes["Conv2D"] else
-             f"folded: the Const {join(not_fed.replaced_by_const)} stands in its place" if not_fed.replaced_by_const
-             else "folded: no Conv2D ran")
-    fed_text = "Conv2D ran" if fed.computes["Conv2D"] else "no Conv2D ran"
-    return [f"Not fed, the default is a constant the classic folder may evaluate, and the network was {unfed}; "
-            f"fed, {fed_text} (partition graphs). First runs, one sample each: {fmt_s(not_fed.seconds)} not "
-            f"fed, {fmt_s(fed.seconds)} fed, {fmt_s(plain.seconds)} for a plain placeholder. Fed or not, "
-            f"graph_execution_state.cc hands Grappler the whole graph, the default's Const included, before "
-            f"pruning it to the fetch and feeds; how much of the fed first run that is, this lesson does not "
-            f"measure."]
-
-
-# Each lesson's findings, by its name in spec.pitfalls: one entry per lesson, each reading its run and the report.
-TEACHING = {
-    "executor-cache": lambda run, report: executor_cache(run),
-    "graph-growth": lambda run, report: growth.graph_growth(run),
-    "saved-copies": saved_copies,
-    "placeholder-default": placeholder_default,
-    "folding": lambda run, report: execution.folding(run),
-    "pruning": lambda run, report: execution.pruning(run),
-    "feed-alignment": lambda run, report: execution.feed_alignment(run),
-    "executor-leak": lambda run, report: execution._leaked(run.variant, data_bytes(report), list(run.cases)),
-}
+def answer(report):
+    """At most six lines: a headline per lesson (its first variant's), then how many more the findings hold."""
+    return told(report)[0]
 
 
 def sentences(report):
     """Sentences that hold for this report's numbers, lesson by lesson."""
-    said = [line for run in report.rows if run.ok for line in TEACHING[run.lesson](run, report)]
-    said += growth.extend_by_variant([r for r in report.rows if r.ok and r.lesson == "graph-growth"])
-    return said or ["No lesson produced a result, so there is nothing to explain."]
+    return told(report)[1]

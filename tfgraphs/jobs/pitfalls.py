@@ -6,7 +6,7 @@ from tfgraphs.jobs.plan import Plan
 from tfgraphs.records.pitfalls import LessonRun
 from tfgraphs.records.results import PitfallsResults
 from tfgraphs.records.schema import read_worker
-from tfgraphs.spec.pitfalls import DTYPE, GROWTH_CASES, LESSONS
+from tfgraphs.spec.pitfalls import DTYPE, LESSONS
 from tfgraphs.spec.limits import refusal
 from tfgraphs.spec.variants import VARIANTS
 
@@ -18,8 +18,8 @@ def embedded_copies(lesson, variant):
 
 def sized_as(lesson, variant):
     """The variant whose memory the guard counts for this lesson: one that embeds X as often as the lesson's
-    sessions hold it at once (graph-growth's leaky and fixed loops take turns, so both graphs live together)."""
-    copies = embedded_copies(lesson, variant) * (len(GROWTH_CASES) if lesson == "graph-growth" else 1)
+    graphs hold it at once."""
+    copies = embedded_copies(lesson, variant) * LESSONS[lesson].graphs_at_once
     if not copies:
         return variant
     return next(name for name, v in VARIANTS.items() if v.copies_in_graph == copies)

@@ -2,11 +2,10 @@
 
 import statistics
 
-from tfgraphs.findings.pitfalls_answer import answer
-from tfgraphs.findings.pitfalls import sentences
+from tfgraphs.findings.pitfalls import told
 from tfgraphs.render.page import WIDTH, failures, machine_line, page, time_unit
 from tfgraphs.render.table import Table
-from tfgraphs.spec.pitfalls import GROWTH_CASES
+from tfgraphs.spec.pitfalls import GROWTH_CASES, LESSONS
 from tfgraphs.units import fmt_bytes, sig3 as _sig
 
 
@@ -37,9 +36,9 @@ def executor_table(report):
     legend = (f"Times in {u}, every case timed alone with perf_counter, in this order, in one session per variant "
               f"(each variant in a fresh worker). A repeat case is the median of n runs (min and max beside it). "
               f"new fetches = [relu, pool]; reordered = [pool, relu]; new feeds = relu fetched with pool fed; "
-              f"make_callable = make_callable(conv, feed_list=[...]), a function that runs the session as sess.run does, "
-              f"then calling it; real callable = Session._make_callable_from_options(CallableOptions), which makes "
-              f"TensorFlow's own callable (DirectSession::MakeCallable), then calling it.")
+              f"make_callable = make_callable(conv, feed_list=[...]), a function that runs the session as sess.run "
+              f"does, then calling it; real callable = Session._make_callable_from_options(CallableOptions), which "
+              f"makes TensorFlow's own callable (DirectSession::MakeCallable), then calling it.")
     return _table(body, ["variant", "case", u, f"min {u}", f"max {u}", "n"]), legend
 
 
@@ -102,8 +101,8 @@ def folding_table(report):
              f"{c.fetched_bytes:,}", _sig(c.seconds / scale), _sig(c.later_s / scale)]
             for r in runs for c in r.cases]
     legend = (f"Each case in its own graph and session; times in {u}, from a worker that also logs its optimizers "
-              f"(TF_CPP_VMODULE), so they are not timed apart from that log. folded = no Conv2D in the partition graphs "
-              f"that ran; Const made by folding = the Const nodes there that the user's graph did not hold as "
+              f"(TF_CPP_VMODULE), so they are not timed apart from that log. folded = no Conv2D in the partition "
+              f"graphs that ran; Const made by folding = the Const nodes there that the user's graph did not hold as "
               f"Consts. whole output and scalar fetch embed "
               f"X as a Const and fetch relu or its sum; larger folder limit sets "
               f"OptimizerOptions.max_folded_constant_in_bytes; stateful input reads X from a one-shot iterator; fed "
@@ -151,16 +150,16 @@ def leak_table(report):
     return _table(body, ["variant", "targets", f"run {u}", "RSS change"]), legend
 
 
-# Each lesson's section, by its name in spec.pitfalls: its title and the table it makes of the report.
-SECTIONS = {
-    "executor-cache": ("Executor cache", executor_table),
-    "graph-growth": ("Graph growth", growth_table),
-    "saved-copies": ("Saved copies", saved_table),
-    "placeholder-default": ("Placeholder default", default_table),
-    "folding": ("What can be folded", folding_table),
-    "pruning": ("What a run executes", pruning_table),
-    "feed-alignment": ("Feed alignment", alignment_table),
-    "executor-leak": ("Executors kept", leak_table),
+# Each lesson's table, by its name in spec.pitfalls, which also titles its section.
+TABLES = {
+    "executor-cache": executor_table,
+    "graph-growth": growth_table,
+    "saved-copies": saved_table,
+    "placeholder-default": default_table,
+    "folding": folding_table,
+    "pruning": pruning_table,
+    "feed-alignment": alignment_table,
+    "executor-leak": leak_table,
 }
 
 
@@ -168,10 +167,10 @@ def render(report, fmt="simple", width=WIDTH, verbose=False, figure=None):
     """The whole pitfalls report as text, fitted to width (None: one wide table per section)."""
     head, ok = header(report), any(r.ok for r in report.rows)
     sections = []
-    for title, made in SECTIONS.values():
-        found = made(report)
+    for lesson in LESSONS.values():
+        found = TABLES[lesson.name](report)
         if found is not None:
-            sections.append((title, *found))
-    return page(head, sections, "What this run shows:" if ok else None, sentences(report) if ok else (),
-                failures(report.rows, lambda r: r.label), fmt, width,
-                answer=answer(report) if ok else (), verbose=verbose, figure=figure)
+            sections.append((lesson.title, *found))
+    answer, findings = told(report) if ok else ((), ())
+    return page(head, sections, "What this run shows:" if ok else None, findings,
+                failures(report.rows, lambda r: r.label), fmt, width, answer=answer, verbose=verbose, figure=figure)

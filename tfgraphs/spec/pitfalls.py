@@ -16,12 +16,16 @@ DTYPE = "float64"   # every lesson runs the seed network in float64, as compare 
 
 @dataclass(frozen=True)
 class Lesson:
-    """One lesson: the variants it runs (one worker each) and its cases, named as they appear in results."""
+    """One lesson, as every layer needs it: the variants it runs (one worker each), its cases named as they appear
+    in results, how many copies of X the job sizes its workers for, and the title of its section of the page. The
+    code each layer runs for it (the worker's run, the findings, the page's table) is keyed by its name."""
 
     name: str
+    title: str
     variants: tuple
     cases: dict                # {variant: (case name, ...)}, in the order they are measured
     always_embeds: bool = False  # X lands in a GraphDef whatever the variant (a frozen graph, a placeholder default)
+    graphs_at_once: int = 1    # the lesson's graphs one worker holds together, each with its own copy of X
 
 
 # make_callable returns a function that runs the session as sess.run does; _make_callable_from_options makes
@@ -49,18 +53,21 @@ LEAK_CASES = tuple("[" + ", ".join(c) + "]" for c in LEAKED_SETS) + (LEAK_AGAIN,
 LESSONS = {
     lesson.name: lesson
     for lesson in (
-        Lesson("executor-cache", ("constant", "placeholder"),
+        Lesson("executor-cache", "Executor cache", ("constant", "placeholder"),
                {"constant": EXECUTOR_CASES, "placeholder": EXECUTOR_CASES}),
-        Lesson("graph-growth", ("constant", "placeholder"),
-               {"constant": GROWTH_CASES, "placeholder": GROWTH_CASES}),
-        Lesson("saved-copies", ("constant", "variable"),
+        # The leaky and the fixed loop take turns in one worker, so both graphs live together.
+        Lesson("graph-growth", "Graph growth", ("constant", "placeholder"),
+               {"constant": GROWTH_CASES, "placeholder": GROWTH_CASES}, graphs_at_once=len(GROWTH_CASES)),
+        Lesson("saved-copies", "Saved copies", ("constant", "variable"),
                {"constant": (GRAPH, META), "variable": (GRAPH, META, CHECKPOINT, FROZEN)}, always_embeds=True),
-        Lesson("placeholder-default", ("placeholder",), {"placeholder": DEFAULT_CASES}, always_embeds=True),
+        Lesson("placeholder-default", "Placeholder default", ("placeholder",), {"placeholder": DEFAULT_CASES},
+               always_embeds=True),
         # Its cases build their own graphs (an embedded X, a dataset, a placeholder); the worker names the variant.
-        Lesson("folding", ("constant",), {"constant": FOLDING_CASES}),
-        Lesson("pruning", ("placeholder",), {"placeholder": PRUNING_CASES}),
-        Lesson("feed-alignment", ("placeholder",), {"placeholder": ALIGNMENT_CASES}),
-        Lesson("executor-leak", ("constant", "placeholder"), {"constant": LEAK_CASES, "placeholder": LEAK_CASES}),
+        Lesson("folding", "What can be folded", ("constant",), {"constant": FOLDING_CASES}),
+        Lesson("pruning", "What a run executes", ("placeholder",), {"placeholder": PRUNING_CASES}),
+        Lesson("feed-alignment", "Feed alignment", ("placeholder",), {"placeholder": ALIGNMENT_CASES}),
+        Lesson("executor-leak", "Executors kept", ("constant", "placeholder"),
+               {"constant": LEAK_CASES, "placeholder": LEAK_CASES}),
     )
 }
 VARIANT_NAMES = tuple(dict.fromkeys(v for lesson in LESSONS.values() for v in lesson.variants))
