@@ -3,9 +3,10 @@
     python scripts/catalogue.py           # rewrite the page
     python scripts/catalogue.py --check   # exit 1 when the page differs from what the declarations give
 
-A command whose findings module declares them as data (DECLARED, a tuple of evidence.Finding) lists each kind with
-its sentence, its evidence and when it is not said. A command not yet declared so lists the kinds its sentence
-functions rest on (evidence.RESTS_ON), as far as they are known: their fields and what their docstrings say.
+Every command's findings module declares them as data (DECLARED, a tuple of evidence.Finding): each kind is listed
+with its sentence, its evidence and when it is not said. Sentence functions a page reaches besides its command's
+declarations (compare's remote rows) are listed by the kinds they rest on (evidence.RESTS_ON), as far as they are
+known: their fields and what their docstrings say.
 """
 
 import argparse
@@ -77,7 +78,7 @@ def declared_section(declared):
 
 
 def known_section(modules):
-    """The kinds of sentence functions not yet declared as data: their fields and what their docstrings say."""
+    """The kinds of sentence functions outside the declarations: their fields and what their docstrings say."""
     lines = ["Not yet declared as data: the kinds below are known from the fields their sentence functions rest on;"
              " their sentences and the cases where they are not said are not written down yet.", ""]
     for kind in sorted(k for k in RESTS_ON if k.split(".", 1)[0] in modules):
@@ -93,11 +94,7 @@ def section(command):
     modules = reached(render)
     for name in modules:
         importlib.import_module(f"tfgraphs.findings.{name}")
-    lines = [f"## {command}", ""]
-    declared = getattr(own, "DECLARED", None)
-    if declared is None:
-        return lines + known_section(modules)
-    lines += declared_section(declared)
+    lines = [f"## {command}", ""] + declared_section(own.DECLARED)
     # Modules the page reaches besides the declared ones (compare's remote rows, for one) keep their own kinds.
     rest = modules - reached(ROOT / "tfgraphs" / "findings" / f"{command}.py") - {command}
     if any(k.split(".", 1)[0] in rest for k in RESTS_ON):

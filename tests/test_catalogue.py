@@ -18,19 +18,28 @@ sys.path.insert(0, str(ROOT / "scripts"))
 import catalogue  # noqa: E402  (scripts/ is not a package)
 
 
+def changed(record, changes):
+    """The record with changes applied: each a value, or a function of the record."""
+    return replace(record, **{k: v(record) if callable(v) else v for k, v in changes.items()})
+
+
 def rows(keep=lambda r: True, **changes):
     """An edit of a saved document: its rows that keep() holds, each with changes applied (a value or a function
     of the row)."""
     def edit(report):
-        return replace(report, rows=tuple(replace(r, **{k: v(r) if callable(v) else v for k, v in changes.items()})
-                                          for r in report.rows if keep(r)))
+        return replace(report, rows=tuple(changed(r, changes) for r in report.rows if keep(r)))
     return edit
+
+
+def cases(keep=lambda c: True, **changes):
+    """An edit of a saved pitfalls document: every lesson's cases that keep() holds, each with changes applied."""
+    return rows(cases=lambda r: tuple(changed(c, changes) for c in r.cases if keep(c)))
 
 
 def extra(**changes):
     """An edit of a saved document's extra: the attribution, the single-threaded run."""
     def edit(report):
-        sections = {**report.extra, **changes}
+        sections = {**report.sections(), **changes}
         # A report that reads its sections into records of their own (read_sections) is rebuilt from them.
         read = getattr(type(report), "read_sections", None)
         return replace(report, **read(sections)) if read else replace(report, extra=sections)
@@ -40,7 +49,7 @@ def extra(**changes):
 def record(**changes):
     """An edit of a saved one-record document (an inspection, a rewrite): values, or functions of the record."""
     def edit(doc):
-        return replace(doc, **{k: v(doc) if callable(v) else v for k, v in changes.items()})
+        return changed(doc, changes)
     return edit
 
 
@@ -52,6 +61,54 @@ def _without_first_run_rss(r):
     return {k: v for k, v in (r.rss_bytes or {}).items() if k != "first_run"}
 
 
+def without(lesson):
+    """A pitfalls run that did not hold the lesson."""
+    return rows(lambda r: r.lesson != lesson)
+
+
+def lacking(name):
+    """A pitfalls run whose lessons did not run the case called name."""
+    return cases(lambda c: c.case != name)
+
+
+NOT_RUN = "the saved run did not hold this lesson"
+# The saved pitfalls run: executor-cache, graph-growth, saved-copies and placeholder-default, without the graphs that
+# ran, the session's Extend timed apart, or a callable made from CallableOptions.
+PITFALLS = {
+    "pitfalls.executor_cache": ("pitfalls", lacking("new fetches repeat"), "the new fetch list's repeats did not run"),
+    "pitfalls.graph_growth": ("pitfalls", cases(nodes=None), "the growth loops' nodes were not counted"),
+    "pitfalls.saved_copies": ("pitfalls", as_saved, "two headlines fill the answer; saved-copies is named after them"),
+    "pitfalls.placeholder_default": ("pitfalls", as_saved, "two headlines fill the answer, the rest named after them"),
+    "pitfalls.folding": ("pitfalls", as_saved, NOT_RUN),
+    "pitfalls.feed_alignment": ("pitfalls", as_saved, NOT_RUN),
+    "pitfalls.executor_leak": ("pitfalls", as_saved, NOT_RUN),
+    "pitfalls.more": ("pitfalls", rows(lambda r: r.lesson == "saved-copies"), "one lesson's headline fits the answer"),
+    "pitfalls.no_result": ("pitfalls", as_saved, "every lesson produced a result"),
+    "pitfalls._built": ("pitfalls", cases(seconds=None, runs_s=None), "no case was timed"),
+    "pitfalls._reordered": ("pitfalls", lacking("reordered fetches"), "the reordered fetches did not run"),
+    "pitfalls._new_feeds": ("pitfalls", lacking("new feeds"), "no intermediate tensor was fed"),
+    "pitfalls._callable": ("pitfalls", lacking("callable first call"), "the callable was never called"),
+    "pitfalls._real_callable": ("pitfalls", as_saved, "the saved run made no callable from CallableOptions"),
+    "growth._growth": ("pitfalls", cases(nodes=None), "the growth loops' nodes were not counted"),
+    "growth._step_cost": ("pitfalls", cases(step_s=None), "the growth loops' steps were not timed"),
+    "growth._extend": ("pitfalls", as_saved, "the saved run did not time the session's Extend apart"),
+    "growth._growth_rss": ("pitfalls", cases(rss_bytes=None), "the growth loops' resident memory was not measured"),
+    "pitfalls.finalized": ("pitfalls", without("graph-growth"), "graph-growth did not run"),
+    "pitfalls._held": ("pitfalls", cases(holds_data=None), "no artifact was searched for X"),
+    "pitfalls._frozen": ("pitfalls", rows(lambda r: r.variant != "variable"), "no variable was frozen"),
+    "pitfalls._checkpoint": ("pitfalls", rows(lambda r: r.variant != "variable"), "no variable was checkpointed"),
+    "pitfalls._meta": ("pitfalls", cases(probe_batch=None), "the .meta was not exported at a second batch"),
+    "pitfalls._default_stored": ("pitfalls", without("placeholder-default"), "placeholder-default did not run"),
+    "pitfalls._default_ran": ("pitfalls", as_saved, "the saved run did not read the graphs that ran"),
+    "execution._folded": ("pitfalls", as_saved, NOT_RUN),
+    "execution._what_decides": ("pitfalls", as_saved, NOT_RUN),
+    "execution._raised_limit": ("pitfalls", as_saved, NOT_RUN),
+    "execution._pruned": ("pitfalls", as_saved, NOT_RUN),
+    "execution._alignment": ("pitfalls", as_saved, NOT_RUN),
+    "execution._leaked": ("pitfalls", as_saved, NOT_RUN),
+    "growth._extend_between": ("pitfalls", as_saved, "the saved run did not time the session's Extend apart"),
+    "pitfalls.nothing": ("pitfalls", as_saved, "every lesson produced a result"),
+}
 ONE_PASS = rows(times_s=lambda r: r.times_s[:1])   # a shapes run cut to its first pass: no length seen twice
 # kind -> (saved document, edit of it, why the kind must not be said of it).
 MUST_NOT = {
@@ -149,6 +206,7 @@ MUST_NOT = {
     "shapes._first_call": ("shapes", ONE_PASS, "no length was seen twice"),
     "shapes.accuracy": ("shapes", ONE_PASS, "no length was seen twice: the one-pass sentence stands alone"),
     "sweep.peak_growth": ("sweep", as_saved, "batches 20 to 80 span less than 8 MiB of data: no slope is given"),
+    **PITFALLS,
 }
 
 
