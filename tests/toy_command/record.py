@@ -1,17 +1,16 @@
 """What the toy command measured, as the record its saved document is read back into."""
 
-from dataclasses import MISSING, asdict, dataclass, field, fields
+from dataclasses import MISSING, dataclass
 
+from tfgraphs.records.document import OneRecord
 from tfgraphs.records.possible import GRAPH_BYTES, ranged
-from tfgraphs.records.rows import known
-from tfgraphs.records.schema import PROVENANCE, Provenance, envelope, provenance, provenance_of
 
 # What the worker measures, beside the envelope every worker's document has.
 MEASURED = ("graph_bytes", "tensor_content_bytes", "fetched_sum", "run_s")
 
 
 @dataclass(frozen=True)
-class Toy(Provenance):
+class Toy(OneRecord):
     """One constant of `size` float32 values: its GraphDef's bytes, its tensor's bytes and one sess.run."""
 
     size: int = ranged(least=1, default=MISSING)
@@ -23,8 +22,6 @@ class Toy(Provenance):
     fetched_sum: float | None = ranged()          # the sum of what sess.run returned, 0 + 1 + ... + size-1
     run_s: float | None = ranged()
     worker_start: str | None = None
-    tf_version: str | None = None
-    machine: dict = field(default_factory=dict)
 
     command = "toy"
 
@@ -36,16 +33,3 @@ class Toy(Provenance):
     def rows(self):
         """The one measured row, as Report.rows lists it."""
         return ({k: getattr(self, k) for k in ("size", *MEASURED)},)
-
-    def to_dict(self):
-        return {**envelope(self.command), **provenance(self),
-                **{k: v for k, v in asdict(self).items() if k not in PROVENANCE}}
-
-    @classmethod
-    def from_dict(cls, d):
-        """Rebuild from a saved --json document (no TensorFlow needed)."""
-        missing = [f.name for f in fields(cls) if f.name not in d and f.default is MISSING
-                   and f.default_factory is MISSING]
-        if missing:
-            raise ValueError(f"not a complete toy result (no {', '.join(missing)})")
-        return cls(**{**known(cls, d), **provenance_of(d)})

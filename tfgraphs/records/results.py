@@ -49,12 +49,19 @@ class Results(Provenance):
 
     command: ClassVar[str]
     key: ClassVar[str]        # the document key its rows are kept under
+    config_type: ClassVar[type]
     row_type: ClassVar[type] = Row
     config: object
     rows: tuple
     tf_version: str | None = None
     python: str = platform.python_version()
     machine: dict = field(default_factory=dict)
+
+    def __init_subclass__(cls, command=None, key=None, config_type=None, row_type=Row, **kwargs):
+        """A command's Results, declared by its class's keywords: class CompareResults(Results, command=...)."""
+        super().__init_subclass__(**kwargs)
+        if command is not None:
+            cls.command, cls.key, cls.config_type, cls.row_type = command, key, config_type, row_type
 
     def sections(self):
         """The document's sections beside its config and rows, as saved."""
@@ -100,21 +107,14 @@ class Results(Provenance):
 
 
 @dataclass(frozen=True)
-class CompareResults(Results):
+class CompareResults(Results, command="compare", key="variants", config_type=SeedConfig):
     """compare's results: the seed network's Config and a row per variant and placement."""
-
-    command: ClassVar[str] = "compare"
-    key: ClassVar[str] = "variants"
-    config_type: ClassVar[type] = SeedConfig
 
 
 @dataclass(frozen=True)
-class ExplainResults(Results):
+class ExplainResults(Results, command="explain", key="runs", config_type=ExplainConfig):
     """explain's results: a row per variant (or the user's graph) and preset, and the first run's attribution."""
 
-    command: ClassVar[str] = "explain"
-    key: ClassVar[str] = "runs"
-    config_type: ClassVar[type] = ExplainConfig
     attribution: tuple = ()           # per row group, the first run's excess split among the optimizers
     single_thread: dict | None = None  # one single-threaded evaluation of the network, when it ran
 
@@ -133,13 +133,10 @@ class ExplainResults(Results):
 
 
 @dataclass(frozen=True)
-class SweepResults(Results):
+class SweepResults(Results, command="sweep", key="rows", config_type=SweepConfig):
     """sweep's results: a row per batch and variant, the line fitted to each variant's graph bytes, and the limit
     put to TensorFlow."""
 
-    command: ClassVar[str] = "sweep"
-    key: ClassVar[str] = "rows"
-    config_type: ClassVar[type] = SweepConfig
     fits: tuple = ()                  # Fit per variant
     tf_error: dict | None = None      # what TensorFlow said at the first batch past the predicted limit
 
@@ -154,13 +151,9 @@ class SweepResults(Results):
 
 
 @dataclass(frozen=True)
-class ShapesResults(Results):
+class ShapesResults(Results, command="shapes", key="modes", config_type=ShapesConfig, row_type=ModeRun):
     """shapes' results: a run per mode and switch setting, and which switch the device has."""
 
-    command: ClassVar[str] = "shapes"
-    key: ClassVar[str] = "modes"
-    config_type: ClassVar[type] = ShapesConfig
-    row_type: ClassVar[type] = ModeRun
     switch: str | None = None         # the per-shape switch the switch modes turned off
     order: str | None = None          # "interleaved": the modes' passes ran in turns
 
@@ -173,13 +166,8 @@ class ShapesResults(Results):
 
 
 @dataclass(frozen=True)
-class PitfallsResults(Results):
+class PitfallsResults(Results, command="pitfalls", key="lessons", config_type=PitfallsConfig, row_type=LessonRun):
     """pitfalls' results: a run per lesson and variant, each with its cases."""
-
-    command: ClassVar[str] = "pitfalls"
-    key: ClassVar[str] = "lessons"
-    config_type: ClassVar[type] = PitfallsConfig
-    row_type: ClassVar[type] = LessonRun
 
 
 # Every kind of document tfgraphs writes, by the command that writes it.
@@ -214,7 +202,7 @@ def _numbers_a_run_makes(doc):
 
 
 def load(doc):
-    """The Results, Inspection, Unembedding or Watching a saved document holds; ValueError or KeyError when it holds none."""
+    """The Results or OneRecord a saved document holds; ValueError or KeyError when it holds none."""
     if not isinstance(doc, dict):
         raise ValueError("not a tfgraphs results file")
     _numbers_a_run_makes(doc)

@@ -1,10 +1,9 @@
 """What unembed did to one graph: what moved, what stayed, and the graph before and after, as numbers."""
 
-from dataclasses import MISSING, asdict, dataclass, field
+from dataclasses import MISSING, dataclass
 
+from tfgraphs.records.document import OneRecord
 from tfgraphs.records.possible import GRAPH_BYTES, Range, ranged
-from tfgraphs.records.rows import known
-from tfgraphs.records.schema import PROVENANCE, Provenance, envelope, provenance, provenance_of
 
 # The keys of `before` and `after` and their ranges: the sizes the rewrite reads, then what a --check run measured
 # (None without); either graph was read from, or written as, one GraphDef protobuf, the other numbers are sizes and
@@ -29,7 +28,7 @@ def side(sizes, measured=None):
 
 
 @dataclass(frozen=True)
-class Unembedding(Provenance):
+class Unembedding(OneRecord):
     """One rewrite: the graph before and after, the Consts moved and left, and the check of its outputs."""
 
     path: str | None            # None in documents that did not record them
@@ -49,8 +48,6 @@ class Unembedding(Provenance):
     unembed_phases: dict = ranged(factory=dict)   # read_s, rewrite_s, save_s (and assign_s in older runs)
     tf_rss_bytes: int | None = ranged()           # the rewriting worker's RSS once TensorFlow was imported
     errors: tuple = ()           # ("what: TensorFlow's message", ...) of every worker that failed
-    tf_version: str | None = None
-    machine: dict = field(default_factory=dict)
 
     command = "unembed"
 
@@ -67,24 +64,23 @@ class Unembedding(Provenance):
     def ok(self):
         return not self.errors and self.equal is not False
 
-    def to_dict(self):
-        """The --json document: command, before, after, moved and max_abs_err, then the rest that renders it again."""
-        rest = {k: v for k, v in asdict(self).items() if k not in (*PROVENANCE, *CORE)}
-        rest.update(left=[dict(x) for x in self.left], errors=list(self.errors))
-        return {**envelope(self.command), **provenance(self), "before": dict(self.before),
-                "after": dict(self.after), "moved": [dict(m) for m in self.moved], "max_abs_err": self.max_abs_err,
-                **rest}
+    def saved(self):
+        """before, after, moved and max_abs_err, as the --json document was first specified, then the rest."""
+        held = super().saved()
+        return {**{k: held[k] for k in CORE}, **held}
 
     @classmethod
-    def from_dict(cls, d):
-        """Rebuild from a saved document; one holding only the keys unembed first wrote leaves the rest unknown."""
-        missing = [k for k in CORE if k not in d]
-        if missing:
-            raise ValueError(f"not a complete unembed result (no {', '.join(missing)})")
-        given = known(cls, d, moved=tuple, left=tuple, errors=tuple)
+    def required(cls):
+        """The keys unembed's first documents held: only those are required."""
+        return CORE
+
+    @classmethod
+    def read(cls, d):
+        """The fields a saved document holds; one holding only the keys unembed first wrote leaves the rest unknown."""
+        given = super().read(d)
         # Only a --check run measures the graphs, so measured runs say it ran when the document does not.
-        ran = bool(d["after"].get("runs_s"))
-        return cls(**{"path": None, "out": None, "min_bytes": None, "checked": ran, **given, **provenance_of(d)})
+        ran = bool(given["after"].get("runs_s"))
+        return {"path": None, "out": None, "min_bytes": None, "checked": ran, **given}
 
 
 # The keys the --json document was first specified with; every other key was added to re-render it.

@@ -1,12 +1,11 @@
 """What `tfgraphs watch` saw a user's script do, tied to the script's own lines: its runs, Consts, growth and feeds."""
 
 import statistics
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, replace
 
+from tfgraphs.records.document import OneRecord
 from tfgraphs.records.judge import judge
 from tfgraphs.records.possible import GRAPH_BYTES, Range, check_record, ranged
-from tfgraphs.records.rows import known
-from tfgraphs.records.schema import PROVENANCE, Provenance, envelope, provenance, provenance_of
 from tfgraphs.spec.watch import KINDS
 
 # A line of the script: 0 where no frame of it made the op (worker.watchframes.UNKNOWN).
@@ -24,7 +23,7 @@ EXIT_STATUS = dict(most=255, why=" (a process's exit status)")
 
 
 @dataclass(frozen=True)
-class Watching(Provenance):
+class Watching(OneRecord):
     """One watched script: how it ended, each call site of Session.run, each large Const, the ops made after a
     session's first run, the large arrays fed, and tf.function trace counts (TensorFlow's own)."""
 
@@ -53,8 +52,6 @@ class Watching(Provenance):
     left_running: tuple = ranged(keys={"pid": Range(1)}, default=())
     status: str = "ok"     # "failed": the hooks could not watch (the script still ran as it would)
     error: str | None = None
-    tf_version: str | None = None
-    machine: dict = field(default_factory=dict)
 
     command = "watch"
 
@@ -67,26 +64,24 @@ class Watching(Provenance):
         later = [c for c in self.calls if c.get("first_run_index") is not None and c["first_run_index"] >= run_index]
         return min(later, key=lambda c: c["first_run_index"], default=None)
 
-    def to_dict(self):
-        body = {k: v for k, v in asdict(self).items() if k not in PROVENANCE and (v is not None or k not in ("graph_ops", "script_s"))}
-        for key in ("argv", "calls", "consts", "growth", "feeds", "functions", "findings", "left_running"):
-            body[key] = [dict(x) if isinstance(x, dict) else x for x in getattr(self, key)]
-        if not self.left_running:
-            del body["left_running"]
-        return {**envelope(self.command), **provenance(self), **body}
+    def saved(self):
+        # graph_ops and script_s are None only as read from a document written before they were kept, which lacks
+        # them; left_running is kept only when watch ended a process.
+        return {k: v for k, v in super().saved().items()
+                if not ((v is None and k in ("graph_ops", "script_s")) or (k == "left_running" and not v))}
+
+    @classmethod
+    def read(cls, d):
+        given = super().read(d)
+        given.pop("findings", None)   # always diagnosed again from what was seen, by this version's rules
+        return given
 
     @classmethod
     def from_dict(cls, d):
         """Rebuild from a saved document or a worker's (read strictly first by schema.read_worker)."""
-        if "script" not in d:
-            raise ValueError("not a complete watch result (no script)")
-        given = known(cls, d, argv=tuple, calls=tuple, consts=tuple, growth=tuple, feeds=tuple, functions=tuple,
-                      left_running=tuple)
-        given.pop("findings", None)   # always diagnosed again from what was seen, by this version's rules
-        found = cls(**{**given, **provenance_of(d)})
+        found = super().from_dict(d)
         check_record(found)   # the diagnoses compare these numbers, so one no watch writes is refused first
         return replace(found, findings=diagnoses(found))
-
 
 
 def diagnoses(w):
@@ -99,8 +94,9 @@ def _found(w):
     # The remedy moves an array's data out of the graph: it fits a Const whose NodeDef is mostly data, not one whose
     # bytes are its name and attributes (a gradient's scalar, say).
     found = [_embedded(w, c) for c in w.consts if c["tensor_bytes"] is None or 2 * c["tensor_bytes"] >= c["bytes"]]
+    fed = ("feed", "bytes", "calls", "same_calls", "how", "converted_from")
     found += [{"kind": "repeated-feed", "file": f["file"], "line": f["line"],
-               "evidence": {k: f[k] for k in ("feed", "bytes", "calls", "same_calls", "how", "converted_from") if k in f}}
+               "evidence": {k: f[k] for k in fed if k in f}}
               for f in w.feeds if f["calls"] >= 2 and f["same_calls"] == f["calls"]]
     found += [{"kind": "graph-growth", "file": g["file"], "line": g["line"],
                "evidence": {k: g[k] for k in ("ops", "runs", "op_types")}} for g in w.growth if g["runs"] >= 2]
