@@ -387,7 +387,7 @@ def test_explain_measures_in_process_rows_beside_the_remote_ones(monkeypatch, ba
     assert plan.workers == len(fake.tasks)
     assert [(r.target, r.preset) for r in report.rows] == [(t or "", p) for t in targets for p in ("default", "bare")]
     assert all(len(r.first_runs_s) == EXPLAIN_TRIALS for r in report.rows)
-    assert [a["remote"] for a in report.extra["attribution"]] == [bool(t) for t in targets]
+    assert [a["remote"] for a in report.attribution] == [bool(t) for t in targets]
 
 
 def test_explain_keeps_the_in_process_rows_of_a_variant_too_big_to_send(monkeypatch):
@@ -437,7 +437,7 @@ def test_explain_sets_each_remote_attribution_beside_its_in_process_one(remote_f
                               target=target, returns="output") for o in offsets]
             rows.append(Row.from_trials("constant", ms, preset=preset))
     report = _explained(tuple(rows))
-    found = report.extra["attribution"]
+    found = report.attribution
     assert [(a["variant"], a["remote"]) for a in found] == [("constant", False), ("constant", True)]
     assert found[1]["grappler_s"] == pytest.approx((remote_first - 0.1) * 0.5)
     text = words(" ".join(sentences(report)))
@@ -503,7 +503,7 @@ def test_an_explain_document_from_before_the_in_process_rows_reads_as_remote():
     now = _explained(rows)
     # Then every session ran on the target and the attribution carried no "remote".
     before = results("explain", now.config, rows, extra={"attribution": [
-        {k: v for k, v in a.items() if k != "remote"} for a in now.extra["attribution"]]})
+        {k: v for k, v in a.items() if k != "remote"} for a in now.attribution]})
     assert sentences(before) == sentences(now) and render(before) == render(now)
     assert "constant remote: of the 795.0 ms" in words(render(before))
 
@@ -547,7 +547,7 @@ def test_a_crashed_remote_worker_stays_a_remote_row(monkeypatch):
     report = explain.run(config, plan, runner.Progress(plan.workers, quiet=True))
     failed = [r for r in report.rows if not r.ok]
     assert [(r.preset, r.remote, r.label) for r in failed] == [("bare", True, "constant [bare] remote")]
-    local, remote = report.extra["attribution"]
+    local, remote = report.attribution
     assert not local["remote"] and local["grappler_s"] is not None   # all four in-process presets ran
     assert remote["remote"] and remote["grappler_s"] is None          # the remote bare run is missing
 

@@ -413,7 +413,7 @@ def test_higher_only_against_every_other_mode():
     """A "higher" claim set against the slowest mode alone is not made: keras, faster on seen lengths, stops it."""
     report = _count10(lambda second: _jitter(second[0], 7, len(second)))
     keras = _report({"keras": ([1.5] + _jitter(0.5, 3, 10)[1:], _jitter(0.25, 7, 10))}, start=10000, batch=10)
-    report = results("shapes", report.config, (*report.rows, *keras.rows), extra=report.extra)
+    report = results("shapes", report.config, (*report.rows, *keras.rows), extra=report.sections())
     said = _said(report)
     assert ("on lengths already seen (later passes against later passes, paired by length across the two modes' workers (one a mode: a worker's own speed is not separated)): higher "
             "than eager and function, lower than keras, so not higher than every other mode") in said

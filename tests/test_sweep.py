@@ -274,7 +274,7 @@ def test_probe_without_a_fit_is_skipped_in_progress(monkeypatch):
     plan = sweep.plan(config)
     progress = runner.Progress(total=plan.workers, quiet=True)
     report = sweep.run(config, plan, progress)
-    assert len(fake.tasks) == 2 and report.extra["tf_error"] is None
+    assert len(fake.tasks) == 2 and report.tf_error is None
     assert progress.done == progress.total == 3
 
 

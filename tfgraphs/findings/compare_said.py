@@ -53,7 +53,7 @@ def ready(v):
 def limit_sentences(v):
     """Per number of copies of X in the graph: the batch each 2 GiB limit allows."""
     report, said, seen = v.report, [], set()
-    dtype = report.config["dtype"]
+    dtype = report.config.dtype
     for r in v.embedded:
         copies = copies_in_graph(r, v.size)
         if copies in seen:
@@ -63,7 +63,7 @@ def limit_sentences(v):
         held = f", held {copies} times" if copies > 1 else ""
         said.append(f"In {dtype} each example adds {copies * network.example_bytes(dtype):,} bytes to {r.variant}'s "
                     f"graph{held}, and its other nodes take {overhead_bytes(r, report):,}; up to batch {limit:,}, "
-                    f"{limit / report.config['batch']:.1f}x this run's batch, it stays under the {limits.GRAPHDEF}. "
+                    f"{limit / report.config.batch:.1f}x this run's batch, it stays under the {limits.GRAPHDEF}. "
                     + (f"The {limits.TENSOR}, falls on the same batch." if tensor == limit else
                        f"Each copy of X is one tensor and stays under the {limits.TENSOR}, up to batch {tensor:,}."))
     return said

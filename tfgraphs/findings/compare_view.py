@@ -62,13 +62,13 @@ def max_batch(row, report):
     it."""
     if not holds_data(row, report):
         return None
-    per_example = copies_in_graph(row, data_bytes(report)) * network.example_bytes(report.config["dtype"])
+    per_example = copies_in_graph(row, data_bytes(report)) * network.example_bytes(report.config.dtype)
     return limits.largest_batch(per_example, overhead_bytes(row, report))
 
 
 def max_tensor_batch(row, report):
     """Largest batch whose X, as one tensor, TensorFlow accepts at creation; None if X is not in the graph."""
-    return limits.max_tensor_batch(report.config["dtype"]) if holds_data(row, report) else None
+    return limits.max_tensor_batch(report.config.dtype) if holds_data(row, report) else None
 
 
 def copies_in_graph(row, size):

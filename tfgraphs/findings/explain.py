@@ -17,7 +17,7 @@ SHOWN = 5   # answer lines at most; the findings say the rest
 
 @dataclass(frozen=True)
 class View:
-    """The rows, those of the built-in network, the in-process default-config rows, and the report's extra."""
+    """The rows, those of the built-in network, the in-process default-config rows, and the report's other sections."""
 
     report: object
     rows: tuple
@@ -40,7 +40,7 @@ class View:
 
     @property
     def attributions(self):
-        return self.report.extra.get("attribution", [])
+        return list(self.report.attribution)
 
 
 def _attributed(v, a):
@@ -55,7 +55,7 @@ def _bare_after(v, a):
 
 def _folding_shown(v, a):
     """True when the judge finds switching folding off changed the excess, and one single-threaded run is there."""
-    single = v.report.extra.get("single_thread")
+    single = v.report.single_thread
     if not single or single.get("status") != "ok" or a.get("folding_s") is None:
         return False
     return bool(said.folding_against_single_thread(a, list(v.rows), single))
@@ -126,7 +126,7 @@ FINDINGS = (
             "({share}), ...; the largest part whose presets' first-run excesses differ is {part} ({verdict}).",
             "the variant has no first-run excess or no rows", per=_every),
     Finding("explain.folding_share", AGAINST, _folding_shown,
-            lambda v, a: said.folding_against_single_thread(a, list(v.rows), v.report.extra.get("single_thread")),
+            lambda v, a: said.folding_against_single_thread(a, list(v.rows), v.report.single_thread),
             False, "{variant}: switching constant folding off changed the first run by {time} ({verdict}); one "
             "single-threaded evaluation of the network took {time} ...",
             "the judge does not find that switching folding off changed the first run's excess", per=_every),

@@ -10,7 +10,7 @@ PHASES = ("data", "build", "session", "init", "first_run", "later_runs")
 
 def data_bytes(report):
     """Bytes of X in this run."""
-    return network.data_bytes(report.config["batch"], report.config["dtype"])
+    return network.data_bytes(report.config.batch, report.config.dtype)
 
 
 def each(rows, fn):
@@ -40,7 +40,7 @@ def activations(row, report):
     """Bytes of the conv, pool and relu outputs: the row's own record, or from shapes for older documents."""
     if row.activation_bytes is not None:
         return row.activation_bytes
-    return int(network.activation_bytes(report.config["batch"], report.config["dtype"]))
+    return int(network.activation_bytes(report.config.batch, report.config.dtype))
 
 
 def first_run_growth(row):

@@ -162,7 +162,7 @@ def sentences(report):
     more = later_runs_option(c)
     return (regime_sentences(summed) + remote_over_local(rows, more=more) + feed_cost(rows, more=more)
             + fetch_cost(rows, more=more) + first_run_extra(rows, more=more)
-            + between_tasks(rows, c["batch"], c["dtype"]))
+            + between_tasks(rows, c.batch, c.dtype))
 
 
 def answer(report):

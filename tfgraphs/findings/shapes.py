@@ -125,7 +125,7 @@ FINDINGS = (
             "mode / ... (against {mode}: {verdict}; ...). function-signature, which fixes only the input signature "
             "(it traced {n} times), beside blocked, ...: its pass 1 against {passes}, paired by length: {verdict}; "
             "{meaning}.", "blocked or every other mode saw no length twice"),
-    Finding("shapes._switch", (*MEASURED, "env"), lambda v: _passes(v) and v.report.extra.get("switch") is not None,
+    Finding("shapes._switch", (*MEASURED, "env"), lambda v: _passes(v) and v.report.switch is not None,
             _of(said._switch, "off"), False,
             "{switch} in {mode}: pass 1 against {passes}, paired by length, with {switch}=1: {verdict}; with "
             "{switch}=0: {verdict}. / ... was not switched off in this run (no --switch-modes).",

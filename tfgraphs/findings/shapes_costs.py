@@ -74,13 +74,12 @@ def cost(run, lengths, batch, control=None):
 
 
 def lengths_of(report):
-    c = report.config
-    return range(c["start"], c["start"] + c["count"])
+    return report.config.lengths
 
 
 def report_cost(report, run, control=None):
     """cost() with the report's lengths and batch."""
-    return cost(run, lengths_of(report), report.config["batch"], control)
+    return cost(run, lengths_of(report), report.config.batch, control)
 
 
 def control_verdict(report, ok):
@@ -100,7 +99,7 @@ def timed(run):
 
 def split(report):
     """(main runs, runs with the device's switch off)."""
-    switch = report.extra.get("switch")
+    switch = report.switch
     off = [r for r in report.rows if switch and r.env.get(switch) == "0"]
     return [r for r in report.rows if r not in off], off
 
@@ -117,7 +116,7 @@ def signed(seconds):
 
 def later_label(report):
     """What the passes after the first are called in tables and sentences."""
-    return "pass 2" if report.config["passes"] == 2 else "later passes"
+    return "pass 2" if report.config.passes == 2 else "later passes"
 
 
 def costs_by_mode(report, ok):

@@ -20,7 +20,7 @@ def _devices(report, ok):
         return []
     devices = sorted({short_device(r.device) or "?" for r in ok})
     where = f"every mode ran on {devices[0]}" if len(devices) == 1 else f"the modes ran on {join(devices)}"
-    if report.extra.get("switch") == AUTOTUNE:
+    if report.switch == AUTOTUNE:
         return [f"A GPU was visible and {where}; cuDNN autotuning is likely to apply to the convolutions placed on "
                 f"it (not measured on a GPU by this tool)."]
     return [f"No GPU was visible and {where}, so cuDNN autotuning does not apply here."]
@@ -35,7 +35,7 @@ def _control(report, ok):
         return [f"blocked did not run {CONTROL_PASSES[1] + 1} passes (--passes {CONTROL_PASSES[1] + 1}), so no "
                 f"control checked that the passes met the same machine: the verdicts below are not guarded against "
                 f"a change of load."]
-    work = (f"blocked (blocks of {report.config['block']}) does the same fixed-shape work in its pass 2 and pass 3, "
+    work = (f"blocked (blocks of {report.config.block}) does the same fixed-shape work in its pass 2 and pass 3, "
             f"on lengths it has already seen, so they must not differ")
     if control.differs:
         faster = control.n_a - control.above
@@ -68,14 +68,14 @@ def _penalties(report, ok):
 
 
 def _tracing(report, ok):
-    n, said = report.config["count"], []
+    n, said = report.config.count, []
     traced = [r for r in ok if r.traces is not None and r.mode != "graph"]
     if traced:
         parts = [f"{r.mode} {r.traces} time{'s' if r.traces != 1 else ''}" for r in traced]
         said.append(f"For {n} distinct lengths, tf.function traced " + join(parts) + ".")
     graph = next((r for r in ok if r.mode == "graph" and r.traces is not None), None)
     if graph is not None and graph.traces == 1:
-        said.append(f"graph built {graph.traces} graph with a [None, None, {report.config['channels']}] placeholder "
+        said.append(f"graph built {graph.traces} graph with a [None, None, {report.config.channels}] placeholder "
                     f"and ran all {n} lengths in it.")
     elif graph is not None:
         said.append(f"graph built {graph.traces} graphs for {n} distinct lengths.")
@@ -141,7 +141,7 @@ def _remedy(report, ok):
     b = costs.get(CONTROL)
     others = {c.mode: c for c in costs.values() if c.mode != CONTROL and c.seen is not None}
     control = control_verdict(report, ok)
-    head = f"blocked's throughput (blocks of {report.config['block']})"
+    head = f"blocked's throughput (blocks of {report.config.block})"
     if control is not None and control.differs:
         # Two numbers from a moving machine make no ratio: the control's own numbers are all that is printed.
         moved = [judge(mine, c_khz, paired=True, control=control) for c in others.values()
@@ -179,11 +179,11 @@ def _signature_alone(report, ok):
 
 
 def _switch(report, ok, off):
-    switch = report.extra.get("switch")
+    switch = report.switch
     if switch is None:
         return []
     name = SWITCH_NAMES[switch]
-    if not report.config.get("switch_modes"):
+    if not report.config.switch_modes:
         return [f"{name} was not switched off in this run (no --switch-modes)."]
     later, said, control = later_label(report), [], control_verdict(report, ok)
     untested = " (this GPU path is untested)" if switch == AUTOTUNE else ""
@@ -237,7 +237,7 @@ def _first_traced(rows, report):
     counted = [r for r in rows if r.first_call_traces is not None and r.traces is not None]
     if not counted:
         return "What that first call traced was not recorded, so start-up is not told apart from tracing. "
-    n, uncounted = report.config["count"], [r.mode for r in rows if r not in counted]
+    n, uncounted = report.config.count, [r.mode for r in rows if r not in counted]
     each = join([f"{r.mode} {r.first_call_traces} (of {r.traces} for {n} lengths)" for r in counted]
                 + ([f"no count in {join(uncounted)}"] if uncounted else []))
     every = [r.mode for r in counted if r.first_call_traces >= 1 and r.traces >= n]
@@ -259,7 +259,7 @@ def control_line(report, ok):
     if control.differs:
         return [judged(f"Disturbed run: blocked's pass 2 and pass 3, identical fixed-shape work, moved apart "
                        f"({control.brief()}); no new-length cost and no ratio between modes is stated.", control)]
-    return [judged(f"Control: blocked (fixed blocks of {report.config['block']}), pass 2 against pass 3: "
+    return [judged(f"Control: blocked (fixed blocks of {report.config.block}), pass 2 against pass 3: "
                    f"{control.brief()}.", control)]
 
 

@@ -39,7 +39,7 @@ class View:
 
     @property
     def variants(self):
-        return self.report.config["variants"]
+        return list(self.report.config.variants)
 
 
 def _measured(v):
@@ -120,20 +120,20 @@ DECLARED = (
             lambda v: ["No batch produced a result, so there is nothing to explain."], False,
             "No batch produced a result, so there is nothing to explain.", "some batch produced a result"),
     Finding("sweep.slope", ("graph_bytes",), _fitted,
-            lambda v, fit: [_slope_sentence(fit, v.report.config["dtype"], max(r.batch for r in v.whole.ok))],
+            lambda v, fit: [_slope_sentence(fit, v.report.config.dtype, max(r.batch for r in v.whole.ok))],
             False, "{variant}: each example adds {bytes} bytes to the GraphDef, {what}; the rest takes {bytes} bytes "
             "(largest residual {bytes}). Extended past the measured batches, up to batch {n} ... the line stays "
             "under the 2 GiB GraphDef limit.", "the variant's GraphDef was not measured at two batches (no fit)",
             per=_every_fit),
-    Finding("sweep.limit", (), lambda v: _measured(v) and v.report.extra.get("tf_error") is not None,
-            lambda v: [_limit_sentence(v.report.extra.get("tf_error"))], False,
+    Finding("sweep.limit", (), lambda v: _measured(v) and v.report.tf_error is not None,
+            lambda v: [_limit_sentence(v.report.tf_error)], False,
             "TensorFlow refused / accepted a {bytes}-byte tensor for X ({variant} at batch {n}; the fitted GraphDef "
             "limit is batch {n}) ...", "the sweep did not put the 2 GiB tensor limit to TensorFlow (--probe-limit)"),
     Finding("sweep.against_fed", AGAINST, _against_fed_possible, lambda v: said._against_fed(v.report), False,
             "{variant}'s later runs against {fed variant}'s (each point's median later run, one per fresh worker): "
             "at batch {n}, {verdict}; ...", "the sweep has no fed variant beside one holding X in its graph"),
     Finding("sweep.boundary", ("folded",), lambda v, var: _folded_and_kept(v, var),
-            lambda v, var: said._boundary(_boundary_rows(v, var), v.report.config["dtype"]), False,
+            lambda v, var: said._boundary(_boundary_rows(v, var), v.report.config.dtype), False,
             "{variant}: constant folding replaced the whole network by one constant up to batch {n} (output {bytes} "
             "bytes) and not from batch {n} ...", "the variant's later runs were folded at every batch or at none",
             per=_variants),

@@ -40,7 +40,7 @@ def peak_per_example(report, variant):
     """(slope of peak resident memory against batch in units of one example's bytes, the judge's verdict on the peaks
     of the largest batch against the smallest, those two rows); None when the batches span too little."""
     rows = one_regime([r for r in series(report, variant) if r.peak_rss_bytes])
-    example = network.example_bytes(report.config["dtype"])
+    example = network.example_bytes(report.config.dtype)
     if len(rows) < 2 or (rows[-1].batch - rows[0].batch) * example < PEAK_SPAN_BYTES:
         return None
     slope, _ = np.polyfit([float(r.batch) for r in rows], [float(r.peak_rss_bytes) for r in rows], 1)

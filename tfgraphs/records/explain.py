@@ -3,7 +3,6 @@
 from dataclasses import asdict, dataclass, fields
 
 from tfgraphs.records.judge import MARGIN, judge
-from tfgraphs.spec.options import Saved
 from tfgraphs.spec.variants import VARIANTS
 
 PARTS = ("grappler_s", "folding_s", "rest_s", "interaction_s")
@@ -15,7 +14,7 @@ FROM_PRESETS = {"grappler_s": ("default", "no-grappler"), "folding_s": ("default
 
 
 @dataclass(frozen=True)
-class ExplainedGraph(Saved):
+class ExplainedGraph:
     """A user's graph as explain measured it: how it was read, fed, fetched and run, and what it turned out to be."""
 
     path: str

@@ -91,4 +91,4 @@ def fit_all(rows, variants):
 
 def fits(report):
     """The fits a sweep report saved."""
-    return [Fit.from_dict(d) for d in report.extra.get("fit") or ()]
+    return list(report.fits)

@@ -22,8 +22,8 @@ SIZES_LEGEND = ("graph bytes = serialized GraphDef; const bytes = bytes held in 
 def header(report):
     """What ran, then where."""
     c = report.config
-    return (f"{report.command}: batch {c['batch']:,}, {c['dtype']}, {runs_text(c)}, seed {c.get('seed', 0)}"
-            + (f", --target {c['target']}" if c.get("target") else "") + f"\n{machine_line(report)}")
+    return (f"{report.command}: batch {c.batch:,}, {c.dtype}, {runs_text(c)}, seed {c.seed}"
+            + (f", --target {c.target}" if c.target else "") + f"\n{machine_line(report)}")
 
 
 def _sizes(r):

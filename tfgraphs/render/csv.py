@@ -5,6 +5,8 @@ import statistics
 from dataclasses import dataclass
 
 from tfgraphs.fileio import write_atomic
+from tfgraphs.records.explain import ExplainedGraph
+from tfgraphs.spec.seed import SweepConfig
 
 PHASES = ("build_s", "serialize_s", "session_s", "init_s", "first_run_s")
 SIZES = ("graph_bytes", "const_bytes", "nodes", "peak_rss_bytes")
@@ -15,9 +17,14 @@ LESSON_FIELDS = ("command", "lesson", "variant", "status", "error", "case", "ste
                  "bytes", "holds_data", "graph_bytes", "const_bytes")
 
 
+def _batch(config):
+    """The batch every row of a run shares: none for a user's graph, and a sweep's rows each hold their own."""
+    return None if isinstance(config, (ExplainedGraph, SweepConfig)) else config.batch
+
+
 def _trial_lines(report, row):
     """A line per trial of a Row (one line for a row that never ran)."""
-    batch = row.batch if row.batch is not None else report.config.get("batch")
+    batch = row.batch if row.batch is not None else _batch(report.config)
     for i, t in enumerate(row.trials or (row,), 1):
         runs = list(t.runs_s)
         yield {"command": report.command, "batch": batch, "variant": row.variant, "preset": row.preset,
@@ -29,12 +36,12 @@ def _trial_lines(report, row):
 
 def _mode_lines(report, run):
     """A line per call of a shapes mode: its pass, its length and its time."""
-    switch = report.extra.get("switch")
+    switch = report.switch
     base = {"command": report.command, "mode": run.mode, "switch": run.env.get(switch) if switch else None,
             "status": run.status, "error": run.error, "device": run.device, "traces": run.traces}
     if not run.times_s:
         yield base
-    start = report.config.get("start", 0)
+    start = report.config.start
     for p, times in enumerate(run.times_s, 1):
         for i, seconds in enumerate(times):
             yield {**base, "pass": p, "length": start + i, "seconds": seconds}

@@ -5,7 +5,7 @@ import statistics
 from tfgraphs.findings.explain import share_text, told
 from tfgraphs.findings.inside import grouped
 from tfgraphs.findings.stages import logged_spans
-from tfgraphs.records.explain import LABELS, PARTS, is_remote, part_first_runs, where
+from tfgraphs.records.explain import LABELS, PARTS, ExplainedGraph, is_remote, part_first_runs, where
 from tfgraphs.records.judge import FEWEST, RANK_SUM
 from tfgraphs.render.compare import header
 from tfgraphs.render.owngraph import graph_header
@@ -39,8 +39,8 @@ def ablation_table(report):
 
 def attribution_table(report):
     """Each embedded variant's excess split into parts, in one time unit and % of the excess."""
-    found = report.extra.get("attribution", [])
-    single = report.extra.get("single_thread") or {}
+    found = report.attribution
+    single = report.single_thread or {}
     one = statistics.median(single["runs_s"]) if single.get("status") == "ok" and single.get("runs_s") else None
     u, scale = time_unit([a[k] and abs(a[k]) for a in found for k in ("excess_s", *PARTS)] + [one])
     rows = []
@@ -126,13 +126,13 @@ def ops_table(report):
 
 def render(report, fmt="simple", width=WIDTH, verbose=False, figure=None):
     """The whole explain report as text, fitted to width (None: one wide table per section)."""
-    head = graph_header(report) if "graph" in report.config else header(report)
+    head = graph_header(report) if isinstance(report.config, ExplainedGraph) else header(report)
     ok = any(r.ok for r in report.rows)
     sections = []
     if ok:
         table, legend, u = ablation_table(report)
         sections.append((f"First run vs later runs, per session preset ({u})", table, legend))
-    if ok and report.extra.get("attribution"):
+    if ok and report.attribution:
         table, legend, u = attribution_table(report)
         sections.append((f"Where the first run's excess goes ({u})", table, legend))
     if ok and any(logged_spans(r) for r in report.rows):

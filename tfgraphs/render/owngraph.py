@@ -7,11 +7,10 @@ from tfgraphs.units import shape_text
 def graph_header(report):
     """The graph, its feeds and fetches, the runs, and the machine, a line each."""
     c = report.config
-    trials = c.get("trials", 1)
-    where = c["format"] + (f", tag {c['tag']}" if c.get("tag") else "") + (
-        f", signature {c['signature']}" if c.get("signature") else "")
-    feeds = ", ".join(f"{i['key']} {i['dtype']} {shape_text(i['shape'])}" for i in c["inputs"]) or "none"
-    fetches = ", ".join(o["key"] for o in c["outputs"])
-    return (f"explain --graph {c['graph']} ({where})\nfeeds {feeds}; fetches {fetches}\n"
-            f"{c['runs']} later runs x {trials} trial{'s' if trials != 1 else ''}, seed {c.get('seed', 0)}, "
-            f"integers in [0, {c.get('int_high')})\n{machine_line(report)}")
+    trials = c.trials
+    where = c.format + (f", tag {c.tag}" if c.tag else "") + (f", signature {c.signature}" if c.signature else "")
+    feeds = ", ".join(f"{i['key']} {i['dtype']} {shape_text(i['shape'])}" for i in c.inputs) or "none"
+    fetches = ", ".join(o["key"] for o in c.outputs)
+    return (f"explain --graph {c.graph} ({where})\nfeeds {feeds}; fetches {fetches}\n"
+            f"{c.runs} later runs x {trials} trial{'s' if trials != 1 else ''}, seed {c.seed}, "
+            f"integers in [0, {c.int_high})\n{machine_line(report)}")

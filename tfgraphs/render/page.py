@@ -158,9 +158,9 @@ def markdown_page(head, sections=(), title=None, sentences=(), failed=(), answer
 
 def runs_text(c):
     """'10 later runs x 4 trials', or where only the first trials ran later runs, how many did."""
-    trials = c.get("trials", 1)
-    full = min(c.get("full_trials", trials), trials)
+    trials = c.trials
+    full = min(c.full_trials, trials)
     if full < trials:
-        return (f"{trials} trials, the first {full} with {c['runs']} later runs" if full > 1 else
-                f"{trials} trials, the first with {c['runs']} later runs")
-    return f"{c['runs']} later runs x {trials} trial{'s' if trials != 1 else ''}"
+        return (f"{trials} trials, the first {full} with {c.runs} later runs" if full > 1 else
+                f"{trials} trials, the first with {c.runs} later runs")
+    return f"{c.runs} later runs x {trials} trial{'s' if trials != 1 else ''}"

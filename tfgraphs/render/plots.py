@@ -9,6 +9,7 @@ from tfgraphs.findings.inside import grouped
 from tfgraphs.findings.stages import logged_spans
 from tfgraphs.findings.sweep import series
 from tfgraphs.fileio import write_atomic
+from tfgraphs.records.explain import ExplainedGraph
 from tfgraphs.records.stats import Summary
 from tfgraphs.records.sweep import fits as fits_of
 from tfgraphs.spec.limits import GRAPHDEF_LIMIT
@@ -86,9 +87,9 @@ def sweep_figure(report):
     fig = _figure(figsize=(12, 4.8))
     size_ax, time_ax = fig.subplots(1, 2)
     fits = {f.variant: f for f in fits_of(report)}
-    probe = report.extra.get("tf_error") or {}
+    probe = report.tf_error or {}
     reach = max([f.max_batch for f in fits.values() if f.max_batch] + [max(r.batch for r in report.rows)])
-    for i, v in enumerate(report.config["variants"]):
+    for i, v in enumerate(report.config.variants):
         rows = series(report, v)
         if not rows:
             continue
@@ -118,7 +119,7 @@ def sweep_figure(report):
     for ax in (size_ax, time_ax):
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=7)
-    fig.suptitle(f"tfgraphs sweep, {report.config['dtype']}, TensorFlow {report.tf_version}", fontsize=10)
+    fig.suptitle(f"tfgraphs sweep, {report.config.dtype}, TensorFlow {report.tf_version}", fontsize=10)
     fig.tight_layout()
     return fig
 
@@ -144,8 +145,8 @@ def compare_figure(report):
             left += value
         ax.plot([r.later_median_s], [y], "|", color="black", ms=16, mew=2.5)
     ax.set_yticks(range(len(ok)), [r.label for r in ok])
-    ax.set(xlabel="seconds", title=f"Time to the first result, by phase: batch {report.config['batch']:,}, "
-                                   f"{report.config['dtype']}, TensorFlow {report.tf_version}")
+    ax.set(xlabel="seconds", title=f"Time to the first result, by phase: batch {report.config.batch:,}, "
+                                   f"{report.config.dtype}, TensorFlow {report.tf_version}")
     handles = [Patch(facecolor="#888888", alpha=0.45 if hatch else 0.9, hatch=hatch, edgecolor="black", label=label)
                for _, label, hatch in PHASES]
     handles.append(Line2D([], [], marker="|", color="black", ls="", ms=12, mew=2.5, label="median later run"))
@@ -213,8 +214,9 @@ def _presets_figure(report):
         ax.plot(xs, [Summary.of(rows[p].runs_s).median for p in presets if p in rows], "_", color="black", ms=14,
                 mew=2, label="median later run" if i == 0 else None)
     ax.set_xticks([p + width * (len(labels) - 1) / 2 for p in range(len(presets))], presets)
+    batch = "-" if isinstance(report.config, ExplainedGraph) else report.config.batch   # a user's graph has none
     ax.set(yscale="log", ylabel="seconds", xlabel="session preset",
-           title=f"First run per preset: batch {report.config.get('batch', '-')}, TensorFlow {report.tf_version}")
+           title=f"First run per preset: batch {batch}, TensorFlow {report.tf_version}")
     return _finish(fig, ax)
 
 
@@ -223,7 +225,7 @@ def shapes_figure(report):
     device's switch off dash-dotted; the first length, the worker's start-up, left out as the findings leave it."""
     fig = _figure(figsize=(9, 5.2))
     ax = fig.subplots()
-    start, base = report.config["start"], report.rows[0].env
+    start, base = report.config.start, report.rows[0].env
     for m in (r for r in report.rows if r.ok and r.times_s):
         off = m.env != base
         for k, times in enumerate(m.times_s):

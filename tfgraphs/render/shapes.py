@@ -13,10 +13,10 @@ from tfgraphs.units import sig3
 def header(report):
     """What ran, then where."""
     c = report.config
-    last = c["start"] + c["count"] - 1
-    return (f"shapes: lengths {c['start']:,}-{last:,} ({c['count']}), batch {c['batch']}, {c['channels']} channels -> "
-            f"{c['filters']} filters, kernel {c['kernel']}, {c['dtype']}, block {c['block']:,}, {c['passes']} "
-            f"pass{'es' if c['passes'] != 1 else ''}, seed {c['seed']}\n{machine_line(report)}")
+    last = c.start + c.count - 1
+    return (f"shapes: lengths {c.start:,}-{last:,} ({c.count}), batch {c.batch}, {c.channels} channels -> "
+            f"{c.filters} filters, kernel {c.kernel}, {c.dtype}, block {c.block:,}, {c.passes} "
+            f"pass{'es' if c.passes != 1 else ''}, seed {c.seed}\n{machine_line(report)}")
 
 
 def _f(value, spec):
@@ -86,7 +86,7 @@ def _verdict_legend(later):
 
 def switch_table(report):
     """The switch modes with the device's per-shape switch on and off."""
-    switch = report.extra.get("switch")
+    switch = report.switch
     main, off = split(report)
     pairs = [(on, o) for o in off if o.ok for on in main if on.ok and on.mode == o.mode]
     if not pairs:
@@ -116,11 +116,11 @@ def length_table(report):
     u, scale = _unit(ok)
     c = report.config
     body = tuple((f"{length:,}", *("/".join(sig3(p[i] / scale) for p in r.times_s) for r in ok))
-                 for i, length in enumerate(range(c["start"], c["start"] + c["count"])))
+                 for i, length in enumerate(c.lengths))
     table = Table(("length", *(r.mode for r in ok)), body)
-    passes = "/".join(f"pass {i + 1}" for i in range(min(c["passes"], 2))) + ("/..." if c["passes"] > 2 else "")
+    passes = "/".join(f"pass {i + 1}" for i in range(min(c.passes, 2))) + ("/..." if c.passes > 2 else "")
     order = ("The passes ran interleaved: pass 1 of a length, then pass 2 of the length before it, and so on."
-             if report.extra.get("order") == "interleaved" else "The passes ran one after the other, each over "
+             if report.order == "interleaved" else "The passes ran one after the other, each over "
              "every length.")
     legend = f"Per call in {u}: {passes}. {order}"
     return table, legend, u
@@ -128,7 +128,7 @@ def length_table(report):
 
 def mode_label(report):
     """A function naming a row: its mode, with the device's switch when this row ran with it off."""
-    switch = report.extra.get("switch")
+    switch = report.switch
     return lambda r: r.mode + (f" [{switch}=0]" if switch and r.env.get(switch) == "0" else "")
 
 

@@ -12,8 +12,8 @@ from tfgraphs.units import fmt_bytes, fmt_int, sig3
 def header(report):
     """What ran, then where."""
     c = report.config
-    return (f"sweep: batches {', '.join(f'{b:,}' for b in c['batches'])}, {c['dtype']}, {runs_text(c)}, "
-            f"seed {c.get('seed', 0)}\n{machine_line(report)}")
+    return (f"sweep: batches {', '.join(f'{b:,}' for b in c.batches)}, {c.dtype}, {runs_text(c)}, "
+            f"seed {c.seed}\n{machine_line(report)}")
 
 
 def _regime(row):
@@ -22,10 +22,10 @@ def _regime(row):
 
 def points_table(report):
     """Graph bytes, first run, median later run and peak memory per variant x batch, in one time unit."""
-    order = {v: i for i, v in enumerate(report.config["variants"])}
+    order = {v: i for i, v in enumerate(report.config.variants)}
     ok = sorted((r for r in report.rows if r.ok), key=lambda r: (order.get(r.variant, 0), r.batch))
     u, scale = time_unit([t for r in ok for t in (r.first_run_s, *r.runs_s)])
-    rows = tuple((r.variant, fmt_int(r.batch), fmt_int(network.data_bytes(r.batch, report.config["dtype"])),
+    rows = tuple((r.variant, fmt_int(r.batch), fmt_int(network.data_bytes(r.batch, report.config.dtype)),
                   fmt_int(r.graph_bytes), sig3(r.first_run_s / scale), sig3(r.later_median_s / scale),
                   None if r.folded else sig3(ratio(r.first_run_s, r.later_median_s)), fmt_bytes(r.peak_rss_bytes))
                  for r in ok)
@@ -53,14 +53,14 @@ def _limits_cell(fit, dtype):
 
 def fit_table(report):
     """The fitted line graph_bytes = a * batch + b per variant, and where it crosses 2 GiB."""
-    example = network.example_bytes(report.config["dtype"])
+    example = network.example_bytes(report.config.dtype)
     rows = []
     for f in fits(report):
         peak = peak_per_example(report, f.variant)
         # The slope is shown only where the judge tells the end points' peaks apart; else it is no growth.
         copies = peak[0] if peak is not None and peak[1].differs else None
         rows.append((f.variant, fmt_int(f.bytes_per_example), fmt_int(example), fmt_int(f.overhead_bytes),
-                     fmt_int(f.max_residual_bytes), _limits_cell(f, report.config["dtype"]),
+                     fmt_int(f.max_residual_bytes), _limits_cell(f, report.config.dtype),
                      str(f.points), None if copies is None else f"{copies:.1f}"))
     legend = ("a = bytes per example; one example = H*W*C*itemsize; b = the other bytes. Least squares over the "
               "measured batches, a rounded to whole bytes and b refitted for it; residual = the largest distance in "

@@ -40,19 +40,6 @@ class Option:
         return dataclasses.field(default=default, metadata={"option": option})
 
 
-class Saved:
-    """A Config read by key as its saved document holds it (to_dict), as the renderers and findings read it."""
-
-    def __getitem__(self, key):
-        return self.to_dict()[key]
-
-    def get(self, key, default=None):
-        return self.to_dict().get(key, default)
-
-    def __contains__(self, key):
-        return key in self.to_dict()
-
-
 def declared(*sources, without=()):
     """{keyword: Option} of Config classes (their fields' options) and dicts of options, in the order declared; a
     keyword declared twice must be declared alike."""

@@ -6,7 +6,7 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from typing import ClassVar
 
 from tfgraphs.spec import common, tflog
-from tfgraphs.spec.options import Option, Saved, batches
+from tfgraphs.spec.options import Option, batches
 from tfgraphs.spec.network import DTYPES
 from tfgraphs.spec.presets import PRESETS
 from tfgraphs.spec.protocol import choice
@@ -54,7 +54,7 @@ class SeedTask:
 
 
 @dataclass(frozen=True)
-class Config(Saved):
+class Config:
     """What the user asked of the seed network: its data, how many runs and fresh workers, which variants, where."""
 
     batch: int = common.BATCH.field()
@@ -98,6 +98,10 @@ class ExplainConfig(Config):
     # Four first runs a side is the least at which the rank test can tell two presets apart: explain's headline
     # claims are such differences.
     trials: int = common.TRIALS.field(default=FEWEST[RANK_SUM])
+
+    def __post_init__(self):
+        # Every explain trial measures every phase, so each is a full one, whatever full_trials was given as.
+        object.__setattr__(self, "full_trials", self.trials)
 
     def to_dict(self):
         # Every explain trial measures every phase: compare's full_trials says nothing here.

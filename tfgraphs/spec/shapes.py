@@ -5,7 +5,7 @@ from dataclasses import asdict, dataclass, field
 from typing import ClassVar
 
 from tfgraphs.spec import common
-from tfgraphs.spec.options import Names, Option, Saved, Whole
+from tfgraphs.spec.options import Names, Option, Whole
 from tfgraphs.spec.protocol import choice
 
 MODES = ("eager", "keras", "function", "function-relaxed", "function-signature", "graph", "blocked")
@@ -48,7 +48,7 @@ SWITCHED = ("eager",)   # the modes run a second time with the switch off unless
 
 
 @dataclass(frozen=True)
-class Config(Saved):
+class Config:
     """What the user asked of the shapes modes: the lengths, the convolution, the passes and the modes."""
 
     start: int = Option(10000, Whole(), "shortest input length").field()
@@ -81,6 +81,11 @@ class Config(Saved):
     def to_dict(self):
         # The dtype is not a setting: every worker runs in spec.shapes.DTYPE, and the document says which.
         return {**asdict(self), "modes": list(self.modes), "switch_modes": list(self.switch_modes), "dtype": DTYPE}
+
+    @property
+    def dtype(self):
+        """What every worker runs in: spec.shapes.DTYPE, not a setting."""
+        return DTYPE
 
     @property
     def lengths(self):
