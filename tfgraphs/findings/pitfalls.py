@@ -140,7 +140,7 @@ CALLABLE, REAL = ("make_callable", "callable first call", "callable repeat"), (
     "real callable made", "real callable first call", "real callable repeat")
 META_PROBE = ("bytes", "probe_batch", "probe_bytes")
 # The findings said before they were declared keep the kinds saved documents already hold (module._function).
-LESSONS = (
+TAUGHT = (
     taught("pitfalls._built", "executor-cache", SECONDS, CACHE, _executor_cache,
            "{variant}: the first run / a new fetch list ([relu, pool]) took {time} against {time} for its repeat: "
            "{verdict}: a set of fetches the session had not run, for which DirectSession builds an executor ... / "
@@ -249,6 +249,7 @@ LESSONS = (
 
 
 def _growth_runs(v):
+    """graph-growth's ok runs that hold their leaky loop."""
     return [r for r in v.ok if r.lesson == "graph-growth" and r.case(GROWTH_CASES[0]) is not None]
 
 
@@ -259,10 +260,10 @@ ACROSS = (
             "{bytes} bytes, one worker each: {verdict}; the steps are these two workers', ...",
             "graph-growth did not run on two variants, or their Extends were not timed"),
 )
-NOTHING = Finding("pitfalls.nothing", (), lambda v: not said_by(LESSONS + ACROSS, v.whole or v),
+NOTHING = Finding("pitfalls.nothing", (), lambda v: not said_by(TAUGHT + ACROSS, v.whole or v),
                   lambda v: ["No lesson produced a result, so there is nothing to explain."], False,
                   "No lesson produced a result, so there is nothing to explain.", "some lesson has a finding")
-FINDINGS = LESSONS + ACROSS + (NOTHING,)
+FINDINGS = TAUGHT + ACROSS + (NOTHING,)
 DECLARED = HEADLINES + CLOSING + FINDINGS
 
 
