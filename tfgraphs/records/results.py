@@ -67,11 +67,6 @@ class Results(Provenance):
         """The document's sections beside its config and rows, as saved."""
         return {}
 
-    @property
-    def extra(self):
-        """The other sections as the document holds them."""
-        return self.sections()
-
     @classmethod
     def read_config(cls, saved):
         """The command's Config from the document's."""
