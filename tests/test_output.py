@@ -17,8 +17,7 @@ from conftest import run_cli, run_main, words
 from tfgraphs import __version__, cli
 from tfgraphs.records.results import load
 from tfgraphs.api.saved import render
-from tfgraphs.render.page import output_width
-from tfgraphs.render.table import Table, render_table
+from tfgraphs.render.page import Table, output_width, render_table
 from tfgraphs.units import sig3
 
 FIXTURES = Path(__file__).parent / "fixtures"

@@ -1,7 +1,6 @@
 """Render a toy run: what was measured, where, and the numbers."""
 
-from tfgraphs.render.page import WIDTH, page
-from tfgraphs.render.table import Table
+from tfgraphs.render.page import WIDTH, Table, page
 from tfgraphs.units import fmt_int, sig3
 
 

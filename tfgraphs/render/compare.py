@@ -8,9 +8,8 @@ from tfgraphs.findings.remote import answer as remote_answer
 from tfgraphs.findings.remote import has_remote
 from tfgraphs.findings.remote import sentences as remote_sentences
 from tfgraphs.records.stats import Summary
-from tfgraphs.render.page import WIDTH, Page, failures, machine_line, page, runs_text, time_unit
+from tfgraphs.render.page import WIDTH, Page, Table, failures, machine_line, page, runs_text, time_unit
 from tfgraphs.render.remote import remote_table
-from tfgraphs.render.table import Table
 from tfgraphs.units import fmt_bytes, fmt_int, sig3
 
 TIME_FIELDS = (("build", "build_s"), ("serialize", "serialize_s"), ("session", "session_s"), ("init", "init_s"),
@@ -128,11 +127,11 @@ def workers_text(rows):
     return f"{count} per variant{how}{whole}"
 
 
-def render(report, fmt="simple", width=WIDTH, verbose=False, figure=None, answered=True):
+def render(report, fmt="simple", width=WIDTH, verbose=False, figure=None, part=False):
     """The whole compare report as text, fitted to width (None: one wide table per section): the answer, one table,
     the first findings; verbose adds every table and finding. Rows measured remotely or fetching a sum get a section
-    of their own."""
-    head = header(report)
+    of their own. A part of another page (part=True) has no header and no answer."""
+    head = None if part else header(report)
     if has_remote(report):
         return _with_remote(report, head, fmt, width, verbose, figure)
     ok = any(r.ok for r in report.rows)
@@ -145,15 +144,14 @@ def render(report, fmt="simple", width=WIDTH, verbose=False, figure=None, answer
     headline, findings = told(report)
     return page(head, sections, "What this run shows:" if ok else None, findings if ok else (),
                 failures(report.rows, lambda r: r.label), fmt, width,
-                answer=headline if answered else (), verbose=verbose, figure=figure)
+                answer=() if part else headline, verbose=verbose, figure=figure)
 
 
 def _with_remote(report, head, fmt, width, verbose, figure):
     """The remote section and its sentences, then the in-process page of the rows fetching the whole output."""
     local = replace(report, rows=tuple(r for r in report.rows if not r.remote and r.returns != "sum"))
-    inside = render(local, fmt, width, verbose, answered=False) if local.rows else Page("")
-    # The in-process page without its header and answer: the remote answer opens the whole page.
-    text = inside.split("\n\n", 1)[1] if local.rows else ""
+    # The in-process rows as a part of this page: the remote answer opens the whole page.
+    inside = render(local, fmt, width, verbose, part=True) if local.rows else Page("")
     ok = any(r.ok for r in report.rows)
     # Rows fetching a sum get this section too; it speaks of remote sessions only when a row ran on one.
     title, shows = (("Remote sessions", "What the remote runs show:") if any(r.remote for r in report.rows)
@@ -163,4 +161,4 @@ def _with_remote(report, head, fmt, width, verbose, figure):
                   failures([r for r in report.rows if r not in local.rows], lambda r: r.label), fmt, width,
                   answer=remote_answer(report) if ok else (), verbose=verbose, figure=figure)
     # Both pages' findings go to the JSON: the remote ones, then the in-process ones.
-    return Page(remote.rstrip("\n") + "\n\n" + text, remote.findings + inside.findings)
+    return Page(remote.rstrip("\n") + "\n\n" + inside, remote.findings + inside.findings)

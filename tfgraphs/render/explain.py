@@ -9,8 +9,7 @@ from tfgraphs.records.explain import LABELS, PARTS, ExplainedGraph, is_remote, p
 from tfgraphs.records.judge import FEWEST, RANK_SUM
 from tfgraphs.render.compare import header
 from tfgraphs.render.owngraph import graph_header
-from tfgraphs.render.page import WIDTH, failures, page, time_unit
-from tfgraphs.render.table import Table
+from tfgraphs.render.page import WIDTH, Table, failures, page, time_unit
 from tfgraphs.spec import tflog
 from tfgraphs.spec.presets import PRESETS
 from tfgraphs.units import fmt_int, sig3

@@ -1,8 +1,7 @@
 """Render an inspection: summary, op types, the largest constants, and what they show (no TensorFlow here)."""
 
 from tfgraphs.findings.inspect import sentences
-from tfgraphs.render.page import WIDTH, page
-from tfgraphs.render.table import Table
+from tfgraphs.render.page import WIDTH, Table, page
 from tfgraphs.units import fmt_int, shape_text
 
 SHOWN_OP_TYPES = 20

@@ -1,18 +1,66 @@
-"""The page every report renders to: a header, titled tables with legends, sentences, failed rows, fitted to a width."""
+"""The page every report renders to: a header, titled tables with legends, sentences, failed rows, fitted to a width;
+a table wider than the page splits into parts of whole columns that repeat its keys."""
 
 import html
 import re
 import shutil
 import textwrap
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
-from tfgraphs.render.table import Table, render_table
+from tabulate import tabulate
 
 WIDTH = 100        # columns of text when the output is not a terminal
 SHOWN = 8          # findings printed unless verbose; the JSON and --verbose keep every one
 MIN_TERMINAL = 80  # a terminal narrower than this still gets 80 columns
 CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")   # C0 but tab and newline, DEL and C1
 _UNITS = (("s", 1.0), ("ms", 1e-3), ("us", 1e-6))
+
+
+@dataclass(frozen=True)
+class Table:
+    """Headers (all empty: none shown) and rows of text cells (None shows as '-'); the first `keys` columns name a
+    row, stay left and are repeated in every part."""
+
+    headers: tuple
+    rows: tuple
+    keys: int = 1
+    wrap: tuple = ()   # (column, most characters) pairs: text columns whose cells may be folded onto more lines
+
+
+def _fold_cell(cell, most):
+    # tabulate's own maxcolwidths reparses cells as numbers, so long text is folded here.
+    if cell is None or most is None or len(cell) <= most:
+        return cell
+    return "\n".join(textwrap.wrap(cell, most, break_on_hyphens=False))
+
+
+def _table_text(table, columns, fmt):
+    folds = dict(table.wrap)
+    headers = [table.headers[c] for c in columns] if any(table.headers) else ()
+    rows = [[_fold_cell(row[c], folds.get(c)) for c in columns] for row in table.rows]
+    return tabulate(rows, headers, tablefmt=fmt, missingval="-", disable_numparse=True,
+                    colalign=["left" if c < table.keys else "right" for c in columns])
+
+
+def _width(text):
+    return max((len(line) for line in text.splitlines()), default=0)
+
+
+def render_table(table, fmt, width=None):
+    """The table in any tabulate format; wider than width, it becomes parts of whole columns, each with the keys."""
+    keys = list(range(table.keys))
+    rest = list(range(table.keys, len(table.headers)))
+    whole = _table_text(table, keys + rest, fmt)
+    if width is None or _width(whole) <= width:
+        return whole
+    parts, current = [], []
+    for column in rest:
+        if current and _width(_table_text(table, keys + current + [column], fmt)) > width:
+            parts.append(current)
+            current = []
+        current.append(column)
+    parts.append(current)
+    return "\n\n".join(_table_text(table, keys + part, fmt) for part in parts)
 
 
 def output_width(stream):
@@ -76,8 +124,9 @@ def stated(page):
 
 def page(head, sections=(), title=None, sentences=(), failed=(), fmt="simple", width=WIDTH, answer=(),
          verbose=True, figure=None):
-    """head, the answer lines and the figure, each (title, table, legend) section whose table is not None, the
-    sentences under title (the first SHOWN unless verbose), then failed: a Page, which keeps every finding."""
+    """head (None: none, for a part of a page), the answer lines and the figure, each (title, table, legend) section
+    whose table is not None, the sentences under title (the first SHOWN unless verbose), then failed: a Page, which
+    keeps every finding."""
     # Every field a document holds (an error, a CPU's name, a script's path) is shown, none driving the terminal.
     return Page(escaped(_text(head, sections, title, sentences, failed, fmt, width, answer, verbose, figure)),
                 (*answer, *sentences))
@@ -93,7 +142,7 @@ def _text(head, sections, title, sentences, failed, fmt, width, answer, verbose,
         return markdown_page(head, sections, title, sentences, failed, answer, figure)
     if isinstance(head, Table):
         head = render_table(head, fmt, width)
-    parts = [line for h in head.splitlines() for line in _fold(h, width, "  ")] + [""]
+    parts = [line for h in head.splitlines() for line in _fold(h, width, "  ")] + [""] if head is not None else []
     told = [*answer, *([figure] if figure and answer else [])]
     if told:
         parts += [line for a in told for line in _fold(a, width, "  ")] + [""]
@@ -136,7 +185,7 @@ def html_page(head, sections=(), title=None, sentences=(), failed=(), answer=(),
             parts += [f"<details><summary>{len(items) - SHOWN} more findings</summary><ul>", *items[SHOWN:],
                       "</ul></details>"]
     parts += [f'<p style="color:#b00">{html.escape(f)}</p>' for f in failed]
-    return _html_block(head) + "\n\n" + "\n".join(parts) + "\n"
+    return (_html_block(head) + "\n\n" if head is not None else "") + "\n".join(parts) + "\n"
 
 
 def markdown_page(head, sections=(), title=None, sentences=(), failed=(), answer=(), figure=None):

@@ -3,8 +3,7 @@
 import statistics
 
 from tfgraphs.findings.pitfalls import told
-from tfgraphs.render.page import WIDTH, failures, machine_line, page, time_unit
-from tfgraphs.render.table import Table
+from tfgraphs.render.page import WIDTH, Table, failures, machine_line, page, time_unit
 from tfgraphs.spec.pitfalls import GROWTH_CASES, LESSONS
 from tfgraphs.units import fmt_bytes, sig3 as _sig
 

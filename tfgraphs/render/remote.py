@@ -1,8 +1,7 @@
 """The remote-sessions section of a compare page: bytes over the wire and times per target (no TensorFlow here)."""
 
 from tfgraphs.records.stats import Summary
-from tfgraphs.render.page import time_unit
-from tfgraphs.render.table import Table
+from tfgraphs.render.page import Table, time_unit
 from tfgraphs.units import fmt_int, sig3
 
 

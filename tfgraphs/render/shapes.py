@@ -4,8 +4,7 @@ from tfgraphs.findings.shapes import told
 from tfgraphs.findings.shapes_costs import control_verdict, costs_by_mode, later_label, report_cost, short_device, split
 from tfgraphs.records.judge import DISTURBED, FEWEST, SIGNED_RANK, ratio_text
 from tfgraphs.records.stats import median_or_none
-from tfgraphs.render.page import WIDTH, failures, machine_line, page, time_unit
-from tfgraphs.render.table import Table
+from tfgraphs.render.page import WIDTH, Table, failures, machine_line, page, time_unit
 from tfgraphs.spec.shapes import SWITCH_NAMES
 from tfgraphs.units import sig3
 

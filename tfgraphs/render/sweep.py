@@ -3,8 +3,7 @@
 from tfgraphs.findings.sweep import PEAK_SPAN_BYTES, peak_per_example, told
 from tfgraphs.records.sweep import fits
 from tfgraphs.records.stats import ratio
-from tfgraphs.render.page import WIDTH, failures, machine_line, page, runs_text, time_unit
-from tfgraphs.render.table import Table
+from tfgraphs.render.page import WIDTH, Table, failures, machine_line, page, runs_text, time_unit
 from tfgraphs.spec import limits, network
 from tfgraphs.units import fmt_bytes, fmt_int, sig3
 

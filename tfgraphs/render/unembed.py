@@ -1,8 +1,7 @@
 """Render an unembed run: what moved, what stayed, the graph before and after, and what that shows."""
 
 from tfgraphs.findings.unembed import sentences
-from tfgraphs.render.page import WIDTH, page, time_unit
-from tfgraphs.render.table import Table
+from tfgraphs.render.page import WIDTH, Table, page, time_unit
 from tfgraphs.units import fmt_int, shape_text, sig3
 
 

@@ -2,8 +2,7 @@
 
 from tfgraphs.findings.versus import lines, sentences
 from tfgraphs.records.judge import ALPHA, FEWEST, MARGIN, RANK_SUM, ratio_text
-from tfgraphs.render.page import WIDTH, machine_line, page
-from tfgraphs.render.table import Table
+from tfgraphs.render.page import WIDTH, Table, machine_line, page
 from tfgraphs.units import fmt_bytes, sig3
 
 

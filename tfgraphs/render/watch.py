@@ -3,8 +3,7 @@
 import shlex
 
 from tfgraphs.findings.watch import told, where
-from tfgraphs.render.page import WIDTH, page, time_unit
-from tfgraphs.render.table import Table
+from tfgraphs.render.page import WIDTH, Table, page, time_unit
 from tfgraphs.units import fmt_int, shape_text, sig3
 
 
