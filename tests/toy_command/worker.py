@@ -6,7 +6,7 @@ import time
 import numpy as np
 
 from tfgraphs.tfimport import import_tensorflow
-from tfgraphs.worker import protocol
+from tfgraphs.spec import protocol
 from toy_command.job import ToyTask
 
 

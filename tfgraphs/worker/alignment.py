@@ -6,7 +6,7 @@ import time
 import numpy as np
 
 from tfgraphs.spec.pitfalls import ALIGNMENT_CASES
-from tfgraphs.worker import protocol
+from tfgraphs.spec import protocol
 from tfgraphs.worker.runs import timed_case
 
 ALIGN = 64   # bytes; TensorFlow's CPU allocator aligns its own buffers so

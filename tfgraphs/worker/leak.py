@@ -4,7 +4,7 @@ import time
 
 from tfgraphs import machine
 from tfgraphs.spec.pitfalls import LEAK_CASES, LEAKED_SETS
-from tfgraphs.worker import protocol
+from tfgraphs.spec import protocol
 
 
 def executor_leak(tf, task, x, w):

@@ -10,7 +10,7 @@ from tfgraphs import machine
 from tfgraphs.spec import owngraph, tflog
 from tfgraphs.spec.tasks import GraphTask
 from tfgraphs.tfimport import import_tensorflow
-from tfgraphs.worker import protocol
+from tfgraphs.spec import protocol
 
 _phase = protocol.phase
 

@@ -9,7 +9,7 @@ import sys
 from tfgraphs.spec import network
 from tfgraphs.spec.pitfalls import DTYPE, PitfallsTask
 from tfgraphs.tfimport import import_tensorflow
-from tfgraphs.worker import protocol
+from tfgraphs.spec import protocol
 
 
 def measure(task):

@@ -1,7 +1,7 @@
 """The pruning lesson: a run executes only the fetches' fan-in, counted from the step stats of traced runs."""
 
 from tfgraphs.spec.pitfalls import PRUNING_CASES
-from tfgraphs.worker import protocol
+from tfgraphs.spec import protocol
 from tfgraphs.worker.runs import check_output
 from tfgraphs.worker.stepstats import op_times
 

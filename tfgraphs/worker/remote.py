@@ -3,7 +3,7 @@
 import time
 
 from tfgraphs.spec.remote import task_of
-from tfgraphs.worker import protocol
+from tfgraphs.spec import protocol
 
 
 def data_device(built, network_device):

@@ -8,7 +8,7 @@ import numpy as np
 from tfgraphs import machine
 from tfgraphs.spec import network
 from tfgraphs.spec.pitfalls import DTYPE, EXECUTOR_CASES, GROWTH_CASES, REPEATED_CASES
-from tfgraphs.worker import protocol
+from tfgraphs.spec import protocol
 
 
 def check_output(x, w, y):

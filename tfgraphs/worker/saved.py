@@ -7,7 +7,7 @@ import time
 
 from tfgraphs.graphdef import consts
 from tfgraphs.spec.pitfalls import CHECKPOINT, DEFAULT_CASES, FROZEN, GRAPH, LESSONS, META
-from tfgraphs.worker import protocol
+from tfgraphs.spec import protocol
 from tfgraphs.worker.runs import check_output
 
 

@@ -13,7 +13,7 @@ from tfgraphs.spec import limits, network, tflog
 from tfgraphs.spec.seed import SeedTask
 from tfgraphs.spec.variants import VARIANTS
 from tfgraphs.tfimport import import_tensorflow
-from tfgraphs.worker import protocol
+from tfgraphs.spec import protocol
 from tfgraphs.worker.buildinfo import build_facts
 
 _phase = protocol.phase

@@ -14,7 +14,7 @@ import numpy as np
 from tfgraphs.spec.shapes import DTYPE, SWITCHES
 from tfgraphs.spec.shapes import ShapesTask
 from tfgraphs.tfimport import import_tensorflow
-from tfgraphs.worker import protocol
+from tfgraphs.spec import protocol
 from tfgraphs.worker.buildinfo import build_facts
 
 CHECK_POSITIONS = 257   # output positions checked against NumPy, first and last included

@@ -13,7 +13,7 @@ from tfgraphs import machine
 from tfgraphs.spec import owngraph
 from tfgraphs.spec.tasks import UnembedTask
 from tfgraphs.tfimport import import_tensorflow
-from tfgraphs.worker import protocol
+from tfgraphs.spec import protocol
 
 _phase = protocol.phase
 LEFT_IN_FUNCTION = ("inside function {function!r}: a function body cannot read a graph variable without a new "
