@@ -109,8 +109,8 @@ def test_the_package_follows_its_layers():
 
 
 @pytest.mark.parametrize("wrong, said", [
-    ({"tfgraphs.spec.limits": "from tfgraphs.jobs import plan"},
-     "tfgraphs.spec.limits (spec) imports tfgraphs.jobs.plan (jobs)"),
+    ({"tfgraphs.spec.limits": "from tfgraphs.jobs import runner"},
+     "tfgraphs.spec.limits (spec) imports tfgraphs.jobs.runner (jobs)"),
     ({"tfgraphs.records.rows": "def f():\n    from tfgraphs.render.page import page\n"},
      "tfgraphs.records.rows (records) imports tfgraphs.render.page (render)"),
     ({"tfgraphs.jobs.runner": "from ..worker import protocol"}, "tfgraphs.jobs.runner (jobs) imports tfgraphs.worker"),

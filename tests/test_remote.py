@@ -21,7 +21,7 @@ from conftest import needs_private_network, run_main, running, words
 from tfgraphs import forked
 from tfgraphs.errors import UsageError
 from tfgraphs.findings import remote as why
-from tfgraphs.jobs import remote, runner, seed, servers
+from tfgraphs.jobs import runner, seed, servers
 from fakes import results
 from tfgraphs.records.rows import Measurement, Row
 from tfgraphs.records.judge import FEWEST, RANK_SUM
@@ -117,7 +117,7 @@ def _run_in_thread(task, timeout=None):
     progress = runner.Progress(1, quiet=True)
     result = {}
     thread = threading.Thread(target=lambda: result.update(
-        doc=remote.worker_runner(config)(task, "t", progress, timeout)))
+        doc=seed.worker_runner(config)(task, "t", progress, timeout)))
     thread.start()
     return thread, result
 

@@ -4,7 +4,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from tfgraphs.jobs import runner
-from tfgraphs.jobs.plan import Plan
+from tfgraphs.jobs.runner import Plan
 from tfgraphs.records.schema import read_worker
 from tfgraphs.spec.options import Option, Whole
 from toy_command.record import MEASURED, Toy

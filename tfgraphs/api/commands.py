@@ -21,7 +21,7 @@ from tfgraphs.jobs import shapes as shapes_job
 from tfgraphs.jobs import sweep as sweep_job
 from tfgraphs.jobs import unembed as unembed_job
 from tfgraphs.jobs import watch as watch_job
-from tfgraphs.jobs.plan import check_memory
+from tfgraphs.jobs.runner import check_memory
 from tfgraphs.records.results import DOCUMENTS
 from tfgraphs.render import compare, csv, explain as explain_text, inspect as inspect_text, pitfalls, plots, shapes
 from tfgraphs.render import sweep, unembed, watch

@@ -2,8 +2,8 @@
 
 from dataclasses import replace
 
-from tfgraphs.jobs import remote, runner, seed
-from tfgraphs.jobs.plan import Plan
+from tfgraphs.jobs import runner, seed
+from tfgraphs.jobs.runner import Plan
 from tfgraphs.records.explain import attributions
 from tfgraphs.records.results import ExplainResults
 from tfgraphs.records.rows import EVIDENCE_FIELDS, Measurement, Row
@@ -21,9 +21,9 @@ def row_groups(config, refused):
 
 def plan(config):
     """Refused variants are left out: the ablation of a graph that cannot be built (or sent) says nothing."""
-    remote.check(config)
+    seed.check_remote(config)
     refused = seed.refusals(config)
-    refused.update(remote.refusals(config, seed.runnable(config, refused)))
+    refused.update(seed.remote_refusals(config, seed.runnable(config, refused)))
     groups = row_groups(config, refused)
     return Plan(refused, tuple(refused.values()), workers=len(groups) * len(config.presets) * (config.trials + 1) + 1,
                 seed_workers=tuple((v, config.batch, config.dtype) for v in dict.fromkeys(v for v, _ in groups)))
@@ -32,7 +32,7 @@ def plan(config):
 def run(config, plan, progress, timeout=None, trace_dir=None, tensorboard_dir=None):
     """Timed workers for every variant x target x preset, then one traced worker each, kept apart from the timing."""
     groups = row_groups(config, plan.refused)
-    run_one = remote.worker_runner(config)
+    run_one = seed.worker_runner(config)
     timed = [config.task(v, preset=p, target=t) for v, t in groups for p in config.presets]
     docs, ran = runner.run_trials(timed, config.trials, label, progress, timeout, run=run_one)
     traced = _traced(config, groups, run_one, progress, timeout, trace_dir, tensorboard_dir)

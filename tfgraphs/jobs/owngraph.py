@@ -6,7 +6,7 @@ from dataclasses import asdict, dataclass, replace
 from tfgraphs.graphdef.consts import const_bytes
 from tfgraphs.graphdef.interface import resolve
 from tfgraphs.jobs import runner
-from tfgraphs.jobs.plan import Plan
+from tfgraphs.jobs.runner import Plan
 from tfgraphs.records.explain import ExplainedGraph, attribute
 from tfgraphs.records.results import ExplainResults
 from tfgraphs.records.rows import Measurement, Row

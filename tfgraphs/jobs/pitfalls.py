@@ -2,7 +2,7 @@
 
 from tfgraphs.errors import UsageError
 from tfgraphs.jobs import runner
-from tfgraphs.jobs.plan import Plan
+from tfgraphs.jobs.runner import Plan
 from tfgraphs.records.pitfalls import LessonRun
 from tfgraphs.records.results import PitfallsResults
 from tfgraphs.records.schema import read_worker

@@ -4,7 +4,7 @@ import numpy as np
 
 from tfgraphs.errors import UsageError
 from tfgraphs.jobs import runner
-from tfgraphs.jobs.plan import Plan
+from tfgraphs.jobs.runner import Plan
 from tfgraphs.records.results import ShapesResults
 from tfgraphs.records.schema import read_worker
 from tfgraphs.records.rows import ModeRun

@@ -3,7 +3,7 @@
 from dataclasses import replace
 
 from tfgraphs.jobs import runner, seed
-from tfgraphs.jobs.plan import Plan
+from tfgraphs.jobs.runner import Plan
 from tfgraphs.records.sweep import fit_all
 from tfgraphs.records.results import SweepResults
 from tfgraphs.spec import limits, network

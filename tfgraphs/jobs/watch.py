@@ -11,7 +11,7 @@ from tfgraphs import children
 from tfgraphs.errors import UsageError
 from tfgraphs.fileio import read_doc
 from tfgraphs.jobs import runner
-from tfgraphs.jobs.plan import Plan
+from tfgraphs.jobs.runner import Plan
 from tfgraphs.records.schema import read_worker
 from tfgraphs.records.watch import Watching
 from tfgraphs.spec import options
