@@ -2,9 +2,9 @@
 
 import time
 
-from tfgraphs.spec import network, tflog
+from tfgraphs.spec import network, protocol, tflog
 from tfgraphs.spec.pitfalls import FOLDING_CASES, RAISED_FOLD_LIMIT
-from tfgraphs.worker import inside, protocol
+from tfgraphs.worker import inside
 
 
 def _built(case, x, w):
