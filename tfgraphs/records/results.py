@@ -9,7 +9,7 @@ from tfgraphs.records.explain import ExplainedGraph
 from tfgraphs.records.inspect import Inspection
 from tfgraphs.records.pitfalls import LessonRun
 from tfgraphs.records.possible import check_agrees, check_config, check_record
-from tfgraphs.records.rows import INT_MEDIANS, MEDIAN_FIELDS, ModeRun, Row
+from tfgraphs.records.rows import INT_MEDIANS, MEDIAN_FIELDS, ModeRun, Row, check_type
 from tfgraphs.records.schema import SCHEMA, TOOL, Provenance, envelope, provenance, provenance_of, upgraded
 from tfgraphs.records.sweep import Extra
 from tfgraphs.records.unembed import Unembedding
@@ -29,9 +29,13 @@ UNSAVED = {SweepConfig: ("batch",)}
 
 def read_config(config_type, saved):
     """config_type from a saved config: each of its fields the document holds (lists as tuples), and for one it
-    lacks, what documents written before that field was kept meant; KeyError for a field every document holds."""
-    names = {f.name for f in fields(config_type)}
+    lacks, what documents written before that field was kept meant; KeyError for a field every document holds,
+    ValueError for a value its field's type does not allow."""
+    kinds = {f.name: f.type for f in fields(config_type)}
+    names = set(kinds)
     held = {k: tuple(v) if isinstance(v, list) else v for k, v in saved.items() if k in names}
+    for name, value in held.items():
+        check_type(f"config.{name}", value, kinds[name])
     # Before --trials a run had one trial; before --full-trials every trial measured every phase.
     if "trials" in names:
         held.setdefault("trials", 1)

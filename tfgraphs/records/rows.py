@@ -14,8 +14,8 @@ JSON_NAMES = {str: "a string", int: "a whole number", float: "a number", bool: "
               dict: "an object"}
 
 
-def _check(cls, key, value, kind):
-    """Refuse a field's value that its annotation does not allow."""
+def check_type(where, value, kind):
+    """Refuse a value that the annotation kind of the field named where does not allow."""
     given = getattr(kind, "__args__", (kind,))
     allowed = [t for t in given if t is not type(None)]
     nullable = len(allowed) < len(given)
@@ -24,7 +24,7 @@ def _check(cls, key, value, kind):
     types = tuple(j for t in allowed for j in JSON_TYPES.get(t, (t,)))
     if not isinstance(value, types) or (isinstance(value, bool) and bool not in allowed):
         wanted = " or ".join(JSON_NAMES.get(t, t.__name__) for t in allowed) + (" or null" if nullable else "")
-        raise ValueError(f"{cls.__name__}.{key} is {str(value)[:40]!r}, not {wanted}")
+        raise ValueError(f"{where} is {str(value)[:40]!r}, not {wanted}")
 
 
 def known(cls, d, **tuples):
@@ -35,7 +35,7 @@ def known(cls, d, **tuples):
     kinds = {f.name: f.type for f in fields(cls)}
     out = {k: v for k, v in d.items() if k in kinds}
     for key, value in out.items():
-        _check(cls, key, value, kinds[key])
+        check_type(f"{cls.__name__}.{key}", value, kinds[key])
     if out.get("status", "ok") not in STATUSES:
         # A row of another status would be dropped from every table and sentence without a word.
         raise ValueError(f"a row's status {out['status']!r} is not one of {', '.join(STATUSES)}")
