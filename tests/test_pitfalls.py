@@ -2,6 +2,7 @@
 
 import json
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -603,3 +604,13 @@ def test_the_answer_sets_no_step_against_a_folded_fixed_loop():
                            "folded to a constant") and "with the op made once" not in said
     both = answer(_report(_cache(first=1.1, new_fetches=1.2)))[0]
     assert "both differ (x11.0, 95% CI" in both and "; n=1 and 40)." in both
+
+
+def test_a_saved_lesson_run_without_its_cases_is_refused(tmp_path, capsys):
+    # Without its cases a run that ran says nothing, and the answer would take another run's headline unannounced.
+    doc = json.loads((Path(__file__).parent / "fixtures" / "pitfalls.json").read_text())
+    del doc["lessons"][0]["cases"]
+    (tmp_path / "no-cases.json").write_text(json.dumps(doc))
+    code = main(["report", str(tmp_path / "no-cases.json")])
+    out, err = capsys.readouterr()
+    assert (code, out) == (2, "") and err.endswith("is not a complete tfgraphs results file (no 'cases' in it)\n")

@@ -93,5 +93,7 @@ class LessonRun:
     def from_dict(cls, d):
         """Build from a worker's or a file's dict, ignoring keys this version does not know."""
         out = known(cls, d)
+        if out.get("status", "ok") == "ok" and "cases" not in d:
+            raise KeyError("cases")   # every lesson that ran wrote its cases, even none: without them it says nothing
         out["cases"] = tuple(Case.from_dict(c) for c in d.get("cases") or ())
         return cls(**out)
