@@ -10,7 +10,6 @@ import pytest
 import fakes
 from conftest import run_cli, words
 from tfgraphs.cli import main
-from tfgraphs.findings import execution
 from tfgraphs.findings import pitfalls as why
 from tfgraphs.records.pitfalls import Case, LessonRun
 from fakes import results
@@ -120,7 +119,7 @@ def test_what_can_be_folded_is_read_from_the_graphs_that_ran(tmp_path):
     # Where the evidence says otherwise, the comparison is not said.
     run = LessonRun.from_dict(json.loads(path.read_text())["lessons"][0])
     both = replace(run, cases=tuple(replace(c, computes={**c.computes, "Conv2D": False}) for c in run.cases))
-    assert "what decides is the size" not in " ".join(execution.folding(both))
+    assert "what decides is the size" not in " ".join(why.sentences(_report(both, batch=1000)))
 
 
 def test_a_run_executes_only_its_fetches_fan_in(tmp_path):
@@ -158,7 +157,7 @@ def _alignment(aligned_s, unaligned_s):
                   copy_s=0.004),
              Case("unaligned feed", seconds=float(np.median(unaligned_s)), runs_s=tuple(unaligned_s),
                   address_mod_64=8, copy_s=0.004))
-    return " ".join(execution.feed_alignment(LessonRun("feed-alignment", "placeholder", cases=cases)))
+    return " ".join(why.sentences(_report(LessonRun("feed-alignment", "placeholder", cases=cases))))
 
 
 def test_a_copy_is_said_only_beside_a_measured_difference():

@@ -4,23 +4,10 @@ import statistics
 
 from tfgraphs.findings.evidence import judged, rests_on
 from tfgraphs.findings.cases import paired_runs, runs_of, short_s, signed_bytes
-from tfgraphs.findings.memory import data_bytes
 from tfgraphs.records.judge import judge
 from tfgraphs.spec.kernels import NETWORK_OPS, runs_as
-from tfgraphs.spec.pitfalls import ALIGNMENT_CASES, FOLDING_CASES, LEAK_AGAIN, RAISED_FOLD_LIMIT
+from tfgraphs.spec.pitfalls import LEAK_AGAIN, RAISED_FOLD_LIMIT
 from tfgraphs.units import fmt_bytes, fmt_s, join
-
-
-def folding(run):
-    """What each folding case left in the graph that ran, and what the folders logged, case by case."""
-    c = {case.case: case for case in run.cases}
-    said = [line for case in run.cases for line in _folded(case)]
-    whole, scalar, raised = c.get(FOLDING_CASES[0]), c.get(FOLDING_CASES[1]), c.get(FOLDING_CASES[2])
-    if whole and scalar:
-        said += _what_decides(whole, scalar)
-    if whole and raised:
-        said += _raised_limit(whole, raised)
-    return said
 
 
 @rests_on("computes")
@@ -65,11 +52,6 @@ def _raised_limit(whole, raised):
             f"replaced the whole output, which it did not under its default limit.{kept}"]
 
 
-def pruning(run):
-    """Which kernels each fetch ran (step stats), and whether the assign_add outside relu's fan-in ran."""
-    return [line for case in run.cases for line in _pruned(run.variant, case)]
-
-
 @rests_on("kernels", "counter_after")
 def _pruned(variant, case):
     network = [op for op in NETWORK_OPS if any(runs_as(k, op) for k in case.kernels)]
@@ -79,11 +61,6 @@ def _pruned(variant, case):
             f"and no assign_add: the counter still read {case.counter_after}")
     returned = "; sess.run returned None" if case.returned_none else ""
     return [f"{variant}: {case.case} {computed} {side} (step stats){returned}."]
-
-
-def feed_alignment(run):
-    """The same feed from an aligned and an unaligned buffer, judged run against run."""
-    return _alignment(run.variant, *(run.case(name) for name in ALIGNMENT_CASES))
 
 
 @rests_on("seconds", "runs_s", "address_mod_64")
@@ -106,11 +83,6 @@ def _alignment(variant, aligned, unaligned):
                   if copies else "")
         return [judged(head + beside + ".", v)]
     return [judged(head + ".", v)]
-
-
-def executor_leak(run, report):
-    """What each new signature added to resident memory, and whether the first one was still cached at the end."""
-    return _leaked(run.variant, data_bytes(report), list(run.cases))
 
 
 @rests_on("rss_bytes", "seconds")

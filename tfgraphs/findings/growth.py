@@ -9,19 +9,6 @@ from tfgraphs.spec.pitfalls import GROWTH_CASES
 from tfgraphs.units import fmt_s, join
 
 
-def graph_growth(run):
-    """What creating an op on every step cost, for one variant."""
-    leak, once = run.case(GROWTH_CASES[0]), run.case(GROWTH_CASES[1])
-    said = (_growth(run.variant, leak, once) + _step_cost(run.variant, leak, once) + _extend(run.variant, leak, once)
-            + _growth_rss(run.variant, leak, once))
-    if run.finalize_error:
-        said.append(f"{run.variant}: `graph.finalize()` turned the leaky step into an immediate error: "
-                    f"\"{run.finalize_error}\"")
-    else:
-        said.append(f"{run.variant}: after `graph.finalize()` the leaky step still created its op without error.")
-    return said
-
-
 @rests_on("nodes")
 def _growth(variant, leak, once):
     growth = [b - a for a, b in zip(leak.nodes, leak.nodes[1:])]
