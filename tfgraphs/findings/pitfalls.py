@@ -8,9 +8,9 @@ from tfgraphs.findings import execution, growth
 from tfgraphs.findings import pitfalls_said as said
 from tfgraphs.findings.cases import against
 from tfgraphs.findings.evidence import Finding, has, said_by
+from tfgraphs.findings.memory import data_bytes
 from tfgraphs.findings.pitfalls_said import meta_limit
-from tfgraphs.spec import network
-from tfgraphs.spec.pitfalls import (ALIGNMENT_CASES, CHECKPOINT, DEFAULT_CASES, DTYPE, FOLDING_CASES, FROZEN, GRAPH,
+from tfgraphs.spec.pitfalls import (ALIGNMENT_CASES, CHECKPOINT, DEFAULT_CASES, FOLDING_CASES, FROZEN, GRAPH,
                                     GROWTH_CASES, META)
 
 # Reached here by the page and the tests.
@@ -36,7 +36,7 @@ class View:
     @property
     def x(self):
         """Bytes of X in this run."""
-        return network.data_bytes(self.report.config.batch, DTYPE)
+        return data_bytes(self.report)
 
     def run(self, key):
         """The ok run of (lesson, variant), or None."""
