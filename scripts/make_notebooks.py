@@ -8,7 +8,7 @@
 import sys
 from pathlib import Path
 
-from tfgraphs.labs.pairing import notebook_text
+from tfgraphs.labs.notebook import notebook_text
 
 COURSE = Path(__file__).resolve().parent.parent / "tfgraphs" / "labs" / "course"
 

@@ -59,7 +59,7 @@ def lesson(command, cwd, path, n):
     """(the lesson block from one run: the answer, its figure and key tables as Markdown; that run's whole output,
     folded)."""
     from tfgraphs.api.commands import COMMANDS
-    from tfgraphs.api.saved import render, report
+    from tfgraphs.api.commands import render, report
 
     # Absolute: the command runs in the scratch folder, the image belongs beside the page.
     saved, image = Path(cwd) / f"lesson-{n}.json", path.resolve().parent / "img" / f"{path.stem}-{n}.png"

@@ -3,7 +3,7 @@
     python scripts/worker_fidelity.py                       # 8 of each per variant at batch 6000 (about 5 minutes)
     python scripts/worker_fidelity.py --workers 4 --batch 600 --json fidelity.json
 
-A forked worker comes from a process that imported TensorFlow and did nothing else (tfgraphs.children); a fresh
+A forked worker comes from a process that imported TensorFlow and did nothing else (tfgraphs.processes); a fresh
 one imports TensorFlow itself. Each round runs every variant once each way, in an order that rotates by round.
 """
 
@@ -15,12 +15,12 @@ from contextlib import nullcontext
 
 from tabulate import tabulate
 
-from tfgraphs import children
+from tfgraphs import processes
 from tfgraphs.jobs import runner
 from tfgraphs.jobs.runner import rotated
 from tfgraphs.machine import machine_info
 from tfgraphs.records.judge import judge
-from tfgraphs.spec.seed import SeedTask
+from tfgraphs.spec.network import SeedTask
 from tfgraphs.units import fmt_bytes, fmt_s
 
 MARGIN = 1.10   # forked is taken for fresh where every phase is within 10% of what it is part of
@@ -31,20 +31,20 @@ PHASES = {"build": (lambda d: d["build_s"], fmt_s, "first result"),
           "first run": (lambda d: d["first_run_s"], fmt_s, "itself"),
           "later runs (median)": (lambda d: statistics.median(d["runs_s"]), fmt_s, "itself"),
           "peak memory": (lambda d: d["peak_rss_bytes"], fmt_bytes, "itself")}
-STARTS = (children.FORKED_START, children.FRESH_START)
+STARTS = (processes.FORKED_START, processes.FRESH_START)
 
 
 def measure(variants, workers, batch, runs, progress):
     """{(variant, start): [worker documents]}, the starts and variants interleaved round by round."""
     docs = {(v, s): [] for v in variants for s in STARTS}
-    with children.workers(fork=True):
+    with processes.workers(fork=True):
         for round_ in range(workers):
             for variant in rotated(variants, round_):
                 for start in rotated(STARTS, round_):
                     task = SeedTask(variant=variant, batch=batch, runs=runs)
                     # Forked from the one server of the outer scope; a fresh worker in a scope that forks none.
-                    forks = start == children.FORKED_START
-                    with nullcontext() if forks else children.workers(fork=False):
+                    forks = start == processes.FORKED_START
+                    with nullcontext() if forks else processes.workers(fork=False):
                         doc = runner.run_worker(task, f"{variant} {start} {round_ + 1}/{workers}", progress)
                     if doc.get("status") != "ok":
                         raise SystemExit(f"worker_fidelity.py: {variant} {start}: {doc.get('error')}")

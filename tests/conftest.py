@@ -2,8 +2,8 @@
 
 Which tests start processes, and why:
 - A real measurement (compare, explain, sweep, shapes, pitfalls, unembed, explain --graph) starts a worker process per
-  measurement, forked as the product forks it (tfgraphs.children): here from one server per test process, started
-  once for the session (children.SERVERS names their folder), not one per command. It runs the same module with the
+  measurement, forked as the product forks it (tfgraphs.processes): here from one server per test process, started
+  once for the session (processes.SERVERS names their folder), not one per command. It runs the same module with the
   same argv, environment, descriptors and process group. The runs are module- or session-scoped fixtures that the
   tests of a file (or of several files: compare_json, explain_json) read, not one run per test.
 - A watched script (tfgraphs.worker.watch) starts fresh, as in the product: it imports TensorFlow itself.
@@ -32,9 +32,9 @@ import tempfile
 
 import pytest
 
-from tfgraphs.jobs.netns import enter_private_network
+from tfgraphs.jobs.servers import enter_private_network
 
-from tfgraphs import children, forked
+from tfgraphs import processes
 
 # The kernel a notebook test forks, and the probe module test_workers forks; on the path of every process started.
 FORKING = os.path.join(os.path.dirname(__file__), "forking")
@@ -67,10 +67,10 @@ WORKERS = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2"}
 def pytest_configure(config):
     """The session's server for measuring workers, started once (before xdist starts its workers, which inherit where
     it is, and its private network); it starts one for any other environment the first time one is asked for."""
-    if children.SERVERS not in os.environ:
-        config.server_folder = os.environ[children.SERVERS] = tempfile.mkdtemp(prefix="tfgraphs-workers-")
+    if processes.SERVERS not in os.environ:
+        config.server_folder = os.environ[processes.SERVERS] = tempfile.mkdtemp(prefix="tfgraphs-workers-")
         _kernel_spec(config.server_folder)
-        config.worker_servers = [children.start_server(WORKERS, config.server_folder)[0]]
+        config.worker_servers = [processes.start_server(WORKERS, config.server_folder)[0]]
 
 
 def _kernel_spec(folder):
@@ -94,7 +94,7 @@ def pytest_unconfigure(config):
 
 def running():
     """{pid: (argv, environment)} of the session's forked workers not yet ended."""
-    return forked.running(os.environ[children.SERVERS])
+    return processes.running(os.environ[processes.SERVERS])
 
 
 def words(text):
@@ -158,7 +158,7 @@ def pytest_collection_modifyitems(config, items):
 def own_servers(monkeypatch):
     """A command this test starts forks its workers from a server of its own, as a user's does: what it tests is how
     they start and end."""
-    monkeypatch.delenv(children.SERVERS, raising=False)
+    monkeypatch.delenv(processes.SERVERS, raising=False)
 
 
 @pytest.fixture(scope="session")

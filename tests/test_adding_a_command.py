@@ -15,7 +15,7 @@ from tfgraphs.api import commands
 from tfgraphs.cli import build_parser
 from tfgraphs.errors import UsageError
 from tfgraphs.records import results
-from tfgraphs.spec.common import running
+from tfgraphs.spec.options import running
 
 TESTS = Path(__file__).resolve().parent
 TOY = TESTS / "toy_command"
@@ -24,14 +24,13 @@ MOST_FILES = 6   # the command's own modules and the package files its registrat
 
 def _entry():
     """The toy's registry entry, as it would stand in tfgraphs/api/commands.py."""
-    from toy_command import job, render
-
     return commands.Command(
         "toy", "the GraphDef bytes and one sess.run of a float32 constant",
         "Build tf.constant of N float32 values in a TF1 graph in a worker, and measure its GraphDef's bytes, its "
         "tensor's bytes and one sess.run.",
         "Measure one float32 constant of size values: its GraphDef's bytes and one sess.run.",
-        job.Config, job, render.render, beside=(running("timeout", "fresh_workers", "quiet", "json"),))
+        "toy_command.job:Config", "toy_command.job", "toy_command.render:render",
+        beside=(running("timeout", "fresh_workers", "quiet", "json"),))
 
 
 def _document(record):

@@ -6,10 +6,9 @@ from pathlib import Path
 import pytest
 
 from tfgraphs.fileio import read_doc
-from tfgraphs.findings.compare import answer
-from tfgraphs.findings.compare import sentences
+from tfgraphs.findings.compare import answer_and_findings
 from tfgraphs.records.results import load
-from tfgraphs.api.saved import render
+from tfgraphs.api.commands import render
 from tfgraphs.render.page import SHOWN, WIDTH
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -38,7 +37,7 @@ def test_compare_fits_50_lines_and_verbose_prints_every_finding_and_table(name):
     report = saved(name)
     short, whole = render(report), render(report, verbose=True)
     assert len(short.splitlines()) <= 50
-    said = sentences(report)
+    said = answer_and_findings(report)[1]
     assert short.count("\n- ") == min(len(said), SHOWN) and whole.count("\n- ") == len(said)
     assert "\nWhy\n" in whole and "\nWhy\n" not in short and "\nPhases (ms)\n" in short
     if len(said) > SHOWN:
@@ -48,20 +47,20 @@ def test_compare_fits_50_lines_and_verbose_prints_every_finding_and_table(name):
 def test_the_folded_regime_is_said_from_the_folded_field_and_only_then():
     report = saved("compare-folded")
     assert any("no Conv2D ran, folded from the graph's X (new data needs a feed)" in s
-               for s in answer(report))
+               for s in answer_and_findings(report)[0])
     computed = replace(report, rows=tuple(replace(r, folded=False if r.folded else r.folded) for r in report.rows))
     unmeasured = replace(report, rows=tuple(replace(r, folded=None) for r in report.rows))
     for wrong in (computed, unmeasured):
-        assert not any("folded" in s for s in answer(wrong))
+        assert not any("folded" in s for s in answer_and_findings(wrong)[0])
     # One worker a side cannot say "no different" (nor "differs"), as the old line did: its later runs are samples
     # of that worker, not of the variant.
     assert "Later runs vs fed: cannot tell with n=1 and 1 (a rank test needs 4 a side); --full-trials 4." in \
-        answer(computed)
+        answer_and_findings(computed)[0]
     # Two workers a side, whose six later runs put constant's below all of placeholder's: still two workers.
     mixed = saved("compare")
     mixed = replace(mixed, rows=tuple(replace(r, folded=False if r.folded else r.folded) for r in mixed.rows))
     assert "Later runs vs fed: cannot tell with n=2 and 2 (a rank test needs 4 a side); --full-trials 4." in \
-        answer(mixed)
+        answer_and_findings(mixed)[0]
 
 
 def _first_runs(report, embedded, fed):
@@ -74,13 +73,13 @@ def _first_runs(report, embedded, fed):
 
 def test_the_first_run_is_judged_by_the_rank_test_on_fresh_workers():
     report = saved("compare")
-    apart = answer(_first_runs(report, (0.050, 0.051, 0.052, 0.053), (0.020, 0.021, 0.022, 0.023)))
+    apart = answer_and_findings(_first_runs(report, (0.050, 0.051, 0.052, 0.053), (0.020, 0.021, 0.022, 0.023)))[0]
     assert "First run, embedded vs fed: differs (x2.39, 95% CI x2.17 to x2.65; n=4 and 4)." in apart, apart
-    too_few = answer(_first_runs(report, (0.050, 0.051), (0.020, 0.021)))
+    too_few = answer_and_findings(_first_runs(report, (0.050, 0.051), (0.020, 0.021)))[0]
     assert ("First run, embedded vs fed: cannot tell with n=2 and 2 (a rank test needs 4 a side); --trials 4."
             in too_few), too_few
     # Interleaved first runs, four a side: the test finds nothing and the interval is too wide for "no difference".
-    mixed = answer(_first_runs(report, (0.020, 0.040, 0.030, 0.025), (0.021, 0.039, 0.030, 0.026)))
+    mixed = answer_and_findings(_first_runs(report, (0.020, 0.040, 0.030, 0.025), (0.021, 0.039, 0.030, 0.026)))[0]
     assert any(s.startswith("First run, embedded vs fed: cannot tell with n=4 and 4 (x") for s in mixed), mixed
     assert not any("differs" in s or "no difference" in s for s in too_few + mixed)
     # At the seed's size, in seconds, the longest numbers a run prints still fit.
@@ -100,11 +99,11 @@ def test_three_first_runs_a_side_apart_cannot_tell_and_four_differ():
     numpy, placeholder = (0.543, 0.808, 1.176), (0.171, 0.187, 0.423)
     assert 0.808 - 0.187 < 1.176 - 0.543
     report = saved("compare")
-    three = answer(_first_runs(report, numpy, placeholder))
+    three = answer_and_findings(_first_runs(report, numpy, placeholder))[0]
     assert ("First run, embedded vs fed: cannot tell with n=3 and 3 (a rank test needs 4 a side); --trials 4."
             in three), three
     assert not any("no difference" in s or "do not differ" in s for s in three)
-    four = answer(_first_runs(report, numpy + (0.9,), placeholder + (0.2,)))
+    four = answer_and_findings(_first_runs(report, numpy + (0.9,), placeholder + (0.2,)))[0]
     assert any(s.startswith("First run, embedded vs fed: differs (x") and "95% CI" in s and "n=4 and 4" in s
                for s in four), four
 
@@ -113,22 +112,22 @@ def test_one_trial_cannot_tell_and_names_the_trials_that_can():
     # The default `python scripts/compare_inputs.py` (one trial) ended its answer with "First run, embedded minus
     # fed: +3.21 to +3.29 s, on 1 a side: too few to judge (--trials 3)": three could not have judged it either.
     report = saved("compare")
-    one = answer(_first_runs(report, (3.4,), (0.15,)))
+    one = answer_and_findings(_first_runs(report, (3.4,), (0.15,)))[0]
     assert ("First run, embedded vs fed: cannot tell with n=1 and 1 (a rank test needs 4 a side); --trials 4."
             in one), one
     block = answer_block(render(_first_runs(report, (3.4,), (0.15,))))
     assert len(block) <= 6 and max(map(len, block)) <= WIDTH, block
     # With four a side, the verdict comes with its interval.
-    four = answer(_first_runs(report, (3.4, 3.3, 3.5, 3.45), (0.15, 0.16, 0.14, 0.155)))
+    four = answer_and_findings(_first_runs(report, (3.4, 3.3, 3.5, 3.45), (0.15, 0.16, 0.14, 0.155)))[0]
     assert "First run, embedded vs fed: differs (x22.4, 95% CI x20.6 to x25.0; n=4 and 4)." in four, four
 
 
 def test_each_answer_line_names_its_evidence_and_goes_without_it():
     report = saved("compare")
-    lines = answer(report)
+    lines = answer_and_findings(report)[0]
     assert all(line.evidence for line in lines), lines
     bare = replace(report, rows=tuple(replace(r, trials=(), graph_bytes=None) for r in report.rows))
-    told = answer(bare)
+    told = answer_and_findings(bare)[0]
     assert not any(s.startswith(("Embedded X", "Fed X", "First run, embedded", "Embedding adds")) for s in told), told
 
 
@@ -136,4 +135,4 @@ def test_the_html_page_puts_the_answer_and_figure_before_the_tables_and_folds_fi
     report = saved("compare-all")
     page = render(report, "html", None, verbose=True, figure='<img alt="f">')
     assert page.index("tfgraphs-answer") < page.index('<img alt="f">') < page.index("<table")
-    assert page.count("<li>") == len(sentences(report)) and "<details><summary>" in page
+    assert page.count("<li>") == len(answer_and_findings(report)[1]) and "<details><summary>" in page

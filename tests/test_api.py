@@ -11,7 +11,7 @@ import pytest
 import fakes
 import tfgraphs
 from tfgraphs.api import notebook as notebook
-from tfgraphs.spec.seed import ExplainConfig
+from tfgraphs.spec.network import ExplainConfig
 from tfgraphs.jobs.runner import Progress
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -263,12 +263,13 @@ def test_the_api_defaults_are_the_jobs_and_the_specs():
     """The signatures spell defaults out for readers; they must be the values the jobs and specs define."""
     import inspect as pyinspect
 
-    from tfgraphs.jobs import owngraph, unembed
-    from tfgraphs.spec import pitfalls, seed, shapes
+    from tfgraphs.jobs import owngraph
+    from tfgraphs.jobs.owngraph import UNEMBED as unembed
+    from tfgraphs.spec import network, pitfalls, shapes
     from tfgraphs.spec.owngraph import INT_HIGH, MIN_BYTES
 
-    for func, config in ((tfgraphs.compare, seed.Config), (tfgraphs.explain, seed.ExplainConfig),
-                         (tfgraphs.sweep, seed.SweepConfig), (tfgraphs.shapes, shapes.Config),
+    for func, config in ((tfgraphs.compare, network.Config), (tfgraphs.explain, network.ExplainConfig),
+                         (tfgraphs.sweep, network.SweepConfig), (tfgraphs.shapes, shapes.Config),
                          (tfgraphs.pitfalls, pitfalls.Config), (tfgraphs.unembed, unembed.Config)):
         given = pyinspect.signature(func).parameters
         for field in config.__dataclass_fields__.values():

@@ -16,6 +16,7 @@ FIXTURES = ROOT / "tests" / "fixtures"
 sys.path.insert(0, str(ROOT / "scripts"))
 
 import catalogue  # noqa: E402  (scripts/ is not a package)
+from tfgraphs.findings.evidence import FINDINGS  # noqa: E402
 
 
 def changed(record, changes):
@@ -211,22 +212,25 @@ MUST_NOT = {
 
 
 def declared():
-    """{kind: command} of every finding a command declares as data."""
-    out = {}
-    for command in catalogue.COMMANDS:
-        module = importlib.import_module(f"tfgraphs.findings.{command}")
-        out.update({f.kind: command for f in getattr(module, "DECLARED", ())})
-    return out
+    """{kind: command} of every finding a command registers."""
+    catalogue.catalogue()   # imports every findings module, so each has registered its findings
+    return {f.kind: command for command in catalogue.COMMANDS for f in FINDINGS.get(command, ())}
+
+
+def findings_module(command):
+    """The module saying the command's findings (its answer_and_findings)."""
+    return importlib.import_module(FINDINGS[command][0].say.__module__)
 
 
 def test_the_committed_page_is_what_the_declarations_write():
     assert (ROOT / "docs" / "findings.md").read_text() == catalogue.catalogue(), "run python scripts/catalogue.py"
 
 
-def test_every_command_has_a_findings_and_a_render_module():
+def test_every_command_has_findings_and_says_them():
+    declared()
     for command in catalogue.COMMANDS:
-        assert (ROOT / "tfgraphs" / "findings" / f"{command}.py").exists(), command
-        assert (ROOT / "tfgraphs" / "render" / f"{command}.py").exists(), command
+        assert FINDINGS.get(command), command
+        assert callable(findings_module(command).answer_and_findings), command
 
 
 def test_every_declared_kind_has_a_case_where_it_must_not_be_said():
@@ -240,29 +244,27 @@ def test_every_declared_kind_has_a_case_where_it_must_not_be_said():
 def test_a_must_not_case_does_not_say_its_kind(kind):
     name, edit, why = MUST_NOT[kind]
     report = edit(load(json.loads((FIXTURES / f"{name}.json").read_text())))
-    module = importlib.import_module(f"tfgraphs.findings.{declared()[kind]}")
-    headline, findings = module.told(report)
+    module = findings_module(declared()[kind])
+    headline, findings = module.answer_and_findings(report)
     assert kind not in {s.kind for s in (*headline, *findings)}, why
 
 
 @pytest.mark.parametrize("name", sorted(p.stem for p in FIXTURES.glob("*.json")))
 def test_every_declared_finding_goes_to_the_json_with_its_kind_evidence_and_verdicts(name):
-    from tfgraphs.api.saved import render
+    from tfgraphs.api.commands import render
     from tfgraphs.findings.remote import has_remote
     from tfgraphs.render.page import stated
 
     report = load(json.loads((FIXTURES / f"{name}.json").read_text()))
-    module = importlib.import_module(f"tfgraphs.findings.{report.command}")
-    if not hasattr(module, "DECLARED"):
-        pytest.skip(f"{report.command}'s findings are not declared as data yet")
+    module = findings_module(report.command)
     kept = stated(render(report, width=None, verbose=True))
-    declared = {f.kind: f.needs for f in module.DECLARED}
-    told = [s for part in module.told(report) for s in part]
+    declared = {f.kind: f.needs for f in FINDINGS[report.command]}
+    sentences = [s for part in module.answer_and_findings(report) for s in part]
     if report.command == "compare" and has_remote(report):
         # The remote rows' answer opens that page; below it, the in-process rows' findings.
-        told = module.told(replace(report, rows=tuple(r for r in report.rows
-                                                      if not r.remote and r.returns != "sum")))[1]
-    for said in told:
+        sentences = module.answer_and_findings(replace(report, rows=tuple(r for r in report.rows
+                                                                          if not r.remote and r.returns != "sum")))[1]
+    for said in sentences:
         entry = next((e for e in kept if e["kind"] == said.kind and e["text"] == said), None)
         assert entry is not None, (said.kind, str(said))
         assert entry["evidence"] == list(declared[said.kind])

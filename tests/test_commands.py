@@ -57,7 +57,8 @@ def test_the_check_catches_a_second_list():
 
 
 def test_each_layer_holds_one_entry_per_pitfalls_lesson():
-    from tfgraphs.findings.pitfalls import DECLARED, HEADLINES, LESSON_OF
+    from tfgraphs.findings.evidence import FINDINGS
+    from tfgraphs.findings.pitfalls import HEADLINES, LESSON_OF
     from tfgraphs.render.pitfalls import TABLES
     from tfgraphs.spec.pitfalls import LESSONS
     from tfgraphs.worker.pitfalls import runs_of_lessons
@@ -65,7 +66,7 @@ def test_each_layer_holds_one_entry_per_pitfalls_lesson():
     lessons = list(LESSONS)
     assert list(TABLES) == lessons and list(runs_of_lessons()) == lessons
     # Every lesson's findings are declared, in the lessons' order, each naming a lesson spec.pitfalls declares.
-    taught = [LESSON_OF[f.kind] for f in DECLARED if f.kind in LESSON_OF and not f.headline]
+    taught = [LESSON_OF[f.kind] for f in FINDINGS["pitfalls"] if f.kind in LESSON_OF and not f.headline]
     assert list(dict.fromkeys(taught)) == lessons
     # The answer headlines every lesson but pruning, whose kernels the findings list run by run.
     assert [LESSON_OF[f.kind] for f in HEADLINES] == [name for name in lessons if name != "pruning"]

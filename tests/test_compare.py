@@ -16,7 +16,7 @@ from tfgraphs.fileio import read_doc
 from tfgraphs.jobs import runner
 from tfgraphs.records.results import load
 from tfgraphs.records.schema import SCHEMA
-from tfgraphs.spec import limits, network
+from tfgraphs.spec import network
 
 DATA = network.data_bytes(20, "float64")
 
@@ -138,7 +138,7 @@ def failing(*variants):
 
 def test_refused_variant_keeps_others(tmp_path, monkeypatch, capsys):
     fake = fakes.install(monkeypatch, failing())
-    batch = limits.max_embedded_batch("float64") + 1
+    batch = network.max_embedded_batch("float64") + 1
     path = tmp_path / "r.json"
     code = cli.main(["compare", "--batch", str(batch), "--variants", "constant,placeholder", "--json", str(path),
                      "--trials", "1", "--force", "--quiet"])

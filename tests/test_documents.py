@@ -1,9 +1,9 @@
 """A worker's document is read strictly, a saved file leniently: a key the record does not know fails the row."""
 
 from tfgraphs.jobs import seed as seed_job
-from tfgraphs.spec.seed import Config
+from tfgraphs.spec.network import Config
 from tfgraphs.jobs.runner import Progress
-from tfgraphs.records.pitfalls import LessonRun
+from tfgraphs.records.rows import LessonRun
 from tfgraphs.records.rows import Measurement, ModeRun
 from tfgraphs.records.schema import read_worker
 

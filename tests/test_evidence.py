@@ -15,14 +15,12 @@ from conftest import run_main, words
 from tfgraphs.findings import compare as compare_why
 from tfgraphs.jobs import runner
 from tfgraphs.findings import explain as explain_why
-from tfgraphs.findings import inside as inside_why
-from tfgraphs.findings import stages as stages_why
-from tfgraphs.findings.evidence import RESTS_ON, Said
+from tfgraphs.findings.evidence import FINDINGS, Sentence
 from tfgraphs.records.judge import judge
 from tfgraphs.records.results import load
 from tfgraphs.records.rows import Measurement, Row
-from tfgraphs.spec import kernels, tflog
-from tfgraphs.spec.seed import SeedTask
+from tfgraphs.spec import tflog
+from tfgraphs.spec.network import SeedTask
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -63,8 +61,8 @@ def test_both_log_formats_parse_to_named_stages():
 
 
 def test_onednn_and_fused_kernels_count_as_the_op():
-    assert all(kernels.runs_as(t, "Conv2D") for t in ("Conv2D", "_MklNativeConv2D", "_MklConv2D", "_FusedConv2D"))
-    assert not any(kernels.runs_as(t, "Conv2D") for t in ("Conv2DBackpropInput", "DepthwiseConv2dNative", "Const"))
+    assert all(tflog.runs_as(t, "Conv2D") for t in ("Conv2D", "_MklNativeConv2D", "_MklConv2D", "_FusedConv2D"))
+    assert not any(tflog.runs_as(t, "Conv2D") for t in ("Conv2DBackpropInput", "DepthwiseConv2dNative", "Const"))
 
 
 def test_first_runs_are_judged_by_the_rank_test_on_four_fresh_workers_a_side():
@@ -136,13 +134,13 @@ def test_a_network_evaluated_and_not_kept_is_said_only_from_the_folders_log(expl
                      first_run_inside=row.first_run_inside + ({"stage": "classic/constant_folding", "seconds": None,
                                                                "source": "constant_folding.cc:662", "foldable": 5,
                                                                "nodes": 8},))
-    said = words(" ".join(inside_why.folding_evidence([logged])))
+    said = words(" ".join(explain_why.folding_evidence([logged])))
     assert "the folder evaluated the network and did not keep the result" in said
     # Without the folder's line about the graph that ran (a dataset's own graph has other node counts), it is not said.
     other = replace(logged, first_run_inside=row.first_run_inside + ({"stage": "classic/constant_folding",
                                                                       "seconds": None, "source": "x", "foldable": 6,
                                                                       "nodes": 11},))
-    assert "did not keep the result" not in " ".join(inside_why.folding_evidence([other]))
+    assert "did not keep the result" not in " ".join(explain_why.folding_evidence([other]))
 
 
 def traced_doc(variant, batch, dtype="float64"):
@@ -164,26 +162,26 @@ def test_at_batch_3000_grappler_passes_are_named_with_their_times():
     assert doc["partition_computes"]["Conv2D"] and doc["replaced_by_const"] == []
     row = Row.from_trials("constant", [Measurement.from_dict(doc)])
     row = replace(row, logged_first_run_s=doc["first_run_s"])
-    said = words(" ".join(inside_why.first_run_inside([row]) + inside_why.folding_evidence([row])))
+    said = words(" ".join(explain_why.first_run_inside([row]) + explain_why.folding_evidence([row])))
     assert "its constant_folding passes left the node count unchanged" in said
     assert "the folder evaluated the network and did not keep the result" in said
     # Every stage of that first run is named by the line that opens it; together they span at least 90% of it.
-    spans = stages_why.logged_spans(row)
+    spans = explain_why.logged_spans(row)
     assert [s["stage"] for s in spans][-2:] == [tflog.FOLDER_RUN, "the run (step 1)"]
     assert sum(s["seconds"] for s in spans) >= 0.9 * doc["first_run_s"]
     assert "constant [default]: the network ran twice in its first run." in words(
-        " ".join(stages_why.network_ran_twice([row])))
+        " ".join(explain_why.network_ran_twice([row])))
 
 
 def test_float32_conv2d_ran_as_onednn_names_it():
     # Claim 2 on real TensorFlow: in float32 a oneDNN build runs _MklNativeConv2D, which the old check missed.
     row = Row.from_trials("placeholder", [Measurement.from_dict(traced_doc("placeholder", 20, "float32"))])
     kernel = next(op["type"] for op in row.top_ops if op["op"] == "conv")
-    said = " ".join(inside_why.trace_facts([row]))
+    said = " ".join(explain_why.trace_facts([row]))
     # A build or CPU without oneDNN runs Conv2D itself, and the sentence names no other kernel.
     as_kernel = f" (as {kernel})" if kernel != "Conv2D" else ""
     assert said == f"Conv2D ran in the traced later run of placeholder [default]{as_kernel} (step stats)."
-    assert "did not run" not in said and kernels.runs_as(kernel, "Conv2D")
+    assert "did not run" not in said and tflog.runs_as(kernel, "Conv2D")
 
 
 def test_conv2d_under_its_onednn_name_ran(explained):
@@ -191,7 +189,7 @@ def test_conv2d_under_its_onednn_name_ran(explained):
     row = next(r for r in load(explained[0]).rows if (r.variant, r.preset) == ("placeholder", "default"))
     renamed = replace(row, top_ops=tuple({**op, "type": "_MklNativeConv2D"} if op["type"] == "Conv2D" else op
                                          for op in row.top_ops))
-    said = " ".join(inside_why.trace_facts([renamed]))
+    said = " ".join(explain_why.trace_facts([renamed]))
     assert said == "Conv2D ran in the traced later run of placeholder [default] (as _MklNativeConv2D) (step stats)."
     assert "did not run" not in said
 
@@ -214,17 +212,22 @@ def strip(row, field):
 
 
 def kinds(said):
-    return {s.kind for s in said if isinstance(s, Said)}
+    return {s.kind for s in said if isinstance(s, Sentence)}
+
+
+def needs(kind):
+    """The record fields the finding of that kind rests on."""
+    return next(f.needs for found in FINDINGS.values() for f in found if f.kind == kind)
 
 
 def assert_each_kind_needs_its_evidence(report, module):
-    said = module.sentences(report)
+    said = module.answer_and_findings(report)[1]
     found = kinds(said)
     assert found, "the run says sentences that name their evidence"
     for kind in found:
-        for field in RESTS_ON[kind]:
+        for field in needs(kind):
             bare = replace(report, rows=tuple(strip(r, field) for r in report.rows))
-            assert kind not in kinds(module.sentences(bare)), (kind, field)
+            assert kind not in kinds(module.answer_and_findings(bare)[1]), (kind, field)
     return found
 
 
@@ -262,14 +265,19 @@ def _stripped_everywhere(doc, field):
 @pytest.mark.parametrize("name", ["shapes", "pitfalls", "unembed", "inspect"])
 def test_every_commands_sentences_need_their_evidence(name):
     import importlib
+    import pkgutil
+
+    import tfgraphs.findings as findings_package
 
     doc = load(json.loads((ROOT / "tests" / "fixtures" / f"{name}.json").read_text()))
-    module = importlib.import_module(f"tfgraphs.findings.{name}")
-    found = kinds(module.sentences(doc))
+    for listed in pkgutil.iter_modules(findings_package.__path__):   # each registers its findings when imported
+        importlib.import_module(f"tfgraphs.findings.{listed.name}")
+    module = importlib.import_module(FINDINGS[name][0].say.__module__)
+    found = kinds(module.answer_and_findings(doc)[1])
     assert found, "the run says sentences that name their evidence"
     for kind in found:
-        for field in RESTS_ON[kind]:
-            assert kind not in kinds(module.sentences(_stripped_everywhere(doc, field))), (kind, field)
+        for field in needs(kind):
+            assert kind not in kinds(module.answer_and_findings(_stripped_everywhere(doc, field))[1]), (kind, field)
 
 
 def test_three_trials_cannot_tell_first_runs_apart_nor_set_the_folding_share():
@@ -287,7 +295,7 @@ def test_three_trials_cannot_tell_first_runs_apart_nor_set_the_folding_share():
     # larger min-max range of the two sides (3.1 ms).
     wide = max(max(x) - min(x) for x in (default, rows["no-grappler"].first_run_excesses_s))
     assert statistics.median(default) - statistics.median(rows["no-grappler"].first_run_excesses_s) > wide
-    text = words(" ".join(explain_why.sentences(report)))
+    text = words(" ".join(explain_why.answer_and_findings(report)[1]))
     assert "single-threaded evaluation" not in text
     assert ("12.0 ms with no-grappler, cannot tell with n=3 and 3 (a rank test needs 4 a side) (-6.1 ms, no 95% CI "
             "at this n") in text
@@ -298,7 +306,7 @@ def test_three_trials_cannot_tell_first_runs_apart_nor_set_the_folding_share():
 
 
 def test_a_version_that_logs_otherwise_gets_one_line_and_no_table(explained):
-    from tfgraphs.api.saved import render
+    from tfgraphs.api.commands import render
 
     report = load(explained[0])
     silent = replace(report, rows=tuple(replace(r, first_run_inside=(), first_run_log=("something else",))
@@ -308,7 +316,7 @@ def test_a_version_that_logs_otherwise_gets_one_line_and_no_table(explained):
     assert "Grappler's passes in that first run" not in text
     assert (f"TensorFlow {report.tf_version} logged no Grappler pass or folder line in a form this tool understands, "
             "so the first run is not broken down.") in words(text)
-    assert "TensorFlow logged" not in words(" ".join(explain_why.sentences(silent)))
+    assert "TensorFlow logged" not in words(" ".join(explain_why.answer_and_findings(silent)[1]))
     # With the log, the table names every stage with its time, and the sentence what the table shows.
     text = words(render(report))
     assert "Where the first run went, as TensorFlow's log lines time it (ms)" in text and "BuildGraph and Grappler" in text

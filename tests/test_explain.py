@@ -10,14 +10,14 @@ import statistics
 import pytest
 
 from conftest import EXPLAINED, run_cli, run_main, words
-from tfgraphs.findings.explain import sentences, share_text
+from tfgraphs.findings.explain import answer_and_findings, share_text
 from tfgraphs.fileio import write_doc
 from tfgraphs.records.explain import attribute, attributions
 from fakes import results
 from tfgraphs.records.rows import Measurement, Row
 from tfgraphs.records.judge import judge
 from tfgraphs.spec import network
-from tfgraphs.worker.sessions import session_config
+from tfgraphs.worker.graphs import session_config
 
 
 def set_fields(message, prefix=""):
@@ -208,8 +208,8 @@ def test_three_first_runs_a_side_cannot_tell_where_the_range_rule_called_a_diffe
            make_row("placeholder", "bare", 1.2, later=2.4, spread=0.1)]
     bare, default = (r.first_run_excesses_s for r in reversed(fed))
     assert old_range_rule(bare, default)
-    text = words(" ".join(sentences(results("explain", {"batch": 10, "dtype": "float64", "runs": 3, "trials": 3},
-                                            tuple(fed), extra={"attribution": []}))))
+    text = words(" ".join(answer_and_findings(results("explain", {"batch": 10, "dtype": "float64", "runs": 3, "trials": 3},
+                                            tuple(fed), extra={"attribution": []}))[1]))
     assert ("placeholder: the first run's excess over the later runs, against 100.0 ms by default: 1.20 s with "
             "bare, cannot tell with n=3 and 3 (a rank test needs 4 a side) (1.10 s, no 95% CI at this n; p=0.1); "
             "run with --trials 4 or more.") in text
@@ -219,8 +219,8 @@ def test_three_first_runs_a_side_cannot_tell_where_the_range_rule_called_a_diffe
 def test_four_first_runs_a_side_that_do_not_overlap_differ_with_their_interval():
     fed = [make_row("placeholder", "default", 0.1, later=2.4, spread=0.1, trials=4),
            make_row("placeholder", "bare", 1.2, later=2.4, spread=0.1, trials=4)]
-    text = words(" ".join(sentences(results("explain", {"batch": 10, "dtype": "float64", "runs": 3, "trials": 4},
-                                            tuple(fed), extra={"attribution": []}))))
+    text = words(" ".join(answer_and_findings(results("explain", {"batch": 10, "dtype": "float64", "runs": 3, "trials": 4},
+                                            tuple(fed), extra={"attribution": []}))[1]))
     assert ("placeholder: the first run's excess over the later runs, against 100.0 ms by default: 1.20 s with "
             "bare, differs (1.10 s, 95% CI 1.00 s to 1.20 s; n=4 and 4, p=0.029).") in text
 
@@ -233,16 +233,16 @@ def test_one_outlier_among_four_does_not_differ():
     rows = [row("default", (0.10, 0.11, 0.12, 1.15)), row("bare", (1.10, 1.12, 1.14, 1.16))]
     verdict = judge(rows[1].first_run_excesses_s, rows[0].first_run_excesses_s, scale="shift")
     assert not verdict.differs
-    text = words(" ".join(sentences(results("explain", {"batch": 10, "dtype": "float64", "runs": 1, "trials": 4},
-                                            tuple(rows), extra={"attribution": []}))))
+    text = words(" ".join(answer_and_findings(results("explain", {"batch": 10, "dtype": "float64", "runs": 1, "trials": 4},
+                                            tuple(rows), extra={"attribution": []}))[1]))
     assert "with bare, cannot tell with n=4 and 4 (" in text and "differs" not in text
 
 
 def test_no_difference_is_not_said_on_three_a_side():
     # Identical first runs, 3 a side: the interval is unbounded, so "no difference" is not said.
     same = [make_row("placeholder", p, 1.0, spread=0.0) for p in ("default", "bare")]
-    text = words(" ".join(sentences(results("explain", {"batch": 10, "dtype": "float64", "runs": 3, "trials": 3},
-                                            tuple(same), extra={"attribution": []}))))
+    text = words(" ".join(answer_and_findings(results("explain", {"batch": 10, "dtype": "float64", "runs": 3, "trials": 3},
+                                            tuple(same), extra={"attribution": []}))[1]))
     assert "no difference" not in text and "cannot tell with n=3 and 3" in text
 
 
@@ -277,7 +277,7 @@ def explain_text(rows, single=None):
     extra = {"attribution": attributions(rows), **({"single_thread": single} if single else {})}
     report = results("explain", {"batch": 10, "dtype": "float64", "runs": 3, "trials": 3, "seed": 0}, tuple(rows),
                     extra=extra)
-    return words(" ".join(sentences(report)))
+    return words(" ".join(answer_and_findings(report)[1]))
 
 
 def test_folding_share_beside_one_single_threaded_evaluation():

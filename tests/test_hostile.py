@@ -257,7 +257,7 @@ def test_a_remote_run_gets_a_deadline_unless_one_is_given(target, given, used):
     from types import SimpleNamespace
 
     from tfgraphs.api.commands import Command
-    from tfgraphs.spec.common import REMOTE_TIMEOUT_S
+    from tfgraphs.spec.options import REMOTE_TIMEOUT_S
     from tfgraphs.jobs.runner import Plan
     from fakes import results
 

@@ -11,7 +11,7 @@ import pytest
 from conftest import run_cli
 from tfgraphs import cli
 from tfgraphs.spec import network
-from tfgraphs.spec.limits import GRAPHDEF_LIMIT
+from tfgraphs.spec.network import GRAPHDEF_LIMIT
 
 BATCH = 30
 W_BYTES = 3 * 3 * 1 * 6 * 8
@@ -168,9 +168,9 @@ REPEATED_CONST = """node {
 
 def test_sentences_count_consts_that_list_fewer_values(tmp_path):
     # One value stored for 1,000 elements: 4,000 bytes expanded from a node of a few dozen bytes.
-    from tfgraphs.findings.inspect import sentences
+    from tfgraphs.findings.files import answer_and_findings
     from tfgraphs.graphdef import files
-    from tfgraphs.records.inspect import Inspection
+    from tfgraphs.records.one_record import Inspection
 
     path = tmp_path / "fill.pbtxt"
     path.write_text(REPEATED_CONST)
@@ -178,7 +178,7 @@ def test_sentences_count_consts_that_list_fewer_values(tmp_path):
     node_bytes, graph_bytes = graph_def.node[0].ByteSize(), graph_def.ByteSize()
     doc = inspect_json(path, tmp_path)
     assert doc["elided_consts"] == 1 and doc["const_bytes"] == 4000 and doc["const_node_bytes"] == node_bytes
-    said = sentences(Inspection.from_dict(doc))
+    said = answer_and_findings(Inspection.from_dict(doc))[1]
     share = f"{node_bytes / graph_bytes:.1%}"
     assert said[0] == f"1 Const node takes {node_bytes} B, {share} of the {graph_bytes} B GraphDef: most of the " \
                       f"graph is constants."
@@ -189,11 +189,11 @@ def test_sentences_count_consts_that_list_fewer_values(tmp_path):
 
 
 def test_full_consts_are_not_counted_as_elided(files, tmp_path):
-    from tfgraphs.findings.inspect import sentences
-    from tfgraphs.records.inspect import Inspection
+    from tfgraphs.findings.files import answer_and_findings
+    from tfgraphs.records.one_record import Inspection
 
     doc = inspect_json(files[0] / "constant.pb", tmp_path)
-    said = sentences(Inspection.from_dict(doc))
+    said = answer_and_findings(Inspection.from_dict(doc))[1]
     assert doc["elided_consts"] == 0 and said[0].startswith("2 Const nodes take ")
     assert not [s for s in said if "fewer values" in s]
 

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tfgraphs.findings.evidence import judged, rests_on
+from tfgraphs.findings.evidence import Record, finding, judged, said_over
 from tfgraphs.records.judge import (CANNOT_TELL, DIFFERS, DISTURBED, RANK_SUM, SAME, SIGNED_RANK, Verdict, judge,
                                     ratio_text)
 
@@ -122,10 +122,11 @@ def test_the_verdict_round_trips_through_json_and_a_finding_keeps_it():
     cold = Verdict.from_dict(json.loads(json.dumps(judge([1, 2, 3], [4, 5, 6]).to_dict())))
     assert (cold.low, cold.high) == (0.0, math.inf) and cold.outcome == CANNOT_TELL
 
-    @rests_on()
-    def sentence():
+    @finding("judge.sentence")
+    def sentence(view):
+        """One sentence stating the verdict."""
         return [judged(f"a took longer: {v.says()}", v)]
-    (said,) = sentence()
+    (said,) = said_over([sentence.finding], Record(v))
     assert said.verdicts == (v,) and said.to_dict()["verdicts"] == [v.to_dict()]
 
 
@@ -171,7 +172,7 @@ def test_the_json_keeps_each_finding_with_its_verdicts_and_a_document_from_befor
     from tfgraphs.api.commands import COMMANDS
     from tfgraphs.api.report import Report
     from tfgraphs.records.results import load
-    from tfgraphs.api.saved import render
+    from tfgraphs.api.commands import render
 
     saved = json.loads((Path(__file__).parent / "fixtures" / f"{name}.json").read_text())
     assert "findings" not in saved   # written before the judge

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from tfgraphs.labs import check1, check2, check3, check4, check5, check7
+from tfgraphs.labs import observed, rerun, under_watch
 from tfgraphs.labs.checking import load, run_check
 
 TESTS = Path(__file__).resolve().parent
@@ -29,45 +29,45 @@ def module(lab, name):
 
 # (lab, check, wrong solutions that must fail it, right solutions that must pass it)
 CASES = [
-    (1, check1.fed_graph_is_small, ["starter", "lab1_wrong_pyfunc"], ["reference", "lab1_right_list_feed"]),
-    (1, check1.fed_graph_is_correct, ["lab1_wrong_fixed", "lab1_wrong_same"], ["reference", "lab1_right_list_feed"]),
-    (1, check1.fed_graph_takes_any_batch, ["lab1_wrong_fixed", "lab1_wrong_same"],
+    (1, rerun.fed_graph_is_small, ["starter", "lab1_wrong_pyfunc"], ["reference", "lab1_right_list_feed"]),
+    (1, rerun.fed_graph_is_correct, ["lab1_wrong_fixed", "lab1_wrong_same"], ["reference", "lab1_right_list_feed"]),
+    (1, rerun.fed_graph_takes_any_batch, ["lab1_wrong_fixed", "lab1_wrong_same"],
      ["reference", "lab1_right_list_feed"]),
-    (1, check1.loaded_graph_needs_no_feed, ["lab1_wrong_pyfunc", "lab1_wrong_fixed", "lab1_wrong_same"],
+    (1, rerun.loaded_graph_needs_no_feed, ["lab1_wrong_pyfunc", "lab1_wrong_fixed", "lab1_wrong_same"],
      ["reference", "lab1_right_list_feed"]),
-    (2, check2.configs_match, ["lab2_wrong_mean", "lab2_wrong_first_device", "lab2_wrong_max"],
+    (2, rerun.configs_match, ["lab2_wrong_mean", "lab2_wrong_first_device", "lab2_wrong_max"],
      ["reference", "lab2_right_other_forms"]),
-    (2, check2.op_types_match, ["lab2_wrong_mean", "lab2_wrong_first_device"], ["reference", "lab2_right_other_forms"]),
-    (2, check2.excess_is_robust, ["starter", "lab2_wrong_mean", "lab2_wrong_first_device", "lab2_wrong_max"],
+    (2, rerun.op_types_match, ["lab2_wrong_mean", "lab2_wrong_first_device"], ["reference", "lab2_right_other_forms"]),
+    (2, rerun.excess_is_robust, ["starter", "lab2_wrong_mean", "lab2_wrong_first_device", "lab2_wrong_max"],
      ["reference", "lab2_right_other_forms"]),
-    (3, check3.const_bytes_match, ["starter", "lab3_wrong_top_level", "lab3_wrong_in_place"],
+    (3, rerun.const_bytes_match, ["starter", "lab3_wrong_top_level", "lab3_wrong_in_place"],
      ["reference", "lab3_right_other_forms"]),
-    (3, check3.max_batch_matches_tensorflow, ["starter", "lab3_wrong_top_level", "lab3_wrong_in_place"],
+    (3, rerun.max_batch_matches_tensorflow, ["starter", "lab3_wrong_top_level", "lab3_wrong_in_place"],
      ["reference", "lab3_right_other_forms"]),
-    (3, check3.strip_keeps_shapes, ["lab3_wrong_top_level", "lab3_wrong_in_place"],
+    (3, rerun.strip_keeps_shapes, ["lab3_wrong_top_level", "lab3_wrong_in_place"],
      ["reference", "lab3_right_other_forms"]),
-    (4, check4.matches_conv1d, ["lab4_wrong_no_overlap", "lab4_wrong_all_blocks"],
+    (4, observed.matches_conv1d, ["lab4_wrong_no_overlap", "lab4_wrong_all_blocks"],
      ["reference", "lab4_right_keywords", "lab4_right_conv1d_keywords", "lab4_wrong_padded",
       "lab4_wrong_convolution"]),
-    (4, check4.one_shape_only, ["starter", "lab4_wrong_padded", "lab4_wrong_convolution", "lab4_wrong_all_blocks"],
+    (4, observed.one_shape_only, ["starter", "lab4_wrong_padded", "lab4_wrong_convolution", "lab4_wrong_all_blocks"],
      ["reference", "lab4_right_keywords", "lab4_right_conv1d_keywords"]),
     # Which executor a run ran is read from TensorFlow's partition graphs of it.
-    (5, check5.warms_what_is_served, ["starter", "lab5_wrong_warms_features"],
+    (5, observed.warms_what_is_served, ["starter", "lab5_wrong_warms_features"],
      ["reference", "lab5_right_warms_a_list"]),
     # Lab 5's answer is what the judge says of the student's own samples, whichever outcome that is.
-    (5, check5.answer_is_what_your_run_shows,
+    (5, observed.answer_is_what_your_run_shows,
      ["starter", "lab5_wrong_old_rule", "lab5_wrong_claims_differs", "lab5_wrong_too_few"],
      ["reference", "lab5_right_cannot_tell", "lab5_right_said_in_full"]),
     # Lab 7 runs each file under tfgraphs watch once, for all its checks.
-    (7, check7.runs_to_its_end, ["lab7_wrong_init_not_fed", "lab7_wrong_finalized_too_early"],
+    (7, under_watch.runs_to_its_end, ["lab7_wrong_init_not_fed", "lab7_wrong_finalized_too_early"],
      ["reference", "lab7_right_other_forms", "starter"]),
-    (7, check7.embeds_no_array, ["starter", "lab7_wrong_variable_from_array", "lab7_wrong_init_not_fed"],
+    (7, under_watch.embeds_no_array, ["starter", "lab7_wrong_variable_from_array", "lab7_wrong_init_not_fed"],
      ["reference", "lab7_right_other_forms", "lab7_wrong_still_grows", "lab7_wrong_fed_every_step"]),
-    (7, check7.graph_does_not_grow, ["starter", "lab7_wrong_still_grows"],
+    (7, under_watch.graph_does_not_grow, ["starter", "lab7_wrong_still_grows"],
      ["reference", "lab7_right_other_forms", "lab7_wrong_variable_from_array"]),
-    (7, check7.feeds_no_array_again, ["starter", "lab7_wrong_fed_every_step"],
+    (7, under_watch.feeds_no_array_again, ["starter", "lab7_wrong_fed_every_step"],
      ["reference", "lab7_right_other_forms", "lab7_wrong_still_grows"]),
-    (7, check7.returns_the_starters_loss, ["lab7_wrong_trainable_data", "lab7_wrong_finalized_too_early"],
+    (7, under_watch.returns_the_starters_loss, ["lab7_wrong_trainable_data", "lab7_wrong_finalized_too_early"],
      ["reference", "lab7_right_other_forms", "starter"]),
 ]
 
@@ -84,56 +84,56 @@ def test_wrong_solutions_fail_and_right_ones_pass(lab, check, wrong, right):
 
 # (lab, check, wrong solution, what its WRONG line must say it saw, what its hint must name)
 HINTS = [
-    (1, check1.fed_graph_is_small, "starter", "the Const 'Const' holds 409,600 of them",
+    (1, rerun.fed_graph_is_small, "starter", "the Const 'Const' holds 409,600 of them",
      "X must enter through a placeholder and the feed_dict"),
-    (1, check1.fed_graph_is_small, "lab1_wrong_float32", "raised TypeError: Input 'filter' of 'Conv2D' Op has type "
+    (1, rerun.fed_graph_is_small, "lab1_wrong_float32", "raised TypeError: Input 'filter' of 'Conv2D' Op has type "
      "float64 that does not match type float32", "conv2d was given two dtypes"),
-    (1, check1.fed_graph_is_correct, "lab1_wrong_no_feed", "the feed_dict has no entry with X's shape holding x",
+    (1, rerun.fed_graph_is_correct, "lab1_wrong_no_feed", "the feed_dict has no entry with X's shape holding x",
      "Return a feed_dict that maps your placeholder to x"),
-    (1, check1.fed_graph_is_correct, "lab1_wrong_fixed", "output shape (50, 15, 15, 6)",
+    (1, rerun.fed_graph_is_correct, "lab1_wrong_fixed", "output shape (50, 15, 15, 6)",
      "The shape is right, the values are not: check the ops and their order"),
-    (1, check1.fed_graph_takes_any_batch, "lab1_wrong_no_feed", "the feed_dict has no entry with X's shape",
+    (1, rerun.fed_graph_takes_any_batch, "lab1_wrong_no_feed", "the feed_dict has no entry with X's shape",
      "Return a feed_dict that maps your placeholder to x itself"),
-    (1, check1.fed_graph_takes_any_batch, "lab1_wrong_fixed", "Cannot feed value of shape (7, 32, 32, 1)",
+    (1, rerun.fed_graph_takes_any_batch, "lab1_wrong_fixed", "Cannot feed value of shape (7, 32, 32, 1)",
      "The placeholder's shape fixes the batch"),
-    (1, check1.loaded_graph_needs_no_feed, "lab1_wrong_float32", "You must feed a value for placeholder tensor 'X'",
+    (1, rerun.loaded_graph_needs_no_feed, "lab1_wrong_float32", "You must feed a value for placeholder tensor 'X'",
      "the network must read the variable"),
-    (1, check1.loaded_graph_needs_no_feed, "lab1_wrong_no_feed", "GraphDef is 411,", "must come from a placeholder"),
-    (2, check2.configs_match, "lab2_wrong_grappler_folding_left_on", "grappler=True, constant_folding=False: "
+    (1, rerun.loaded_graph_needs_no_feed, "lab1_wrong_no_feed", "GraphDef is 411,", "must come from a placeholder"),
+    (2, rerun.configs_match, "lab2_wrong_grappler_folding_left_on", "grappler=True, constant_folding=False: "
      "Grappler's constant folding (graph_options.rewrite_options.constant_folding) on where off was asked",
      "Set graph_options.rewrite_options.constant_folding as step 3"),
-    (2, check2.configs_match, "lab2_wrong_mean", "grappler=False, constant_folding=True: Grappler "
+    (2, rerun.configs_match, "lab2_wrong_mean", "grappler=False, constant_folding=True: Grappler "
      "(graph_options.rewrite_options.disable_meta_optimizer) on where off was asked",
      "graph_options.rewrite_options.disable_meta_optimizer"),
-    (2, check2.op_types_match, "lab2_wrong_mean", "got ['W', 'X', '_SOURCE'", "these are node names (node_name)"),
-    (2, check2.excess_is_robust, "lab2_wrong_mean", "later runs [0.5, 0.5, 9.0] gave a typical later run of 3.33",
+    (2, rerun.op_types_match, "lab2_wrong_mean", "got ['W', 'X', '_SOURCE'", "these are node names (node_name)"),
+    (2, rerun.excess_is_robust, "lab2_wrong_mean", "later runs [0.5, 0.5, 9.0] gave a typical later run of 3.33",
      "one slow run moved it"),
-    (2, check2.excess_is_robust, "lab2_wrong_grappler_folding_left_on", "later runs [0.5, 0.5, 9.0] gave a typical "
+    (2, rerun.excess_is_robust, "lab2_wrong_grappler_folding_left_on", "later runs [0.5, 0.5, 9.0] gave a typical "
      "later run of 9", "one slow run moved it"),
-    (5, check5.answer_is_what_your_run_shows, "starter", "COLD_MS = [], WARM_MS = []", "Run the Try it"),
-    (5, check5.answer_is_what_your_run_shows, "lab5_wrong_old_rule", "the judge says of your samples: differs (x1.43, "
-     "95% CI x1.37 to x1.50; n=8 and 8, p<0.001); JUDGE_SAID is 'no difference'", "'cannot tell' are answers too"),
-    (5, check5.answer_is_what_your_run_shows, "lab5_wrong_claims_differs", "cannot tell with n=4 and 4",
+    (5, observed.answer_is_what_your_run_shows, "starter", "COLD_MS = [], WARM_MS = []", "Run the Try it"),
+    (5, observed.answer_is_what_your_run_shows, "lab5_wrong_old_rule", "the judge says of your samples: differs "
+     "(x1.43, 95% CI x1.37 to x1.50; n=8 and 8, p<0.001); JUDGE_SAID is 'no difference'", "'cannot tell' are answers too"),
+    (5, observed.answer_is_what_your_run_shows, "lab5_wrong_claims_differs", "cannot tell with n=4 and 4",
      "not what you expected"),
-    (5, check5.answer_is_what_your_run_shows, "lab5_wrong_too_few", "n=3 and 3: a rank test needs 4 a side",
+    (5, observed.answer_is_what_your_run_shows, "lab5_wrong_too_few", "n=3 and 3: a rank test needs 4 a side",
      "ROUNDS of at least 4"),
-    (7, check7.embeds_no_array, "starter", "Const 'MatVec/MatMul/a' of 5,120,078 bytes (float64 20000x32) in the "
+    (7, under_watch.embeds_no_array, "starter", "Const 'MatVec/MatMul/a' of 5,120,078 bytes (float64 20000x32) in the "
      "graph (line 60)", "straight to an op"),
-    (7, check7.embeds_no_array, "lab7_wrong_variable_from_array", "Const 'Variable/Initializer/initial_value' of "
+    (7, under_watch.embeds_no_array, "lab7_wrong_variable_from_array", "Const 'Variable/Initializer/initial_value' of "
      "5,120,126 bytes", "step 4 says what to give the Variable as initial value"),
-    (7, check7.graph_does_not_grow, "starter", "27 ops (6 Const, 3 ExpandDims, 3 MatMul) made after the first run, "
-     "during 3 runs (line 69)", "at the line the seen line names"),
-    (7, check7.feeds_no_array_again, "starter", "the same 1,280,000-byte array fed to x_val:0 on all 3 calls "
+    (7, under_watch.graph_does_not_grow, "starter", "27 ops (6 Const, 3 ExpandDims, 3 MatMul) made after the first "
+     "run, during 3 runs (line 69)", "at the line the seen line names"),
+    (7, under_watch.feeds_no_array_again, "starter", "the same 1,280,000-byte array fed to x_val:0 on all 3 calls "
      "(line 70)", "Feeding the same array on every call"),
-    (7, check7.feeds_no_array_again, "lab7_wrong_fed_every_step", "the same 5,120,000-byte array fed to "
+    (7, under_watch.feeds_no_array_again, "lab7_wrong_fed_every_step", "the same 5,120,000-byte array fed to "
      "Placeholder:0 on all 30 calls", "A placeholder fed on every training step"),
-    (7, check7.runs_to_its_end, "lab7_wrong_init_not_fed", "main() raised InvalidArgumentError: You must feed a "
+    (7, under_watch.runs_to_its_end, "lab7_wrong_init_not_fed", "main() raised InvalidArgumentError: You must feed a "
      "value for placeholder tensor", "feed the data's placeholders once, to the initializer's run"),
-    (7, check7.runs_to_its_end, "lab7_wrong_finalized_too_early", "main() raised RuntimeError: Graph is finalized "
+    (7, under_watch.runs_to_its_end, "lab7_wrong_finalized_too_early", "main() raised RuntimeError: Graph is finalized "
      "and cannot be modified. (line 21)", "An op is made after graph.finalize()"),
-    (7, check7.graph_does_not_grow, "lab7_wrong_init_not_fed", "none, but main() did not run to its end",
+    (7, under_watch.graph_does_not_grow, "lab7_wrong_init_not_fed", "none, but main() did not run to its end",
      "the first check says why it did not"),
-    (7, check7.returns_the_starters_loss, "lab7_wrong_trainable_data", "main() returned 0.0101313; the starter's "
+    (7, under_watch.returns_the_starters_loss, "lab7_wrong_trainable_data", "main() returned 0.0101313; the starter's "
      "training gives 0.0101066", "must not be trainable"),
 ]
 
@@ -149,14 +149,14 @@ def test_each_wrong_solution_is_told_what_was_seen_and_the_likely_mistake(lab, c
 def test_no_step_or_hint_of_lab_2_names_the_statistic_its_check_asks_for():
     sheet = (ROOT / "tfgraphs" / "labs" / "course" / "2-first-run" / "README.md").read_text()
     step5 = sheet.split("\n5. ")[1].split("\n6. ")[0]
-    said = step5 + check2.excess_is_robust.hint + check2._robust({"excess": [0.0] * 5})[2]
+    said = step5 + rerun.excess_is_robust.hint + rerun.judge_excess({"excess": [0.0] * 5})[2]
     assert not any(word in said.lower() for word in ("median", "minimum", "mean", "maximum")), said
 
 
 def test_every_check_of_labs_1_to_4_and_7_is_covered():
     covered = {c[1] for c in CASES}
-    for checker in (check1, check2, check3, check4, check7):
-        for check in checker.CHECKS:
+    for checks in (rerun.CHECKS[1], rerun.CHECKS[2], rerun.CHECKS[3], observed.CHECKS[4], under_watch.CHECKS[7]):
+        for check in checks:
             assert check in covered, check.__name__
     assert all(len(c[2]) >= 2 and len(c[3]) >= 2 for c in CASES)
 
@@ -166,9 +166,9 @@ def test_a_lab_7_main_that_never_ends_is_stopped_once_for_every_check(tmp_path, 
     student.write_text("import tensorflow as tf\n\n\ndef main():\n    with tf.Graph().as_default():\n"
                        "        one = tf.constant(1.0)\n        with tf.compat.v1.Session() as sess:\n"
                        "            while True:\n                sess.run(one)\n")
-    monkeypatch.setattr(check7, "WATCH_S", 5.0)
+    monkeypatch.setattr(under_watch, "WATCH_S", 5.0)
     mod = load(student)
-    outcomes = [run_check(check, mod) for check in check7.CHECKS]
+    outcomes = [run_check(check, mod) for check in under_watch.CHECKS[7]]
     assert all(not o.passed and o.detail.startswith("main() did not finish within 5 s") for o in outcomes), outcomes
 
 
@@ -187,6 +187,6 @@ def test_lab5_answer_is_the_judges_where_the_range_rule_disagrees(cold, warm, ou
     old = "differs" if old_range_rule_differs(cold, warm) else "no difference"
     assert old != outcome
     for said in ("differs", "no difference", "cannot tell"):
-        passed, seen, _ = check5._said({"cold": tuple(cold), "warm": tuple(warm), "said": said})
+        passed, seen, _ = observed.judge_answer({"cold": tuple(cold), "warm": tuple(warm), "said": said})
         assert passed == (said == outcome), (said, seen)
         assert seen.startswith(f"the judge says of your samples: {outcome}"), seen

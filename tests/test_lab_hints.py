@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tfgraphs.spec import limits, network
+from tfgraphs.spec import network
 
 CHECKS = sorted((Path(__file__).resolve().parent.parent / "tfgraphs" / "labs").glob("check[0-9].py"))
 
@@ -25,12 +25,12 @@ def _numbers(*values):
 # The answers the sheets ask for, and the code their steps ask the student to write: (what it gives away, pattern).
 GIVEAWAYS = (
     ("lab 3 question 2: the size TensorFlow refuses", r"2\s*\*\*\s*31|1\s*<<\s*31|<\s*2\b|" + _numbers(
-        limits.TENSOR_LIMIT, limits.TENSOR_LIMIT - 1)),
+        network.TENSOR_LIMIT, network.TENSOR_LIMIT - 1)),
     ("lab 3 question 2: the largest batch of each dtype", _numbers(
-        *((limits.TENSOR_LIMIT - 1) // network.example_bytes(d) for d in network.DTYPES))),
+        *((network.TENSOR_LIMIT - 1) // network.example_bytes(d) for d in network.DTYPES))),
     ("lab 3 question 1: bytes per example and how they follow from the shape",
      _numbers(*map(network.example_bytes, network.DTYPES)) + r"|product of|\bx (the )?(dtype|itemsize)\b|dtype size"),
-    ("lab 2 question 2: the classic folder's size limit", _numbers(limits.FOLDED_CONSTANT_BYTES) + r"|\b10 ?MiB"),
+    ("lab 2 question 2: the classic folder's size limit", _numbers(network.FOLDED_CONSTANT_BYTES) + r"|\b10 ?MiB"),
     ("a formula: one named quantity times another", r"\b[A-Za-z_]\w*\s*\*\s*[A-Za-z_(]"),
     ("lab 4 question 3 and step 3: a block's span or the outputs kept", r"[+-]\s*\w+\s*[+-]\s*1\b"),
     # A call is a dotted or snake_case name given arguments, or a name given several: "time(s)" is not one.

@@ -209,11 +209,24 @@ def test_a_name_the_checked_code_reads_and_cannot_carry_is_named_exactly(tmp_pat
 
 
 def names_the_checks_read(number):
-    """mod.NAME and getattr(mod, "NAME") in lab N's check module, read as source (no TensorFlow imported)."""
+    """mod.NAME and getattr(mod, "NAME") in lab N's checks and the functions they call, read as source (no TensorFlow
+    imported)."""
     import ast
     import importlib.util
 
-    tree = ast.parse(Path(importlib.util.find_spec(f"tfgraphs.labs.check{number}").origin).read_text())
+    from tfgraphs.labs.checking import CHECK_MODULES
+
+    source = ast.parse(Path(importlib.util.find_spec(CHECK_MODULES[number]).origin).read_text())
+    defs = {n.name: n for n in source.body if isinstance(n, ast.FunctionDef)}
+    (lab,) = [n.value for n in source.body
+              if isinstance(n, ast.Assign) and getattr(n.targets[0], "id", "") == f"LAB{number}"]
+    pending, used = [e.id for e in lab.elts], set()
+    while pending:
+        name = pending.pop()
+        if name in defs and name not in used:
+            used.add(name)
+            pending += [n.id for n in ast.walk(defs[name]) if isinstance(n, ast.Name)]
+    tree = ast.Module(body=[defs[name] for name in sorted(used)], type_ignores=[])
     names = {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute) and getattr(n.value, "id", "") == "mod"}
     names |= {n.args[1].value for n in ast.walk(tree) if isinstance(n, ast.Call) and getattr(n.func, "id", "") ==
               "getattr" and getattr(n.args[0], "id", "") == "mod"}

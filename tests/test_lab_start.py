@@ -105,7 +105,7 @@ def test_every_copied_file_ships_as_package_data():
     """setup.cfg's package data holds every file `lab start` copies, and nothing from tests/ (the solutions)."""
     import configparser
 
-    from tfgraphs.labs.start import FILES as COPIED
+    from tfgraphs.labs import FILES as COPIED
 
     config = configparser.ConfigParser()
     config.read(COURSE.parent.parent.parent / "setup.cfg")

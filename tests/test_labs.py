@@ -31,13 +31,10 @@ def check(number, path, **timeout_s):
 @pytest.mark.parametrize("number", sorted(LABS))
 def test_starter_fails(number):
     # Judged in this process (TensorFlow imported once): the child's protocol is tested on the wrong solutions below.
-    import importlib
-
-    from tfgraphs.labs.checking import load, run_check
-    from tfgraphs.labs.outcomes import print_outcomes
+    from tfgraphs.labs.checking import checks_of, load, print_outcomes, run_check
 
     module = load(starter(number))
-    checks = importlib.import_module(f"tfgraphs.labs.check{number}").CHECKS
+    checks = checks_of(number)
     out = io.StringIO()
     code = print_outcomes(number, [run_check(c, module) for c in checks], out)
     out = out.getvalue()
@@ -115,17 +112,15 @@ LOADED = "build_loaded holds X in a variable after one fed initializer, and late
 def test_plausible_wrong_solutions_fail(number, path, failing):
     code, out = check(number, path)
     assert code == 1
-    import importlib
+    from tfgraphs.labs.checking import check_name, checks_of
 
-    from tfgraphs.labs.outcomes import check_name
-
-    names = [check_name(c) for c in importlib.import_module(f"tfgraphs.labs.check{number}").CHECKS]
+    names = [check_name(c) for c in checks_of(number)]
     wrong = {n for n in names if any(line.startswith(f"WRONG {n}") for line in out.splitlines())}
     assert wrong == failing, out
 
 
 def test_checks_record_runs_and_sessions():
-    from tfgraphs.labs.sessions import RecordingSession, recording, signature
+    from tfgraphs.labs.observed import RecordingSession, recording, signature
 
     import tensorflow as tf
 

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "tfgraphs"
-BASE = {"errors", "units", "fileio", "machine", "tfimport", "children", "forked", "forkserver", "pagetables"}   # plain helpers any layer may use
+BASE = {"errors", "units", "fileio", "machine", "tfimport", "processes", "pagetables"}   # plain helpers any layer may use
 
 # Each layer and the layers it may import, itself included.
 MAY_IMPORT = {
@@ -23,14 +23,14 @@ MAY_IMPORT = {
     "cli": {"base", "spec", "records", "jobs", "render", "labs", "api", "cli"},
 }
 # Imports across the layers that are the point: a notebook's cells are watched by hooks in the notebook's own process.
-ALLOWED = {("tfgraphs.api.watching", "tfgraphs.worker.watching")}
+ALLOWED = {("tfgraphs.api.commands", "tfgraphs.worker.watch")}
 # Where TensorFlow may be imported by name; everywhere else reaches it only through a worker or tfimport.
 TENSORFLOW = {"worker", "graphdef", "labs"}
 TF_IMPORTER = "tfgraphs.tfimport"
 
 
 def layer(module):
-    """tfgraphs.jobs.sweep -> jobs; tfgraphs.units -> base; the package itself -> None (the public API)."""
+    """tfgraphs.jobs.seed -> jobs; tfgraphs.units -> base; the package itself -> None (the public API)."""
     parts = module.split(".")
     if len(parts) == 1 or parts[1] == "__main__":
         return None
@@ -109,8 +109,8 @@ def test_the_package_follows_its_layers():
 
 
 @pytest.mark.parametrize("wrong, said", [
-    ({"tfgraphs.spec.limits": "from tfgraphs.jobs import runner"},
-     "tfgraphs.spec.limits (spec) imports tfgraphs.jobs.runner (jobs)"),
+    ({"tfgraphs.spec.network": "from tfgraphs.jobs import runner"},
+     "tfgraphs.spec.network (spec) imports tfgraphs.jobs.runner (jobs)"),
     ({"tfgraphs.records.rows": "def f():\n    from tfgraphs.render.page import page\n"},
      "tfgraphs.records.rows (records) imports tfgraphs.render.page (render)"),
     ({"tfgraphs.jobs.runner": "from ..worker import protocol"}, "tfgraphs.jobs.runner (jobs) imports tfgraphs.worker"),

@@ -51,7 +51,7 @@ def test_windows_peak_comes_from_the_working_set(monkeypatch):
     monkeypatch.setattr(sys, "platform", "win32")
     monkeypatch.setitem(sys.modules, "resource", None)   # Windows has no resource module
     info = SimpleNamespace(rss=200 * MB, peak_wset=500 * MB)
-    monkeypatch.setattr(machine, "_psutil", lambda: SimpleNamespace(Process=lambda: SimpleNamespace(
+    monkeypatch.setattr(machine, "psutil_module", lambda: SimpleNamespace(Process=lambda: SimpleNamespace(
         memory_info=lambda: info)))
     assert machine.peak_rss_bytes() == 500 * MB and machine.rss_bytes() == 200 * MB
 

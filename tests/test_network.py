@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from tfgraphs.spec import network
-from tfgraphs.spec.variants import VARIANTS
+from tfgraphs.spec.network import VARIANTS
 
 
 def loop_forward(x, w):

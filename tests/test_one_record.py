@@ -4,7 +4,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from tfgraphs.records.document import OneRecord
+from tfgraphs.records.one_record import OneRecord
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ import fakes
 from conftest import run_cli, run_main, words
 from tfgraphs import __version__, cli
 from tfgraphs.records.results import load
-from tfgraphs.api.saved import render
+from tfgraphs.api.commands import render
 from tfgraphs.render.page import Table, output_width, render_table
 from tfgraphs.units import sig3
 

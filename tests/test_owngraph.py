@@ -14,7 +14,7 @@ import owngraphs
 from conftest import run_cli, run_main
 from tfgraphs.cli import main
 from tfgraphs.errors import UsageError
-from tfgraphs.graphdef.interface import resolve
+from tfgraphs.graphdef.files import resolve
 from tfgraphs.spec.owngraph import Feed, decode_feeds, encode_feeds, feed_data
 
 
@@ -148,12 +148,12 @@ def test_a_graph_failing_at_run_time_is_a_failed_row(graphs, monkeypatch, capsys
 
 
 def test_inspect_suggests_unembed_only_for_large_constants(graphs):
-    from tfgraphs.findings.inspect import sentences
-    from tfgraphs.jobs import inspect
+    from tfgraphs.findings.files import answer_and_findings
+    from tfgraphs.jobs.owngraph import INSPECT as inspect
 
-    lookup = sentences(inspect.run(inspect.Config(str(graphs["lookup"]))))
+    lookup = answer_and_findings(inspect.run(inspect.Config(str(graphs["lookup"]))))[1]
     assert any(f"`tfgraphs unembed {graphs['lookup']} -o OUT`" in s for s in lookup)
-    assert not any("unembed" in s for s in sentences(inspect.run(inspect.Config(str(graphs["cnn"])))))
+    assert not any("unembed" in s for s in answer_and_findings(inspect.run(inspect.Config(str(graphs["cnn"]))))[1])
 
 
 def test_explain_graph_takes_the_built_in_networks_defaults(tmp_path, capfd):

@@ -11,13 +11,13 @@ import fakes
 from conftest import run_cli, words
 from tfgraphs.cli import main
 from tfgraphs.findings import pitfalls as why
-from tfgraphs.records.pitfalls import Case, LessonRun
+from tfgraphs.records.rows import Case, LessonRun
 from fakes import results
 from tfgraphs.records.results import load
-from tfgraphs.api.saved import render
+from tfgraphs.api.commands import render
 from tfgraphs.spec import network
 from tfgraphs.spec.pitfalls import EXECUTOR_CASES, GROWTH_CASES, LESSONS, REPEATED_CASES
-from tfgraphs.spec.limits import GRAPHDEF_LIMIT
+from tfgraphs.spec.network import GRAPHDEF_LIMIT
 from tfgraphs.spec.pitfalls import PitfallsTask
 
 BATCH, STEPS = 20, 3
@@ -119,7 +119,7 @@ def test_what_can_be_folded_is_read_from_the_graphs_that_ran(tmp_path):
     # Where the evidence says otherwise, the comparison is not said.
     run = LessonRun.from_dict(json.loads(path.read_text())["lessons"][0])
     both = replace(run, cases=tuple(replace(c, computes={**c.computes, "Conv2D": False}) for c in run.cases))
-    assert "what decides is the size" not in " ".join(why.sentences(_report(both, batch=1000)))
+    assert "what decides is the size" not in " ".join(why.answer_and_findings(_report(both, batch=1000))[1])
 
 
 def test_a_run_executes_only_its_fetches_fan_in(tmp_path):
@@ -157,7 +157,7 @@ def _alignment(aligned_s, unaligned_s):
                   copy_s=0.004),
              Case("unaligned feed", seconds=float(np.median(unaligned_s)), runs_s=tuple(unaligned_s),
                   address_mod_64=8, copy_s=0.004))
-    return " ".join(why.sentences(_report(LessonRun("feed-alignment", "placeholder", cases=cases))))
+    return " ".join(why.answer_and_findings(_report(LessonRun("feed-alignment", "placeholder", cases=cases)))[1])
 
 
 def test_a_copy_is_said_only_beside_a_measured_difference():
@@ -248,7 +248,7 @@ def test_saved_copies_find_x_where_it_is(tf):
 
 
 def test_holds_notices_a_missing_or_changed_copy():
-    from tfgraphs.worker.saved import holds
+    from tfgraphs.worker.pitfalls import holds
     x = np.arange(16.0)
     assert holds(b"head" + x.tobytes() + b"tail", x)
     changed = x.copy()
@@ -266,9 +266,9 @@ def test_placeholder_default_keeps_x_fed_or_not(tf):
     # At batch 20 the unfed default is folded (a Const in the network's place); fed, the network runs.
     assert not_fed["computes"]["Conv2D"] is False and not_fed["replaced_by_const"]
     assert fed["computes"] == plain["computes"] == {"Conv2D": True, "AvgPool": True, "Relu": True}
-    said = " ".join(why.sentences(_report(LessonRun.from_dict({"lesson": "placeholder-default",
+    said = " ".join(why.answer_and_findings(_report(LessonRun.from_dict({"lesson": "placeholder-default",
                                                                "variant": "placeholder",
-                                                               "cases": [plain, not_fed, fed]}), batch=BATCH)))
+                                                               "cases": [plain, not_fed, fed]}), batch=BATCH))[1])
     assert "exactly as large" not in said and "a feed goes to sess.run, not into the graph" in said
     assert f"the network was folded: the Const {not_fed['replaced_by_const'][0]} stands in its place" in said
     assert "fed, Conv2D ran (partition graphs)" in said
@@ -372,17 +372,17 @@ def test_one_run_against_its_repeats_needs_forty_of_them():
     # One run against 3 repeats: the smallest two-sided rank-sum p is 2/4, so no verdict, whatever the times; the old
     # range rule called 1.1 s against 90-110 ms "11.0x, beyond a spread of 20.0 ms: it built an executor".
     few = (0.09, 0.1001, 0.11)
-    said = why.sentences(_report(_cache(few, new_fetches=1.1)))
+    said = why.answer_and_findings(_report(_cache(few, new_fetches=1.1)))[1]
     assert ("constant: a new fetch list ([relu, pool]) took 1.10 s against 100.1 ms for its repeat: cannot tell with "
             "n=1 and 3 (one run is placed among repeats only from 40 of them: --steps 40) (x11.0, no 95% CI at this "
             "n; p=0.5).") in said
     assert not any("built an executor" in s for s in said)
     # 39 repeats still cannot place it (p = 2/40); 40 can.
-    said = " ".join(why.sentences(_report(_cache(REPEATS[:39], new_fetches=1.1))))
+    said = " ".join(why.answer_and_findings(_report(_cache(REPEATS[:39], new_fetches=1.1)))[1])
     assert ("a new fetch list ([relu, pool]) took 1.10 s against 99.9 ms for its repeat: cannot tell with n=1 and 39 "
             "(one run is placed among repeats only from 40 of them: --steps 40) (x11.0, no 95% CI at this n; "
             "p=0.05).") in said
-    said = why.sentences(_report(_cache(new_fetches=1.1)))
+    said = why.answer_and_findings(_report(_cache(new_fetches=1.1)))[1]
     assert ("constant: a new fetch list ([relu, pool]) took 1.10 s against 100.0 ms for its repeat: differs (x11.0, "
             "95% CI x10.4 to x11.6; n=1 and 40, p=0.049): a set of fetches the session had not run, for which "
             "DirectSession builds an executor (keyed by the sorted names); how the time splits inside that run is not "
@@ -390,46 +390,47 @@ def test_one_run_against_its_repeats_needs_forty_of_them():
 
 
 def test_new_fetch_list_sentence_follows_the_numbers():
-    said = " ".join(why.sentences(_report(_cache(new_fetches=0.101))))
+    said = " ".join(why.answer_and_findings(_report(_cache(new_fetches=0.101)))[1])
     # Among its repeats: no verdict of "built", and the interval lies inside x0.8 to x1.25.
     assert ("a new fetch list ([relu, pool]) took 101.0 ms against 100.0 ms for its repeat: no difference beyond 25% "
             "(x1.01, 95% CI x0.96 to x1.07; n=1 and 40, p=0.83).") in said
     assert "built an executor" not in said
     # Judged against the new list's own repeats, not the first list's.
-    said = " ".join(why.sentences(_report(_cache(new_fetches=0.3, new_fetches_repeat=tuple(3 * t for t in REPEATS)))))
+    said = " ".join(why.answer_and_findings(_report(_cache(new_fetches=0.3,
+                                                           new_fetches_repeat=tuple(3 * t for t in REPEATS))))[1])
     assert "a new fetch list ([relu, pool]) took 300.0 ms against 300.0 ms for its repeat: no difference" in said
 
 
 def test_reordered_and_callable_sentences_follow_the_numbers():
     # A new fetch list slower than its repeat shows what a new executor costs here: only then does a reordered list
     # that is no slower say that the order makes no new executor.
-    said = " ".join(why.sentences(_report(_cache(reordered_fetches=0.101, new_fetches=1.1))))
+    said = " ".join(why.answer_and_findings(_report(_cache(reordered_fetches=0.101, new_fetches=1.1)))[1])
     assert "the order of the fetches does not make a new executor" in said
-    said = " ".join(why.sentences(_report(_cache(reordered_fetches=0.101))))
+    said = " ".join(why.answer_and_findings(_report(_cache(reordered_fetches=0.101)))[1])
     assert "does not make a new executor" not in said and "no difference beyond 25%" in said
     # Not said where the judge cannot tell: the same times against 3 repeats.
-    said = " ".join(why.sentences(_report(_cache((0.09, 0.1001, 0.11), reordered_fetches=0.101))))
+    said = " ".join(why.answer_and_findings(_report(_cache((0.09, 0.1001, 0.11), reordered_fetches=0.101)))[1])
     assert "does not make a new executor" not in said and "cannot tell with n=1 and 3" in said
-    said = " ".join(why.sentences(_report(_cache(reordered_fetches=0.5, new_fetches=1.1))))
+    said = " ".join(why.answer_and_findings(_report(_cache(reordered_fetches=0.5, new_fetches=1.1)))[1])
     assert ("the same fetches reordered ([pool, relu]) took 500.0 ms against 100.0 ms for that list's repeat: differs "
             "(x5.00, 95% CI x4.76 to x5.27; n=1 and 40, p=0.049); the new fetch list itself took 1.10 s.") in said
     assert "does not make a new executor" not in said
-    said = " ".join(why.sentences(_report(_cache(make_callable=0.00001, callable_first_call=0.9))))
+    said = " ".join(why.answer_and_findings(_report(_cache(make_callable=0.00001, callable_first_call=0.9)))[1])
     assert ("make_callable(conv, feed_list=[...]) returned in 10 us; its first call took 900.0 ms against 100.0 ms "
             "for its repeat: differs (x9.00, 95% CI x8.57 to x9.48; n=1 and 40, p=0.049): make_callable returns a "
             "function that runs the session as sess.run does (client/session.py), so the executor was built at the "
             "first call") in said
-    said = " ".join(why.sentences(_report(_cache(callable_first_call=0.1))))
+    said = " ".join(why.answer_and_findings(_report(_cache(callable_first_call=0.1)))[1])
     assert "its first call took 100.0 ms against 100.0 ms for its repeat: no difference beyond 25%" in said
     assert "built at the first call" not in said
     # The real callable builds its executor when it is made, and says so only when the numbers show it.
-    said = " ".join(why.sentences(_report(_cache(real_callable_made=0.9, real_callable_first_call=0.1))))
+    said = " ".join(why.answer_and_findings(_report(_cache(real_callable_made=0.9, real_callable_first_call=0.1)))[1])
     # Making a callable and running it are unlike work: only its first call is judged, against its repeats.
     assert ("a callable made by Session._make_callable_from_options(CallableOptions) took 900.0 ms to make and "
             "100.0 ms at its first call, against 100.0 ms a repeat: its first call against a repeat: no difference "
             "beyond 25% (x1.00") in said
     assert "its first call paid nothing a repeat does not." in said and "making it against" not in said
-    said = " ".join(why.sentences(_report(_cache(real_callable_made=0.9, real_callable_first_call=0.9))))
+    said = " ".join(why.answer_and_findings(_report(_cache(real_callable_made=0.9, real_callable_first_call=0.9)))[1])
     assert "paid nothing a repeat does not" not in said and "took 900.0 ms to make" in said
 
 
@@ -466,7 +467,7 @@ def test_the_sessions_extend_differs_where_the_range_rule_saw_nothing():
     big = _loops((0.2,) + EXTEND_NEW, (0.2,) + EXTEND_NONE)
     small = _loops((0.01,) + EXTEND_SMALL, (0.01,) + EXTEND_SMALL_NONE, "placeholder", graph_bytes=1_800)
     assert max(EXTEND_NEW) - min(EXTEND_NEW) > np.median(EXTEND_NEW) - np.median(EXTEND_NONE)   # the old rule's "no"
-    said = words(" ".join(why.sentences(_report(big, small))))
+    said = words(" ".join(why.answer_and_findings(_report(big, small))[1]))
     assert ("constant: after the first step, Session._extend_graph() alone, timed before each run, took a median "
             "24.2 ms on a step with a new op against 8 us when no op was new: differs (x2,230, 95% CI x1,750 to "
             "x2,650; n=19 pairs, p<0.001).") in said
@@ -485,16 +486,16 @@ def test_the_sessions_extend_is_timed_alone_and_said_from_its_times():
     big = _loops((0.2,) + EXTEND_NEW, (0.2,) + EXTEND_NONE)
     # Without the Extend's own times, neither is said.
     bare = replace(big, cases=tuple(replace(c, extend_s=None) for c in big.cases))
-    assert "Extend" not in " ".join(why.sentences(_report(bare, bare)))
+    assert "Extend" not in " ".join(why.answer_and_findings(_report(bare, bare))[1])
     # Two steps after the first, the leaky one always far slower: two pairs cannot be judged, nor 2 against 2.
     short = _loops((0.2, 0.03, 0.031), (0.2, 4e-6, 5e-6))
-    said = " ".join(why.sentences(_report(short, replace(short, variant="placeholder"))))
+    said = " ".join(why.answer_and_findings(_report(short, replace(short, variant="placeholder")))[1])
     assert "when no op was new: cannot tell with n=2 pairs (a rank test needs 6 pairs)" in said
     assert "cannot tell with n=2 and 2 (a rank test needs 4 a side)" in said
     assert "differs" not in said and "graph_execution_state.cc" not in said
     # The same Extend in both loops: no difference beyond 25%, and no "differs".
     level = _loops((0.2,) + EXTEND_NEW, (0.2,) + tuple(t * 1.01 ** (-1) ** i for i, t in enumerate(EXTEND_NEW)))
-    said = " ".join(why.sentences(_report(level)))
+    said = " ".join(why.answer_and_findings(_report(level))[1])
     assert "when no op was new: no difference beyond 25% (x" in said and "differs" not in said
 
 
@@ -504,7 +505,8 @@ def test_growth_sentences_follow_the_numbers():
     nodes = tuple(range(7, 25, 2))
     run = _growth(leak, once, nodes=nodes)
     run = replace(run, cases=tuple(replace(c, rss_bytes=(0,) * 9) for c in run.cases))
-    said = why.sentences(_report(replace(run, cases=(run.cases[0], replace(run.cases[1], nodes=(7,) * 9)))))
+    said = why.answer_and_findings(_report(replace(run, cases=(run.cases[0],
+                                                               replace(run.cases[1], nodes=(7,) * 9)))))[1]
     assert said[0] == ("constant: the graph grew by 2 nodes on every step that created an op (7 -> 23 over 9 steps); "
                        "with the op created once it stayed at 7 nodes.")
     assert said[1].startswith("constant: after the first step, a step that created an op took 535.0 ms against "
@@ -514,10 +516,11 @@ def test_growth_sentences_follow_the_numbers():
     assert said[3] == ("constant: `graph.finalize()` turned the leaky step into an immediate error: \"Graph is "
                        "finalized and cannot be modified.\"")
     # Two steps after the first, slower on both: too few pairs to tell, and the executor cache is not invoked.
-    said = why.sentences(_report(_growth((1.0, 0.5, 0.52), (1.0, 0.05, 0.052))))
+    said = why.answer_and_findings(_report(_growth((1.0, 0.5, 0.52), (1.0, 0.05, 0.052))))[1]
     assert "slower on 2 of 2 steps: cannot tell with n=2 pairs (a rank test needs 6 pairs)" in said[1]
     assert "every new op is a new fetch" not in said[1]
-    said = why.sentences(_report(_growth((1.0, 0.05, 0.06), (1.0, 0.06, 0.05), nodes=(7, 7, 9), finalize_error=None)))
+    said = why.answer_and_findings(_report(_growth((1.0, 0.05, 0.06), (1.0, 0.06, 0.05), nodes=(7, 7, 9),
+                                                   finalize_error=None)))[1]
     assert said[0] == "constant: the graph did not grow on every leaky step (nodes 7 -> 9)."
     assert "slower on 1 of 2 steps: cannot tell with n=2 pairs" in said[1]
     assert said[3] == "constant: after `graph.finalize()` the leaky step still created its op without error."
@@ -528,13 +531,13 @@ def test_a_folded_fixed_loop_is_no_baseline():
     run = _growth((1.0, 0.5, 0.52), (1.0, 0.0001, 0.0001))
     folded = replace(run, cases=(run.cases[0], replace(run.cases[1], computes={"Conv2D": False, "AvgPool": False,
                      "Relu": False}, replaced_by_const=("Mean/_0__cf__0",))))
-    said = why.sentences(_report(folded))[1]
+    said = why.answer_and_findings(_report(folded))[1][1]
     assert "x a step" not in said
     assert "no baseline for the leaky steps (whose graphs that ran were not recorded)" in said
     assert "the Const Mean/_0__cf__0 stands in its place" in said
     computing = replace(run, cases=(run.cases[0], replace(run.cases[1], computes={"Conv2D": True, "AvgPool": True,
                         "Relu": True}, replaced_by_const=())))
-    said = why.sentences(_report(computing))[1]
+    said = why.answer_and_findings(_report(computing))[1][1]
     assert "a step that reused its op and still computed the network (partition graphs)" in said
 
 
@@ -543,10 +546,10 @@ def test_meta_prediction_follows_the_bytes():
     meta = Case("saver .meta", bytes=1000 * 8192 + 900, holds_data=True, probe_batch=1, probe_bytes=8192 + 900)
     assert why.meta_limit(meta, 1000) == (8192, (GRAPHDEF_LIMIT - 1 - 900) // 8192 + 1)
     run = LessonRun("saved-copies", "constant", cases=(Case("graph", bytes=x_bytes + 800, holds_data=True), meta))
-    said = " ".join(why.sentences(_report(run)))
+    said = " ".join(why.answer_and_findings(_report(run))[1])
     assert f"would pass 2 GiB at batch {(GRAPHDEF_LIMIT - 1 - 900) // 8192 + 1:,}" in said
     flat = Case("saver .meta", bytes=4750, holds_data=False, probe_batch=1, probe_bytes=4742)
-    said = " ".join(why.sentences(_report(LessonRun("saved-copies", "variable", cases=(flat,)))))
+    said = " ".join(why.answer_and_findings(_report(LessonRun("saved-copies", "variable", cases=(flat,))))[1])
     assert "did not grow with the data" in said and "would pass" not in said and "X was not in the saver .meta" in said
 
 
@@ -557,36 +560,36 @@ def test_a_changed_number_changes_the_page():
 
 
 def test_the_answer_states_the_judges_verdicts():
-    from tfgraphs.findings.pitfalls import answer
+    from tfgraphs.findings.pitfalls import answer_and_findings
 
-    said = answer(_report(_cache((0.09, 0.1001, 0.11), first=1.1, new_fetches=1.1)))
+    said = answer_and_findings(_report(_cache((0.09, 0.1001, 0.11), first=1.1, new_fetches=1.1)))[0]
     assert said[0] == ("executor-cache, constant: first run 1.10 s against its repeat 100.1 ms, new fetches 1.10 s "
                        "against theirs 100.1 ms: each cannot tell with n=1 and 3 (no 95% CI); --steps 40.")
     assert "beyond" not in said[0] and "differs" not in said[0]
-    said = answer(_report(_cache(first=1.1, new_fetches=0.101)))
+    said = answer_and_findings(_report(_cache(first=1.1, new_fetches=0.101)))[0]
     assert said[0].startswith("executor-cache, constant: first run 1.10 s against its repeat 100.0 ms, differs (x11.0")
     assert "; new fetches 101.0 ms against theirs 100.0 ms, no difference beyond 25% (x1.01" in said[0]
     assert [v.outcome for v in said[0].verdicts] == ["differs", "no difference"]
     aligned = [0.0002 + i * 1e-6 for i in range(8)]
     cases = (Case("aligned feed", seconds=float(np.median(aligned)), runs_s=tuple(aligned), address_mod_64=0),
              Case("unaligned feed", seconds=0.0012, runs_s=tuple(6 * t for t in aligned), address_mod_64=8))
-    said = answer(_report(LessonRun("feed-alignment", "placeholder", cases=cases)))
+    said = answer_and_findings(_report(LessonRun("feed-alignment", "placeholder", cases=cases)))[0]
     assert said == ["feed-alignment, placeholder: an unaligned feed took 1.2 ms against 0.2 ms aligned: differs "
                     "(x6.00, 95% CI x6.00 to x6.00; n=8 pairs)."]
-    said = answer(_report(LessonRun("feed-alignment", "placeholder", cases=tuple(
-        replace(c, runs_s=c.runs_s[:3]) for c in cases))))
+    said = answer_and_findings(_report(LessonRun("feed-alignment", "placeholder", cases=tuple(
+        replace(c, runs_s=c.runs_s[:3]) for c in cases))))[0]
     assert "cannot tell with n=3 pairs (no 95% CI)" in said[0] and "differs" not in said[0]
 
 
 def test_one_run_within_forty_repeats_cannot_be_told_and_asks_for_no_more():
     wide = tuple(0.05 + i * 0.1 / 39 for i in range(40))   # 50 to 150 ms: a run of 120 ms lies among them
-    said = " ".join(why.sentences(_report(_cache(wide, first=0.12))))
+    said = " ".join(why.answer_and_findings(_report(_cache(wide, first=0.12)))[1])
     assert ("the first run took 120.0 ms against 100.0 ms for its repeat: cannot tell with n=1 and 40 (x1.20, 95% CI "
             "x0.80 to x2.40; p=0.63).") in said
 
 
 def test_the_memory_guard_counts_both_growth_loops_graphs_alive_together():
-    from tfgraphs.jobs.pitfalls import sized_as
+    from tfgraphs.jobs.seed import sized_as
 
     assert sized_as("graph-growth", "constant") == "dataset-embedded"   # two copies of X at once
     assert sized_as("executor-cache", "constant") == "numpy"            # one copy
@@ -594,14 +597,14 @@ def test_the_memory_guard_counts_both_growth_loops_graphs_alive_together():
 
 
 def test_the_answer_sets_no_step_against_a_folded_fixed_loop():
-    from tfgraphs.findings.pitfalls import answer
+    from tfgraphs.findings.pitfalls import answer_and_findings
 
     folded = _growth((0.5, 0.51, 0.52), (0.0001, 0.0001, 0.0001))
     folded = replace(folded, cases=(folded.cases[0], replace(folded.cases[1], computes={"Conv2D": False})))
-    (said,) = answer(_report(folded))
+    (said,) = answer_and_findings(_report(folded))[0]
     assert said.startswith("graph-growth, constant: +2 nodes a step (7 -> 11), a step 515.0 ms; the op made once was "
                            "folded to a constant") and "with the op made once" not in said
-    both = answer(_report(_cache(first=1.1, new_fetches=1.2)))[0]
+    both = answer_and_findings(_report(_cache(first=1.1, new_fetches=1.2)))[0][0]
     assert "both differ (x11.0, 95% CI" in both and "; n=1 and 40)." in both
 
 

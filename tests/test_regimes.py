@@ -15,8 +15,8 @@ from fakes import results
 from tfgraphs.records.rows import Measurement, Row
 from tfgraphs.spec import network
 from tfgraphs.spec.protocol import to_argv
-from tfgraphs.spec.seed import SeedTask
-from tfgraphs.worker import stepstats
+from tfgraphs.spec.network import SeedTask
+from tfgraphs.worker import graphs
 
 DATA = network.data_bytes(1000, "float64")
 
@@ -47,8 +47,8 @@ def test_the_traced_later_run_says_whether_conv2d_ran():
     assert doc["folded"] is True
     assert not any(op["type"] == "Conv2D" and op["later_ms"] is not None for op in doc["top_ops"])
     ran = [{"op": "conv", "type": "Conv2D", "first_ms": 1.0, "later_ms": 0.5}]
-    assert stepstats.folded(ran) is False
-    assert stepstats.folded([{**ran[0], "later_ms": None}]) is True
+    assert graphs.folded(ran) is False
+    assert graphs.folded([{**ran[0], "later_ms": None}]) is True
 
 
 FOLDED = {"partition_computes": {"Conv2D": False, "AvgPool": False, "Relu": False},
@@ -70,7 +70,7 @@ def test_compare_gives_no_ratio_across_the_regime_change():
               trials=tuple(Measurement(first_run_s=0.3, runs_s=(0.2,)) for _ in range(4)))
 
     def said(*rows):
-        return words(" ".join(why.sentences(results("compare", config, rows))))
+        return words(" ".join(why.answer_and_findings(results("compare", config, rows))[1]))
 
     # Both first runs are longer by the judge (1 s against 0.3 s, four fresh workers a side, p=0.029) ...
     text = said(row("constant", folded=True, **FOLDED), fed)
@@ -105,7 +105,7 @@ def test_sweep_names_the_boundary_and_fits_the_graphdef_on_every_batch():
     report = sweep_report([(500, True, 900, 0.0005), (2000, False, 900, 0.2), (4000, False, 900, 0.4)])
     (fit,) = fits.fits(report)
     assert (fit.points, fit.folded, fit.max_residual_bytes, fit.overhead_bytes) == (3, None, 0, 900)
-    text = words(" ".join(growth.sentences(report)))
+    text = words(" ".join(growth.answer_and_findings(report)[1]))
     assert "up to batch 500 (output 5,400,000 bytes) and not from batch 2,000" in text
     assert "From batch 2,000 to 4,000" in text and "From batch 500" not in text
     assert ("The classic folder keeps a result of at most 10,485,760 bytes (10 MiB) unless "
@@ -117,28 +117,28 @@ def test_sweep_names_the_boundary_and_fits_the_graphdef_on_every_batch():
 def test_sweep_asks_for_full_trials_where_later_runs_are_too_few_and_trials_where_first_runs_are():
     report = sweep_report([(2000, False, 900, 0.2), (4000, False, 900, 0.4)])
     report = replace(report, config=replace(report.config, trials=4, full_trials=1))
-    text = words(" ".join(growth.sentences(report)))
+    text = words(" ".join(growth.answer_and_findings(report)[1]))
     assert "run with --full-trials 4 or more" in text
-    from tfgraphs.findings.sweep import _more
+    from tfgraphs.findings.sweep import more_samples
     from tfgraphs.records.judge import judge
     few = judge((1.0,), (0.1,))
-    assert _more(few, few, "--full-trials") == "; run with --trials 4 (and --full-trials 4 for the later runs) or more"
-    assert _more(few, few, "--trials") == "; run with --trials 4 or more"
-    assert "--full-trials" not in words(" ".join(growth.sentences(sweep_report([(2000, False, 900, 0.2),
-                                                                               (4000, False, 900, 0.4)]))))
+    assert more_samples(few, few, "--full-trials") == "; run with --trials 4 (and --full-trials 4 for the later runs) or more"
+    assert more_samples(few, few, "--trials") == "; run with --trials 4 or more"
+    assert "--full-trials" not in words(" ".join(growth.answer_and_findings(sweep_report([(2000, False, 900, 0.2),
+                                                                               (4000, False, 900, 0.4)]))[1]))
 
 
 def test_a_boundary_below_the_folders_limit_is_not_said_to_bracket_it():
     report = sweep_report([(20, True, 900, 0.0005), (100, False, 900, 0.2), (400, False, 900, 0.4)])
-    text = words(" ".join(growth.sentences(report)))
+    text = words(" ".join(growth.answer_and_findings(report)[1]))
     assert "that limit does not lie between them" in text and "that limit lies between them" not in text
 
 
 def test_one_regime_throughout_has_no_boundary():
     report = sweep_report([(10, True, 900, 0.0005), (20, True, 900, 0.0005)])
     assert fits.fits(report)[0].points == 2
-    assert "boundary" not in " ".join(growth.sentences(report)) and "not from batch" not in " ".join(
-        growth.sentences(report))
+    assert "boundary" not in " ".join(growth.answer_and_findings(report)[1]) and "not from batch" not in " ".join(
+        growth.answer_and_findings(report)[1])
 
 
 @pytest.mark.parametrize("values, want", [((True, True), True), ((False, False), False), ((True, False), None)])
@@ -149,7 +149,7 @@ def test_trials_agree_on_the_regime_or_say_none(values, want):
 
 
 def test_sweep_table_gives_no_first_later_ratio_for_a_folded_point():
-    from tfgraphs.render.sweep import points_table
+    from tfgraphs.render.seed import points_table
 
     report = sweep_report([(500, True, 5000, 0.0005), (2000, False, 900, 0.2)])
     table, legend, _ = points_table(report)
@@ -162,7 +162,7 @@ def test_sweep_table_gives_no_first_later_ratio_for_a_folded_point():
 def test_a_boundary_with_one_batch_past_it_gives_no_growth_of_the_runs_but_fits_the_graphdef():
     report = sweep_report([(500, True, 900, 0.0005), (2000, False, 900, 0.2)])
     assert [(f.points, f.bytes_per_example) for f in fits.fits(report)] == [(2, 8192)]
-    text = words(" ".join(growth.sentences(report)))
+    text = words(" ".join(growth.answer_and_findings(report)[1]))
     assert ("Only batch 2,000 lies on the side of the largest batch, so no growth of the runs is given for constant "
             "(sweep more batches above the boundary); the GraphDef's fit uses every batch.") in text
     assert "no growth or fit is given" not in text and "From batch" not in text

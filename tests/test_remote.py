@@ -18,16 +18,16 @@ import uuid
 import pytest
 
 from conftest import needs_private_network, run_main, running, words
-from tfgraphs import forked
+from tfgraphs import processes
 from tfgraphs.errors import UsageError
 from tfgraphs.findings import remote as why
 from tfgraphs.jobs import runner, seed, servers
 from fakes import results
 from tfgraphs.records.rows import Measurement, Row
 from tfgraphs.records.judge import FEWEST, RANK_SUM
-from tfgraphs.spec import remote as spec
-from tfgraphs.spec import seed as seed_spec
-from tfgraphs.spec.seed import SeedTask
+from tfgraphs.spec import network as seed_spec
+from tfgraphs.spec import network as spec
+from tfgraphs.spec.network import SeedTask
 
 pytestmark = needs_private_network
 MARK = "TFGRAPHS_TEST_MARK"
@@ -59,8 +59,8 @@ def cmdline(pid):
             argv = f.read().decode().split("\0")
     except OSError:
         return ""
-    if "tfgraphs.forkserver" in argv:
-        child = forked.running(os.path.dirname(argv[argv.index("tfgraphs.forkserver") + 1])).get(pid)
+    if "tfgraphs.processes" in argv:
+        child = processes.running(os.path.dirname(argv[argv.index("tfgraphs.processes") + 1])).get(pid)
         if child:
             return " ".join(child[0])
     return " ".join(argv)
@@ -206,15 +206,15 @@ def test_a_feed_past_the_grpc_message_limit_is_refused_before_any_worker():
     assert plan.refused == {("placeholder", "sum"): plan.notices[0]}
     assert "feed of" in plan.notices[0] and "gRPC message limit of 2,147,483,647 bytes" in plan.notices[0]
     assert plan.workers == 1
-    assert spec.refusal("placeholder", batch - 1, "float64", "sum") is None
+    assert spec.remote_refusal("placeholder", batch - 1, "float64", "sum") is None
 
 
 def test_an_output_past_the_grpc_message_limit_is_refused_unless_summed():
     # The output [N,15,15,6] is larger than X [N,32,32,1], so it reaches the limit first.
     big = spec.GRPC_MESSAGE_LIMIT // (15 * 15 * 6 * 8) + 1
-    assert "fetched output" in spec.refusal("variable", big, "float64", "output")
-    assert spec.refusal("variable", big - 1, "float64", "output") is None
-    assert spec.refusal("variable", big, "float64", "sum") is None
+    assert "fetched output" in spec.remote_refusal("variable", big, "float64", "output")
+    assert spec.remote_refusal("variable", big - 1, "float64", "output") is None
+    assert spec.remote_refusal("variable", big, "float64", "sum") is None
 
 
 @pytest.mark.parametrize("text", ["remote", "grpc://127.0.0.1", "grpc://:80", "local:worker,ps", "grpc://h:99999"])
@@ -236,46 +236,46 @@ def _report(*rows):
 def test_feed_cost_sentence_follows_the_numbers():
     url = "grpc://127.0.0.1:1"
     slow = _report(_row("placeholder", [0.20, 0.21] * 4, url, bytes_fed_per_run=5), _row("variable", [0.10, 0.11] * 4, url))
-    (said,) = why.feed_cost(slow.rows)
+    (said,) = why.said_over_rows([why.feed_cost], slow.rows)
     assert ("placeholder 205.0 ms against variable 105.0 ms median, sending 5 bytes each time: feeding cost more per "
             "run, differs (x1.95, 95% CI x1.81 to x2.10; n=8 and 8, p<0.001).") in said
     # Interleaved workers' later runs: not called a cost, and not "no difference" either when the interval is this wide.
     mixed = _report(_row("placeholder", [0.10, 0.13, 0.16, 0.19], url), _row("variable", [0.11, 0.14, 0.17, 0.20], url))
-    (said,) = why.feed_cost(mixed.rows)
+    (said,) = why.said_over_rows([why.feed_cost], mixed.rows)
     assert ": cannot tell with n=4 and 4 (x0.93, 95% CI" in said and "feeding cost" not in said
     # Two workers a side cannot tell, whatever their later runs.
     few = _report(_row("placeholder", [0.20, 0.21], url), _row("variable", [0.10, 0.11], url))
     assert ("cannot tell with n=2 and 2 (a rank test needs 4 a side); run with --trials 4 or more to tell."
-            in why.feed_cost(few.rows)[0])
+            in why.said_over_rows([why.feed_cost], few.rows)[0])
     close = _report(_row("placeholder", [0.100, 0.101, 0.102, 0.103] * 3), _row("variable", [0.1005, 0.1015, 0.1025, 0.1035] * 3))
-    assert "no difference beyond 25% (x" in why.feed_cost(close.rows)[0]
+    assert "no difference beyond 25% (x" in why.said_over_rows([why.feed_cost], close.rows)[0]
 
 
 def test_compare_asks_for_more_full_trials_where_its_later_runs_are_too_few():
     # compare's later runs come from its --full-trials workers alone: more --trials would add none.
     rows = (_row("placeholder", [0.20, 0.21]), _row("variable", [0.10, 0.11]))
     few = results("compare", {"batch": 10, "dtype": "float64", "trials": 4, "full_trials": 1}, rows)
-    said = " ".join(why.sentences(few))
+    said = " ".join(why.answer_and_findings(few)[1])
     assert "run with --full-trials 4 or more to tell" in said and "--trials 4" not in said.replace("--full-trials", "")
     # Where every trial ran later runs (a document before --full-trials, or --full-trials equal to --trials).
     every = results("compare", {"batch": 10, "dtype": "float64", "trials": 2, "full_trials": 2}, rows)
-    assert "--full-trials" not in " ".join(why.sentences(every))
+    assert "--full-trials" not in " ".join(why.answer_and_findings(every)[1])
 
 
 def test_an_in_process_feed_says_where_its_data_started_and_a_remote_one_does_not():
     fed, once = [0.20, 0.21] * 4, [0.10, 0.11] * 4
     here = _report(_row("placeholder", fed, bytes_fed_per_run=5, fed_address_mod_64=16), _row("variable", once))
-    (said,) = why.feed_cost(here.rows)
+    (said,) = why.said_over_rows([why.feed_cost], here.rows)
     assert ("median, feeding 5 bytes each time from data 16 bytes past a 64-byte boundary (TF_NewTensor, "
             "tensorflow/c/tf_tensor.cc, uses an array in place when its address is a multiple of "
             "EIGEN_MAX_ALIGN_BYTES, a constant of the build, and copies it otherwise;") in said
     assert "sent" not in said and "sending" not in said
     url = "grpc://127.0.0.1:1"
     far = _report(_row("placeholder", fed, url, bytes_fed_per_run=5, fed_address_mod_64=16), _row("variable", once, url))
-    (said,) = why.feed_cost(far.rows)
+    (said,) = why.said_over_rows([why.feed_cost], far.rows)
     assert "sending 5 bytes each time:" in said and "64-byte boundary" not in said
     unknown = _report(_row("placeholder", fed, bytes_fed_per_run=5), _row("variable", once))
-    assert "64-byte boundary" not in why.feed_cost(unknown.rows)[0]
+    assert "64-byte boundary" not in why.said_over_rows([why.feed_cost], unknown.rows)[0]
 
 
 def test_one_slow_run_does_not_hide_a_feed_cost():
@@ -286,7 +286,8 @@ def test_one_slow_run_does_not_hide_a_feed_cost():
     once = [0.128, 0.129, 0.130, 0.1306, 0.131, 0.132, 0.133, 0.130, 0.131, 0.129]
     medians_apart = abs(statistics.median(fed) - statistics.median(once))
     assert medians_apart < max(fed) - min(fed)   # what the range rule compared: "no measurable difference"
-    (said,) = why.feed_cost(_report(_row("placeholder", fed, returns="sum"), _row("variable", once, returns="sum")).rows)
+    (said,) = why.said_over_rows([why.feed_cost], _report(_row("placeholder", fed, returns="sum"),
+                                                          _row("variable", once, returns="sum")).rows)
     assert ("placeholder 162.7 ms against variable 130.3 ms median: feeding cost more per run, differs (x1.25, 95% CI "
             "x1.23 to x1.27; n=10 and 10, p<0.001).") in said
 
@@ -300,28 +301,29 @@ def test_remote_over_local_and_fetch_cost_sentences():
     rows = (_row("placeholder", [0.1, 0.1], **COMPUTES),
             _row("placeholder", [0.3, 0.3], url, bytes_fetched_per_run=800, **COMPUTES),
             _row("placeholder", [0.1, 0.1], url, "sum", bytes_fetched_per_run=8, **COMPUTES))
-    assert why.remote_over_local(rows) == [
+    assert why.said_over_rows([why.remote_over_local], rows) == [
         "placeholder remote: later runs took 300.0 ms median against 100.0 ms in-process: cannot tell with n=2 and 2 "
         "(a rank test needs 4 a side); run with --trials 4 or more to tell."]
     assert ("the whole output (800 bytes) took 300.0 ms per run against 100.0 ms for its sum (8 bytes): cannot tell "
-            "with n=2 and 2") in why.fetch_cost(rows)[0]
+            "with n=2 and 2") in why.said_over_rows([why.fetch_cost], rows)[0]
     many = (_row("placeholder", [0.1, 0.11] * 3, **COMPUTES),
             _row("placeholder", [0.3, 0.31] * 3, url, bytes_fetched_per_run=800, **COMPUTES),
             _row("placeholder", [0.1, 0.11] * 3, url, "sum", bytes_fetched_per_run=8, **COMPUTES))
-    assert why.remote_over_local(many) == [
+    assert why.said_over_rows([why.remote_over_local], many) == [
         "placeholder remote: later runs took 305.0 ms median against 105.0 ms in-process: differs (x2.91, 95% CI "
         "x2.72 to x3.10; n=6 and 6, p=0.0022)."]
     assert ("the whole output (800 bytes) took 305.0 ms per run against 105.0 ms for its sum (8 bytes): differs "
-            "(x2.91") in why.fetch_cost(many)[0]
+            "(x2.91") in why.said_over_rows([why.fetch_cost], many)[0]
     # A sum that folded computes nothing: its later runs say nothing about what fetching costs.
     folded = rows[:2] + (_row("placeholder", [0.001, 0.001], url, "sum", bytes_fetched_per_run=8, **SUM_FOLDED),)
-    assert why.fetch_cost(folded) == [
+    assert why.said_over_rows([why.fetch_cost], folded) == [
         "placeholder remote: fetching the sum folded the network (no Conv2D in the graph that ran; partition "
         "graphs), so its 1.0 ms later runs compute nothing and say nothing about the cost of fetching."]
     # Without the partition graphs there is no evidence either way, so no fetch cost is said.
     bare = tuple(_row(r.variant, list(r.later_medians_s), r.target, r.returns, bytes_fetched_per_run=r.bytes_fetched_per_run)
                  for r in rows)
-    assert why.fetch_cost(bare) == [] and why.remote_over_local(bare) == why.remote_over_local(rows)
+    assert why.said_over_rows([why.fetch_cost], bare) == [] and (
+        why.said_over_rows([why.remote_over_local], bare) == why.said_over_rows([why.remote_over_local], rows))
 
 
 def test_between_tasks_notices_a_traced_count_that_disagrees():
@@ -334,7 +336,7 @@ def test_between_tasks_notices_a_traced_count_that_disagrees():
 def test_received_bytes_counts_only_tensors_from_another_task():
     from tensorflow.core.framework import step_stats_pb2
 
-    from tfgraphs.worker.remote import received_bytes
+    from tfgraphs.worker.seed import received_bytes
 
     stats = step_stats_pb2.StepStats()
     dev = stats.dev_stats.add(device="/job:worker/replica:0/task:0/device:CPU:0")
@@ -369,7 +371,7 @@ def test_rows_per_variant_follow_baseline_and_fetch(monkeypatch):
 @pytest.mark.parametrize("baseline, targets", [(True, [None, URL]), (False, [URL])])
 def test_explain_measures_in_process_rows_beside_the_remote_ones(monkeypatch, baseline, targets):
     from tests import fakes
-    from tfgraphs.jobs import explain
+    from tfgraphs.jobs.seed import EXPLAIN as explain
 
     fake = fakes.install(monkeypatch, lambda task, env: fakes.seed_document(target=task.target or "", top_ops=[]))
     config = seed_spec.ExplainConfig(batch=10, runs=2, variants=("constant",), presets=("default", "bare"), target=URL,
@@ -392,7 +394,7 @@ def test_explain_measures_in_process_rows_beside_the_remote_ones(monkeypatch, ba
 
 def test_explain_keeps_the_in_process_rows_of_a_variant_too_big_to_send(monkeypatch):
     from tests import fakes
-    from tfgraphs.jobs import explain
+    from tfgraphs.jobs.seed import EXPLAIN as explain
 
     fake = fakes.install(monkeypatch, lambda task, env: fakes.seed_document(target=task.target or "", top_ops=[]))
     batch = spec.GRPC_MESSAGE_LIMIT // (32 * 32 * 8) + 1     # X alone is past one gRPC message
@@ -425,8 +427,8 @@ def _explained(rows):
              "cannot tell with n=1 and 1 (a rank test needs 4 a side); run with --trials 4 or more to tell.",
      False)])
 def test_explain_sets_each_remote_attribution_beside_its_in_process_one(remote_first, trials, said, sends):
-    from tfgraphs.findings.explain import sentences
-    from tfgraphs.api.saved import render
+    from tfgraphs.findings.explain import answer_and_findings
+    from tfgraphs.api.commands import render
 
     # Each trial's first run is a few ms off its row's median either way.
     offsets = (0.0, -0.005, 0.005, 0.002)[:trials]
@@ -440,7 +442,7 @@ def test_explain_sets_each_remote_attribution_beside_its_in_process_one(remote_f
     found = report.attribution
     assert [(a["variant"], a["remote"]) for a in found] == [("constant", False), ("constant", True)]
     assert found[1]["grappler_s"] == pytest.approx((remote_first - 0.1) * 0.5)
-    text = words(" ".join(sentences(report)))
+    text = words(" ".join(answer_and_findings(report)[1]))
     assert said in text and ("also sends" in text) == sends
     assert text.count("constant remote: of the") == 1 and text.count("constant: of the") == 1
     page = render(report).split("\n\n", 2)[2]   # the tables, past the header and the answer
@@ -494,8 +496,8 @@ def test_server_refuses_a_bad_cluster_in_one_line(args, said, capfd):
 
 
 def test_an_explain_document_from_before_the_in_process_rows_reads_as_remote():
-    from tfgraphs.findings.explain import sentences
-    from tfgraphs.api.saved import render
+    from tfgraphs.findings.explain import answer_and_findings
+    from tfgraphs.api.commands import render
 
     rows = tuple(Row.from_trials("constant", [Measurement(first_run_s=0.1 + 0.8 * extra, runs_s=(0.1, 0.11),
                                                           graph_bytes=500, target=URL, returns="output")], preset=p)
@@ -504,14 +506,14 @@ def test_an_explain_document_from_before_the_in_process_rows_reads_as_remote():
     # Then every session ran on the target and the attribution carried no "remote".
     before = results("explain", now.config, rows, extra={"attribution": [
         {k: v for k, v in a.items() if k != "remote"} for a in now.attribution]})
-    assert sentences(before) == sentences(now) and render(before) == render(now)
+    assert answer_and_findings(before)[1] == answer_and_findings(now)[1] and render(before) == render(now)
     assert "constant remote: of the 795.0 ms" in words(render(before))
 
 
 def test_report_a_b_pairs_remote_rows_with_remote_rows():
     from pathlib import Path
 
-    from tfgraphs.findings.versus import lines
+    from tfgraphs.findings.files import lines
     from tfgraphs.records.results import load
 
     doc = json.loads((Path(__file__).parent / "fixtures" / "explain-remote.json").read_text())
@@ -534,7 +536,7 @@ def test_no_baseline_without_a_target_is_refused_in_one_line(command, capsys):
 
 def test_a_crashed_remote_worker_stays_a_remote_row(monkeypatch):
     from tests import fakes
-    from tfgraphs.jobs import explain
+    from tfgraphs.jobs.seed import EXPLAIN as explain
 
     def answer(task, env):
         if task.target and task.preset == "bare":

@@ -10,7 +10,7 @@ import pytest
 
 from tfgraphs.records.results import load
 from tfgraphs.api.commands import COMMANDS
-from tfgraphs.api.saved import render
+from tfgraphs.api.commands import render
 from tfgraphs.records.schema import SCHEMA, upgraded
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -43,7 +43,7 @@ def test_document_round_trips(name):
 def test_rendering_needs_no_tensorflow():
     # A None entry in sys.modules makes `import tensorflow` fail, as if it were not installed.
     code = ("import sys, json; sys.modules['tensorflow'] = None\n"
-            "from tfgraphs.records.results import load\nfrom tfgraphs.api.saved import render\n"
+            "from tfgraphs.records.results import load\nfrom tfgraphs.api.commands import render\n"
             "for path in sys.argv[1:]: print(render(load(json.load(open(path)))), end='')")
     proc = subprocess.run([sys.executable, "-c", code, *(str(FIXTURES / f"{d}.json") for d in DOCS)],
                           capture_output=True, text=True, timeout=120)
@@ -89,7 +89,7 @@ def test_in_process_bytes_are_fed_not_sent():
 def test_the_header_says_which_trials_ran_later_runs():
     from tfgraphs.records.results import CompareResults
     from tfgraphs.render.page import runs_text
-    from tfgraphs.spec.seed import Config
+    from tfgraphs.spec.network import Config
 
     assert runs_text(Config(runs=10, trials=4, full_trials=1)) == "4 trials, the first with 10 later runs"
     assert runs_text(Config(runs=10, trials=4, full_trials=2)) == "4 trials, the first 2 with 10 later runs"

@@ -68,7 +68,7 @@ def modes(doc, off=False):
 @example(n=2, kernel=3, extra=30, channels=3, filters=1, block=7, per_call=2, seed=1)   # 31 outputs, blocks of 7
 @example(n=3, kernel=1, extra=15, channels=1, filters=1, block=1, per_call=1, seed=2)   # one-sample blocks
 def test_blocked_equals_conv1d(tf, n, kernel, extra, channels, filters, block, per_call, seed):
-    from tfgraphs.worker.blocked import blocked_conv1d
+    from tfgraphs.worker.graphs import blocked_conv1d
 
     rng = np.random.default_rng(seed)
     x = rng.standard_normal((n, kernel + extra, channels), dtype=np.float32)
@@ -80,7 +80,7 @@ def test_blocked_equals_conv1d(tf, n, kernel, extra, channels, filters, block, p
 
 
 def test_blocked_convolution_sees_one_shape(tf, monkeypatch):
-    from tfgraphs.worker.blocked import blocked_conv1d, conv_input_shape
+    from tfgraphs.worker.graphs import blocked_conv1d, conv_input_shape
 
     seen, conv1d = [], tf.nn.conv1d
 
@@ -100,14 +100,14 @@ def test_blocked_convolution_sees_one_shape(tf, monkeypatch):
 
 
 def test_blocked_rejects_bad_block(tf):
-    from tfgraphs.worker.blocked import blocked_conv1d
+    from tfgraphs.worker.graphs import blocked_conv1d
     with pytest.raises(ValueError, match="block_len"):
         blocked_conv1d(np.ones((1, 5, 1), np.float32), np.ones((2, 1, 1), np.float32), 0)
 
 
 def test_exported_lazily():
     code = ("import sys, tfgraphs; assert 'tensorflow' not in sys.modules; f = tfgraphs.blocked_conv1d; "
-            "assert 'tensorflow' in sys.modules and f.__module__ == 'tfgraphs.worker.blocked'")
+            "assert 'tensorflow' in sys.modules and f.__module__ == 'tfgraphs.worker.graphs'")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
 
@@ -165,7 +165,8 @@ def test_blockeds_remedy_is_told_apart_from_the_fixed_signature(shapes_json):
     # function-signature's own result (and its trace count) says what the signature alone did.
     doc = shapes_json[1]
     report = load(doc)
-    said = words(" ".join(s for s in shapes_why.sentences(report) if getattr(s, "kind", "") == "shapes._remedy"))
+    said = words(" ".join(s for s in shapes_why.answer_and_findings(report)[1]
+                          if getattr(s, "kind", "") == "shapes._remedy"))
     control = shapes_why.control_verdict(report, [r for r in report.rows if r.ok and r.env.get(ONEDNN) == "1"])
     if control.differs:   # a loaded machine: the control says so, and no mode is set against another
         assert "against every other mode: disturbed run: its control" in said and "function-signature" not in said
@@ -176,7 +177,7 @@ def test_blockeds_remedy_is_told_apart_from_the_fixed_signature(shapes_json):
     # Without function-signature's trace count, nothing is said of what the signature alone did.
     bare = load({**doc, "modes": [{**m, "traces": None} if m["mode"] == "function-signature" else m
                                   for m in doc["modes"]]})
-    assert "function-signature, which fixes only" not in " ".join(shapes_why.sentences(bare))
+    assert "function-signature, which fixes only" not in " ".join(shapes_why.answer_and_findings(bare)[1])
 
 
 def test_switch_measured(shapes_json):
@@ -329,7 +330,7 @@ def _report(times, traces=None, off=None, start=TINY["start"], batch=TINY["batch
 
 
 def _said(report):
-    return words(" ".join(shapes_why.sentences(report)))
+    return words(" ".join(shapes_why.answer_and_findings(report)[1]))
 
 
 def _count10(blocked_pass_3):
@@ -359,7 +360,7 @@ def test_drifting_control_is_a_disturbed_run():
     ok = [r for r in report.rows if r.env.get(ONEDNN) == "1"]
     control = shapes_why.control_verdict(report, ok)
     assert control.differs and control.smaller and (control.n_a, control.above) == (9, 0)
-    found = shapes_why.sentences(report)
+    found = shapes_why.answer_and_findings(report)[1]
     said = words(" ".join(found))
     assert ("Disturbed run: blocked (blocks of 8) does the same fixed-shape work in its pass 2 and pass 3, on lengths "
             "it has already seen, so they must not differ, yet pass 2 against pass 3, paired by length, differs "
@@ -431,8 +432,8 @@ def test_no_difference_is_not_said_with_three_pairs():
 
 
 def answer_of(report):
-    from tfgraphs.findings.shapes import answer
-    return [words(s) for s in answer(report)]
+    from tfgraphs.findings.shapes import answer_and_findings
+    return [words(s) for s in answer_and_findings(report)[0]]
 
 
 def test_differs_is_not_said_when_the_passes_overlap():
@@ -465,10 +466,10 @@ def test_steady_small_penalty_is_measured():
     report = _report({"function": (function, _spread(0.106, 7, 31)), "function-signature": flat,
                       "blocked": tuple([t + 0.002 for t in p] for p in flat[::-1])},
                      {"function": 31, "function-signature": 1, "blocked": 1})
-    c = shapes_why.report_cost(report, report.rows[0])
+    c = shapes_why.run_cost(report, report.rows[0])
     assert c.first_s == 2.0 and len(c.new) == len(c.seen) == 30 and c.new_s == pytest.approx(0.119, rel=1e-3)
     assert c.penalty.differs and c.penalty.above == 30 and c.penalized
-    assert not shapes_why.report_cost(report, report.rows[1]).penalized
+    assert not shapes_why.run_cost(report, report.rows[1]).penalized
     said = _said(report)
     assert ("Pass 1 against pass 2 in function, paired by length: differs (x1.12, 95% CI x1.1") in said
     assert "pass 1 the slower on 30 of 30 lengths: a new length added a median +13.0 ms to a 106.0 ms call" in said

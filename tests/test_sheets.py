@@ -40,10 +40,10 @@ BANG = re.compile(r"^\s*!(tfgraphs [^\n`]*)$", re.M)   # a notebook cell's shell
 OPENING = re.compile(r"^( *)```(\w*) *$", re.M)   # a fence's opening or closing line, indented or not
 REFUSED = "(exit status 2)"
 # Where each command's work starts: reaching one of these, the command has accepted everything it was given.
-WORK = ("tfgraphs.api.commands.check_memory",   # a measuring command's plan is made and checked: workers come next
-        "tfgraphs.jobs.inspect.run",            # inspect reads the graph
+WORK = ("tfgraphs.jobs.runner.check_memory",     # a measuring command's plan is made and checked: workers come next
+        "tfgraphs.jobs.owngraph.INSPECT.run",   # inspect reads the graph
         "tfgraphs.labs.checking.collect",       # lab check runs the student's code
-        "tfgraphs.children.start")              # server starts TensorFlow's server
+        "tfgraphs.processes.start")             # server starts TensorFlow's server
 OUTPUT_FLAGS = ("-o", "--json", "--csv", "--plot", "--strip-constants", "--trace", "--tensorboard")
 # What a metavariable of a synopsis stands for here.
 METAVARS = {"N": "1", "COMMAND": "compare", "HOST": "127.0.0.1", "OUT": "out", "DIR": "dir", "SCRIPT": "script.py",

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from conftest import words
-from tfgraphs.findings import stages
+from tfgraphs.findings import explain
 from tfgraphs.records.results import load
 from tfgraphs.spec import tflog
 
@@ -75,24 +75,24 @@ def rows(explain_json):
 
 def test_the_real_log_spans_each_logged_first_run(rows):
     for variant, r in rows.items():
-        spans = stages.logged_spans(r)
+        spans = explain.logged_spans(r)
         assert spans and sum(s["seconds"] for s in spans) >= 0.9 * r.logged_first_run_s, variant
-    said = words(" ".join(stages.where_it_went(rows.values())))
+    said = words(" ".join(explain.where_it_went(rows.values())))
     assert "constant [default]: TensorFlow's log lines span " in said
 
 
 def test_the_network_runs_twice_only_where_the_folder_ran_it_and_did_not_keep_it(rows, utc):
     # Folded at batch 20 (no Conv2D in the graph that ran), and no folder's run for placeholder: silent both.
-    assert stages.network_ran_twice([rows["constant"], rows["placeholder"]]) == []
+    assert explain.network_ran_twice([rows["constant"], rows["placeholder"]]) == []
     unkept = replace(rows["placeholder"], first_run_log=tuple(LOGS["2.21"]))
-    said = words(" ".join(stages.network_ran_twice([unkept])))
+    said = words(" ".join(explain.network_ran_twice([unkept])))
     assert said.startswith("placeholder [default]: the network ran twice in its first run. The executor logged "
                            "Conv2D, AvgPool and Relu in the classic folder's run of the constant graph (")
     assert "so they ran again in the run (step 1) (" in said
 
 
 def test_a_run_after_the_initializers_is_optimized_again_only_where_one_came_first(rows):
-    said = words(" ".join(stages.optimized_again(rows.values())))
+    said = words(" ".join(explain.optimized_again(rows.values())))
     assert said.startswith("variable [default]: its first run came after the initializer's run in the same session, "
                            "and TensorFlow logged BuildGraph and Grappler, partitioning and classic folder's search "
                            "again")

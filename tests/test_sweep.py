@@ -17,16 +17,15 @@ import pytest
 import fakes
 from conftest import run_cli, run_main, words
 from tfgraphs.findings import sweep as growth
-from tfgraphs.findings.sweep import answer as sweep_answer
-from tfgraphs.jobs import runner, sweep
-from tfgraphs.spec.seed import SweepConfig
+from tfgraphs.jobs import runner
+from tfgraphs.jobs.seed import SWEEP as sweep
+from tfgraphs.spec.network import GRAPHDEF_LIMIT, SweepConfig
 from tfgraphs.records import sweep as fits
 from fakes import results
 from tfgraphs.records.rows import Measurement, Row
 from tfgraphs.records.schema import SCHEMA
-from tfgraphs.render.sweep import render as render_sweep
+from tfgraphs.render.seed import render_sweep
 from tfgraphs.spec import network
-from tfgraphs.spec.limits import GRAPHDEF_LIMIT
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
@@ -104,7 +103,7 @@ def test_fit_line_absorbs_length_prefixes():
 ])
 def test_slope_sentence_claims_no_residual_only_from_three_points(points, residual, says):
     fit = fits.Fit("constant", 8192, 900, 262143, residual, points)
-    said = growth._slope_sentence(fit, "float64", 40)
+    said = growth.slope_sentence(fit, "float64", 40)
     assert says in said and ("no residual" in said) == (points >= 3 and residual == 0)
 
 
@@ -124,7 +123,7 @@ def growth_report(*rows, dtype="float32"):
 
 
 def said(report):
-    return words(" ".join(growth.sentences(report)) + " " + " ".join(sweep_answer(report)))
+    return words(" ".join(growth.answer_and_findings(report)[1]) + " " + " ".join(growth.answer_and_findings(report)[0]))
 
 
 def old_range_rule(a, b):
@@ -192,7 +191,7 @@ def test_later_runs_against_the_fed_variant_are_judged_per_worker():
     config = {"batches": [10, 20], "dtype": "float32", "runs": 2, "variants": ["constant", "placeholder"]}
     report = results("sweep", config, rows, extra={"fit": [f.to_dict() for f in fits.fit_all(rows, config["variants"])],
                                                    "tf_error": None})
-    text = words(" ".join(growth.sentences(report)))
+    text = words(" ".join(growth.answer_and_findings(report)[1]))
     # Ten times faster on one worker a side is no finding: the old rule's "beyond a spread" was on two workers.
     assert ("constant's later runs against placeholder's (each point's median later run, one per fresh worker): at "
             "batch 10, cannot tell with n=1 and 1 (a rank test needs 4 a side)") in text
@@ -249,10 +248,10 @@ def probe(**fields):
 
 
 def test_limit_sentence_speaks_of_memory_only_when_measured():
-    assert "memory" not in growth._limit_sentence(probe())
-    said = growth._limit_sentence(probe(rss_before_bytes=800_000_000, rss_after_bytes=801_000_000))
+    assert "memory" not in growth.limit_sentence(probe())
+    said = growth.limit_sentence(probe(rss_before_bytes=800_000_000, rss_after_bytes=801_000_000))
     assert "was 800.0 MB before the call and 801.0 MB after it (+1.0 MB, 0.047% of the tensor's bytes)" in said
-    accepted = growth._limit_sentence(probe(refused=False, message=None))
+    accepted = growth.limit_sentence(probe(refused=False, message=None))
     assert accepted.startswith(f"TensorFlow accepted a {GRAPHDEF_LIMIT:,}-byte tensor for X") and "wrong" not in accepted
 
 

@@ -19,7 +19,7 @@ from conftest import run_cli, run_main, words
 from tfgraphs.cli import main
 from tfgraphs.spec.options import byte_size
 from tfgraphs.errors import UsageError
-from tfgraphs.jobs.unembed import _compare
+from tfgraphs.jobs.owngraph import compare_outputs
 from tfgraphs.tfimport import import_tensorflow
 from tfgraphs.worker import unembed as worker
 
@@ -146,12 +146,12 @@ def test_a_wrong_rewrite_fails_the_check(graphs, monkeypatch, tmp_path, capsys):
 def test_compare_names_the_largest_difference(tmp_path):
     np.savez(tmp_path / "a.npz", np.ones(3, np.float32), np.arange(4))
     np.savez(tmp_path / "b.npz", np.ones(3, np.float32) + 1e-7, np.arange(4))
-    worst, tol, within = _compare(tmp_path / "a.npz", tmp_path / "b.npz")
+    worst, tol, within = compare_outputs(tmp_path / "a.npz", tmp_path / "b.npz")
     assert within and worst == pytest.approx(1.19e-7, rel=0.01) and tol == pytest.approx(1e-6)
     np.savez(tmp_path / "c.npz", np.ones(3, np.float32), np.arange(4) + 1)
-    assert _compare(tmp_path / "a.npz", tmp_path / "c.npz") == (1.0, 0.0, False)
+    assert compare_outputs(tmp_path / "a.npz", tmp_path / "c.npz") == (1.0, 0.0, False)
     np.savez(tmp_path / "d.npz", np.ones(2, np.float32), np.arange(4))
-    assert _compare(tmp_path / "a.npz", tmp_path / "d.npz")[2] is False   # a changed shape never matches
+    assert compare_outputs(tmp_path / "a.npz", tmp_path / "d.npz")[2] is False   # a changed shape never matches
 
 
 def test_out_is_refused_when_not_empty_and_replaced_with_replace(graphs, monkeypatch, tmp_path, capsys):
@@ -234,11 +234,11 @@ def _timed(before_runs, after_runs, first=(0.1376, 0.0215)):
 
 
 def test_later_runs_are_judged_and_one_first_run_a_side_cannot_be():
-    from tfgraphs.findings.unembed import sentences
+    from tfgraphs.findings.files import answer_and_findings
 
     # The fixture's own numbers: 3 later runs a side, one first run a side. The range rule said "no measurable
     # difference (medians differ by 0.38 ms, within a spread of 5.74 ms)"; three a side cannot decide either way.
-    said = [s for s in sentences(_timed((0.00534, 0.000806, 0.000603), (0.00591, 0.000426, 0.000172)))
+    said = [s for s in answer_and_findings(_timed((0.00534, 0.000806, 0.000603), (0.00591, 0.000426, 0.000172)))[1]
             if s.startswith(("First run", "Later runs"))]
     assert said == [
         "First run, after against before: 21.5 ms against 137.6 ms, cannot tell with n=1 and 1 (a rank test needs 4 "
@@ -250,10 +250,10 @@ def test_later_runs_are_judged_and_one_first_run_a_side_cannot_be():
     # Eight a side, every run after faster: it differs, one outlier notwithstanding (the range rule's blind spot).
     before = [0.0008 + i * 1e-5 for i in range(8)]
     after = [0.0004 + i * 1e-5 for i in range(7)] + [0.006]
-    said = " ".join(sentences(_timed(before, after)))
+    said = " ".join(answer_and_findings(_timed(before, after))[1])
     assert "Later runs, after against before: a median 0.4 ms against 0.8 ms, differs (x0.52, 95% CI x" in said
     assert "n=8 and 8, p=0.0" in said
     # The same runs on both sides: no difference beyond 25%, never "differs".
-    said = " ".join(sentences(_timed(before, [t * 1.001 for t in before])))
+    said = " ".join(answer_and_findings(_timed(before, [t * 1.001 for t in before]))[1])
     assert "Later runs, after against before: a median 0.8 ms against 0.8 ms, no difference beyond 25%" in said
     assert "differs" not in said.split("Later runs")[1].split(".")[0]

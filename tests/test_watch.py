@@ -17,8 +17,8 @@ import psutil
 import pytest
 
 from conftest import run_cli, run_main, words
-from tfgraphs.findings.watch import said as sentence_of
-from tfgraphs.records.watch import Watching, diagnoses
+from tfgraphs.findings.watch import diagnosis_sentence as sentence_of
+from tfgraphs.records.one_record import Watching, diagnoses
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPTS = Path(__file__).resolve().parent / "watch_scripts"
@@ -160,7 +160,7 @@ def test_the_new_signature_finding_is_the_judges_verdict_on_new_first_calls_agai
 
 
 def test_a_new_signature_under_one_percent_of_the_run_stays_out_of_the_answer():
-    from tfgraphs.findings.watch import answer
+    from tfgraphs.findings.watch import answer_and_findings
 
     # The new sets' first calls cost 1.906 s beyond a repeat (0.011 s): 0.48% of a 400 s script, 19% of a 10 s one.
     small = replace(record(), script_s=400.0, exit_code=0, ended="exit", touched_tensorflow=True)
@@ -168,14 +168,14 @@ def test_a_new_signature_under_one_percent_of_the_run_stays_out_of_the_answer():
     [found] = small.findings
     assert found["evidence"]["cost_s"] == pytest.approx(1.906)
     assert found["evidence"]["share"] == pytest.approx(1.906 / 400)
-    said = words(" ".join(answer(small)))
+    said = words(" ".join(answer_and_findings(small)[0]))
     assert "different sets of fed and fetched names" not in said
     assert "1 smaller finding (new-signature), each under 1% of the script's run time: see below." in said
     assert "No finding" not in said
     assert "; together 1.91 s beyond a repeat, 0.5% of the script's 400.00 s run." in words(sentence_of(small, found))
     large = replace(small, script_s=10.0)
     large = replace(large, findings=diagnoses(large))
-    said = words(" ".join(answer(large)))
+    said = words(" ".join(answer_and_findings(large)[0]))
     assert "ran 5 different sets of fed and fetched names" in said and "smaller finding" not in said
 
 
@@ -194,16 +194,16 @@ def test_a_list_fed_again_is_said_to_be_converted_on_each_call():
 
 
 def test_a_call_site_whose_every_call_was_a_new_set_has_no_repeats_to_call_later_runs():
-    from tfgraphs.findings.watch import sentences
+    from tfgraphs.findings.watch import answer_and_findings
 
     call = record().calls[0] | {"signatures": 10, "signature_first_s": record().calls[0]["times_s"]}
-    said = words(" ".join(sentences(Watching(script="s.py", calls=(call,)))))
+    said = words(" ".join(answer_and_findings(Watching(script="s.py", calls=(call,)))[1]))
     assert ("; each of its 10 calls used a new set of fed and fetched names, so each was the first call of its set, "
             "none a repeat.") in said
-    said = words(" ".join(sentences(record())))
+    said = words(" ".join(answer_and_findings(record())[1]))
     assert "over 5 sets of fed and fetched names, the new sets' first calls among them." in said
     one = record().calls[0] | {"signatures": 1, "signature_first_s": [0.9]}
-    assert "sets of fed" not in " ".join(sentences(Watching(script="s.py", calls=(one,))))
+    assert "sets of fed" not in " ".join(answer_and_findings(Watching(script="s.py", calls=(one,)))[1])
 
 
 def test_a_const_that_is_mostly_its_name_gets_no_remedy_for_data():

@@ -222,7 +222,7 @@ def test_ctrl_c_exits_130_and_keeps_what_was_seen(tmp_path):
 
 def test_watching_in_process_records_a_tiny_graph_and_restores_the_session():
     from tfgraphs.tfimport import import_tensorflow
-    from tfgraphs.worker.watching import watching
+    from tfgraphs.worker.watch import watching
 
     tf = import_tensorflow()
     from tensorflow.python.client import session
@@ -251,7 +251,7 @@ def test_watching_in_process_records_a_tiny_graph_and_restores_the_session():
 
 def test_every_value_feed_dict_converts_is_counted_as_the_array_it_hands_tensorflow():
     from tfgraphs.tfimport import import_tensorflow
-    from tfgraphs.worker.watching import watching
+    from tfgraphs.worker.watch import watching
 
     tf = import_tensorflow()
     listed = BIG.tolist()   # a nested list, converted by session.py to float32 for x
@@ -277,7 +277,7 @@ def test_every_value_feed_dict_converts_is_counted_as_the_array_it_hands_tensorf
 
 def test_ops_made_before_a_sessions_first_run_are_not_growth_and_those_between_its_runs_are():
     from tfgraphs.tfimport import import_tensorflow
-    from tfgraphs.worker.watching import watching
+    from tfgraphs.worker.watch import watching
 
     tf = import_tensorflow()
     graph = tf.Graph()
@@ -299,7 +299,7 @@ def test_ops_made_before_a_sessions_first_run_are_not_growth_and_those_between_i
 
 def test_a_fault_in_the_hooks_never_reaches_the_script(monkeypatch):
     from tfgraphs.tfimport import import_tensorflow
-    from tfgraphs.worker.watching import Watch
+    from tfgraphs.worker.watch import Watch
 
     tf = import_tensorflow()
 

@@ -4,7 +4,6 @@ import statistics
 from dataclasses import replace
 
 from tfgraphs.findings import compare as why
-from tfgraphs.findings import memory
 from fakes import results
 from tfgraphs.records.rows import Measurement, Row
 from tfgraphs.spec import network
@@ -33,7 +32,7 @@ def row(variant, *, graph, first, later, build=0.001, session=0.001, peak=10 * D
 
 
 def said(*rows):
-    return "\n".join(why.sentences(results("compare", CONFIG, rows)))
+    return "\n".join(why.answer_and_findings(results("compare", CONFIG, rows))[1])
 
 
 def sentence(text, start):
@@ -201,7 +200,7 @@ def test_no_baseline_no_comparison():
 
 def test_nothing_ok():
     failed = Row(status="failed", error="boom", variant="constant")
-    assert why.sentences(results("compare", CONFIG, (failed,))) == [
+    assert why.answer_and_findings(results("compare", CONFIG, (failed,)))[1] == [
         "No variant produced a result, so there is nothing to explain."]
 
 
@@ -212,7 +211,7 @@ def test_why_rows_and_copies():
     assert rows["constant"]["max_batch"] == (2**31 - 1 - 928) // 8192
     assert rows["placeholder"]["max_batch"] is None
     assert rows["constant"]["first_over_later"] == 2.0
-    copies = {r["variant"]: r for r in memory.growth_rows(report)}
+    copies = {r["variant"]: r for r in why.growth_rows(report)}
     assert copies["constant"]["data"] == 1.0 and copies["constant"]["build"] == 1.0
     assert copies["placeholder"]["build"] == 0.0 and copies["placeholder"]["session"] is None
 

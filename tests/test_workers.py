@@ -13,15 +13,15 @@ import psutil
 import pytest
 
 from conftest import WORKERS, run_main, running
-from tfgraphs import children, forked
+from tfgraphs import processes
 
 SEED = ["-m", "tfgraphs.worker.seed", "--variant", "placeholder", "--batch", "10"]
 
 
 def probe(*args, env=WORKERS, **kwargs):
-    """The probe module forked from the session's server (children.start forks only tfgraphs' workers)."""
-    server = os.path.join(os.environ[children.SERVERS], children.key(env) + ".sock")
-    return forked.Forked(forked.connect(server), [sys.executable, "-m", "probe", *args], env=env, **kwargs)
+    """The probe module forked from the session's server (processes.start forks only tfgraphs' workers)."""
+    server = os.path.join(os.environ[processes.SERVERS], processes.key(env) + ".sock")
+    return processes.Forked(processes.connect(server), [sys.executable, "-m", "probe", *args], env=env, **kwargs)
 
 
 def test_a_forked_child_runs_its_module_with_the_requesters_argv_folder_environment_and_descriptors(
@@ -58,10 +58,10 @@ def test_a_killed_child_reports_its_signal_and_is_listed_until_it_ends():
 
 def test_a_requester_that_ends_ends_its_child():
     script = ("import os, subprocess, sys\n"
-              "from tfgraphs import children, forked\n"
+              "from tfgraphs import processes\n"
               "env = {**os.environ, 'TF_CPP_MIN_LOG_LEVEL': '2'}\n"
-              "path = os.path.join(os.environ[children.SERVERS], children.key(env) + '.sock')\n"
-              "p = forked.Forked(forked.connect(path), [sys.executable, '-m', 'probe', 'sleep'], env=env,\n"
+              "path = os.path.join(os.environ[processes.SERVERS], processes.key(env) + '.sock')\n"
+              "p = processes.Forked(processes.connect(path), [sys.executable, '-m', 'probe', 'sleep'], env=env,\n"
               "                      stdin=subprocess.DEVNULL, stdout=subprocess.PIPE)\n"
               "p.stdout.readline()\n"
               "print(p.pid, flush=True)\n"
@@ -84,20 +84,20 @@ def test_a_requester_that_ends_ends_its_child():
     (["-m", "tfgraphs.worker.seed"], {"cwd": "/"}, "started with options a fork does not reproduce"),
 ])
 def test_only_workers_started_as_a_fresh_interpreter_would_be_are_forked(argv, options, because):
-    assert children.fresh_because([sys.executable, *argv], options) == because
-    assert children.fresh_because(["/usr/bin/python3.0", *argv], options) == "not a worker"
+    assert processes.fresh_because([sys.executable, *argv], options) == because
+    assert processes.fresh_because(["/usr/bin/python3.0", *argv], options) == "not a worker"
 
 
 def _seed(**kwargs):
-    return children.start([sys.executable, *SEED], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=WORKERS,
+    return processes.start([sys.executable, *SEED], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=WORKERS,
                           **kwargs)
 
 
 def test_a_scope_of_fresh_workers_forks_none_and_a_scope_forks_from_its_own_server(own_servers):
     assert _seed().started == "fresh"   # outside a command's scope, no server of its own
-    with children.workers(fork=False):
+    with processes.workers(fork=False):
         assert _seed().started == "fresh"
-    with children.workers():
+    with processes.workers():
         proc = _seed()
         server = psutil.Process(proc.pid).parent()
         doc = json.loads(proc.stdout.read())
@@ -108,10 +108,10 @@ def test_a_scope_of_fresh_workers_forks_none_and_a_scope_forks_from_its_own_serv
 
 def test_a_logged_worker_is_forked_from_a_server_whose_import_had_its_log_settings():
     from tfgraphs.jobs.runner import Progress, run_worker
-    from tfgraphs.spec.seed import SeedTask
+    from tfgraphs.spec.network import SeedTask
 
     timed = SeedTask(variant="placeholder", batch=10, runs=1)
-    with children.workers():
+    with processes.workers():
         docs = [run_worker(t, "w", Progress(1, quiet=True)) for t in (timed, replace(timed, mode="traced"))]
     assert [(d["status"], d["worker_start"]) for d in docs] == [("ok", "forked"), ("ok", "forked")]
     assert docs[1]["first_run_inside"]   # TensorFlow logged its optimizers: the settings were there at its import
@@ -140,7 +140,7 @@ def _forked_worker_of(proc, seconds=120):
     while time.monotonic() < deadline:
         for kid in psutil.Process(proc.pid).children():
             grandchildren = kid.children()
-            if "tfgraphs.forkserver" in " ".join(kid.cmdline()) and grandchildren:
+            if "tfgraphs.processes" in " ".join(kid.cmdline()) and grandchildren:
                 return kid.pid, grandchildren[0].pid
         time.sleep(0.05)
     raise AssertionError("no worker was forked")
@@ -171,8 +171,8 @@ def test_the_commands_end_while_a_forked_worker_measures_leaves_no_process(sig, 
 
 def test_a_parent_that_fails_mid_run_ends_its_server_and_workers(own_servers):
     with pytest.raises(RuntimeError, match="the parent failed"):
-        with children.workers():
-            worker = children.start([sys.executable, *SEED, "--runs", "1000000"], stdout=subprocess.DEVNULL,
+        with processes.workers():
+            worker = processes.start([sys.executable, *SEED, "--runs", "1000000"], stdout=subprocess.DEVNULL,
                                     stderr=subprocess.DEVNULL, env=WORKERS)
             server = psutil.Process(worker.pid).ppid()
             raise RuntimeError("the parent failed")

@@ -15,8 +15,8 @@ __version__ = "0.3.0"
 
 # The public names beside the commands' functions, and the module that defines each. Every name is imported on first
 # use: `import tfgraphs` stays light and never imports TensorFlow, which only the measuring workers load.
-_EXPORTS = {"Report": "tfgraphs.api.report", "report": "tfgraphs.api.saved", "blocked_conv1d": "tfgraphs.worker.blocked",
-            "watching": "tfgraphs.api.watching"}
+_EXPORTS = {"Report": "tfgraphs.api.report", "report": "tfgraphs.api.commands",
+            "blocked_conv1d": "tfgraphs.worker.graphs", "watching": "tfgraphs.api.commands"}
 
 
 def _functions():
@@ -32,7 +32,7 @@ def __getattr__(name):
         return import_module("tfgraphs.labs")
     if name in _EXPORTS:
         return getattr(import_module(_EXPORTS[name]), name)
-    # `from tfgraphs import children` asks for the attribute before importing the submodule: importing the registry
+    # `from tfgraphs import processes` asks for the attribute before importing the submodule: importing the registry
     # then would import the module being imported again, half made (`import tfgraphs.jobs.runner` first of all).
     if not name.startswith("_") and find_spec(f"{__name__}.{name}") is None and name in _functions():
         return _functions()[name]

@@ -11,21 +11,21 @@ TIMING_ENV = ("TF_ENABLE_ONEDNN_OPTS", "TF_NUM_INTRAOP_THREADS", "TF_NUM_INTEROP
               "TF_XLA_FLAGS", "TF_GPU_ALLOCATOR")
 
 
-def _psutil():
-    # Imported when a reading is taken, so that --help needs nothing a platform may lack.
+def psutil_module():
+    """The psutil module, imported when a reading is taken so that --help needs nothing a platform may lack."""
     import psutil
     return psutil
 
 
 def rss_bytes():
     """Current resident set size of this process."""
-    return _psutil().Process().memory_info().rss
+    return psutil_module().Process().memory_info().rss
 
 
 def peak_rss_bytes():
     """Peak resident set size of this process so far, in bytes on every OS."""
     if sys.platform == "win32":
-        return _psutil().Process().memory_info().peak_wset
+        return psutil_module().Process().memory_info().peak_wset
     try:
         import resource
     except ImportError:    # no getrusage: the current size is the best lower bound of the peak
@@ -37,7 +37,7 @@ def peak_rss_bytes():
 
 def available_bytes():
     """What can be allocated without swapping (MemAvailable on Linux)."""
-    return _psutil().virtual_memory().available
+    return psutil_module().virtual_memory().available
 
 
 def allocatable_bytes():
@@ -50,7 +50,7 @@ def allocatable_bytes():
     limit = resource.getrlimit(resource.RLIMIT_AS)[0]
     if limit == resource.RLIM_INFINITY:
         return have
-    return max(0, min(have, limit - _psutil().Process().memory_info().vms))
+    return max(0, min(have, limit - psutil_module().Process().memory_info().vms))
 
 
 def machine_info(devices=()):

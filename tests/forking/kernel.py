@@ -8,12 +8,12 @@ import os
 import signal
 import sys
 
-from tfgraphs import children, forked
+from tfgraphs import processes
 
 # The server's environment: what a measuring worker gets (TensorFlow's C++ start-up lines held back).
 env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2"}
-server = os.path.join(os.environ[children.SERVERS], children.key(env) + ".sock")
-kernel = forked.Forked(forked.connect(server), [sys.executable, "-m", "ipykernel_launcher", *sys.argv[1:]],
+server = os.path.join(os.environ[processes.SERVERS], processes.key(env) + ".sock")
+kernel = processes.Forked(processes.connect(server), [sys.executable, "-m", "ipykernel_launcher", *sys.argv[1:]],
                            env=env)
 # Jupyter interrupts a kernel with SIGINT to its process group, and ends it with SIGTERM, then SIGKILL.
 for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2):

@@ -16,16 +16,16 @@ import sys
 WATCH = "tfgraphs.worker.watch"
 
 
-def _patch(children):
-    """children.start forks WATCH's runner as forked_watch, which hides TensorFlow until the script imports it."""
-    real = children.start
+def _patch(processes):
+    """processes.start forks WATCH's runner as forked_watch, which hides TensorFlow until the script imports it."""
+    real = processes.start
 
     def start(argv, **kwargs):
         if argv[1:3] == ["-m", WATCH]:
             argv = [argv[0], "-m", "forked_watch", *argv[3:]]
         return real(argv, **kwargs)
 
-    children.start, children.FORKED = start, (*children.FORKED, "forked_watch")
+    processes.start, processes.FORKABLE = start, (*processes.FORKABLE, "forked_watch")
 
 
 def _read_only(pagetables):
@@ -55,6 +55,6 @@ class _PatchOnImport:
         return spec
 
 
-PATCHES = {"tfgraphs.children": _patch, "tfgraphs.pagetables": _read_only}
+PATCHES = {"tfgraphs.processes": _patch, "tfgraphs.pagetables": _read_only}
 if "TFGRAPHS_WORKER_SERVERS" in os.environ:
     sys.meta_path.insert(0, _PatchOnImport())

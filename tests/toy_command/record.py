@@ -2,8 +2,8 @@
 
 from dataclasses import MISSING, dataclass
 
-from tfgraphs.records.document import OneRecord
-from tfgraphs.records.possible import GRAPH_BYTES, ranged
+from tfgraphs.records.one_record import OneRecord
+from tfgraphs.records.schema import GRAPH_BYTES, ranged
 
 # What the worker measures, beside the envelope every worker's document has.
 MEASURED = ("graph_bytes", "tensor_content_bytes", "fetched_sum", "run_s")

@@ -1,38 +1,41 @@
-"""Every command of tfgraphs that has a Python API, one entry each holding what it is made of: its Config, job,
-document, renderer, figure and CSV lines. The API functions are made from these entries in one loop (their keywords,
-checks and run), and the command line's subcommands in another (cli)."""
+"""The registry: every command of tfgraphs that has a Python API, one entry each naming what it is made of (its
+Config, job, page, figure and CSV lines, each by dotted name and imported only when the command runs or its results
+are shown), and the public functions made from it: one per command, report() reading a saved one back, and
+watching() a notebook's own cells. The command line's subcommands are made from the same entries (cli)."""
 
+import contextlib
 import functools
 import inspect as signatures
+import os
 import sys
+from collections.abc import MutableMapping
 from dataclasses import dataclass, fields
+from importlib import import_module
 
-from tfgraphs import children
-from tfgraphs.api import explain, inspect
 from tfgraphs.api.notebook import progress
-from tfgraphs.api.outputs import Output, command_outputs
-from tfgraphs.api.report import Report
+from tfgraphs.api.outputs import Output, command_outputs, writes_into
+from tfgraphs.api.report import Report, rendered
 from tfgraphs.errors import UsageError
-from tfgraphs.jobs import explain as explain_job
-from tfgraphs.jobs import inspect as inspect_job
-from tfgraphs.jobs import pitfalls as pitfalls_job
-from tfgraphs.jobs import seed
-from tfgraphs.jobs import shapes as shapes_job
-from tfgraphs.jobs import sweep as sweep_job
-from tfgraphs.jobs import unembed as unembed_job
-from tfgraphs.jobs import watch as watch_job
-from tfgraphs.jobs.runner import check_memory
-from tfgraphs.records.results import DOCUMENTS
-from tfgraphs.render import compare, csv, explain as explain_text, inspect as inspect_text, pitfalls, plots, shapes
-from tfgraphs.render import sweep, unembed, watch
-from tfgraphs.spec.common import REMOTE_TIMEOUT_S, RUNNING, running, running_values
-from tfgraphs.spec.limits import TF_BASELINE_BYTES
-from tfgraphs.spec.options import REQUIRED, config_of, declared
+from tfgraphs.fileio import read_doc
+from tfgraphs.render.page import WIDTH
+from tfgraphs.spec.network import TF_BASELINE_BYTES, UNSWEPT
+from tfgraphs.spec.options import (REMOTE_TIMEOUT_S, REQUIRED, RUNNING, Option, byte_size, config_of, declared, flag,
+                                   optional_path, running, running_values)
+from tfgraphs.spec.options import path as checked_path
+from tfgraphs.spec.owngraph import WATCHED_BYTES
 from tfgraphs.spec.pitfalls import LESSONS
-from tfgraphs.spec.pitfalls import Config as PitfallsConfig
-from tfgraphs.spec.seed import UNSWEPT, ExplainConfig, SweepConfig
-from tfgraphs.spec.seed import Config as SeedConfig
-from tfgraphs.spec.shapes import Config as ShapesConfig
+
+# How a saved document is read back: by the records of the command that wrote it.
+DOCUMENTS = "tfgraphs.records.results:DOCUMENTS"
+LOAD = "tfgraphs.records.results:load"
+
+
+def imported(name):
+    """What a dotted name refers to, imported now: a module ("tfgraphs.jobs.shapes") or a name in one
+    ("tfgraphs.render.seed:render_compare")."""
+    module, _, attribute = name.partition(":")
+    found = import_module(module)
+    return getattr(found, attribute) if attribute else found
 
 
 def takes(*sources, without=(), writes=None, named=None):
@@ -40,8 +43,9 @@ def takes(*sources, without=(), writes=None, named=None):
     the keywords in without), and check each value, and what they would write, before func sees them.
 
     writes(checked options): the Outputs beyond json, csv and plot (api.outputs), when the command has more.
-    func.check(**given) is that check alone: the command line asks it of outputs it writes itself. named: the
-    command's {figure} and {lines}, as its options' help names them."""
+    func.check(**given) is that check alone, and func.run(**checked) func without it: the command line checks every
+    flag, the outputs it writes itself included, then runs. named: the command's {figure} and {lines}, as its
+    options' help names them."""
     options = declared(*sources, without=without)
     kind = signatures.Parameter
     # A required option (a path) may be given by position; every other is a keyword with its declared default.
@@ -66,6 +70,7 @@ def takes(*sources, without=(), writes=None, named=None):
             return func(**check(*args, **given))
         checked.__signature__ = signature
         checked.check = check
+        checked.run = func
         checked.__doc__ = described(func.__doc__, options, named or {})
         checked.options = options
         return checked
@@ -74,8 +79,8 @@ def takes(*sources, without=(), writes=None, named=None):
 
 def described(summary, options, named):
     """The function's one-line summary, then each keyword with its declared help, as help() and the docs show it."""
-    said = [f"    {name}: {o.help.format(**named)}" for name, o in options.items()]
-    return "\n".join([summary, "", "Args:", *said])
+    keywords = [f"    {name}: {o.help.format(**named)}" for name, o in options.items()]
+    return "\n".join([summary, "", "Args:", *keywords])
 
 
 def measured(command, **options):
@@ -87,38 +92,66 @@ def measured(command, **options):
 @dataclass(frozen=True)
 class Command:
     """One command: its help, the options its API function takes and what it does with them, and how its results
-    are saved, shown, drawn and written as CSV."""
+    are saved, shown, drawn and written as CSV. Its Config, job, page, figure and CSV lines are given by dotted name
+    (see imported) and imported on first use."""
 
     name: str
     summary: str                    # its line in `tfgraphs --help`
     description: str                # what its own --help says it does
     doc: str                        # its API function's one-line docstring
-    config: type                    # the Config its options build
-    job: object                     # the job module that plans and runs it (jobs/)
-    render: object                  # render(result, fmt, width, verbose=, figure=): its results as text
-    beside: tuple | None = None     # the options it takes beside its Config's; None: how it runs and what it writes
+    config_name: str                # the Config its options build
+    job_name: str                   # the job that plans and runs it: a Job, or a module with plan and run (jobs/)
+    render_name: str                # render(results, fmt, width, verbose=, figure=): its results' page
+    beside: tuple | None = None     # the options it takes beside its Config's (dicts, or Configs by dotted name);
+                                    # None: how it runs and what it writes
     first: tuple = ()               # its Config's keywords that lead its signature and --help, when not its first
     without: tuple = ()             # keywords of its Config it does not take
     writes: object = None           # writes(options): the Outputs beyond --json, --csv and --plot
     body: object = measured         # body(command, **checked options): what its API function does
-    figure: object = None           # figure(result): a matplotlib Figure; None: it has no figure
+    figure_name: str | None = None  # figure(results): a matplotlib Figure; None: it has no figure
     shows: str | None = None        # what its figure shows, as its answer names it
-    lines: csv.Lines | None = None  # the lines of its CSV; None: it has no CSV
+    lines_name: str | None = None   # the Lines of its CSV (render.csv); None: it has no CSV
     table: str = "rows"             # the attribute of its result that Report.rows lists
     comparable: bool = False        # whether `tfgraphs report A B` compares two of its documents
     progress: bool = False          # whether it reports progress while its workers run (--quiet silences it)
 
     @property
+    def config(self):
+        """The Config class its options build."""
+        return imported(self.config_name)
+
+    @property
+    def job(self):
+        """The job that plans and runs it."""
+        return imported(self.job_name)
+
+    @property
+    def render(self):
+        """Its renderer: render(results, fmt, width, verbose=, figure=) -> its page."""
+        return imported(self.render_name)
+
+    @property
+    def figure(self):
+        """figure(results) -> a matplotlib Figure, or None when it draws none."""
+        return imported(self.figure_name) if self.figure_name else None
+
+    @property
+    def lines(self):
+        """The Lines of its CSV, or None when it has none."""
+        return imported(self.lines_name) if self.lines_name else None
+
+    @property
     def document(self):
         """How its results are saved."""
-        return DOCUMENTS[self.name]
+        return imported(DOCUMENTS)[self.name]
 
     def options(self):
         """The options beside its Config's: those declared for it, else every running option, less --csv without CSV
         lines and --plot without a figure."""
         if self.beside is not None:
-            return self.beside
-        return (running(*(n for n in RUNNING if (n != "csv" or self.lines) and (n != "plot" or self.figure))),)
+            return tuple(imported(o) if isinstance(o, str) else o for o in self.beside)
+        return (running(*(n for n in RUNNING
+                          if (n != "csv" or self.lines_name) and (n != "plot" or self.figure_name))),)
 
     def function(self):
         """Its API function: the declared keywords, each checked as the command line checks it, then its body."""
@@ -126,9 +159,11 @@ class Command:
             return self.body(self, **options)
         call.__name__ = call.__qualname__ = self.name
         call.__doc__ = self.doc
-        leading = {f.name: f.metadata["option"] for f in fields(self.config) if f.name in self.first}
-        made = takes(leading, self.config, *self.options(), without=self.without, writes=self.writes,
-                     named={"figure": self.shows, "lines": self.lines.each if self.lines else None})(call)
+        config = self.config
+        leading = {f.name: f.metadata["option"] for f in fields(config) if f.name in self.first}
+        lines = self.lines
+        made = takes(leading, config, *self.options(), without=self.without, writes=self.writes,
+                     named={"figure": self.shows, "lines": lines.each if lines else None})(call)
         made.__module__ = "tfgraphs"
         return made
 
@@ -139,26 +174,89 @@ class Command:
 
         The caller (an API function made by takes()) has checked every option and output before building config.
         """
+        from tfgraphs import processes
+        from tfgraphs.jobs.runner import check_memory
+
         if timeout is None and getattr(config, "target", ""):
             # A server that accepts the connection and never answers would hang a remote run: it gets a deadline.
             timeout = REMOTE_TIMEOUT_S
         plan = job.plan(config)
-        said = plan.notices if plan.runnable else plan.notices[:-1]
-        for notice in said:
+        for notice in plan.notices if plan.runnable else plan.notices[:-1]:
             print(f"tfgraphs: refusing {notice}", file=sys.stderr)
         if not plan.runnable:
             # Every row was refused: the last refusal is the error, so each one is still one line.
             raise UsageError(f"refusing {plan.notices[-1]}" if plan.notices else "nothing to run")
         # A server that imported TensorFlow stays beside the workers it forks.
         check_memory(plan, force, beside=0 if fresh_workers else TF_BASELINE_BYTES)
-        with children.workers(fork=not fresh_workers):
+        with processes.workers(fork=not fresh_workers):
             found = Report(job.run(config, plan, progress(plan.workers, quiet), timeout=timeout, **options),
                            self, refused=plan.notices)
         found.write(json=json, csv=csv, plot=plot)
         return found
 
 
-def _unembed_writes(options):
+# What tfgraphs.explain() takes beside its Config: where traces go, and a user's graph in place of the built-in
+# network.
+FOLDERS = {
+    "trace": Option(None, optional_path, "write a Chrome trace (Perfetto, chrome://tracing) of the first and second "
+                    "run of each variant x preset to DIR", metavar="DIR"),
+    "tensorboard": Option(None, optional_path, "write each variant's graph for `tensorboard --logdir DIR`",
+                          metavar="DIR"),
+    "graph": Option(None, optional_path, "explain this .pb/.pbtxt GraphDef or SavedModel folder instead of the "
+                    "built-in network (--batch, --dtype, --variants and --target do not apply)", metavar="PATH"),
+}
+OWNGRAPH = "tfgraphs.jobs.owngraph"   # the job of a user's graph, and its Config, in place of the seed network's
+EXPLAIN_BESIDE = (FOLDERS, OWNGRAPH + ":Config", RUNNING)
+EXPLAIN_WITHOUT = ("returns", "path", "full_trials")   # owngraph's graph is --graph; every trial measures every phase
+SEED_ONLY = ("batch", "dtype", "variants", "target")   # settings of the built-in network
+
+
+def explain_writes(options):
+    """The Outputs of --trace and --tensorboard: each folder, and every trace file and graph folder in it."""
+    if options["trace"] is None and options["tensorboard"] is None:
+        return []
+    explain = COMMANDS["explain"]
+    if options["graph"] is None:
+        traces, boards = explain.job.writes(config_of(explain.config, options), options["trace"],
+                                            options["tensorboard"])
+    else:
+        owngraph = imported(OWNGRAPH)
+        traces, boards = owngraph.writes(config_of(owngraph.Config, {**options, "path": options["graph"]}),
+                                         options["trace"], options["tensorboard"])
+    return ((writes_into("trace", options["trace"], files=traces) if options["trace"] else [])
+            + (writes_into("tensorboard", options["tensorboard"], wholes=boards) if options["tensorboard"] else []))
+
+
+def explained(command, **options):
+    """Run each variant, or the graph at `graph`, under the presets, with its traces and graphs written."""
+    run = {**running_values(options), "trace_dir": options["trace"], "tensorboard_dir": options["tensorboard"]}
+    config = command.config
+    if options["graph"] is None:
+        return command.measure(command.job, config_of(config, options), **run)
+    for name in SEED_ONLY:
+        if options[name] != getattr(config, name):
+            raise UsageError(f"--{name} sets the built-in network; it does not apply with --graph")
+    owngraph = imported(OWNGRAPH)
+    return command.measure(owngraph, config_of(owngraph.Config, {**options, "path": options["graph"]}), **run)
+
+
+def inspect_writes(options):
+    """The stripped copy, when asked: an Output beside --json."""
+    return [Output(flag("strip_constants"), options["strip_constants"])] if options["strip_constants"] else []
+
+
+def inspected(command, **options):
+    """Size, nodes, op types, largest Consts and headroom to 2 GiB of the graph at path; nothing is run."""
+    job = command.job
+    config = config_of(command.config, options)
+    job.plan(config)
+    found = Report(job.run(config), command)
+    if config.json:
+        found.to_json(config.json)
+    return found
+
+
+def unembed_writes(options):
     """OUT, a folder written whole: the new SavedModel replaces it."""
     return [Output("-o", options["out"], "whole")]
 
@@ -197,57 +295,149 @@ COMMANDS = {c.name: c for c in (
             "Build conv2d -> avg_pool -> relu from the same data in several ways and measure graph size, build, "
             "session, init, first run and later runs for each.",
             "Build the seed network from the same data in each variant and measure every phase in a fresh worker.",
-            SeedConfig, seed, compare.render, figure=plots.compare_figure,
-            shows="time to the first result, by phase", lines=csv.TRIALS, comparable=True, progress=True),
+            "tfgraphs.spec.network:Config", "tfgraphs.jobs.seed:COMPARE", "tfgraphs.render.seed:render_compare",
+            figure_name="tfgraphs.render.plots:compare_figure", shows="time to the first result, by phase",
+            lines_name="tfgraphs.render.csv:TRIALS", comparable=True, progress=True),
     Command("explain", "what the first sess.run pays for: optimizer ablation, per-op traces",
             "Run each variant under session presets that switch graph optimizers off, trace the first and a later "
             "run of each, and split the first run's extra time into Grappler, classic constant folding and the rest.",
             "Run each variant, or the graph at `graph`, under presets that switch optimizers off, and trace its runs.",
-            ExplainConfig, explain_job, explain_text.render, beside=explain.BESIDE, without=explain.WITHOUT,
-            writes=explain.writes, body=explain.explained, figure=plots.explain_figure,
-            shows="where the first run went", lines=csv.TRIALS, comparable=True, progress=True),
+            "tfgraphs.spec.network:ExplainConfig", "tfgraphs.jobs.seed:EXPLAIN", "tfgraphs.render.explain:render",
+            beside=EXPLAIN_BESIDE, without=EXPLAIN_WITHOUT, writes=explain_writes, body=explained,
+            figure_name="tfgraphs.render.plots:explain_figure", shows="where the first run went",
+            lines_name="tfgraphs.render.csv:TRIALS", comparable=True, progress=True),
     Command("sweep", "graph size, time and memory against batch, fitted up to the 2 GiB serialized-GraphDef limit",
             "Measure each variant at each batch in a fresh worker, fit graph bytes = a*batch + b, predict the "
             "largest batch whose GraphDef serializes under 2 GiB, and ask TensorFlow to embed the next one (from a "
             "zero-stride array view).",
             "Measure each variant at each batch, fit graph bytes against batch and put the predicted limit to "
-            "TensorFlow.", SweepConfig, sweep_job, sweep.render, without=UNSWEPT, first=("batches",),
-            figure=plots.sweep_figure,
-            shows="graph bytes and run time against batch", lines=csv.TRIALS, comparable=True, progress=True),
+            "TensorFlow.", "tfgraphs.spec.network:SweepConfig", "tfgraphs.jobs.seed:SWEEP",
+            "tfgraphs.render.seed:render_sweep", without=UNSWEPT, first=("batches",),
+            figure_name="tfgraphs.render.plots:sweep_figure", shows="graph bytes and run time against batch",
+            lines_name="tfgraphs.render.csv:TRIALS", comparable=True, progress=True),
     Command("inspect", "what is inside a GraphDef or SavedModel file (nothing is run)",
             "Report a GraphDef's size, node count, op types, largest Const nodes and headroom to 2 GiB. The graph is "
             "only parsed: never imported or executed.",
             "Size, nodes, op types, largest Consts and headroom to 2 GiB of the graph at path; nothing is run.",
-            inspect_job.Config, inspect_job, inspect_text.render, beside=(), writes=inspect.writes,
-            body=inspect.inspected, table="largest_consts"),
+            "tfgraphs.jobs.owngraph:InspectConfig", "tfgraphs.jobs.owngraph:INSPECT",
+            "tfgraphs.render.user:render_inspect", beside=(), writes=inspect_writes, body=inspected,
+            table="largest_consts"),
     Command("unembed", "move a graph's large constants into variables loaded from a checkpoint",
             "Write PATH (a GraphDef or SavedModel) as a TF1 SavedModel in OUT in which every Const of at least "
             "--min-bytes is a non-trainable variable restored from the checkpoint. Load it with "
             "tf.compat.v1.saved_model.loader.load(sess, ['serve'], OUT). The input is never modified.",
             "Write the graph at path as a TF1 SavedModel in out, its Consts of min_bytes or more moved into "
-            "variables.", unembed_job.Config, unembed_job, unembed.render,
-            beside=(running("timeout", "fresh_workers", "quiet", "json"),), without=("trials", "presets"),
-            writes=_unembed_writes, table="moved", progress=True),
+            "variables.", "tfgraphs.jobs.owngraph:UnembedConfig", "tfgraphs.jobs.owngraph:UNEMBED",
+            "tfgraphs.render.user:render_unembed", beside=(running("timeout", "fresh_workers", "quiet", "json"),),
+            without=("trials", "presets"), writes=unembed_writes, table="moved", progress=True),
     Command("shapes", "the cost of each new input length: retracing, kernel selection, fixed blocks",
             SHAPES,
             "Run each mode over many input lengths in fresh workers; switch_modes None: the default ones in modes.",
-            ShapesConfig, shapes_job, shapes.render,
+            "tfgraphs.spec.shapes:Config", "tfgraphs.jobs.shapes", "tfgraphs.render.shapes:render",
             beside=(running("timeout", "fresh_workers", "quiet", "json", "csv", "plot"),),
-            figure=plots.shapes_figure, shows="time per call against input length", lines=csv.CALLS, table="rows",
-            progress=True),
+            figure_name="tfgraphs.render.plots:shapes_figure", shows="time per call against input length",
+            lines_name="tfgraphs.render.csv:CALLS", table="rows", progress=True),
     Command("pitfalls", "the executor cache, a graph that grows in a loop, copies of X in saved files, "
                         "placeholder_with_default, what can be folded, what a run executes",
             PITFALLS, "Measure each lesson on each of its variants, every one in a fresh worker.",
-            PitfallsConfig, pitfalls_job, pitfalls.render, figure=plots.pitfalls_figure,
-            shows="the graph-growth steps (or the executor-cache runs)", lines=csv.CASES, progress=True),
+            "tfgraphs.spec.pitfalls:Config", "tfgraphs.jobs.seed:PITFALLS", "tfgraphs.render.pitfalls:render",
+            figure_name="tfgraphs.render.plots:pitfalls_figure",
+            shows="the graph-growth steps (or the executor-cache runs)", lines_name="tfgraphs.render.csv:CASES",
+            progress=True),
     Command("watch", "run your own TF1 script unchanged and say, by its own line numbers, what its graph costs",
             WATCH,
             "Run the script in a fresh process, as `python SCRIPT ARGS` would, with TensorFlow's graph-mode calls "
-            "watched.", watch_job.Config, watch_job, watch.render,
-            beside=(running("quiet", "json", "csv", "plot"),), figure=plots.watch_figure,
-            shows="each call site's runs, and the bytes of each large Const by its line", lines=csv.RUNS,
-            table="calls", progress=True),
+            "watched.", "tfgraphs.jobs.watch:Config", "tfgraphs.jobs.watch", "tfgraphs.render.user:render_watch",
+            beside=(running("quiet", "json", "csv", "plot"),), figure_name="tfgraphs.render.plots:watch_figure",
+            shows="each call site's runs, and the bytes of each large Const by its line",
+            lines_name="tfgraphs.render.csv:RUNS", table="calls", progress=True),
 )}
 
+
+class Functions(MutableMapping):
+    """{command: its API function}, each made from its registry entry when first asked for (making it imports the
+    command's Config)."""
+
+    def __init__(self):
+        self.made = {}
+
+    def __getitem__(self, name):
+        if name not in self.made:
+            self.made[name] = COMMANDS[name].function()
+        return self.made[name]
+
+    def __setitem__(self, name, function):
+        self.made[name] = function
+
+    def __delitem__(self, name):
+        del self.made[name]
+
+    def __iter__(self):
+        return iter(dict.fromkeys([*COMMANDS, *self.made]))
+
+    def __len__(self):
+        return len(set(COMMANDS) | set(self.made))
+
+
 # tfgraphs.compare() and the rest: one function per command.
-FUNCTIONS = {c.name: c.function() for c in COMMANDS.values()}
+FUNCTIONS = Functions()
+
+
+def render(result, fmt="simple", width=WIDTH, verbose=False, figure=None):
+    """Any result as text, by the command that made it (see report.rendered)."""
+    return rendered(result, COMMANDS[result.command], fmt, width, verbose, figure)
+
+
+def report(path):
+    """The Report saved at path by --json or Report.to_json, ready to print, show or plot again."""
+    if not isinstance(path, (str, os.PathLike)):
+        # An int would be opened as a file descriptor, and closed.
+        raise UsageError(f"report() takes the path of a saved document (a str or os.PathLike), not {type(path).__name__}")
+    path = checked_path("path", path)
+    try:
+        result = imported(LOAD)(read_doc(path))
+        found = Report(result, COMMANDS[result.command])
+        found.text()   # a document missing what its text needs is refused now, not when it is printed
+        return found
+    except UsageError:
+        raise
+    except KeyError as exc:
+        raise UsageError(f"{path} is not a complete tfgraphs results file (no {exc} in it)") from None
+    except ValueError as exc:
+        raise UsageError(f"{path}: {_first_line(exc)}") from None
+    except (TypeError, AttributeError, IndexError, OverflowError, RecursionError) as exc:
+        # A field of the wrong type or range, wherever it is read: one line naming the file, never a traceback.
+        raise UsageError(f"{path} is not a valid tfgraphs results file: {_first_line(exc)}") from None
+
+
+def _first_line(exc):
+    text = str(exc).strip().splitlines()
+    return (text[0][:200] if text else type(exc).__name__)
+
+
+class Watched:
+    """What watching() saw in this process so far: report() renders it like every command's Report."""
+
+    def __init__(self, hooks, min_bytes):
+        self.hooks, self.min_bytes = hooks, min_bytes
+
+    def report(self):
+        """The Report of what was seen until now."""
+        from tfgraphs.records.one_record import Watching
+
+        doc = self.hooks.document()
+        return Report(Watching.from_dict({**doc, "script": None, "min_bytes": self.min_bytes}), COMMANDS["watch"])
+
+
+@contextlib.contextmanager
+def watching(min_bytes=WATCHED_BYTES):
+    """Watch the TensorFlow graph-mode calls made in this process (a notebook's cells) inside the with block."""
+    from tfgraphs.worker.watch import Watch   # the hooks run here: the cells are in this process
+
+    min_bytes = byte_size("min_bytes", min_bytes)
+    hooks = Watch(min_bytes)
+    hooks.start()
+    try:
+        yield Watched(hooks, min_bytes)
+    finally:
+        hooks.stop()

@@ -2,8 +2,6 @@
 
 import sys
 
-from tfgraphs.jobs.runner import Progress
-
 
 def _shell():
     """The running IPython shell, or None (IPython is never imported here: a kernel has imported it already)."""
@@ -52,6 +50,8 @@ class CellLine:
 
 def progress(total, quiet=False):
     """The Progress a run reports to: silent when quiet, one updating line in a notebook, else stderr lines."""
+    from tfgraphs.jobs.runner import Progress   # loaded with the job it reports on
+
     if quiet or not in_notebook():
         return Progress(total=total, quiet=quiet)
     return Progress(total=total, stream=CellLine())

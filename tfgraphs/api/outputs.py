@@ -26,7 +26,7 @@ class Output:
     kind: str = "file"          # "file", "folder" (its files are listed apart) or "whole" (nothing else inside)
     given: str | None = None    # the option's folder, when path is a file or folder written inside it
 
-    def said(self):
+    def named(self):
         """How the one line names this output."""
         return f"{self.option} {self.path}" if self.given is None else f"{self.path} ({self.role()})"
 
@@ -77,9 +77,9 @@ def refuse(inputs, outputs):
         for source in sources:
             _over_input(out, source)
         for earlier in outputs[:i]:
-            said = _collision(earlier, out)
-            if said:
-                raise UsageError(f"{said}; give each its own")
+            clash = _collision(earlier, out)
+            if clash:
+                raise UsageError(f"{clash}; give each its own")
     for out in outputs:
         _usable(out)
 
@@ -87,11 +87,11 @@ def refuse(inputs, outputs):
 def _over_input(out, source):
     """UsageError when out would replace the input source, change what lies in it, or be written around it."""
     if _same_file(out.path, source):
-        raise UsageError(f"{out.said()} is the input {source}; the input is never overwritten")
+        raise UsageError(f"{out.named()} is the input {source}; the input is never overwritten")
     if os.path.isdir(source) and inside(out.path, source):
-        raise UsageError(f"{out.said()} is inside the input {source}; the input is never modified")
+        raise UsageError(f"{out.named()} is inside the input {source}; the input is never modified")
     if out.kind == "whole" and inside(source, out.path):
-        raise UsageError(f"{out.said()} holds the input {source}; the input is never overwritten")
+        raise UsageError(f"{out.named()} holds the input {source}; the input is never overwritten")
 
 
 def _collision(a, b):
@@ -103,11 +103,11 @@ def _collision(a, b):
             return f"{b.option} and {a.option} are the same {'file' if a.kind == b.kind == 'file' else 'path'} {b.path}"
         if a.given is None or b.given is None:
             mine, theirs = (a, b) if a.given is None else (b, a)
-            return f"{mine.said()} is {theirs.role()}"
+            return f"{mine.named()} is {theirs.role()}"
         return f"{b.path} is {b.role()} and {a.role()}"
     for outer, inner in ((a, b), (b, a)):
         if outer.kind == "whole" and inside(inner.path, outer.path):
-            return f"{inner.said()} is inside {outer.said()}, which is written whole"
+            return f"{inner.named()} is inside {outer.named()}, which is written whole"
     return None
 
 

@@ -1,4 +1,5 @@
-"""Report: what a command returns to Python, as rows of plain dicts, text, HTML for Jupyter, a plot and JSON."""
+"""Report: what a command returns to Python, as rows of plain dicts, text, HTML for Jupyter, a plot and JSON, each
+page rendered once however often it is shown or saved."""
 
 import base64
 
@@ -6,19 +7,18 @@ from tfgraphs.api.notebook import show_figures_inline
 from tfgraphs.api.outputs import table_format, writable
 from tfgraphs.errors import UsageError
 from tfgraphs.fileio import write_doc
-from tfgraphs.records.results import Results
 from tfgraphs.render.page import WIDTH, stated
 
-# Keeps a notebook's report readable: the tables take the page's font, numbers line up, rows are told apart.
+# Keeps a notebook's page readable: the tables take the page's font, numbers line up, rows are told apart.
 _STYLE = ("<style>.tfgraphs-report table{border-collapse:collapse;margin:0.3em 0 0.6em}"
           ".tfgraphs-report td,.tfgraphs-report th{padding:0.15em 0.6em;border-bottom:1px solid #ddd;"
           "font-variant-numeric:tabular-nums}.tfgraphs-report pre{white-space:pre-wrap}</style>")
 
 
 def rendered(result, command, fmt="simple", width=WIDTH, verbose=False, figure=None):
-    """The result as text by its command's renderer, fitted to width (None: tables left wide); verbose keeps every
+    """The result's page by its command's renderer, fitted to width (None: tables left wide); verbose keeps every
     table and finding; figure is an <img> for HTML (text names --plot)."""
-    if fmt != "html" and figure is None and command.figure:
+    if fmt != "html" and figure is None and command.figure_name:
         figure = f"Figure: --plot PATH (in Python, Report.plot()): {command.shows}."
     return command.render(result, fmt, width, verbose=verbose, figure=figure)
 
@@ -28,9 +28,10 @@ class Report:
 
     def __init__(self, result, command, refused=()):
         self.result = result
-        self.made_by = command          # the registry's Command that made it
+        self.entry = command            # the registry's Command that made it
         self.refused = tuple(refused)   # one line per row the plan refused to run, as the command line prints them
         self._png = None                # the figure's PNG, drawn when a notebook first shows the report
+        self._pages = {}                # (fmt, width, verbose, figure) -> its Page, rendered once
 
     @property
     def command(self):
@@ -45,11 +46,13 @@ class Report:
     @property
     def rows(self):
         """The result's rows as plain dicts: measured rows, an inspection's largest Consts, or what unembed moved."""
-        return [r.to_dict() if hasattr(r, "to_dict") else dict(r) for r in getattr(self.result, self.made_by.table)]
+        return [r.to_dict() if hasattr(r, "to_dict") else dict(r) for r in getattr(self.result, self.entry.table)]
 
     @property
     def failed(self):
         """True when a measured row failed (a crashed or timed-out worker, a refused row, a wrong output)."""
+        from tfgraphs.records.results import Results   # the records, and the judge's scipy, load with the first result
+
         if isinstance(self.result, Results):
             return any(not r.ok for r in self.result.rows)
         return not getattr(self.result, "ok", True)
@@ -57,7 +60,14 @@ class Report:
     def text(self, fmt="simple", width=WIDTH, verbose=False):
         """The text report in any tabulate format, fitted to width columns (None: every table whole): the answer,
         the key tables and the first findings, or with verbose=True every table and finding."""
-        return rendered(self.result, self.made_by, table_format(fmt), width, verbose=verbose is True)
+        return str(self._page(table_format(fmt), width, verbose=verbose is True))
+
+    def _page(self, fmt="simple", width=WIDTH, verbose=False, figure=None):
+        """The Page (text and the findings it states) in one way of showing it, rendered on first use only."""
+        shown = (fmt, width, verbose, figure)
+        if shown not in self._pages:
+            self._pages[shown] = rendered(self.result, self.entry, fmt, width, verbose=verbose, figure=figure)
+        return self._pages[shown]
 
     def __str__(self):
         return self.text()
@@ -71,7 +81,7 @@ class Report:
         figure = (f'<img alt="{self.command} figure" style="max-width:100%" '
                   f'src="data:image/png;base64,{base64.b64encode(png).decode()}">') if png else None
         return (f'{_STYLE}<div class="tfgraphs-report">'
-                f'{rendered(self.result, self.made_by, "html", None, verbose=True, figure=figure)}</div>')
+                f'{self._page("html", None, verbose=True, figure=figure)}</div>')
 
     def _repr_png_(self):
         """The figure as PNG bytes, drawn once; None without matplotlib or a figure for this command."""
@@ -79,9 +89,9 @@ class Report:
 
         if self._png is None:
             self._png = b""
-            if self.made_by.figure and plots.available():
+            if self.entry.figure and plots.available():
                 try:
-                    self._png = plots.png(self.made_by.figure(self.result))
+                    self._png = plots.png(self.entry.figure(self.result))
                 except (ValueError, KeyError, IndexError, TypeError):
                     pass   # rows the figure cannot draw (every one failed, say): the tables still show
         return self._png or None
@@ -91,9 +101,9 @@ class Report:
         from tfgraphs.render import plots
 
         plots.require()
-        if not self.made_by.figure:
+        if not self.entry.figure:
             raise UsageError(f"{self.command} has no plot: it draws no figure")
-        figure = self.made_by.figure(self.result)
+        figure = self.entry.figure(self.result)
         if path:
             writable(plot=path)
             plots.save(figure, path)
@@ -102,9 +112,13 @@ class Report:
 
     def to_dict(self):
         """The JSON document, as a dict: the results, and every finding with the verdicts it states."""
+        from tfgraphs.records.results import Results
+
         doc = self.result.to_dict()
         if isinstance(self.result, Results):
-            doc["findings"] = stated(rendered(self.result, self.made_by, width=None, verbose=True))
+            # Every page states the same findings, whatever its format, width or verbosity: one already shown gives them.
+            shown = next(iter(self._pages.values()), None) or self._page(width=None, verbose=True)
+            doc["findings"] = stated(shown)
         return doc
 
     def to_json(self, path):
@@ -116,10 +130,10 @@ class Report:
         """Write one flat row per variant x trial (per call for shapes) to path, times in s and sizes in bytes."""
         from tfgraphs.render.csv import write_csv
 
-        if not self.made_by.lines:
+        if not self.entry.lines:
             raise UsageError(f"{self.command} has no rows to write as CSV")
         writable(csv=path)
-        write_csv(self.result, self.made_by.lines, path)
+        write_csv(self.result, self.entry.lines, path)
 
     def write(self, json=None, csv=None, plot=None):
         """Write the JSON, CSV and PNG files asked for (None: not that one)."""

@@ -1,8 +1,8 @@
 """The `tfgraphs` command line: a subcommand per command of the registry, each flag derived from the option its API
-function declares (spec.options), then lab, report and server; usage errors are one line and exit status 2."""
+function declares (spec.options), then lab, report and server (cli.subcommands); usage errors are one line and exit
+status 2."""
 
 import argparse
-import inspect
 import platform
 import signal
 import sys
@@ -56,11 +56,14 @@ def _help(option, command):
     return f"{said} ({'; '.join(p for p in parts if p)})"
 
 
-def add_command(sub, command, function):
-    """The command's subcommand: a flag per option its API function declares, and that function run on them."""
+def add_command(sub, command, flagged=True):
+    """The command's subcommand: a flag per option its API function declares, and that function run on them; not
+    flagged, its name and help alone (its flags need its Config imported)."""
     p = sub.add_parser(command.name, help=command.summary, description=command.description)
-    add_options(p, function, command)
-    p.set_defaults(func=lambda args: run_api(function, args))
+    if flagged:
+        function = FUNCTIONS[command.name]
+        add_options(p, function, command)
+        p.set_defaults(func=lambda args: run_api(function, args))
 
 
 def add_options(p, func, command):
@@ -91,14 +94,6 @@ CLI_ONLY = {"func", "debug", "prog", "command", "format", "wide", "verbose"}   #
 def flags(args):
     """The flags given, as func's keywords: all but the text output's and argparse's own."""
     return {name: value for name, value in vars(args).items() if name not in CLI_ONLY}
-
-
-def call(func, args, leave=()):
-    """func(**the flags given but those in leave); every flag but the text output's is one of func's keywords."""
-    given = {name: value for name, value in flags(args).items() if name not in leave}
-    unknown = set(given) - set(inspect.signature(func).parameters) - set(leave)
-    assert not unknown, f"flags {sorted(unknown)} are not keywords of {func.__name__}"
-    return func(**given)
 
 
 def add_format_flags(p):
@@ -137,29 +132,29 @@ def show(report, args):
 
 
 def run_api(func, args):
-    """The command: check --format and everything the command writes, run the API function on the other flags
-    given, print its report, then write the JSON, CSV and plot asked for (so a failed write still leaves the report
-    printed)."""
+    """The command: check --format and every flag given, everything the command writes included, run the API
+    function on them once checked, print its report, then write the JSON, CSV and plot asked for (so a failed write
+    still leaves the report printed)."""
     table_format(args.format)
     outputs = {name: getattr(args, name) for name in ("json", "csv", "plot") if hasattr(args, name)}
-    func.check(**flags(args))
-    report = call(func, args, leave=outputs)
+    checked = func.check(**flags(args))
+    report = func.run(**{**checked, **dict.fromkeys(outputs)})
     status = show(report, args)
     report.write(**outputs)
     return status
 
 
-def build_parser(prog="tfgraphs"):
+def build_parser(prog="tfgraphs", flagged=None):
+    """The command line's parser; flagged: the commands whose flags it needs (None: every command's)."""
     p = Parser(prog=prog, description="Measure how TensorFlow 1.x graph mode spends its time and memory.")
     p.add_argument("--version", action="version", version=version_line(),
                    help="print the version of tfgraphs and of the TensorFlow it would use, then exit")
     sub = p.add_subparsers(dest="command", required=True, parser_class=Parser)
     for command in COMMANDS.values():
-        add_command(sub, command, FUNCTIONS[command.name])
+        add_command(sub, command, flagged is None or command.name in flagged)
     # Commands of the command line alone; they build on this module's Parser, so they are imported once it exists.
-    from tfgraphs.cli import lab, report, server
-    for own in (lab, report, server):
-        own.add_parser(sub)
+    from tfgraphs.cli.subcommands import add_parsers
+    add_parsers(sub)
     return p
 
 
@@ -174,8 +169,15 @@ def _interrupt(signum, frame):
     raise KeyboardInterrupt
 
 
+def command_named(argv):
+    """The command argv names: its first word that is not a flag (no flag before a command takes a value)."""
+    words = [word for word in argv if not word.startswith("-")]
+    return words[0] if words else None
+
+
 def main(argv=None, prog="tfgraphs"):
-    args = build_parser(prog).parse_args(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    args = build_parser(prog, flagged=[command_named(argv)]).parse_args(argv)
     args.prog = prog
     args.debug = getattr(args, "debug", False)
     # SIGTERM unwinds like Ctrl-C, so the finally blocks end every worker and server this command started.

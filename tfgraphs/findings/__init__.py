@@ -1,1 +1,1 @@
-"""Sentences computed from a report's numbers, one module per command (no TensorFlow)."""
+"""Findings: the sentences each command says about its results, computed from their numbers (no TensorFlow)."""

@@ -1,34 +1,38 @@
-"""Each why-sentence names the record fields it rests on, and is not said about a row that lacks them; a command's
-findings are declared as data (Finding) and said over one view of its rows."""
+"""Findings and the evidence they rest on: each command's findings are functions registered with @finding (its
+kind, the record fields it needs), said over one view of its rows; a view lacking a finding's evidence never reaches
+it, and each sentence it says keeps its kind, evidence and the judge's verdicts."""
 
-import functools
-from dataclasses import dataclass, fields, is_dataclass, replace
+from dataclasses import dataclass, fields
 from typing import Callable
 
-from tfgraphs.records.judge import Verdict
-
-# kind (the sentence function's module and name) -> the record fields it rests on; tests strip each one and expect
-# silence.
-RESTS_ON = {}
-ABOUT = {}   # kind -> what its sentence function says it tells, for the catalogue of kinds not yet declared as data
+from tfgraphs.records.judge import CANNOT_TELL, FEWEST, RANK_SUM
 
 
-class Said(str):
+class Sentence(str):
     """A sentence, with its kind, the evidence fields it rests on, and the judge's verdicts it states."""
 
     def __new__(cls, text, kind, evidence, verdicts=()):
-        said = super().__new__(cls, text)
-        said.kind, said.evidence, said.verdicts = kind, evidence, tuple(verdicts)
-        return said
+        sentence = super().__new__(cls, text)
+        sentence.kind, sentence.evidence, sentence.verdicts = kind, evidence, tuple(verdicts)
+        return sentence
 
     def to_dict(self):
+        """The sentence as the JSON keeps it: kind, text, evidence and verdicts."""
         return {"kind": self.kind, "text": str(self), "evidence": list(self.evidence),
                 "verdicts": [v.to_dict() for v in self.verdicts]}
 
 
 def judged(text, *verdicts):
     """A sentence stating the judge's verdicts: they are kept beside it in the JSON."""
-    return Said(text, None, (), verdicts)
+    return Sentence(text, None, (), verdicts)
+
+
+def more_trials(*verdicts, option="--trials"):
+    """'; run with --trials 4 or more' when a verdict could not tell for too few samples a side, else ''; option names
+    the workers that give those samples (--full-trials for later runs where only the full trials run them)."""
+    fewest = FEWEST[RANK_SUM]
+    short = any(v.outcome == CANNOT_TELL and min(v.n_a, v.n_b) < fewest for v in verdicts)
+    return f"; run with {option} {fewest} or more" if short else ""
 
 
 def has(row, names):
@@ -45,85 +49,6 @@ def _measured(row, name):
     return default is None or value not in ((), {})
 
 
-def _record(arg):
-    """A row or a report: a dataclass instance, but not the judge's verdict a sentence may be handed."""
-    return is_dataclass(arg) and not isinstance(arg, (type, Verdict))
-
-
-def rests_on(*names):
-    """Declare the Row fields a sentence function reads: rows without them never reach it, and what it says is
-    tagged with them."""
-    def declare(fn):
-        kind = f"{fn.__module__.rsplit('.', 1)[-1]}.{fn.__name__}"
-        RESTS_ON[kind] = names
-        ABOUT[kind] = " ".join((fn.__doc__ or "").split())
-
-        @functools.wraps(fn)
-        def said(*args, **kwargs):
-            held = [_with(a, names) for a in args]
-            if any(a is _LACKING for a in held):
-                return []
-            return [Said(text, kind, names, getattr(text, "verdicts", ())) for text in fn(*held, **kwargs)]
-        return said
-    return declare
-
-
-_LACKING = object()
-
-
-def _with(arg, names):
-    """A row that lacks the evidence is _LACKING; a list of rows, or a report's rows, keep those that have it; anything
-    else passes."""
-    if _record(arg) and hasattr(arg, "rows") and hasattr(arg, "command"):
-        return replace(arg, rows=tuple(r for r in arg.rows if has(r, names)))
-    if _record(arg):
-        return arg if has(arg, names) else _LACKING
-    if isinstance(arg, (list, tuple)) and arg and all(_record(r) for r in arg):
-        return type(arg)(r for r in arg if has(r, names))
-    return arg
-
-
-@dataclass(frozen=True)
-class Finding:
-    """A finding a command may state: its stable kind, the record fields it needs (rows lacking them never reach it),
-    when it is said over the command's view of the rows, the sentences it says, and whether it opens the page. With
-    per, it is said once per item of per(view), when(view, item) and say(view, item); neighbours sharing per are said
-    item by item, in turn."""
-
-    kind: str
-    needs: tuple
-    when: Callable
-    say: Callable
-    headline: bool = False
-    template: str = ""     # the sentence as a reader sees it, its numbers named in {braces}
-    unless: str = ""       # the case where it is not said, in a reader's words
-    per: Callable = None
-
-    def __post_init__(self):
-        RESTS_ON[self.kind] = self.needs
-
-
-def said_by(declared, view):
-    """What the declarations say over view: each over the rows holding its evidence (view.having), in their order."""
-    out, i = [], 0
-    while i < len(declared):
-        group = [declared[i]]
-        while group[0].per and i + len(group) < len(declared) and declared[i + len(group)].per is group[0].per:
-            group.append(declared[i + len(group)])
-        i += len(group)
-        for item in (group[0].per(view) if group[0].per else (None,)):
-            for finding in group:
-                out.extend(_said(finding, view.having(finding.needs), () if finding.per is None else (item,)))
-    return out
-
-
-def _said(finding, held, item):
-    """The finding's sentences over the view held (and the item, for a finding said per item), when it is said."""
-    if getattr(held, "lacking", False) or not finding.when(held, *item):
-        return []
-    return [Said(text, finding.kind, finding.needs, getattr(text, "verdicts", ())) for text in finding.say(held, *item)]
-
-
 @dataclass(frozen=True)
 class Record:
     """The view of a command whose document is one record (an inspection, a rewrite): it, or None where it lacks the
@@ -132,13 +57,70 @@ class Record:
     record: object
 
     def having(self, names):
+        """The view of the record when it holds every field in names, else of None."""
         return Record(self.record if self.record is not None and has(self.record, names) else None)
 
     @property
     def lacking(self):
+        """True when there is no record to say a finding of."""
         return self.record is None
 
 
-def on_record(say):
-    """say (or when) over a Record view: the function of the record itself."""
-    return lambda v: say(v.record)
+FINDINGS = {}   # command -> [Finding, ...] in declaration order, filled as each findings module is imported
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A finding a command may state: its stable kind, the record fields it needs (a view lacking them never reaches
+    it), the function saying its sentences over the view, whether it opens the page, and for the catalogue its
+    sentence (template), when it is not said (unless) and what it tells (about). With per, it is said once per item
+    of per(view), say(view, item); neighbours sharing per are said item by item, in turn."""
+
+    kind: str
+    needs: tuple
+    say: Callable
+    headline: bool = False
+    template: str = ""     # the sentence as a reader sees it, its numbers named in {braces}
+    unless: str = ""       # the case where it is not said, in a reader's words
+    per: Callable = None
+    about: str = ""
+    command: str = ""
+
+
+def finding(kind, needs=(), *, headline=False, template="", unless="", per=None, command=None, about=None):
+    """Register the decorated function as a finding of the command its kind names (the part before the dot)."""
+    def register(say):
+        declared = Finding(kind, tuple(needs), say, headline, template, unless, per,
+                           " ".join((say.__doc__ or "").split()) if about is None else about,
+                           command or kind.split(".", 1)[0])
+        listed = FINDINGS.setdefault(declared.command, [])
+        # A module imported again replaces its findings in place, keeping their order.
+        same = [i for i, f in enumerate(listed) if f.kind == kind]
+        if same:
+            listed[same[0]] = declared
+        else:
+            listed.append(declared)
+        say.finding = declared
+        return say
+    return register
+
+
+def said_over(findings, view):
+    """What the findings say over view: each over the view holding its evidence (view.having), in their order."""
+    out, i = [], 0
+    while i < len(findings):
+        group = [findings[i]]
+        while group[0].per and i + len(group) < len(findings) and findings[i + len(group)].per is group[0].per:
+            group.append(findings[i + len(group)])
+        i += len(group)
+        for item in (group[0].per(view) if group[0].per else (None,)):
+            for one in group:
+                out.extend(_sentences(one, view.having(one.needs), () if one.per is None else (item,)))
+    return out
+
+
+def _sentences(one, held, item):
+    """The finding's sentences over the view held (and the item, for a finding said per item)."""
+    if getattr(held, "lacking", False):
+        return []
+    return [Sentence(text, one.kind, one.needs, getattr(text, "verdicts", ())) for text in one.say(held, *item)]

@@ -1,42 +1,43 @@
-"""What a pitfalls run tells a reader, declared as data: lesson by lesson, each run's findings from its own cases; the
-headline ones, one a lesson, open the page. All are said over one view of the report's runs, whose cases are kept
-only where they hold the evidence a finding needs."""
+"""What a pitfalls run tells a reader, lesson by lesson: each run's findings from its own cases; the headline ones,
+one a lesson, open the page. All are said over one view of the results' runs, whose cases are kept only where they
+hold the evidence a finding needs; the longer sentences are written in findings.cases."""
 
+import functools
+import math
+import statistics
 from dataclasses import dataclass, replace
 
-from tfgraphs.findings import execution, growth
-from tfgraphs.findings import pitfalls_said as said
-from tfgraphs.findings.cases import against
-from tfgraphs.findings.evidence import Finding, has, said_by
-from tfgraphs.findings.memory import data_bytes
-from tfgraphs.findings.pitfalls_said import meta_limit
+from tfgraphs.findings import cases as text
+from tfgraphs.findings.cases import against, paired_runs, runs_of, short_s, signed_bytes
+from tfgraphs.findings.evidence import FINDINGS, finding, has, judged, said_over
+from tfgraphs.findings.compare import data_bytes
+from tfgraphs.records.judge import judge
+from tfgraphs.spec.network import GRAPHDEF_LIMIT
 from tfgraphs.spec.pitfalls import (ALIGNMENT_CASES, CHECKPOINT, DEFAULT_CASES, FOLDING_CASES, FROZEN, GRAPH,
-                                    GROWTH_CASES, META)
-
-# Reached here by the page and the tests.
-__all__ = ["DECLARED", "HEADLINES", "LESSON_OF", "answer", "meta_limit", "sentences", "told"]
+                                    GROWTH_CASES, LEAK_AGAIN, META)
+from tfgraphs.units import fmt_bytes, fmt_s, join
 
 
 @dataclass(frozen=True)
 class View:
-    """The report, each run's cases (those holding some evidence), and the whole report beside them."""
+    """The results, each run's cases (those holding some evidence), and the whole results' view beside them."""
 
-    report: object
+    results: object
     whole: object = None
 
     def having(self, names):
         """The view over the cases that hold every field in names, in every run."""
-        runs = tuple(replace(r, cases=tuple(c for c in r.cases if has(c, names))) for r in self.report.rows)
-        return replace(self, report=replace(self.report, rows=runs), whole=self.whole or self)
+        runs = tuple(replace(r, cases=tuple(c for c in r.cases if has(c, names))) for r in self.results.rows)
+        return replace(self, results=replace(self.results, rows=runs), whole=self.whole or self)
 
     @property
     def ok(self):
-        return [r for r in self.report.rows if r.ok]
+        return [r for r in self.results.rows if r.ok]
 
     @property
     def x(self):
         """Bytes of X in this run."""
-        return data_bytes(self.report)
+        return data_bytes(self.results)
 
     def run(self, key):
         """The ok run of (lesson, variant), or None."""
@@ -53,233 +54,481 @@ class View:
         return None if any(c is None for c in found) else found
 
 
-def _runs(v):
+def each_run(view):
     """Each ok run, as (lesson, variant), in the order they ran."""
-    return tuple((r.lesson, r.variant) for r in v.ok)
+    return tuple((r.lesson, r.variant) for r in view.ok)
 
 
-def _first(v, key, lesson, names):
+def first_of(view, key, lesson, names):
     """True for the first run of the lesson whose cases named hold the evidence: the lesson's headline is its."""
-    return key[0] == lesson and key == next((k for k in _runs(v) if k[0] == lesson and v.cases(k, names) is not None),
-                                            None)
+    return key[0] == lesson and key == next(
+        (k for k in each_run(view) if k[0] == lesson and view.cases(k, names) is not None), None)
 
 
-LESSON_OF = {}   # kind -> the lesson (its name in spec.pitfalls) whose runs it is said of
-
-
-def taught(kind, lesson, needs, names, say, template, unless, headline=False):
-    """A finding of one lesson, said of each of its runs whose cases named (every case, for None; none, for ()) hold
-    needs, as say(view, run, *those cases); a headline only of the first such run."""
-    LESSON_OF[kind] = lesson
-
-    def when(v, key):
-        return _first(v, key, lesson, names) if headline else key[0] == lesson and v.cases(key, names) is not None
-    return Finding(kind, needs, when, lambda v, key: say(v, v.run(key), *v.cases(key, names)), headline, template,
-                   unless, per=_runs)
-
-
-def _executor_cache(v, run, first, repeat, new, new_repeat):
-    # A new fetch list is a new executor (DirectSession keys them by the sorted names): only when the judge finds it
-    # slower than its repeat does this run show what building one costs, and so what a first run's extra is made of.
-    shows = against(new, new_repeat).larger
-    return (said._built(run.variant, "the first run", first, repeat, shows)
-            + said._built(run.variant, "a new fetch list ([relu, pool])", new, new_repeat, shows))
-
-
-def _told_lessons(v):
-    """The lessons the headlines name, in order."""
-    return [LESSON_OF[s.kind] for s in said_by(HEADLINES, v.whole or v)]
+def of_lesson(lesson, names=None, first=False):
+    """A finding said of each run of lesson whose cases named (every case for None, none for ()) hold its evidence,
+    as say(view, run, *those cases); with first, only of the lesson's first such run (its headline)."""
+    def wrap(say):
+        @functools.wraps(say)
+        def of_run(view, key):
+            found = view.cases(key, names) if key[0] == lesson else None
+            if found is None or (first and not first_of(view, key, lesson, names)):
+                return []
+            return say(view, view.run(key), *found)
+        of_run.lesson = lesson
+        return of_run
+    return wrap
 
 
 SECONDS, SAVED = ("seconds",), ("holds_data", "bytes")
 CACHE = ("first", "repeat", "new fetches", "new fetches repeat")
-HEADLINES = (
-    taught("pitfalls.executor_cache", "executor-cache", SECONDS, CACHE,
-           lambda v, run, *cases: said._executor_cache(run.variant, *cases),
-           "executor-cache, {variant}: first run {time} against its repeat {time}, new fetches {time} against theirs "
-           "{time}: each {verdict} / ...: both differ (...).", "executor-cache's four first and repeat cases did not "
-           "all run", True),
-    taught("pitfalls.graph_growth", "graph-growth", ("nodes", "step_s"), GROWTH_CASES,
-           lambda v, run, *cases: said._graph_growth(run.variant, *cases),
-           "graph-growth, {variant}: +{n} nodes a step ({n} -> {n}), a step {time}; {time} with the op made once: "
-           "{verdict}. / ...; the op made once was folded to a constant (partition graphs), so there is no baseline.",
-           "graph-growth did not run, or its loops counted no nodes", True),
-    taught("pitfalls.saved_copies", "saved-copies", SAVED, None,
-           lambda v, run, *cases: said._saved_copies(run.variant, *cases),
-           "saved-copies, {variant}: X is, byte for byte, in {artifacts} ({n} of {n} files).",
-           "saved-copies did not run, or an artifact was not searched for X", True),
-    taught("pitfalls.placeholder_default", "placeholder-default", ("graph_bytes", "const_bytes"), DEFAULT_CASES,
-           lambda v, run, *cases: said._placeholder_default(run.variant, *cases),
-           "placeholder-default: {bytes} Const bytes in the graph, against {bytes} for a plain placeholder.",
-           "placeholder-default did not run", True),
-    taught("pitfalls.folding", "folding", ("computes",), FOLDING_CASES,
-           lambda v, run, *cases: said._folding(run.variant, *cases),
-           "folding: the network was folded in {cases} (of {n}; partition graphs).",
-           "folding did not run, or the graphs that ran were not read", True),
-    taught("pitfalls.feed_alignment", "feed-alignment", ("seconds", "runs_s"), ALIGNMENT_CASES,
-           lambda v, run, *cases: said._feed_alignment(run.variant, *cases),
-           "feed-alignment, {variant}: an unaligned feed took {time} against {time} aligned: {verdict}.",
-           "feed-alignment did not run", True),
-    taught("pitfalls.executor_leak", "executor-leak", ("rss_bytes",), None,
-           lambda v, run, *cases: said._executor_leak(run.variant, *cases),
-           "executor-leak, {variant}: {n} new sets of targets grew resident memory by {bytes} (RSS, one sample per "
-           "set).", "executor-leak did not run, or a set's resident memory was not measured", True),
-)
-CLOSING = (
-    Finding("pitfalls.more", (), lambda v: said._fitting(said_by(HEADLINES, v)) < len(said_by(HEADLINES, v)),
-            lambda v: said._more(_told_lessons(v)[said._fitting(said_by(HEADLINES, v)):]), True,
-            "And {lessons}: in the findings below.",
-            "every lesson's headline fits the answer (four lessons, five lines at most)"),
-    Finding("pitfalls.no_result", (), lambda v: not said_by(HEADLINES, v.whole or v),
-            lambda v: ["No lesson produced a result."], True, "No lesson produced a result.",
-            "any lesson has a headline"),
-)
+
+# The answer: a headline per lesson, of its first run.
+
+
+@finding("pitfalls.executor_cache", SECONDS, headline=True, per=each_run,
+         template="executor-cache, {variant}: first run {time} against its repeat {time}, new fetches {time} against "
+         "theirs {time}: each {verdict} / ...: both differ (...).",
+         unless="executor-cache's four first and repeat cases did not all run")
+@of_lesson("executor-cache", CACHE, first=True)
+def executor_cache(view, run, first, repeat, new, new_repeat):
+    """executor-cache's first run and new fetches, each against its repeats."""
+    return text.executor_cache_headline(run.variant, first, repeat, new, new_repeat)
+
+
+@finding("pitfalls.graph_growth", ("nodes", "step_s"), headline=True, per=each_run,
+         template="graph-growth, {variant}: +{n} nodes a step ({n} -> {n}), a step {time}; {time} with the op made "
+         "once: {verdict}. / ...; the op made once was folded to a constant (partition graphs), so there is no "
+         "baseline.", unless="graph-growth did not run, or its loops counted no nodes")
+@of_lesson("graph-growth", GROWTH_CASES, first=True)
+def graph_growth(view, run, leak, once):
+    """graph-growth's nodes a step, and its leaky steps against the op made once."""
+    grew = sorted({b - a for a, b in zip(leak.nodes, leak.nodes[1:])})
+    per = f"{grew[0]}" if len(grew) == 1 else f"{grew[0]}-{grew[-1]}"
+    grown = (f"graph-growth, {run.variant}: +{per} nodes a step ({leak.nodes[0]} -> {leak.nodes[-1]}), a step "
+             f"{short_s(statistics.median(leak.step_s[1:]))}")
+    if once.computes is not None and not once.computes["Conv2D"]:
+        # Folded, the fixed loop computes nothing: no baseline to set the leaky step against, so no contrast either.
+        return [grown + "; the op made once was folded to a constant (partition graphs), so there is no baseline."]
+    head = f"{grown}; {short_s(statistics.median(once.step_s[1:]))} with the op made once"
+    v = judge(leak.step_s[1:], once.step_s[1:], paired=True)
+    return [judged(f"{head}: {v.brief(fmt_s)}.", v)]
+
+
+@finding("pitfalls.saved_copies", SAVED, headline=True, per=each_run,
+         template="saved-copies, {variant}: X is, byte for byte, in {artifacts} ({n} of {n} files).",
+         unless="saved-copies did not run, or an artifact was not searched for X")
+@of_lesson("saved-copies", first=True)
+def saved_copies(view, run, *cases):
+    """The artifacts that hold X byte for byte."""
+    held = [c.case for c in cases if c.holds_data]
+    found = join(held) if held else "none"
+    return [f"saved-copies, {run.variant}: X is, byte for byte, in {found} ({len(held)} of {len(cases)} files)."]
+
+
+@finding("pitfalls.placeholder_default", ("graph_bytes", "const_bytes"), headline=True, per=each_run,
+         template="placeholder-default: {bytes} Const bytes in the graph, against {bytes} for a plain placeholder.",
+         unless="placeholder-default did not run")
+@of_lesson("placeholder-default", DEFAULT_CASES, first=True)
+def placeholder_default(view, run, plain, not_fed, fed):
+    """The Const bytes a placeholder_with_default adds to the graph."""
+    return [f"placeholder-default: {not_fed.const_bytes:,} Const bytes in the graph, against "
+            f"{plain.const_bytes:,} for a plain placeholder."]
+
+
+@finding("pitfalls.folding", ("computes",), headline=True, per=each_run,
+         template="folding: the network was folded in {cases} (of {n}; partition graphs).",
+         unless="folding did not run, or the graphs that ran were not read")
+@of_lesson("folding", FOLDING_CASES, first=True)
+def folding(view, run, *cases):
+    """The folding cases whose network was folded."""
+    folded = [c.case for c in cases if not c.computes["Conv2D"]]
+    return [f"folding: the network was folded in {join(folded) if folded else 'no case'} (of {len(cases)}; "
+            f"partition graphs)."]
+
+
+@finding("pitfalls.feed_alignment", ("seconds", "runs_s"), headline=True, per=each_run,
+         template="feed-alignment, {variant}: an unaligned feed took {time} against {time} aligned: {verdict}.",
+         unless="feed-alignment did not run")
+@of_lesson("feed-alignment", ALIGNMENT_CASES, first=True)
+def feed_alignment(view, run, aligned, unaligned):
+    """An unaligned feed's runs against an aligned one's."""
+    v = judge(runs_of(unaligned), runs_of(aligned), paired=paired_runs(unaligned, aligned))
+    return [judged(f"feed-alignment, {run.variant}: an unaligned feed took {fmt_s(unaligned.seconds)} against "
+                   f"{fmt_s(aligned.seconds)} aligned: {v.brief(fmt_s)}.", v)]
+
+
+@finding("pitfalls.executor_leak", ("rss_bytes",), headline=True, per=each_run,
+         template="executor-leak, {variant}: {n} new sets of targets grew resident memory by {bytes} (RSS, one sample "
+         "per set).", unless="executor-leak did not run, or a set's resident memory was not measured")
+@of_lesson("executor-leak", first=True)
+def executor_leak(view, run, *cases):
+    """How much resident memory the new sets of targets added."""
+    grew = [c.rss_bytes[1] - c.rss_bytes[0] for c in cases if c.case != LEAK_AGAIN]
+    return [f"executor-leak, {run.variant}: {len(grew)} new sets of targets grew resident memory by "
+            f"{fmt_bytes(sum(grew))} (RSS, one sample per set)."]
+
+
+@finding("pitfalls.more", headline=True, template="And {lessons}: in the findings below.",
+         unless="every lesson's headline fits the answer (four lessons, five lines at most)")
+def more(view):
+    """The lessons whose headlines do not fit the answer, named."""
+    heads = said_over(HEADLINES, view)
+    shown = text.fitting(heads)
+    if shown >= len(heads):
+        return []
+    lessons = [LESSON_OF[s.kind] for s in said_over(HEADLINES, view.whole or view)]
+    return [f"And {join(lessons[shown:])}: in the findings below."]
+
+
+@finding("pitfalls.no_result", headline=True, template="No lesson produced a result.",
+         unless="any lesson has a headline")
+def no_result(view):
+    """No lesson has a headline."""
+    return [] if said_over(HEADLINES, view.whole or view) else ["No lesson produced a result."]
+
+
+# The findings: every run's, lesson by lesson, then across runs.
 
 REORDERED = ("reordered fetches", "new fetches repeat", "new fetches")
 CALLABLE, REAL = ("make_callable", "callable first call", "callable repeat"), (
     "real callable made", "real callable first call", "real callable repeat")
 META_PROBE = ("bytes", "probe_batch", "probe_bytes")
-# The findings said before they were declared keep the kinds saved documents already hold (module._function).
-TAUGHT = (
-    taught("pitfalls._built", "executor-cache", SECONDS, CACHE, _executor_cache,
-           "{variant}: the first run / a new fetch list ([relu, pool]) took {time} against {time} for its repeat: "
-           "{verdict}: a set of fetches the session had not run, for which DirectSession builds an executor ... / "
-           "...; a new fetch list ... was not found slower than its repeat, so this run does not show the extra to "
-           "be the executor.", "executor-cache's four first and repeat cases did not all run"),
-    taught("pitfalls._reordered", "executor-cache", SECONDS, REORDERED,
-           lambda v, run, reordered, repeat, new: said._reordered(run.variant, reordered, repeat, new,
-                                                                  against(new, repeat).larger),
-           "{variant}: the same fetches reordered ([pool, relu]) took {time} against {time} for that list's repeat: "
-           "{verdict}: the order of the fetches does not make a new executor. / ...; the new fetch list itself took "
-           "{time}.", "the reordered fetches, or the new fetch list and its repeats, did not run"),
-    taught("pitfalls._new_feeds", "executor-cache", SECONDS, ("new feeds",),
-           lambda v, run, case: said._new_feeds(run.variant, case),
-           "{variant}: feeding an intermediate tensor (pool) made a new feed set; that run took {time} with only relu "
-           "left to compute.", "the new feeds case did not run"),
-    taught("pitfalls._callable", "executor-cache", SECONDS, CALLABLE,
-           lambda v, run, *cases: said._callable(run.variant, *cases),
-           "{variant}: make_callable(conv, feed_list=[...]) returned in {time}; its first call took {time} against "
-           "{time} for its repeat: {verdict}: ... so the executor was built at the first call.",
-           "make_callable's cases did not run"),
-    taught("pitfalls._real_callable", "executor-cache", SECONDS, REAL,
-           lambda v, run, *cases: said._real_callable(run.variant, *cases),
-           "{variant}: a callable made by Session._make_callable_from_options(CallableOptions) took {time} to make "
-           "and {time} at its first call, against {time} a repeat: its first call against a repeat: {verdict}; ...",
-           "the TensorFlow version made no callable from CallableOptions"),
-    taught("growth._growth", "graph-growth", ("nodes",), GROWTH_CASES,
-           lambda v, run, *cases: growth._growth(run.variant, *cases),
-           "{variant}: the graph grew by {n} nodes on every step that created an op ({n} -> {n} over {n} steps); with "
-           "the op created once it stayed at {n} nodes. / ... did not grow on every leaky step ...",
-           "graph-growth's loops counted no nodes"),
-    taught("growth._step_cost", "graph-growth", ("step_s",), GROWTH_CASES,
-           lambda v, run, *cases: growth._step_cost(run.variant, *cases),
-           "{variant}: after the first step, a step that created an op took {time} against {time} for a step that "
-           "reused its op ..., slower on {n} of {n} steps: {verdict}: every new op is a new fetch ... / ... folded "
-           "into a constant ..., so its {time} steps compute nothing and are no baseline ...",
-           "graph-growth's steps were not timed"),
-    taught("growth._extend", "graph-growth", ("extend_s",), GROWTH_CASES,
-           lambda v, run, *cases: growth._extend(run.variant, *cases),
-           "{variant}: after the first step, Session._extend_graph() alone, timed before each run, took a median "
-           "{time} on a step with a new op against {time} when no op was new: {verdict}.",
-           "the session's Extend was not timed apart (a TensorFlow without Session._extend_graph)"),
-    taught("growth._growth_rss", "graph-growth", ("rss_bytes",), GROWTH_CASES,
-           lambda v, run, *cases: growth._growth_rss(run.variant, *cases),
-           "{variant}: resident memory changed by {bytes} over the leaky loop and by {bytes} over the other.",
-           "graph-growth's resident memory was not measured"),
-    taught("pitfalls.finalized", "graph-growth", (), (),
-           lambda v, run: said._finalized(run.variant, run.finalize_error),
-           "{variant}: `graph.finalize()` turned the leaky step into an immediate error: \"{error}\" / {variant}: "
-           "after `graph.finalize()` the leaky step still created its op without error.", "graph-growth did not run"),
-    taught("pitfalls._held", "saved-copies", SAVED, (), lambda v, run: said._held(run.variant, v.x, list(run.cases)),
-           "{variant}: X ({bytes}) was found, byte for byte, in the {artifact} ({bytes} bytes), ... / {variant}: X was "
-           "not in the {artifact} ({bytes} bytes), ...", "saved-copies did not run"),
-    taught("pitfalls._frozen", "saved-copies", SAVED, (),
-           lambda v, run: said._frozen(run.variant, run.case(FROZEN), run.case(GRAPH)),
-           "{variant}: freezing (convert_variables_to_constants) turned the variable back into a Const: {bytes} -> "
-           "{bytes} bytes.", "no frozen graph held X beside a graph that did not"),
-    taught("pitfalls._checkpoint", "saved-copies", SAVED, (),
-           lambda v, run: said._checkpoint(run.variant, v.x, run.case(CHECKPOINT)),
-           "{variant}: the checkpoint holds the variable's value, X itself: {bytes} bytes for {bytes} bytes of X.",
-           "no checkpoint held X (the variant has no variable)"),
-    taught("pitfalls._meta", "saved-copies", META_PROBE, (),
-           lambda v, run: said._meta(run.variant, run.case(META), v.report.config.batch),
-           "{variant}: the .meta grew by {bytes} bytes per example (batch {n} against {n}), so exporting it would "
-           "pass 2 GiB at batch {n}, ... / {variant}: the .meta did not grow with the data ...",
-           "the .meta was not exported again at a second batch"),
-    taught("pitfalls._default_stored", "placeholder-default", ("graph_bytes", "const_bytes"), DEFAULT_CASES[:2],
-           lambda v, run, *cases: said._default_stored(v.x, *cases),
-           "placeholder_with_default(X) stored its default as a Const: {bytes} graph bytes ({bytes} in Consts) "
-           "against {bytes} for a plain placeholder, {ratio}x X's {bytes} bytes. ... / ... less than X's {bytes}: "
-           "the default is not stored whole.", "placeholder-default did not run"),
-    taught("pitfalls._default_ran", "placeholder-default", ("computes", "seconds"), DEFAULT_CASES,
-           lambda v, run, *cases: said._default_ran(*cases),
-           "Not fed, the default is a constant the classic folder may evaluate, and the network was {folded}; fed, "
-           "{ran} (partition graphs). First runs, one sample each: {time} not fed, {time} fed, {time} for a plain "
-           "placeholder. ...", "the graphs that ran were not read"),
-    taught("execution._folded", "folding", ("computes",), (),
-           lambda v, run: [s for case in run.cases for s in execution._folded(case)],
-           "{case}: folded: the graph that ran holds no Conv2D ... / not folded: Conv2D still ran, fed by {ops} ... / "
-           "... behind {n} fed _Arg nodes ... / ... and folding made no Const (partition graphs).",
-           "folding did not run"),
-    taught("execution._what_decides", "folding", ("computes", "fetched_bytes"), FOLDING_CASES[:2],
-           lambda v, run, *cases: execution._what_decides(*cases),
-           "The same network folded when it fetched its sum ({bytes} bytes) and not when it fetched the whole output "
-           "({bytes} bytes): what decides is the size of the tensor that leaves the folded subgraph ...",
-           "the whole output folded too, or the scalar fetch did not"),
-    taught("execution._raised_limit", "folding", ("computes",), (FOLDING_CASES[0], FOLDING_CASES[2]),
-           lambda v, run, *cases: execution._raised_limit(*cases),
-           "With OptimizerOptions.max_folded_constant_in_bytes = {bytes} the classic folder replaced the whole "
-           "output, which it did not under its default limit. ...",
-           "the whole output folded under the default limit, or not under the raised one"),
-    taught("execution._pruned", "pruning", ("kernels", "counter_after"), (),
-           lambda v, run: [s for case in run.cases for s in execution._pruned(run.variant, case)],
-           "{variant}: {case} ran {ops} and {kernel}: the counter read {n} after it (step stats); sess.run returned "
-           "None. / ... and no assign_add: the counter still read {n} ...", "pruning did not run"),
-    taught("execution._alignment", "feed-alignment", ("seconds", "runs_s", "address_mod_64"), ALIGNMENT_CASES,
-           lambda v, run, *cases: execution._alignment(run.variant, *cases),
-           "{variant}: feeding X from data {n} bytes past a 64-byte boundary took {time} a run (median of {n}) "
-           "against {time} from a 64-byte-aligned copy, ...: {verdict}. The unaligned feed added {time} a run ...",
-           "feed-alignment did not run"),
-    taught("execution._leaked", "executor-leak", ("rss_bytes", "seconds"), (),
-           lambda v, run: execution._leaked(run.variant, v.x, list(run.cases)),
-           "{variant}: {n} new sets of targets in one session grew resident memory by {bytes} in all, {bytes} median "
-           "per new set ({ratio}x X's {bytes}); RSS, one sample per set. / {variant}: {case} run again at the end "
-           "took {time} against {time} the first time ...", "executor-leak did not run"),
-)
 
 
-def _growth_runs(v):
+@finding("pitfalls._built", SECONDS, per=each_run,
+         template="{variant}: the first run / a new fetch list ([relu, pool]) took {time} against {time} for its "
+         "repeat: {verdict}: a set of fetches the session had not run, for which DirectSession builds an executor ... "
+         "/ ...; a new fetch list ... was not found slower than its repeat, so this run does not show the extra to be "
+         "the executor.", unless="executor-cache's four first and repeat cases did not all run")
+@of_lesson("executor-cache", CACHE)
+def built(view, run, first, repeat, new, new_repeat):
+    """The first run and a new fetch list, each against its repeat: what building an executor costs."""
+    # A new fetch list is a new executor (DirectSession keys them by the sorted names): only when the judge finds it
+    # slower than its repeat does this run show what building one costs, and so what a first run's extra is made of.
+    shows = against(new, new_repeat).larger
+    return (text.built(run.variant, "the first run", first, repeat, shows)
+            + text.built(run.variant, "a new fetch list ([relu, pool])", new, new_repeat, shows))
+
+
+@finding("pitfalls._reordered", SECONDS, per=each_run,
+         template="{variant}: the same fetches reordered ([pool, relu]) took {time} against {time} for that list's "
+         "repeat: {verdict}: the order of the fetches does not make a new executor. / ...; the new fetch list itself "
+         "took {time}.", unless="the reordered fetches, or the new fetch list and its repeats, did not run")
+@of_lesson("executor-cache", REORDERED)
+def reordered(view, run, reordered, repeat, new):
+    """The same fetches in another order, against the repeat of that list; what the new list took beside it. "No new
+    executor" needs a run where a new one shows in the times."""
+    line, v = text.set_against("the same fetches reordered ([pool, relu])", reordered, repeat, "that list's repeat")
+    if v.same and against(new, repeat).larger:
+        return [judged(f"{run.variant}: {line}: the order of the fetches does not make a new executor.", v)]
+    if v.larger:
+        return [judged(f"{run.variant}: {line}; the new fetch list itself took {fmt_s(new.seconds)}.", v)]
+    return [judged(f"{run.variant}: {line}.", v)]
+
+
+@finding("pitfalls._new_feeds", SECONDS, per=each_run,
+         template="{variant}: feeding an intermediate tensor (pool) made a new feed set; that run took {time} with "
+         "only relu left to compute.", unless="the new feeds case did not run")
+@of_lesson("executor-cache", ("new feeds",))
+def new_feeds(view, run, case):
+    """Feeding an intermediate tensor: a new feed set, and what its run took."""
+    return [f"{run.variant}: feeding an intermediate tensor (pool) made a new feed set; that run took "
+            f"{fmt_s(case.seconds)} with only relu left to compute."]
+
+
+@finding("pitfalls._callable", SECONDS, per=each_run,
+         template="{variant}: make_callable(conv, feed_list=[...]) returned in {time}; its first call took {time} "
+         "against {time} for its repeat: {verdict}: ... so the executor was built at the first call.",
+         unless="make_callable's cases did not run")
+@of_lesson("executor-cache", CALLABLE)
+def wrapped_callable(view, run, made, first, repeat):
+    """make_callable with a feed_list: when it built its executor."""
+    line, v = text.set_against("its first call", first, repeat, "its repeat")
+    # client/session.py: make_callable returns a function that calls _call_tf_sessionrun, as sess.run does.
+    wrapped = f"{run.variant}: make_callable(conv, feed_list=[...]) returned in {short_s(made.seconds)}; {line}"
+    if v.larger:
+        return [judged(wrapped + ": make_callable returns a function that runs the session as sess.run does "
+                       "(client/session.py), so the executor was built at the first call.", v)]
+    return [judged(wrapped + ".", v)]
+
+
+@finding("pitfalls._real_callable", SECONDS, per=each_run,
+         template="{variant}: a callable made by Session._make_callable_from_options(CallableOptions) took {time} to "
+         "make and {time} at its first call, against {time} a repeat: its first call against a repeat: {verdict}; ...",
+         unless="the TensorFlow version made no callable from CallableOptions")
+@of_lesson("executor-cache", REAL)
+def real_callable(view, run, real, real_first, real_repeat):
+    """A callable made from CallableOptions: whether it built its executor when made."""
+    return text.real_callable(run.variant, real, real_first, real_repeat)
+
+
+@finding("growth._growth", ("nodes",), per=each_run, command="pitfalls",
+         template="{variant}: the graph grew by {n} nodes on every step that created an op ({n} -> {n} over {n} "
+         "steps); with the op created once it stayed at {n} nodes. / ... did not grow on every leaky step ...",
+         unless="graph-growth's loops counted no nodes")
+@of_lesson("graph-growth", GROWTH_CASES)
+def growth(view, run, leak, once):
+    """The nodes the leaky loop added on each step, against the loop that made its op once."""
+    grew = [b - a for a, b in zip(leak.nodes, leak.nodes[1:])]
+    if not grew or min(grew) <= 0:
+        return [f"{run.variant}: the graph did not grow on every leaky step (nodes {leak.nodes[0]} -> "
+                f"{leak.nodes[-1]})."]
+    per = f"{grew[0]}" if len(set(grew)) == 1 else f"{min(grew)} to {max(grew)}"
+    return [f"{run.variant}: the graph grew by {per} nodes on every step that created an op "
+            f"({leak.nodes[0]} -> {leak.nodes[-1]} over {len(leak.nodes)} steps); with the op created once "
+            f"it {'stayed at' if len(set(once.nodes)) == 1 else 'went'} "
+            f"{' -> '.join(str(n) for n in dict.fromkeys(once.nodes))} nodes."]
+
+
+@finding("growth._step_cost", ("step_s",), per=each_run, command="pitfalls",
+         template="{variant}: after the first step, a step that created an op took {time} against {time} for a step "
+         "that reused its op ..., slower on {n} of {n} steps: {verdict}: every new op is a new fetch ... / ... folded "
+         "into a constant ..., so its {time} steps compute nothing and are no baseline ...",
+         unless="graph-growth's steps were not timed")
+@of_lesson("graph-growth", GROWTH_CASES)
+def step_cost(view, run, leak, once):
+    """The leaky loop's steps after the first against the fixed loop's, step by step (pairs: the loops take turns),
+    when the fixed loop's op computes the network (its partition graphs say so)."""
+    return text.step_cost(run.variant, leak, once)
+
+
+@finding("growth._extend", ("extend_s",), per=each_run, command="pitfalls",
+         template="{variant}: after the first step, Session._extend_graph() alone, timed before each run, took a "
+         "median {time} on a step with a new op against {time} when no op was new: {verdict}.",
+         unless="the session's Extend was not timed apart (a TensorFlow without Session._extend_graph)")
+@of_lesson("graph-growth", GROWTH_CASES)
+def extend(view, run, leak, once):
+    """The session's Extend, timed alone before each run: a leaky step's against the fixed loop's, step by step (the
+    two loops take turns, so step i of each is a pair)."""
+    new, none = leak.extend_s[1:], once.extend_s[1:]
+    if not new or not none:
+        return []
+    v = judge(new, none, paired=True)
+    why = (" Among the whole-graph work of an Extend, graph_execution_state.cc copies every NodeDef of the graph so "
+           "far into a new GraphDef." if v.larger else "")
+    return [judged(f"{run.variant}: after the first step, Session._extend_graph() alone, timed before each run, took "
+                   f"a median {short_s(statistics.median(new))} on a step with a new op against "
+                   f"{short_s(statistics.median(none))} when no op was new: {v.says(fmt_s)}.{why}", v)]
+
+
+@finding("growth._growth_rss", ("rss_bytes",), per=each_run, command="pitfalls",
+         template="{variant}: resident memory changed by {bytes} over the leaky loop and by {bytes} over the other.",
+         unless="graph-growth's resident memory was not measured")
+@of_lesson("graph-growth", GROWTH_CASES)
+def growth_rss(view, run, leak, once):
+    """How resident memory changed over each loop."""
+    return [f"{run.variant}: resident memory changed by {signed_bytes(leak.rss_bytes)} over the leaky loop and "
+            f"by {signed_bytes(once.rss_bytes)} over the other."]
+
+
+@finding("pitfalls.finalized", per=each_run,
+         template="{variant}: `graph.finalize()` turned the leaky step into an immediate error: \"{error}\" / "
+         "{variant}: after `graph.finalize()` the leaky step still created its op without error.",
+         unless="graph-growth did not run")
+@of_lesson("graph-growth", ())
+def finalized(view, run):
+    """What graph.finalize() made of the leaky step: an error, or none."""
+    if run.finalize_error:
+        return [f"{run.variant}: `graph.finalize()` turned the leaky step into an immediate error: "
+                f"\"{run.finalize_error}\""]
+    return [f"{run.variant}: after `graph.finalize()` the leaky step still created its op without error."]
+
+
+@finding("pitfalls._held", SAVED, per=each_run,
+         template="{variant}: X ({bytes}) was found, byte for byte, in the {artifact} ({bytes} bytes), ... / "
+         "{variant}: X was not in the {artifact} ({bytes} bytes), ...", unless="saved-copies did not run")
+@of_lesson("saved-copies", ())
+def held(view, run):
+    """The artifacts that hold X, and those that do not."""
+    found, free, sentences = ([c for c in run.cases if c.holds_data], [c for c in run.cases if not c.holds_data],
+                              [])
+    if found:
+        sentences.append(f"{run.variant}: X ({fmt_bytes(view.x)}) was found, byte for byte, in the "
+                         + join(f"{c.case} ({c.bytes:,} bytes)" for c in found) + ".")
+    if free:
+        sentences.append(f"{run.variant}: X was not in the " + join(f"{c.case} ({c.bytes:,} bytes)" for c in free)
+                         + ".")
+    return sentences
+
+
+@finding("pitfalls._frozen", SAVED, per=each_run,
+         template="{variant}: freezing (convert_variables_to_constants) turned the variable back into a Const: "
+         "{bytes} -> {bytes} bytes.", unless="no frozen graph held X beside a graph that did not")
+@of_lesson("saved-copies", ())
+def frozen(view, run):
+    """Freezing turned the variable back into a Const."""
+    frozen, graph = run.case(FROZEN), run.case(GRAPH)
+    if not (frozen and frozen.holds_data and graph and not graph.holds_data):
+        return []
+    return [f"{run.variant}: freezing (convert_variables_to_constants) turned the variable back into a "
+            f"Const: {graph.bytes:,} -> {frozen.bytes:,} bytes."]
+
+
+@finding("pitfalls._checkpoint", SAVED, per=each_run,
+         template="{variant}: the checkpoint holds the variable's value, X itself: {bytes} bytes for {bytes} bytes of "
+         "X.", unless="no checkpoint held X (the variant has no variable)")
+@of_lesson("saved-copies", ())
+def checkpoint(view, run):
+    """The checkpoint holds X itself."""
+    saved = run.case(CHECKPOINT)
+    if not (saved and saved.holds_data):
+        return []
+    return [f"{run.variant}: the checkpoint holds the variable's value, X itself: {saved.bytes:,} bytes "
+            f"for {view.x:,} bytes of X."]
+
+
+def meta_limit(case, batch):
+    """(bytes per example, first batch whose .meta passes 2 GiB or None) from the two exports of a .meta case."""
+    if case.probe_batch is None or batch == case.probe_batch:
+        return None, None
+    per_example = (case.bytes - case.probe_bytes) / (batch - case.probe_batch)
+    if per_example < 1:   # under a byte per example: the batch written in its shapes, not data
+        return per_example, None
+    overhead = max(0.0, case.probe_bytes - case.probe_batch * per_example)
+    # The slope is not a whole number of bytes (protobuf framing grows in steps); rounding it up would move the batch.
+    return per_example, math.floor((GRAPHDEF_LIMIT - 1 - overhead) / per_example) + 1
+
+
+@finding("pitfalls._meta", META_PROBE, per=each_run,
+         template="{variant}: the .meta grew by {bytes} bytes per example (batch {n} against {n}), so exporting it "
+         "would pass 2 GiB at batch {n}, ... / {variant}: the .meta did not grow with the data ...",
+         unless="the .meta was not exported again at a second batch")
+@of_lesson("saved-copies", ())
+def meta(view, run):
+    """How the .meta grows with the batch, and the batch at which it would pass 2 GiB."""
+    case, batch = run.case(META), view.results.config.batch
+    per_example, over = meta_limit(case, batch) if case else (None, None)
+    if over is not None:
+        return [f"{run.variant}: the .meta grew by {per_example:,.0f} bytes per example (batch "
+                f"{case.probe_batch} against {batch:,}), so exporting it would pass 2 GiB at batch {over:,}, "
+                f"{over / batch:.1f}x this run's batch (predicted, not allocated)."]
+    if per_example is not None:
+        return [f"{run.variant}: the .meta did not grow with the data ({case.probe_bytes:,} bytes at batch "
+                f"{case.probe_batch}, {case.bytes:,} at {batch:,}, under a byte per example): the batch does not "
+                f"bring it near 2 GiB."]
+    return []
+
+
+@finding("pitfalls._default_stored", ("graph_bytes", "const_bytes"), per=each_run,
+         template="placeholder_with_default(X) stored its default as a Const: {bytes} graph bytes ({bytes} in Consts) "
+         "against {bytes} for a plain placeholder, {ratio}x X's {bytes} bytes. ... / ... less than X's {bytes}: the "
+         "default is not stored whole.", unless="placeholder-default did not run")
+@of_lesson("placeholder-default", DEFAULT_CASES[:2])
+def default_stored(view, run, plain, not_fed):
+    """placeholder_with_default(X) stores its default in the graph as a Const."""
+    return text.default_stored(view.x, plain, not_fed)
+
+
+@finding("pitfalls._default_ran", ("computes", "seconds"), per=each_run,
+         template="Not fed, the default is a constant the classic folder may evaluate, and the network was {folded}; "
+         "fed, {ran} (partition graphs). First runs, one sample each: {time} not fed, {time} fed, {time} for a plain "
+         "placeholder. ...", unless="the graphs that ran were not read")
+@of_lesson("placeholder-default", DEFAULT_CASES)
+def default_ran(view, run, plain, not_fed, fed):
+    """What ran with the default not fed and fed, and their first runs."""
+    return text.default_ran(plain, not_fed, fed)
+
+
+@finding("execution._folded", ("computes",), per=each_run, command="pitfalls",
+         template="{case}: folded: the graph that ran holds no Conv2D ... / not folded: Conv2D still ran, fed by "
+         "{ops} ... / ... behind {n} fed _Arg nodes ... / ... and folding made no Const (partition graphs).",
+         unless="folding did not run")
+@of_lesson("folding", ())
+def folded(view, run):
+    """Each folding case: whether its network was folded, and what kept it from folding."""
+    return [text.folded(case) for case in run.cases]
+
+
+@finding("execution._what_decides", ("computes", "fetched_bytes"), per=each_run, command="pitfalls",
+         template="The same network folded when it fetched its sum ({bytes} bytes) and not when it fetched the whole "
+         "output ({bytes} bytes): what decides is the size of the tensor that leaves the folded subgraph ...",
+         unless="the whole output folded too, or the scalar fetch did not")
+@of_lesson("folding", FOLDING_CASES[:2])
+def what_decides(view, run, whole, scalar):
+    """The fetched tensor's size decides folding: the sum folded where the whole output did not."""
+    if not (whole.computes["Conv2D"] and not scalar.computes["Conv2D"]):
+        return []
+    return [f"The same network folded when it fetched its sum ({scalar.fetched_bytes} bytes) and not when "
+            f"it fetched the whole output ({whole.fetched_bytes:,} bytes): what decides is the size of the "
+            f"tensor that leaves the folded subgraph, not the size of X or of the tensors inside it."]
+
+
+@finding("execution._raised_limit", ("computes",), per=each_run, command="pitfalls",
+         template="With OptimizerOptions.max_folded_constant_in_bytes = {bytes} the classic folder replaced the whole "
+         "output, which it did not under its default limit. ...",
+         unless="the whole output folded under the default limit, or not under the raised one")
+@of_lesson("folding", (FOLDING_CASES[0], FOLDING_CASES[2]))
+def raised_limit(view, run, whole, raised):
+    """A raised folding limit let the classic folder replace the whole output."""
+    return text.raised_limit(whole, raised)
+
+
+@finding("execution._pruned", ("kernels", "counter_after"), per=each_run, command="pitfalls",
+         template="{variant}: {case} ran {ops} and {kernel}: the counter read {n} after it (step stats); sess.run "
+         "returned None. / ... and no assign_add: the counter still read {n} ...", unless="pruning did not run")
+@of_lesson("pruning", ())
+def pruned(view, run):
+    """Each pruning case: the network's kernels it ran, and whether the counter's assign_add ran."""
+    return [text.pruned(run.variant, case) for case in run.cases]
+
+
+@finding("execution._alignment", ("seconds", "runs_s", "address_mod_64"), per=each_run, command="pitfalls",
+         template="{variant}: feeding X from data {n} bytes past a 64-byte boundary took {time} a run (median of {n}) "
+         "against {time} from a 64-byte-aligned copy, ...: {verdict}. The unaligned feed added {time} a run ...",
+         unless="feed-alignment did not run")
+@of_lesson("feed-alignment", ALIGNMENT_CASES)
+def alignment(view, run, aligned, unaligned):
+    """An unaligned feed's runs against an aligned copy's, beside a NumPy copy of X timed in the same worker."""
+    return [text.alignment(run.variant, aligned, unaligned)]
+
+
+@finding("execution._leaked", ("rss_bytes", "seconds"), per=each_run, command="pitfalls",
+         template="{variant}: {n} new sets of targets in one session grew resident memory by {bytes} in all, {bytes} "
+         "median per new set ({ratio}x X's {bytes}); RSS, one sample per set. / {variant}: {case} run again at the "
+         "end took {time} against {time} the first time ...", unless="executor-leak did not run")
+@of_lesson("executor-leak", ())
+def leaked(view, run):
+    """The resident memory new sets of targets kept, and a first set run again at the end."""
+    return text.leaked(run.variant, view.x, list(run.cases))
+
+
+def growth_runs(view):
     """graph-growth's ok runs that hold their leaky loop."""
-    return [r for r in v.ok if r.lesson == "graph-growth" and r.case(GROWTH_CASES[0]) is not None]
+    return [r for r in view.ok if r.lesson == "graph-growth" and r.case(GROWTH_CASES[0]) is not None]
 
 
-ACROSS = (
-    Finding("growth._extend_between", ("extend_s", "graph_bytes"), lambda v: len(_growth_runs(v)) == 2,
-            lambda v: growth.extend_by_variant(_growth_runs(v)), False,
-            "A leaky step's Extend took {time} in {variant}, a graph of {bytes} bytes, against {time} in {variant}, "
-            "{bytes} bytes, one worker each: {verdict}; the steps are these two workers', ...",
-            "graph-growth did not run on two variants, or their Extends were not timed"),
-)
-NOTHING = Finding("pitfalls.nothing", (), lambda v: not said_by(TAUGHT + ACROSS, v.whole or v),
-                  lambda v: ["No lesson produced a result, so there is nothing to explain."], False,
-                  "No lesson produced a result, so there is nothing to explain.", "some lesson has a finding")
-FINDINGS = TAUGHT + ACROSS + (NOTHING,)
-DECLARED = HEADLINES + CLOSING + FINDINGS
+@finding("growth._extend_between", ("extend_s", "graph_bytes"), command="pitfalls",
+         template="A leaky step's Extend took {time} in {variant}, a graph of {bytes} bytes, against {time} in "
+         "{variant}, {bytes} bytes, one worker each: {verdict}; the steps are these two workers', ...",
+         unless="graph-growth did not run on two variants, or their Extends were not timed")
+def extend_between(view):
+    """A leaky step's Extend in each of two variants, one against the other (each variant in its own worker)."""
+    runs = growth_runs(view)
+    if len(runs) != 2:
+        return []
+    (a, leak_a), (b, leak_b) = ((r.variant, r.case(GROWTH_CASES[0])) for r in runs)
+    return text.extend_between(a, leak_a, b, leak_b)
 
 
-def told(report):
-    """(the answer, the findings): every declaration said over one view of the report, split by headline; the answer
-    keeps the headlines that fit, then names the lessons left to the findings."""
-    view = View(report)
-    heads = said_by(HEADLINES, view)
-    return heads[:said._fitting(heads)] + said_by(CLOSING, view), said_by(FINDINGS, view)
+@finding("pitfalls.nothing", template="No lesson produced a result, so there is nothing to explain.",
+         unless="some lesson has a finding")
+def nothing(view):
+    """No lesson has a finding."""
+    others = [f for f in FINDINGS["pitfalls"] if not f.headline and f.kind != "pitfalls.nothing"]
+    return [] if said_over(others, view.whole or view) else [
+        "No lesson produced a result, so there is nothing to explain."]
 
 
-def answer(report):
-    """At most six lines: a headline per lesson (its first variant's), then how many more the findings hold."""
-    return told(report)[0]
+LESSON_OF = {f.kind: f.say.lesson for f in FINDINGS["pitfalls"] if hasattr(f.say, "lesson")}   # kind -> its lesson
+HEADLINES = tuple(f for f in FINDINGS["pitfalls"] if f.headline and f.kind in LESSON_OF)
+CLOSING = tuple(f for f in FINDINGS["pitfalls"] if f.headline and f.kind not in LESSON_OF)
 
 
-def sentences(report):
-    """Sentences that hold for this report's numbers, lesson by lesson."""
-    return told(report)[1]
+def answer_and_findings(results):
+    """(the answer, the findings): the answer keeps the headlines that fit, then names the lessons left to the
+    findings; the findings are every run's, lesson by lesson."""
+    view = View(results)
+    heads = said_over(HEADLINES, view)
+    return (heads[:text.fitting(heads)] + said_over(CLOSING, view),
+            said_over([f for f in FINDINGS["pitfalls"] if not f.headline], view))

@@ -1,19 +1,38 @@
-"""Explain the remote rows of a report: remote against in-process, the feed and fetch costs, what crossed tasks."""
+"""Explain the remote rows of compare's results: remote against in-process, the feed and fetch costs, what crossed
+tasks; said over the rows (of compare's page, or of explain's)."""
 
-from tfgraphs.findings.evidence import judged, rests_on
-from tfgraphs.findings.compare_view import holds_data
-from tfgraphs.findings.regimes import regime_sentences
+from dataclasses import dataclass, replace
+
+from tfgraphs.findings.compare import holds_data, regime_sentences
+from tfgraphs.findings.evidence import finding, has, judged, said_over
 from tfgraphs.records.judge import FEWEST, judge
 from tfgraphs.spec import network
-from tfgraphs.spec.common import later_runs_option
-from tfgraphs.spec.remote import task_of
-from tfgraphs.spec.variants import VARIANTS
+from tfgraphs.spec.network import VARIANTS, task_of
+from tfgraphs.spec.options import later_runs_option
 from tfgraphs.units import fmt_s
 
 
-def has_remote(report):
-    """True when the report holds rows measured on a grpc:// target or fetching a sum."""
-    return any(r.remote or r.returns == "sum" for r in report.rows)
+def has_remote(results):
+    """True when the results hold rows measured on a grpc:// target or fetching a sum."""
+    return any(r.remote or r.returns == "sum" for r in results.rows)
+
+
+@dataclass(frozen=True)
+class Rows:
+    """The view remote's findings are said over: rows, and the option that gets more samples of them."""
+
+    rows: tuple
+    more: str = "--trials"
+
+    def having(self, names):
+        """The view over the rows that hold every field in names."""
+        return replace(self, rows=tuple(r for r in self.rows if has(r, names)))
+
+
+def said_over_rows(findings, rows, more="--trials"):
+    """What the remote findings given (functions of this module) say over rows, more naming the option that gets more
+    samples."""
+    return said_over([say.finding for say in findings], Rows(tuple(rows), more))
 
 
 def _by_key(rows):
@@ -26,7 +45,7 @@ def _signed_s(seconds):
     return ("+" if seconds >= 0 else "") + fmt_s(seconds)
 
 
-def _told(v, option, unit=None):
+def _verdict_text(v, option, unit=None):
     """The verdict as printed; below the fewest samples its test needs, the outcome alone (it names n: there is no
     interval to give) and what to run: '...; run with --runs 4 or more to tell'."""
     if min(v.n_a, v.n_b) >= FEWEST[v.method]:
@@ -48,21 +67,21 @@ def _with_local(rows):
     return [(r, got[(v, False, f)]) for (v, remote, f), r in got.items() if remote and (v, False, f) in got]
 
 
-@rests_on("runs_s")
-def remote_over_local(rows, more="--trials"):
+@finding("remote.remote_over_local", ("runs_s",))
+def remote_over_local(view):
     """Per variant and fetch: remote later runs against in-process later runs, one median a worker."""
-    said = []
-    for r, local in _with_local(rows):
+    sentences = []
+    for r, local in _with_local(view.rows):
         v = judge(r.later_medians_s, local.later_medians_s)
-        said.append(judged(f"{r.label}: later runs took {fmt_s(r.later_median_s)} median against "
-                           f"{fmt_s(local.later_median_s)} in-process: {_told(v, more)}.", v))
-    return said
+        sentences.append(judged(f"{r.label}: later runs took {fmt_s(r.later_median_s)} median against "
+                                f"{fmt_s(local.later_median_s)} in-process: {_verdict_text(v, view.more)}.", v))
+    return sentences
 
 
-@rests_on("runs_s")
-def feed_cost(rows, more="--trials"):
+@finding("remote.feed_cost", ("runs_s",))
+def feed_cost(view):
     """Per fetch and place: a variant fed per run against one loaded once, one median later run a worker."""
-    said, got = [], _by_key(rows)
+    sentences, got = [], _by_key(view.rows)
     for remote in (True, False):
         for fetch in ("output", "sum"):
             here = [r for (v, rem, f), r in got.items() if rem == remote and f == fetch]
@@ -76,12 +95,13 @@ def feed_cost(rows, more="--trials"):
             verb = "sending" if remote else "feeding"
             sent = f", {verb} {fed.bytes_fed_per_run:,} bytes each time" if fed.bytes_fed_per_run else ""
             sent += "" if remote else _handed(fed)
-            told = ("feeding cost more per run, " if v.larger else "the fed variant was faster, " if v.smaller else
+            cost = ("feeding cost more per run, " if v.larger else "the fed variant was faster, " if v.smaller else
                     "")
-            said.append(judged(f"Per-run feed cost {where} (fetch {fetch}): {fed.variant} "
-                               f"{fmt_s(fed.later_median_s)} against {once.variant} {fmt_s(once.later_median_s)} "
-                               f"median{sent}: {told}{_told(v, more)}.", v))
-    return said
+            sentences.append(judged(f"Per-run feed cost {where} (fetch {fetch}): {fed.variant} "
+                                    f"{fmt_s(fed.later_median_s)} against {once.variant} "
+                                    f"{fmt_s(once.later_median_s)} median{sent}: {cost}"
+                                    f"{_verdict_text(v, view.more)}.", v))
+    return sentences
 
 
 def _handed(fed):
@@ -94,34 +114,35 @@ def _handed(fed):
             f"it otherwise; `tfgraphs pitfalls --lessons feed-alignment` times the two)")
 
 
-@rests_on("partition_computes")
-def fetch_cost(rows, more="--trials"):
+@finding("remote.fetch_cost", ("partition_computes",))
+def fetch_cost(view):
     """Per variant and place: fetching the whole output against fetching its sum, when both graphs compute."""
-    said, got = [], _by_key(rows)
+    sentences, got = [], _by_key(view.rows)
     for (variant, remote, fetch), whole in got.items():
         total = got.get((variant, remote, "sum"))
         if fetch != "output" or total is None:
             continue
         if not total.partition_computes["Conv2D"]:
             # A scalar fetch can fold where the whole output does not: the difference is then the network itself.
-            said.append(f"{variant} {'remote' if remote else 'in-process'}: fetching the sum folded the network "
-                        f"(no Conv2D in the graph that ran; partition graphs), so its {fmt_s(total.later_median_s)} "
-                        f"later runs compute nothing and say nothing about the cost of fetching.")
+            sentences.append(f"{variant} {'remote' if remote else 'in-process'}: fetching the sum folded the "
+                             f"network (no Conv2D in the graph that ran; partition graphs), so its "
+                             f"{fmt_s(total.later_median_s)} later runs compute nothing and say nothing about the "
+                             f"cost of fetching.")
             continue
         v = judge(whole.later_medians_s, total.later_medians_s)
         where = "remote" if remote else "in-process"
-        said.append(judged(f"Fetch cost of {variant} {where}: the whole output ({whole.bytes_fetched_per_run:,} "
-                           f"bytes) took {fmt_s(whole.later_median_s)} per run against "
-                           f"{fmt_s(total.later_median_s)} for its sum ({total.bytes_fetched_per_run:,} bytes): "
-                           f"{_told(v, more)}.", v))
-    return said
+        sentences.append(judged(f"Fetch cost of {variant} {where}: the whole output "
+                                f"({whole.bytes_fetched_per_run:,} bytes) took {fmt_s(whole.later_median_s)} per run "
+                                f"against {fmt_s(total.later_median_s)} for its sum "
+                                f"({total.bytes_fetched_per_run:,} bytes): {_verdict_text(v, view.more)}.", v))
+    return sentences
 
 
-@rests_on("first_runs_s", "runs_s")
-def first_run_extra(rows, more="--trials"):
+@finding("remote.first_run_extra", ("first_runs_s", "runs_s"))
+def first_run_extra(view):
     """Per variant and fetch: what the remote first run paid beyond its later runs, against in-process, one sample
     per fresh worker a side."""
-    said, got = [], _by_key(rows)
+    sentences, got = [], _by_key(view.rows)
     for (variant, remote, fetch), r in got.items():
         local = got.get((variant, False, fetch))
         if not remote or local is None or r.first_run_excess_s is None or local.first_run_excess_s is None:
@@ -132,13 +153,13 @@ def first_run_extra(rows, more="--trials"):
         # Sending the graph is offered as the reason only for an extra that was measured.
         why = (f"; remotely the first run also sends the {r.graph_bytes:,}-byte GraphDef to the server"
                if v.larger else "")
-        said.append(judged(f"{head}: {_told(v, more, _signed_s)}{why}.", v))
-    return said
+        sentences.append(judged(f"{head}: {_verdict_text(v, view.more, _signed_s)}{why}.", v))
+    return sentences
 
 
 def between_tasks(rows, batch, dtype):
     """Per two-task row: where X lived, the bytes expected to cross tasks per run, and what a traced run saw."""
-    said = []
+    sentences = []
     for r in rows:
         if not r.ok or not r.network_device:
             continue
@@ -147,35 +168,32 @@ def between_tasks(rows, batch, dtype):
         seen = r.traced_between_tasks_bytes
         check = ("the same as a traced run's RecvTensor bytes" if seen == expected else
                  f"but a traced run reported {seen:,} bytes received from another task")
-        said.append(f"{r.label}: X lived on {r.data_device}, the network ran on {r.network_device}; "
-                    f"{expected:,} bytes should cross between the tasks per run, {check}.")
-    return said
+        sentences.append(f"{r.label}: X lived on {r.data_device}, the network ran on {r.network_device}; "
+                         f"{expected:,} bytes should cross between the tasks per run, {check}.")
+    return sentences
 
 
 
-def sentences(report):
-    """Every remote sentence this report's numbers support."""
-    rows, c = report.rows, report.config
+# Listed in docs/findings.md with no description (about="").
+@finding("remote._remote_answer", ("first_run_s", "runs_s", "bytes_fed_per_run", "bytes_fetched_per_run"), about="")
+def remote_answer(view):
+    """Per remote row: its first and later runs against the same row in-process, and the bytes a run moved."""
+    sentences = []
+    for r, local in _with_local(view.rows):
+        sentences.append(f"{r.label}: first run {fmt_s(r.first_run_s)}, later {fmt_s(r.later_median_s)} median "
+                         f"(in-process {fmt_s(local.first_run_s)}, {fmt_s(local.later_median_s)}); a run fed "
+                         f"{r.bytes_fed_per_run:,} bytes and fetched {r.bytes_fetched_per_run:,}.")
+    return sentences
+
+
+def answer_and_findings(results):
+    """(the answer, the findings) of the remote rows: at most five lines, two remote rows' first and later runs
+    against the same rows in-process and their bytes; then every remote sentence the results' numbers support."""
+    rows, c = results.rows, results.config
+    heads = said_over_rows([remote_answer], [r for r in rows if r.ok])
+    answer = heads[:2] + ([f"And {len(heads) - 2} more remote rows: in the tables below."] if len(heads) > 2 else [])
     # A summed fetch is an op added to the graph, so folding may replace it with the rest: said as for the output.
-    summed = [r for r in rows if r.ok and r.returns == "sum" and holds_data(r, report)]
+    summed = [r for r in rows if r.ok and r.returns == "sum" and holds_data(r, results)]
     # compare's later runs (and so the first run's excess over them) may come from its --full-trials workers alone.
-    more = later_runs_option(c)
-    return (regime_sentences(summed) + remote_over_local(rows, more=more) + feed_cost(rows, more=more)
-            + fetch_cost(rows, more=more) + first_run_extra(rows, more=more)
-            + between_tasks(rows, c.batch, c.dtype))
-
-
-def answer(report):
-    """At most five lines: two remote rows' first and later runs against the same rows in-process, and their bytes."""
-    said = _remote_answer([r for r in report.rows if r.ok])
-    return said[:2] + ([f"And {len(said) - 2} more remote rows: in the tables below."] if len(said) > 2 else [])
-
-
-@rests_on("first_run_s", "runs_s", "bytes_fed_per_run", "bytes_fetched_per_run")
-def _remote_answer(rows):
-    said = []
-    for r, local in _with_local(rows):
-        said.append(f"{r.label}: first run {fmt_s(r.first_run_s)}, later {fmt_s(r.later_median_s)} median (in-process "
-                    f"{fmt_s(local.first_run_s)}, {fmt_s(local.later_median_s)}); a run fed {r.bytes_fed_per_run:,} "
-                    f"bytes and fetched {r.bytes_fetched_per_run:,}.")
-    return said
+    findings = said_over_rows([remote_over_local, feed_cost, fetch_cost, first_run_extra], rows, later_runs_option(c))
+    return answer, regime_sentences(summed) + findings + between_tasks(rows, c.batch, c.dtype)

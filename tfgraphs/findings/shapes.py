@@ -1,5 +1,5 @@
-"""What a shapes report tells a reader, declared as data: what a new input length cost each mode, and why; the
-headline ones open the page. All are said over one view of the report's rows.
+"""shapes' findings: what a new input length cost each mode, and why, each finding a named function said over one
+view of the results' rows; the headline ones open the page.
 
 Every comparison asks the judge (tfgraphs.records.judge), length by length (paired). blocked does the same
 fixed-shape work in its pass 2 and pass 3, on lengths already seen, so the one against the other is the control: when
@@ -7,151 +7,567 @@ it differs, the machine or the order of the calls moved the times, and every tim
 "disturbed run".
 """
 
+import functools
+import statistics
 from dataclasses import dataclass, replace
 
-from tfgraphs.findings import shapes_said as said
-from tfgraphs.findings.evidence import Finding, has, said_by
-from tfgraphs.findings.shapes_costs import CONTROL, control_verdict, costs_by_mode, report_cost, split
-from tfgraphs.findings.shapes_said import retracing_verdict
+from tfgraphs.findings.cases import short_s
+from tfgraphs.findings.evidence import FINDINGS, finding, has, judged, said_over
+from tfgraphs.records.judge import DISTURBED, FEWEST, SIGNED_RANK, Verdict, judge as judge_now
+from tfgraphs.records.rows import khz_per_call
+from tfgraphs.spec.shapes import AUTOTUNE, SWITCH_NAMES
+from tfgraphs.units import fmt_s, join
 
-# Reached here by the page and the tests.
-__all__ = ["DECLARED", "answer", "control_verdict", "report_cost", "retracing_verdict", "sentences", "told"]
 SHOWN = 5   # answer lines at most
+MEASURED = ("times_s", "khz")
+
+CONTROL = "blocked"     # the mode whose passes after the first do identical work
+CONTROL_PASSES = (1, 2)  # its pass 2 against its pass 3 (indices): the control
+
+
+@dataclass(frozen=True)
+class Cost:
+    """What a new length cost one run, over every length but the first (its first call is the worker's start-up)."""
+
+    mode: str
+    first_s: float            # the very first call in the worker, start-up included
+    new: tuple                # pass-1 call of each length after the first
+    seen: tuple | None        # median later-pass call of each length after the first (None with one pass)
+    new_khz: tuple            # the throughput of each of those pass-1 calls
+    seen_khz: tuple | None    # the throughput of each median later-pass call
+    control: Verdict | None = None   # the control's verdict, guarding this run's (None for the control itself)
+
+    @property
+    def new_s(self):
+        return statistics.median(self.new)
+
+    @property
+    def seen_s(self):
+        return None if self.seen is None else statistics.median(self.seen)
+
+    @property
+    def differences(self):
+        """Pass 1 minus the later passes, length by length."""
+        return None if self.seen is None else tuple(a - b for a, b in zip(self.new, self.seen))
+
+    @functools.cached_property
+    def penalty(self):
+        """Pass 1 against the later passes, paired by length, guarded by the control."""
+        return None if self.seen is None else judge(self.new, self.seen, paired=True, control=self.control)
+
+    @property
+    def extra_s(self):
+        """Time a new length added to one call: the median paired difference (shown, never deciding)."""
+        return None if self.seen is None else statistics.median(self.differences)
+
+    @property
+    def penalized(self):
+        return self.seen is not None and self.penalty.larger
+
+
+@functools.lru_cache(maxsize=4096)
+def _judge_tuples(a, b, paired, scale, control):
+    return judge_now(a, b, paired=paired, scale=scale, control=control)
+
+
+def judge(a, b, *, paired=False, scale="ratio", control=None):
+    """The judge, remembered: every sentence of a results asks it about the same samples, and a test with ties
+    permutes (control, when given, is a Verdict or None)."""
+    return _judge_tuples(tuple(a), tuple(b), paired, scale, control)
+
+
+def cost(run, lengths, batch, control=None):
+    """The Cost of one ok ModeRun whose passes ran over lengths; control guards its verdicts."""
+    first, later = run.times_s[0], run.times_s[1:]
+    seen = tuple(statistics.median(p[i] for p in later) for i in range(1, len(first))) if later else None
+    return Cost(run.mode, first[0], tuple(first[1:]), seen, khz_per_call(batch, lengths[1:], first[1:]),
+                None if seen is None else khz_per_call(batch, lengths[1:], seen), control)
+
+
+def lengths_of(results):
+    return results.config.lengths
+
+
+def run_cost(results, run, control=None):
+    """cost() with the results' lengths and batch."""
+    return cost(run, lengths_of(results), results.config.batch, control)
+
+
+def control_verdict(results, ok):
+    """blocked's pass 2 against its pass 3, paired by length: the same fixed-shape work on lengths it has already
+    seen, which must not differ (None with fewer passes). Its pass 1 is not the control: padding and framing still
+    meet each new length there."""
+    run = next((r for r in ok if r.mode == CONTROL and timed(r) and len(r.times_s) > CONTROL_PASSES[1]), None)
+    if run is None:
+        return None
+    return judge(run.times_s[CONTROL_PASSES[0]][1:], run.times_s[CONTROL_PASSES[1]][1:], paired=True)
+
+
+def timed(run):
+    """True when the run timed at least one length after the first."""
+    return bool(run.times_s) and len(run.times_s[0]) > 1
+
+
+def split(results):
+    """(main runs, runs with the device's switch off)."""
+    switch = results.switch
+    off = [r for r in results.rows if switch and r.env.get(switch) == "0"]
+    return [r for r in results.rows if r not in off], off
+
+
+def short_device(name):
+    """"/job:localhost/replica:0/task:0/device:CPU:0" -> "CPU:0"."""
+    return None if not name else name.rsplit("device:", 1)[-1]
+
+
+def signed(seconds):
+    """A duration with its sign: "+1.2 ms", "-400 us"."""
+    return ("-" if seconds < 0 else "+") + short_s(abs(seconds))
+
+
+def later_label(results):
+    """What the passes after the first are called in tables and sentences."""
+    return "pass 2" if results.config.passes == 2 else "later passes"
+
+
+def costs_by_mode(results, ok):
+    """The Cost of every mode timed on at least one length after the first, each guarded by the control."""
+    control = control_verdict(results, ok)
+    return {r.mode: run_cost(results, r, control) for r in ok if timed(r)}
+
+
+# Modes run in workers of their own: a comparison between modes pairs lengths across two workers, one a mode.
+ACROSS = "paired by length across the two modes' workers (one a mode: a worker's own speed is not separated)"
+ON_OFF = "paired by length across the two workers (one each: a worker's own speed is not separated)"
 
 
 @dataclass(frozen=True)
 class View:
-    """The report, its main modes' ok rows and the ok rows run with the switch off."""
+    """The results, their main modes' ok rows and the ok rows run with the switch off."""
 
-    report: object
+    results: object
     ok: tuple
     off: tuple
     whole: object = None
 
     @classmethod
-    def of(cls, report):
-        main, off = split(report)
-        return cls(report, tuple(r for r in main if r.ok), tuple(r for r in off if r.ok))
+    def of(cls, results):
+        main, off = split(results)
+        return cls(results, tuple(r for r in main if r.ok), tuple(r for r in off if r.ok))
 
     def having(self, names):
         """The view over the rows that hold every field in names."""
         def kept(rows):
             return tuple(r for r in rows if has(r, names))
-        return replace(self, report=replace(self.report, rows=kept(self.report.rows)), ok=kept(self.ok),
+        return replace(self, results=replace(self.results, rows=kept(self.results.rows)), ok=kept(self.ok),
                        off=kept(self.off), whole=self.whole or self)
 
 
-def _passes(v):
-    """True when some mode saw a length twice (in the whole report): the new-length cost can be measured."""
-    w = v.whole or v
-    return bool(w.ok) and any(c.seen is not None for c in costs_by_mode(w.report, list(w.ok)).values())
+def _passes(view):
+    """True when some mode saw a length twice (in the whole results): the new-length cost can be measured."""
+    whole = view.whole or view
+    return bool(whole.ok) and any(c.seen is not None for c in costs_by_mode(whole.results, list(whole.ok)).values())
 
 
-def _worst_judged(v):
-    """True when some mode besides the control saw lengths twice and the control did not move."""
-    ok, control = list(v.ok), control_verdict(v.report, list(v.ok))
-    return (any(c.mode != CONTROL and c.seen is not None for c in costs_by_mode(v.report, ok).values())
-            and not (control is not None and control.differs))
+def retracing_verdict(f, s):
+    """function's new-length costs against function-signature's, length by length: each a difference within one
+    worker, so the two workers' own speeds cancel; guarded by the control like every time."""
+    return judge(f.differences, s.differences, paired=True, scale="shift", control=f.control)
 
 
-def _of(fn, *more):
-    """fn over the view's report and ok rows (and the rows run with the switch off)."""
-    return lambda v: fn(v.report, list(v.ok), *([list(v.off)] if more else []))
+def _against_every(mine, theirs, control, what):
+    """mine's throughput against each other mode's, paired by length: one clause and the verdicts.
+
+    A "higher" is said only when every one of those verdicts is larger.
+    """
+    verdicts = {m: judge(mine, t, paired=True, control=control) for m, t in theirs.items()}
+    each = "; ".join(f"against {m}: {v.says()}" for m, v in verdicts.items())
+    higher = [m for m, v in verdicts.items() if v.larger]
+    lower = [m for m, v in verdicts.items() if v.smaller]
+    rest = [m for m in verdicts if m not in higher and m not in lower]
+    if len(higher) == len(verdicts):
+        sum_up = "higher than every other mode"
+    elif len(rest) == len(verdicts):
+        sum_up = "not shown to differ from any other mode"
+    else:
+        parts = ([f"higher than {join(higher)}"] if higher else []) + ([f"lower than {join(lower)}"] if lower else [])
+        parts += [f"not shown to differ from {join(rest)}"] if rest else []
+        sum_up = ", ".join(parts) + ", so not higher than every other mode"
+    return f"{what}: {sum_up} ({each})", tuple(verdicts.values())
 
 
-def _remedy(v):
+def remedy_compared(results, ok):
+    """True when blocked and some other mode saw lengths twice, so blocked's throughput is set against theirs."""
+    costs = costs_by_mode(results, ok)
+    b = costs.get(CONTROL)
+    return b is not None and b.seen is not None and any(c.mode != CONTROL and c.seen is not None
+                                                       for c in costs.values())
+
+
+def _signature_alone(results, ok):
+    """blocked fixes both the input signature and the block's shape; function-signature fixes the signature alone,
+    so the two effects are told apart by it, with its trace count."""
+    sig = costs_by_mode(results, ok).get("function-signature")
+    traced = {r.mode: r.traces for r in ok}.get("function-signature")
+    if sig is None or sig.seen is None or traced is None:
+        return []
+    v = sig.penalty
+    f = costs_by_mode(results, ok).get("function")
+    direct = retracing_verdict(f, sig) if f is not None and f.seen is not None else None
+    # "Removed" needs function's cost shown larger than function-signature's, not only the latter within a margin.
+    meaning = ("the fixed signature alone did not remove the cost of new lengths" if v.larger else
+               "the fixed signature alone removed what function paid per new length (function's cost against "
+               f"function-signature's: {direct.brief(signed)})" if direct is not None and direct.larger else
+               "this run does not tell what the fixed signature alone did")
+    return [judged(f"function-signature, which fixes only the input signature (it traced {traced} "
+                   f"time{'s' if traced != 1 else ''}), beside blocked, which also fixes the block's shape: its pass 1 "
+                   f"against {later_label(results)}, paired by length: {v.says()}; {meaning}.", v)]
+
+
+def _first_traced(rows, results):
+    """What each worker's first call traced, by TensorFlow's count after it, and what that makes its difference."""
+    counted = [r for r in rows if r.first_call_traces is not None and r.traces is not None]
+    if not counted:
+        return "What that first call traced was not recorded, so start-up is not told apart from tracing. "
+    n, uncounted = results.config.count, [r.mode for r in rows if r not in counted]
+    each = join([f"{r.mode} {r.first_call_traces} (of {r.traces} for {n} lengths)" for r in counted]
+                + ([f"no count in {join(uncounted)}"] if uncounted else []))
+    every = [r.mode for r in counted if r.first_call_traces >= 1 and r.traces >= n]
+    once = [r.mode for r in counted if r.first_call_traces >= 1 and r.traces < n]
+    text = f"That first call traced or built a graph, by the count right after it: {each}. "
+    if every:
+        text += (f"{join(every)} traced every new length, so its pass-1 calls traced too and its difference is not "
+                 f"tracing. ")
+    if once:
+        text += f"In {join(once)} the first call's trace is among its difference: start-up and tracing together. "
+    return text
+
+
+@finding("shapes.control_line", MEASURED, headline=True,
+         template="Control: blocked (fixed blocks of {n}), pass 2 against pass 3: {verdict}. / Disturbed run: "
+                  "blocked's pass 2 and pass 3, identical fixed-shape work, moved apart ({verdict}); ...",
+         unless="blocked did not run three passes")
+def control_line(view):
+    """blocked's pass 2 against its pass 3: identical work, so a difference means the run was disturbed."""
+    results, ok = view.results, list(view.ok)
+    control = control_verdict(results, ok)
+    if control is None:
+        return []
+    if control.differs:
+        return [judged(f"Disturbed run: blocked's pass 2 and pass 3, identical fixed-shape work, moved apart "
+                       f"({control.brief()}); no new-length cost and no ratio between modes is stated.", control)]
+    return [judged(f"Control: blocked (fixed blocks of {results.config.block}), pass 2 against pass 3: "
+                   f"{control.brief()}.", control)]
+
+
+@finding("shapes.worst", MEASURED, headline=True,
+         template="A new length cost {mode} a median {time} a call: pass 1 against {passes}, paired by length, "
+                  "{verdict}. / No mode's pass 1 differed from {passes}, paired by length.",
+         unless="no mode saw a length twice, or the control moved")
+def worst(view):
+    """The mode whose pass 1 paid most over the later passes, by its judged ratio."""
+    results, ok = view.results, list(view.ok)
+    costs = [c for c in costs_by_mode(results, ok).values() if c.mode != CONTROL and c.seen is not None]
+    control = control_verdict(results, ok)
+    if not costs or (control is not None and control.differs):
+        return []
+    later = later_label(results)
+    paid = [c for c in costs if c.penalized]
+    if not paid:
+        pairs = min(c.penalty.n_a for c in costs)
+        short = (f"; {pairs} lengths after the first are too few to find one (the paired test needs "
+                 f"{FEWEST[SIGNED_RANK]}): run with --count {FEWEST[SIGNED_RANK] + 1} or more"
+                 if pairs < FEWEST[SIGNED_RANK] else "")
+        return [f"No mode's pass 1 differed from {later}, paired by length{short}."]
+    most = max(paid, key=lambda c: c.penalty.effect)
+    return [judged(f"A new length cost {most.mode} a median {signed(most.extra_s)} a call: pass 1 against {later}, "
+                   f"paired by length, {most.penalty.brief()}.", most.penalty)]
+
+
+@finding("shapes.traces", ("traces",), headline=True, template="tf.function traced {mode} {n}x, ...",
+         unless="no mode that traces ran")
+def traces(view):
+    """How many times tf.function traced each mode that traces."""
+    traced = [r for r in view.ok if r.mode.startswith("function") or r.mode == "blocked"]
+    if not traced:
+        return []
+    return ["tf.function traced " + ", ".join(f"{r.mode} {r.traces}x" for r in traced) + "."]
+
+
+ANSWER = (control_line.finding, worst.finding, traces.finding)
+
+
+@finding("shapes.no_pair", headline=True,
+         template="No mode measured a new length against a seen one (--passes 2 or more does).",
+         unless="any other answer line is said")
+def no_pair(view):
+    """No other answer line is said: no mode measured a new length against a seen one."""
+    if said_over(ANSWER, view.whole or view):
+        return []
+    return ["No mode measured a new length against a seen one (--passes 2 or more does)."]
+
+
+# The findings that keep the kinds saved documents already hold (shapes._name).
+@finding("shapes.nothing", template="No mode produced a result, so there is nothing to explain.",
+         unless="some mode produced a result")
+def nothing(view):
+    """No mode produced a result to explain."""
+    return [] if view.ok else ["No mode produced a result, so there is nothing to explain."]
+
+
+@finding("shapes._devices", ("device",),
+         template="No GPU was visible and every mode ran on {device}, so cuDNN autotuning does not apply here. / A "
+                  "GPU was visible ...", unless="no mode produced a result")
+def devices(view):
+    """Where the modes ran, and whether cuDNN autotuning applies there."""
+    results, ok = view.results, list(view.ok)
+    if not ok:
+        return []
+    devices = sorted({short_device(r.device) or "?" for r in ok})
+    where = f"every mode ran on {devices[0]}" if len(devices) == 1 else f"the modes ran on {join(devices)}"
+    if results.switch == AUTOTUNE:
+        return [f"A GPU was visible and {where}; cuDNN autotuning is likely to apply to the convolutions placed on "
+                f"it (not measured on a GPU by this tool)."]
+    return [f"No GPU was visible and {where}, so cuDNN autotuning does not apply here."]
+
+
+@finding("shapes.one_pass",
+         template="With one pass no length was seen twice, so the per-new-length cost cannot be measured; run with "
+                  "--passes 2 or more.", unless="some mode ran two passes or more")
+def one_pass(view):
+    """No mode saw a length twice: the per-new-length cost cannot be measured."""
+    if not view.ok or _passes(view):
+        return []
+    return ["With one pass no length was seen twice, so the per-new-length cost cannot be measured; run with "
+            "--passes 2 or more."]
+
+
+@finding("shapes._control", MEASURED,
+         template="Control: blocked (blocks of {n}) does the same fixed-shape work in its pass 2 and pass 3, ...: "
+                  "{verdict}. / Disturbed run: ... / blocked did not run 3 passes ...",
+         unless="no mode saw a length twice")
+def control_check(view):
+    """The control's own verdict: it decides whether any other time or throughput verdict is said."""
+    results, ok = view.results, list(view.ok)
+    if not _passes(view):
+        return []
+    control = control_verdict(results, ok)
+    if not any(c.seen is not None for c in costs_by_mode(results, ok).values()):
+        return []
+    if control is None:
+        return [f"blocked did not run {CONTROL_PASSES[1] + 1} passes (--passes {CONTROL_PASSES[1] + 1}), so no "
+                f"control checked that the passes met the same machine: the verdicts below are not guarded against "
+                f"a change of load."]
+    work = (f"blocked (blocks of {results.config.block}) does the same fixed-shape work in its pass 2 and pass 3, "
+            f"on lengths it has already seen, so they must not differ")
+    if control.differs:
+        faster = control.n_a - control.above
+        return [judged(f"Disturbed run: {work}, yet pass 2 against pass 3, paired by length, "
+                       f"{control.says()}, pass 2 the {'faster' if control.smaller else 'slower'} on "
+                       f"{faster if control.smaller else control.above} of {control.n_a} lengths. The machine's load "
+                       f"or the order of the calls moved the times, so this run states no new-length cost and no "
+                       f"ratio between modes; run it again on a quieter machine.", control)]
+    return [judged(f"Control: {work}; pass 2 against pass 3, paired by length: {control.says()}.", control)]
+
+
+@finding("shapes._penalties", MEASURED,
+         template="Pass 1 against {passes} in {mode}, paired by length: {verdict}; pass 1 the slower on {n} of {n} "
+                  "lengths: a new length added a median {time} to a {time} call.", unless="no mode saw a length twice")
+def penalties(view):
+    """Each mode's pass 1 against its later passes, paired by length, the largest effect first."""
+    results, ok = view.results, list(view.ok)
+    if not _passes(view):
+        return []
+    costs, later, out = costs_by_mode(results, ok), later_label(results), []
+    judged_costs = [c for c in costs.values() if c.mode != CONTROL and c.seen is not None]
+    disturbed = [c for c in judged_costs if c.penalty.outcome == DISTURBED]
+    if disturbed:
+        verdict = disturbed[0].penalty
+        out.append(judged(f"Pass 1 against {later} in {join([c.mode for c in disturbed])}: "
+                          f"{verdict.says()}.", verdict))
+    for c in sorted((c for c in judged_costs if c not in disturbed), key=lambda c: -c.penalty.effect):
+        v = c.penalty
+        text = f"Pass 1 against {later} in {c.mode}, paired by length: {v.says()}"
+        if v.larger:
+            text += (f"; pass 1 the slower on {v.above} of {v.n_a} lengths: a new length added a median "
+                     f"{signed(c.extra_s)} to a {short_s(c.seen_s)} call")
+        elif v.smaller:
+            text += f"; pass 1 the faster on {v.n_a - v.above} of {v.n_a} lengths"
+        out.append(judged(text + ".", v))
+    return out
+
+
+@finding("shapes._tracing", ("traces",),
+         template="For {n} distinct lengths, tf.function traced {mode} {n} times, ... / graph built {n} graph(s) ...",
+         unless="no mode saw a length twice, or no trace was counted")
+def tracing(view):
+    """How many times each mode traced or built a graph for the lengths it ran."""
+    results, ok = view.results, list(view.ok)
+    if not _passes(view):
+        return []
+    n, out = results.config.count, []
+    traced = [r for r in ok if r.traces is not None and r.mode != "graph"]
+    if traced:
+        parts = [f"{r.mode} {r.traces} time{'s' if r.traces != 1 else ''}" for r in traced]
+        out.append(f"For {n} distinct lengths, tf.function traced " + join(parts) + ".")
+    graph = next((r for r in ok if r.mode == "graph" and r.traces is not None), None)
+    if graph is not None and graph.traces == 1:
+        out.append(f"graph built {graph.traces} graph with a [None, None, {results.config.channels}] placeholder "
+                   f"and ran all {n} lengths in it.")
+    elif graph is not None:
+        out.append(f"graph built {graph.traces} graphs for {n} distinct lengths.")
+    return out
+
+
+@finding("shapes._retracing", ("traces", *MEASURED),
+         template="function traced {n} times to function-signature's {n}; the cost of a new length ... in function "
+                  "against function-signature, ...: {verdict}: ...",
+         unless="function paid no new-length cost, or function-signature did not trace once")
+def retracing(view):
+    """How much of function's new-length cost retracing explains, when function-signature traced just once."""
+    results, ok = view.results, list(view.ok)
+    if not _passes(view):
+        return []
+    costs = costs_by_mode(results, ok)
+    f, s = costs.get("function"), costs.get("function-signature")
+    traces = {r.mode: r.traces for r in ok}
+    once, many = traces.get("function-signature"), traces.get("function")
+    # The two differ by retracing alone only if function-signature traced once and function more than that.
+    if not (f and s and f.penalized and once == 1 and many is not None and many > once):
+        return []
+    retrace = retracing_verdict(f, s)
+    head = (f"function traced {many} times to function-signature's {once}; the cost of a new length (pass 1 minus "
+            f"{later_label(results)}, length by length) in function against function-signature, {ACROSS}: "
+            f"{retrace.says(signed)}")
+    if retrace.larger:
+        return [judged(f"{head}: that much of function's new-length cost is absent where the signature is fixed, and "
+                       f"the trace counts say function retraced.", retrace)]
+    return [judged(f"{head}: this run does not show function's new-length cost to be retracing.", retrace)]
+
+
+def _throughputs(results, ok):
+    """blocked's throughput against every other mode's, on new lengths and on lengths already seen."""
+    costs, later = costs_by_mode(results, ok), later_label(results)
+    b = costs.get(CONTROL)
+    others = {c.mode: c for c in costs.values() if c.mode != CONTROL and c.seen is not None}
+    control = control_verdict(results, ok)
+    head = f"blocked's throughput (blocks of {results.config.block})"
+    if control is not None and control.differs:
+        # Two numbers from a moving machine make no ratio: the control's own numbers are all that is printed.
+        moved = [judge(mine, c_khz, paired=True, control=control) for c in others.values()
+                 for mine, c_khz in ((b.new_khz, c.new_khz), (b.seen_khz, c.seen_khz))]
+        return [judged(f"{head} against every other mode: {moved[0].says()}.", *moved)]
+    out = []
+    for what, mine, theirs in (
+            (f"{head} on lengths seen for the first time (pass 1 against pass 1, {ACROSS})", b.new_khz,
+             {m: c.new_khz for m, c in others.items()}),
+            (f"{head} on lengths already seen ({later} against {later}, {ACROSS})", b.seen_khz,
+             {m: c.seen_khz for m, c in others.items()})):
+        text, verdicts = _against_every(mine, theirs, control, what)
+        out.append(judged(text + ".", *verdicts))
+    return out
+
+
+@finding("shapes._remedy", MEASURED,
+         template="blocked's throughput (blocks of {n}) on lengths seen for the first time (...): higher than every "
+                  "other mode / ... (against {mode}: {verdict}; ...). function-signature, which fixes only the input "
+                  "signature (it traced {n} times), beside blocked, ...: its pass 1 against {passes}, paired by "
+                  "length: {verdict}; {meaning}.", unless="blocked or every other mode saw no length twice")
+def remedy(view):
     """blocked's throughput against every other mode's; where the control did not move, function-signature (with
     its trace count) tells the fixed signature's part apart."""
-    control = control_verdict(v.report, list(v.ok))
+    results, ok = view.results, list(view.ok)
+    if not (_passes(view) and remedy_compared(results, ok)):
+        return []
+    control = control_verdict(results, ok)
     if control is not None and control.differs:
-        return said._remedy(v.report, list(v.ok))
-    traced = v.having(("traces",))
-    return said._remedy(v.report, list(v.ok)) + said._signature_alone(traced.report, list(traced.ok))
+        return _throughputs(results, ok)
+    traced = view.having(("traces",))
+    return _throughputs(results, ok) + _signature_alone(traced.results, list(traced.ok))
 
 
-def _every(v):
-    return "Every mode" if all(r.ok for r in (v.whole or v).report.rows) else "Every mode that finished"
+@finding("shapes._switch", (*MEASURED, "env"),
+         template="{switch} in {mode}: pass 1 against {passes}, paired by length, with {switch}=1: {verdict}; with "
+                  "{switch}=0: {verdict}. / ... was not switched off in this run (no --switch-modes).",
+         unless="the run named no switch (oneDNN, cuDNN autotuning)")
+def switch_off(view):
+    """The device's switch (oneDNN, cuDNN autotuning) on against off, mode by mode."""
+    results, ok, off = view.results, list(view.ok), list(view.off)
+    if not _passes(view):
+        return []
+    switch = results.switch
+    if switch is None:
+        return []
+    name = SWITCH_NAMES[switch]
+    if not results.config.switch_modes:
+        return [f"{name} was not switched off in this run (no --switch-modes)."]
+    later, out, control = later_label(results), [], control_verdict(results, ok)
+    untested = " (this GPU path is untested)" if switch == AUTOTUNE else ""
+    for r_off in off:
+        r_on = next((r for r in ok if r.mode == r_off.mode), None)
+        if r_on is None or not (timed(r_on) and timed(r_off)):
+            continue
+        on, of = (run_cost(results, r, control) for r in (r_on, r_off))
+        if on.seen is None:
+            continue
+        mode = r_on.mode
+        if control is not None and control.differs:
+            # One sentence for the lot: each verdict would print the same control numbers and no ratio.
+            moved = on.penalty
+            out.append(judged(f"{name} in {mode}{untested}, on against off: no time or throughput is compared, "
+                              f"{moved.says()}.", moved))
+            continue
+        out.append(judged(f"{name} in {mode}{untested}: pass 1 against {later}, paired by length, with "
+                          f"{switch}=1: {on.penalty.says()}; with {switch}=0: {of.penalty.says()}.",
+                          on.penalty, of.penalty))
+        added = judge(on.differences, of.differences, paired=True, scale="shift", control=control)
+        out.append(judged(f"The time a new length added to a call in {mode} with {name} on against off, "
+                          f"{ON_OFF}: {added.says(signed)}" +
+                          (f": {name} accounts for part of each new length's cost in {mode}." if added.larger
+                           else "."), added))
+        first = judge(on.new_khz, of.new_khz, paired=True, control=control)
+        again = judge(on.seen_khz, of.seen_khz, paired=True, control=control)
+        out.append(judged(f"{mode}'s throughput with {name} on against off, {ON_OFF}: on lengths seen for "
+                          f"the first time (pass 1 against pass 1) {first.says()}; on lengths already seen "
+                          f"({later} against {later}) {again.says()}.", first, again))
+    return out
 
 
-MEASURED = ("times_s", "khz")
-ANSWER = (
-    Finding("shapes.control_line", MEASURED, lambda v: control_verdict(v.report, list(v.ok)) is not None,
-            _of(said.control_line), True,
-            "Control: blocked (fixed blocks of {n}), pass 2 against pass 3: {verdict}. / Disturbed run: blocked's "
-            "pass 2 and pass 3, identical fixed-shape work, moved apart ({verdict}); ...",
-            "blocked did not run three passes"),
-    Finding("shapes.worst", MEASURED, _worst_judged, _of(said.worst), True,
-            "A new length cost {mode} a median {time} a call: pass 1 against {passes}, paired by length, {verdict}. "
-            "/ No mode's pass 1 differed from {passes}, paired by length.",
-            "no mode saw a length twice, or the control moved"),
-    Finding("shapes.traces", ("traces",), lambda v: any(r.mode.startswith("function") or r.mode == "blocked"
-                                                         for r in v.ok),
-            lambda v: said.traces_line(list(v.ok)), True, "tf.function traced {mode} {n}x, ...",
-            "no mode that traces ran"),
-)
-NONE = Finding("shapes.no_pair", (), lambda v: not said_by(ANSWER, v.whole or v),
-               lambda v: ["No mode measured a new length against a seen one (--passes 2 or more does)."], True,
-               "No mode measured a new length against a seen one (--passes 2 or more does).",
-               "any other answer line is said")
-# The findings said before they were declared keep the kinds saved documents already hold (module._function).
-FINDINGS = (
-    Finding("shapes.nothing", (), lambda v: not v.ok,
-            lambda v: ["No mode produced a result, so there is nothing to explain."], False,
-            "No mode produced a result, so there is nothing to explain.", "some mode produced a result"),
-    Finding("shapes._devices", ("device",), lambda v: v.ok, _of(said._devices), False,
-            "No GPU was visible and every mode ran on {device}, so cuDNN autotuning does not apply here. / A GPU was "
-            "visible ...", "no mode produced a result"),
-    Finding("shapes.one_pass", (), lambda v: v.ok and not _passes(v),
-            lambda v: ["With one pass no length was seen twice, so the per-new-length cost cannot be measured; run "
-                       "with --passes 2 or more."], False,
-            "With one pass no length was seen twice, so the per-new-length cost cannot be measured; run with "
-            "--passes 2 or more.", "some mode ran two passes or more"),
-    Finding("shapes._control", MEASURED, _passes, _of(said._control), False,
-            "Control: blocked (blocks of {n}) does the same fixed-shape work in its pass 2 and pass 3, ...: {verdict}. "
-            "/ Disturbed run: ... / blocked did not run 3 passes ...", "no mode saw a length twice"),
-    Finding("shapes._penalties", MEASURED, _passes, _of(said._penalties), False,
-            "Pass 1 against {passes} in {mode}, paired by length: {verdict}; pass 1 the slower on {n} of {n} lengths: "
-            "a new length added a median {time} to a {time} call.", "no mode saw a length twice"),
-    Finding("shapes._tracing", ("traces",), _passes, _of(said._tracing), False,
-            "For {n} distinct lengths, tf.function traced {mode} {n} times, ... / graph built {n} graph(s) ...",
-            "no mode saw a length twice, or no trace was counted"),
-    Finding("shapes._retracing", ("traces", *MEASURED), _passes, _of(said._retracing), False,
-            "function traced {n} times to function-signature's {n}; the cost of a new length ... in function against "
-            "function-signature, ...: {verdict}: ...",
-            "function paid no new-length cost, or function-signature did not trace once"),
-    Finding("shapes._remedy", MEASURED, lambda v: _passes(v) and said.remedy_compared(v.report, list(v.ok)),
-            _remedy, False,
-            "blocked's throughput (blocks of {n}) on lengths seen for the first time (...): higher than every other "
-            "mode / ... (against {mode}: {verdict}; ...). function-signature, which fixes only the input signature "
-            "(it traced {n} times), beside blocked, ...: its pass 1 against {passes}, paired by length: {verdict}; "
-            "{meaning}.", "blocked or every other mode saw no length twice"),
-    Finding("shapes._switch", (*MEASURED, "env"), lambda v: _passes(v) and v.report.switch is not None,
-            _of(said._switch, "off"), False,
-            "{switch} in {mode}: pass 1 against {passes}, paired by length, with {switch}=1: {verdict}; with "
-            "{switch}=0: {verdict}. / ... was not switched off in this run (no --switch-modes).",
-            "the run named no switch (oneDNN, cuDNN autotuning)"),
-    Finding("shapes._first_call", MEASURED, _passes, _of(said._first_call), False,
-            "The very first call in each of the {n} main workers took {time}; against the same worker's median "
-            "pass-1 call, paired by worker: {verdict}. ...", "no mode saw a length twice"),
-    Finding("shapes.accuracy", ("max_rel_err",), lambda v: _passes(v) and v.ok,
-            lambda v: [f"{_every(v)} matched a float64 NumPy reference to "
-                       f"{max(r.max_rel_err for r in (*v.ok, *v.off)):.2e} relative error or better."], False,
-            "Every mode (that finished) matched a float64 NumPy reference to {error} relative error or better.",
-            "no mode saw a length twice"),
-)
-DECLARED = ANSWER + (NONE,) + FINDINGS
+@finding("shapes._first_call", MEASURED,
+         template="The very first call in each of the {n} main workers took {time}; against the same worker's median "
+                  "pass-1 call, paired by worker: {verdict}. ...", unless="no mode saw a length twice")
+def first_call(view):
+    """The very first call of each worker against that worker's median pass-1 call: pairs, one per worker; what the
+    first call traced (TensorFlow's own count after it) says whether the difference is start-up alone."""
+    results, ok = view.results, list(view.ok)
+    if not _passes(view):
+        return []
+    costs = costs_by_mode(results, ok)
+    if not costs:
+        return []
+    v = judge([c.first_s for c in costs.values()], [c.new_s for c in costs.values()], paired=True)
+    low, high = min(c.first_s for c in costs.values()), max(c.first_s for c in costs.values())
+    took = fmt_s(high) if fmt_s(low) == fmt_s(high) else f"{fmt_s(low)} to {fmt_s(high)}"
+    each = "the worker" if len(costs) == 1 else f"each of the {len(costs)} main workers"
+    return [judged(f"The very first call in {each} took {took}; against the same worker's median pass-1 call, paired "
+                   f"by worker: {v.says()}. " + _first_traced([r for r in ok if r.mode in costs], results)
+                   + "The first length is left out of the per-length statistics.", v)]
 
 
-def told(report):
-    """(the answer, the findings): every declaration said over one view of the report, split by headline."""
-    return answer(report), sentences(report)
+@finding("shapes.accuracy", ("max_rel_err",),
+         template="Every mode (that finished) matched a float64 NumPy reference to {error} relative error or better.",
+         unless="no mode saw a length twice")
+def accuracy(view):
+    """The largest relative error of any mode against a float64 NumPy reference."""
+    if not (_passes(view) and view.ok):
+        return []
+    every = "Every mode" if all(r.ok for r in (view.whole or view).results.rows) else "Every mode that finished"
+    return [f"{every} matched a float64 NumPy reference to "
+            f"{max(r.max_rel_err for r in (*view.ok, *view.off)):.2e} relative error or better."]
 
 
-def answer(report):
-    """At most five lines: the control, the mode whose pass 1 paid most, and the trace counts."""
-    return said_by(ANSWER + (NONE,), View.of(report))[:SHOWN]
-
-
-def sentences(report):
-    """Sentences that hold for this report's numbers; each one disappears or changes when they do not."""
-    return said_by(FINDINGS, View.of(report))
+def answer_and_findings(results):
+    """(the answer, the findings): every shapes finding said over one view of the results, split by headline."""
+    view = View.of(results)
+    return (said_over([f for f in FINDINGS["shapes"] if f.headline], view)[:SHOWN],
+            said_over([f for f in FINDINGS["shapes"] if not f.headline], view))

@@ -1,10 +1,10 @@
-"""What a watched script tells a reader, declared as data: how it ended, a sentence per diagnosis, each tied to the
-script's file and line, and each call site's first run; the headline ones open the page."""
+"""What a watched script tells a reader: how it ended, a sentence per diagnosis, each tied to the script's file and
+line, and each call site's first run; the headline findings open the page."""
 
 import os
 import signal
 
-from tfgraphs.findings.evidence import Finding, Record, judged, said_by
+from tfgraphs.findings.evidence import FINDINGS, Record, finding, judged, said_over
 from tfgraphs.records.judge import Verdict
 from tfgraphs.units import fmt_bytes, fmt_s, shape_text, sig3
 
@@ -16,19 +16,21 @@ def where(w, file, line):
 
 
 def _embedded(w, d):
+    """A Const that is mostly data, where it was made, and the first run after it."""
     e = d["evidence"]
-    said = (f"{where(w, d['file'], d['line'])} embedded {e['bytes']:,} bytes ({fmt_bytes(e['bytes'])}) in the "
+    text = (f"{where(w, d['file'], d['line'])} embedded {e['bytes']:,} bytes ({fmt_bytes(e['bytes'])}) in the "
             f"graph: the NodeDef of the Const op named '{e['name']}' ({e['dtype']} {shape_text(e['shape'])})")
     nxt = e.get("next_call")
     if nxt is None:
-        return said + "; no run followed it."
+        return text + "; no run followed it."
     later = (f", later runs {fmt_s(nxt['later_median_s'])} median (n={nxt['n'] - 1})" if nxt["later_median_s"]
              is not None else ", its only run")
-    return said + (f"; the first run that came after it, {where(w, nxt['file'], nxt['line'])}, took "
+    return text + (f"; the first run that came after it, {where(w, nxt['file'], nxt['line'])}, took "
                    f"{fmt_s(nxt['first_s'])}{later}.")
 
 
 def _repeated(w, d):
+    """An array fed unchanged on every call of one line."""
     e = d["evidence"]
     what = (f"{e['converted_from']}, which session.py converted to a {e['bytes']:,}-byte array on each call "
             f"(np.asarray once, before the calls, would leave only the feed),"
@@ -39,6 +41,7 @@ def _repeated(w, d):
 
 
 def _growth(w, d):
+    """A line that made ops between one session's runs, and of which types."""
     e = d["evidence"]
     kinds = ", ".join(f"{n} {t}" for t, n in sorted(e["op_types"].items(), key=lambda kv: -kv[1])[:3])
     return (f"{where(w, d['file'], d['line'])} made {e['ops']:,} ops after the session's first run, in the gaps "
@@ -46,6 +49,7 @@ def _growth(w, d):
 
 
 def _signatures(w, d):
+    """A call site's new sets of fed and fetched names, their first calls against its repeats."""
     e = d["evidence"]
     verdict = Verdict.from_dict(e["verdict"])
     firsts = ", ".join(sig3(t * 1e3) for t in e["new_first_s"])
@@ -64,6 +68,7 @@ def _cost(w, e):
 
 
 def _retracing(w, d):
+    """A tf.function traced more than once."""
     e = d["evidence"]
     return (f"{where(w, d['file'], d['line'])}: the tf.function {e['name']} defined here was traced "
             f"{e['traces']} times (TensorFlow's experimental_get_tracing_count).")
@@ -71,21 +76,14 @@ def _retracing(w, d):
 
 SHOWN = 4   # diagnoses in the answer; the rest are in the findings
 SMALL = 0.01   # a timed diagnosis costing less than this share of the script's run time stays out of the answer
-SAID = {"embedded-constant": _embedded, "repeated-feed": _repeated, "graph-growth": _growth,
-        "new-signature": _signatures, "retracing": _retracing}
+TEXT = {"embedded-constant": _embedded, "repeated-feed": _repeated, "graph-growth": _growth,
+        "new-signature": _signatures, "retracing": _retracing}   # diagnosis kind -> its sentence, without remedy
 
 
-def said(w, d):
+def diagnosis_sentence(w, d):
     """The diagnosis as one sentence, then its remedy and where the course teaches it."""
-    sentence = SAID[d["kind"]](w, d)
+    sentence = TEXT[d["kind"]](w, d)
     return judged(f"{sentence} Remedy: {d['remedy']}. Taught in {d['lesson']}.", *getattr(sentence, "verdicts", ()))
-
-
-def _first_runs(w):
-    """Each call site's first run against its later ones, as measured in the script."""
-    return [f"{where(w, c['file'], c['line'])}: first run {fmt_s(c['first_s'])}, later runs "
-            f"{fmt_s(c['later_median_s'])} median (n={c['n'] - 1})" + _sets(c) + "." for c in w.calls
-            if c["later_median_s"]]
 
 
 def _sets(c):
@@ -107,58 +105,12 @@ def _consts_seen(w):
             + ".")
 
 
-def _ending(w):
-    runs = (f"{w.runs} Session.run call{'s' if w.runs != 1 else ''} from {len(w.calls)} "
-            f"line{'s' if len(w.calls) != 1 else ''}")
-    if w.script is None:   # watching() in a notebook: no script, and nothing has ended
-        return f"Watched in this process so far: {runs}."
-    name = os.path.basename(w.script)
-    if w.ended == "exit":
-        how = "ran to its end" if w.exit_code == 0 else f"exited with status {w.exit_code}"
-    else:
-        how = {"raised": f"raised (exit status {w.exit_code})",
-               "interrupted": f"was interrupted (exit status {w.exit_code}); what it did until then",
-               "killed": f"was killed by {_signal_name(w.exit_code - 128)} (exit status {w.exit_code})"}.get(
-                   w.ended, f"ended with status {w.exit_code}")
-    return f"{name} {how}: {runs}."
-
-
 def _signal_name(number):
+    """A signal's name (SIGKILL for 9), or 'signal N' for a number Python does not name."""
     try:
         return signal.Signals(number).name
     except ValueError:
         return f"signal {number}"
-
-
-def _found(w):
-    """The first diagnoses that matter; past SHOWN, and for those timed under SMALL of the run, a last line says how
-    many more the findings hold."""
-    small = [d for d in w.findings if d["evidence"].get("share") is not None and d["evidence"]["share"] < SMALL]
-    large = [d for d in w.findings if d not in small]
-    shown = large if len(large) <= SHOWN and not small else large[:SHOWN - 1]
-    said = [SAID[d["kind"]](w, d) for d in shown]
-    rest = [d for d in large if d not in shown]
-    if rest:
-        said.append(f"And {len(rest)} more findings ({', '.join(sorted({d['kind'] for d in rest}))}): see below.")
-    if small:
-        said.append(f"{len(small)} smaller finding{'s' if len(small) != 1 else ''} "
-                    f"({', '.join(sorted({d['kind'] for d in small}))}), each under {SMALL:.0%} of the script's run "
-                    f"time: see below.")
-    return said
-
-
-def _traced(w):
-    """TensorFlow's trace counts, in one line, when nothing else was found."""
-    counts = ", ".join(f"{f['name']} ({where(w, f['file'], f['line'])}) {f['traces']} "
-                       f"time{'s' if f['traces'] != 1 else ''}" for f in w.functions[:3])
-    return [f"tf.functions traced, as TensorFlow counts: {counts}."]
-
-
-def _clean(w):
-    least = f"{w.min_bytes:,} bytes" if w.min_bytes else "--min-bytes"
-    return (f"No finding: no Const of {least} or more that is mostly data, no line that kept making ops between one "
-            f"session's runs, no array of {least} or more fed unchanged on every call, no call site paying new first "
-            f"runs, no retracing.")
 
 
 def _built_only(w):
@@ -177,90 +129,193 @@ def _watched(w):
     return w.status == "ok" and not _built_only(w) and not _no_graph_mode(w)
 
 
-def _one(say):
-    return lambda v: [say(v.record)]
+def diagnoses(view):
+    """The script's diagnoses, in the order the hooks made them."""
+    return view.record.findings
 
 
-def _diagnoses(v):
-    return v.record.findings
+@finding("watch.ending", ("runs",), headline=True,
+         template="{script} ran to its end / exited with status {n} / raised / was interrupted / was killed by "
+         "{signal}: {n} Session.run calls from {n} lines. / Watched in this process so far: ...")
+def ending(view):
+    """How the script ended, and how many Session.run calls it made from how many lines."""
+    w = view.record
+    runs = (f"{w.runs} Session.run call{'s' if w.runs != 1 else ''} from {len(w.calls)} "
+            f"line{'s' if len(w.calls) != 1 else ''}")
+    if w.script is None:   # watching() in a notebook: no script, and nothing has ended
+        return [f"Watched in this process so far: {runs}."]
+    name = os.path.basename(w.script)
+    if w.ended == "exit":
+        how = "ran to its end" if w.exit_code == 0 else f"exited with status {w.exit_code}"
+    elif w.ended == "raised":
+        how = f"raised (exit status {w.exit_code})"
+    elif w.ended == "interrupted":
+        how = f"was interrupted (exit status {w.exit_code}); what it did until then"
+    elif w.ended == "killed":
+        how = f"was killed by {_signal_name(w.exit_code - 128)} (exit status {w.exit_code})"
+    else:
+        how = f"ended with status {w.exit_code}"
+    return [f"{name} {how}: {runs}."]
 
 
-def _diagnosis(kind, template, unless):
-    """The finding said for each of the script's diagnoses of this kind, with its remedy and lesson."""
-    return Finding(f"watch.{kind}", ("findings",), lambda v, d: v.record.status == "ok" and d["kind"] == kind,
-                   lambda v, d: [said(v.record, d)], False,
-                   template + " Remedy: {remedy}. Taught in {lesson}.", unless, per=_diagnoses)
+@finding("watch.not_watched", ("error",), headline=True, template="The hooks could not watch it: {error}.",
+         unless="the hooks watched the script")
+def not_watched(view):
+    """Why the hooks could not watch the script."""
+    if view.record.status == "ok":
+        return []
+    return [f"The hooks could not watch it: {view.record.error}."]
 
 
-DECLARED = (
-    Finding("watch.ending", ("runs",), lambda v: True, _one(_ending), True,
-            "{script} ran to its end / exited with status {n} / raised / was interrupted / was killed by {signal}: "
-            "{n} Session.run calls from {n} lines. / Watched in this process so far: ...", ""),
-    Finding("watch.not_watched", ("error",), lambda v: v.record.status != "ok",
-            lambda v: [f"The hooks could not watch it: {v.record.error}."], True,
-            "The hooks could not watch it: {error}.", "the hooks watched the script"),
-    Finding("watch.built_only", ("graph_ops",), lambda v: _built_only(v.record),
-            lambda v: [f"It built a graph of {v.record.graph_ops:,} op{'s' if v.record.graph_ops != 1 else ''} and "
-                       f"ran no session and no tf.function: nothing ran, so there were no runs to time."
-                       + _consts_seen(v.record)], True,
-            "It built a graph of {n} ops and ran no session and no tf.function: nothing ran, so there were no runs "
-            "to time. Its Consts of {bytes} bytes or more: ...", "the script ran a session or a tf.function"),
-    Finding("watch.no_graph_mode", (), lambda v: _no_graph_mode(v.record),
-            lambda v: ["It never used TensorFlow's graph mode (no session run, no Const, no tf.function): nothing to "
-                       "watch."], True,
-            "It never used TensorFlow's graph mode (no session run, no Const, no tf.function): nothing to watch.",
-            "the script ran a session, made a large Const or a tf.function, or grew its graph"),
-    Finding("watch.found", ("findings",), lambda v: _watched(v.record), lambda v: _found(v.record), True,
-            "{the first diagnoses, one line each} / And {n} more findings ({kinds}): see below. / {n} smaller "
-            "findings ({kinds}), each under 1% of the script's run time: see below.", "nothing was found"),
-    Finding("watch.traced", ("functions",), lambda v: _watched(v.record) and not v.record.findings,
-            lambda v: _traced(v.record), True,
-            "tf.functions traced, as TensorFlow counts: {name} ({line}) {n} times, ...",
-            "something was found, or no tf.function was traced"),
-    Finding("watch.clean", (), lambda v: _watched(v.record) and not v.record.findings, _one(_clean), True,
-            "No finding: no Const of {bytes} or more that is mostly data, no line that kept making ops between one "
-            "session's runs, ...", "something was found, or the script did not use graph mode"),
-    Finding("watch.failed", ("error",), lambda v: v.record.status != "ok",
-            lambda v: [f"The hooks could not watch this script ({v.record.error}); it ran as it would have without "
-                       f"them."], False,
-            "The hooks could not watch this script ({error}); it ran as it would have without them.",
-            "the hooks watched the script"),
-    _diagnosis("embedded-constant", "{line} embedded {bytes} bytes ({bytes}) in the graph: the NodeDef of the Const "
-               "op named '{name}' ({dtype} {shape}); the first run that came after it, {line}, took {time}, ...",
-               "no Const of --min-bytes or more is mostly data"),
-    _diagnosis("repeated-feed", "{line} fed the same {bytes}-byte array to placeholder {feed} on all {n} calls "
-               "({how}): fed on every call though unchanged (its cost per call was not measured).",
-               "no array of --min-bytes or more was fed unchanged on every call"),
-    _diagnosis("graph-growth", "{line} made {n} ops after the session's first run, in the gaps after {n} of its "
-               "runs ({op types}): the graph grows as the loop goes.",
-               "no line kept making ops between one session's runs"),
-    _diagnosis("new-signature", "{line} ran {n} different sets of fed and fetched names; the new sets' first calls "
-               "took {ms} ms against {ms} ms median for the {n} repeats of a set used before: slower, {verdict}; "
-               "together {time} beyond a repeat, ...", "no call site paid new first runs the judge tells apart"),
-    _diagnosis("retracing", "{line}: the tf.function {name} defined here was traced {n} times (TensorFlow's "
-               "experimental_get_tracing_count).", "no tf.function was traced more than once"),
-    Finding("watch.first_runs", ("calls",),
-            lambda v: v.record.status == "ok" and any(c["later_median_s"] for c in v.record.calls),
-            lambda v: _first_runs(v.record), False,
-            "{line}: first run {time}, later runs {time} median (n={n}); each of its {n} calls used a new set of fed "
-            "and fetched names, ...", "no call site ran more than once"),
-)
+@finding("watch.built_only", ("graph_ops",), headline=True,
+         template="It built a graph of {n} ops and ran no session and no tf.function: nothing ran, so there were no "
+         "runs to time. Its Consts of {bytes} bytes or more: ...", unless="the script ran a session or a tf.function")
+def built_only(view):
+    """The script built a graph and ran nothing: its size and its large Consts."""
+    w = view.record
+    if not _built_only(w):
+        return []
+    return [f"It built a graph of {w.graph_ops:,} op{'s' if w.graph_ops != 1 else ''} and ran no session and no "
+            f"tf.function: nothing ran, so there were no runs to time." + _consts_seen(w)]
 
 
-HEADLINE = tuple(f for f in DECLARED if f.headline)
-FINDINGS = tuple(f for f in DECLARED if not f.headline)
+@finding("watch.no_graph_mode", headline=True,
+         template="It never used TensorFlow's graph mode (no session run, no Const, no tf.function): nothing to watch.",
+         unless="the script ran a session, made a large Const or a tf.function, or grew its graph")
+def no_graph_mode(view):
+    """The script never used graph mode: nothing to watch."""
+    if not _no_graph_mode(view.record):
+        return []
+    return ["It never used TensorFlow's graph mode (no session run, no Const, no tf.function): nothing to watch."]
 
 
-def told(w):
-    """(the answer, the findings): every declaration said over the watched run, split by headline."""
-    return answer(w), sentences(w)
+@finding("watch.found", ("findings",), headline=True,
+         template="{the first diagnoses, one line each} / And {n} more findings ({kinds}): see below. / {n} smaller "
+         "findings ({kinds}), each under 1% of the script's run time: see below.", unless="nothing was found")
+def found(view):
+    """The first diagnoses that matter; past SHOWN, and for those timed under SMALL of the run, a last line says how
+    many more the findings hold."""
+    w = view.record
+    if not _watched(w):
+        return []
+    small = [d for d in w.findings if d["evidence"].get("share") is not None and d["evidence"]["share"] < SMALL]
+    large = [d for d in w.findings if d not in small]
+    shown = large if len(large) <= SHOWN and not small else large[:SHOWN - 1]
+    lines = [TEXT[d["kind"]](w, d) for d in shown]
+    rest = [d for d in large if d not in shown]
+    if rest:
+        lines.append(f"And {len(rest)} more findings ({', '.join(sorted({d['kind'] for d in rest}))}): see below.")
+    if small:
+        lines.append(f"{len(small)} smaller finding{'s' if len(small) != 1 else ''} "
+                     f"({', '.join(sorted({d['kind'] for d in small}))}), each under {SMALL:.0%} of the script's run "
+                     f"time: see below.")
+    return lines
 
 
-def answer(w):
-    """At most six lines: the ending, up to four diagnoses, and what was not found when nothing was."""
-    return said_by(HEADLINE, Record(w))
+@finding("watch.traced", ("functions",), headline=True,
+         template="tf.functions traced, as TensorFlow counts: {name} ({line}) {n} times, ...",
+         unless="something was found, or no tf.function was traced")
+def traced(view):
+    """TensorFlow's trace counts, when nothing was found."""
+    w = view.record
+    if not _watched(w) or w.findings:
+        return []
+    counts = ", ".join(f"{f['name']} ({where(w, f['file'], f['line'])}) {f['traces']} "
+                       f"time{'s' if f['traces'] != 1 else ''}" for f in w.functions[:3])
+    return [f"tf.functions traced, as TensorFlow counts: {counts}."]
 
 
-def sentences(w):
-    """The diagnoses, then each call site's first run against its later runs."""
-    return said_by(FINDINGS, Record(w))
+@finding("watch.clean", headline=True,
+         template="No finding: no Const of {bytes} or more that is mostly data, no line that kept making ops between "
+         "one session's runs, ...", unless="something was found, or the script did not use graph mode")
+def clean(view):
+    """What was looked for and not found, when nothing was."""
+    w = view.record
+    if not _watched(w) or w.findings:
+        return []
+    least = f"{w.min_bytes:,} bytes" if w.min_bytes else "--min-bytes"
+    return [f"No finding: no Const of {least} or more that is mostly data, no line that kept making ops between one "
+            f"session's runs, no array of {least} or more fed unchanged on every call, no call site paying new first "
+            f"runs, no retracing."]
+
+
+@finding("watch.failed", ("error",),
+         template="The hooks could not watch this script ({error}); it ran as it would have without them.",
+         unless="the hooks watched the script")
+def failed(view):
+    """The hooks failed, and the script ran without them."""
+    if view.record.status == "ok":
+        return []
+    return [f"The hooks could not watch this script ({view.record.error}); it ran as it would have without them."]
+
+
+def diagnosed(view, d, kind):
+    """The diagnosis d as a sentence with its remedy and lesson, when it is of this kind."""
+    return [diagnosis_sentence(view.record, d)] if view.record.status == "ok" and d["kind"] == kind else []
+
+
+REMEDY = " Remedy: {remedy}. Taught in {lesson}."
+
+
+@finding("watch.embedded-constant", ("findings",), per=diagnoses,
+         template="{line} embedded {bytes} bytes ({bytes}) in the graph: the NodeDef of the Const op named '{name}' "
+         "({dtype} {shape}); the first run that came after it, {line}, took {time}, ..." + REMEDY,
+         unless="no Const of --min-bytes or more is mostly data")
+def embedded_constant(view, d):
+    """A Const that is mostly data, with the first run after it."""
+    return diagnosed(view, d, "embedded-constant")
+
+
+@finding("watch.repeated-feed", ("findings",), per=diagnoses,
+         template="{line} fed the same {bytes}-byte array to placeholder {feed} on all {n} calls ({how}): fed on "
+         "every call though unchanged (its cost per call was not measured)." + REMEDY,
+         unless="no array of --min-bytes or more was fed unchanged on every call")
+def repeated_feed(view, d):
+    """An array fed unchanged on every call."""
+    return diagnosed(view, d, "repeated-feed")
+
+
+@finding("watch.graph-growth", ("findings",), per=diagnoses,
+         template="{line} made {n} ops after the session's first run, in the gaps after {n} of its runs ({op types}): "
+         "the graph grows as the loop goes." + REMEDY, unless="no line kept making ops between one session's runs")
+def graph_growth(view, d):
+    """A line that kept making ops between one session's runs."""
+    return diagnosed(view, d, "graph-growth")
+
+
+@finding("watch.new-signature", ("findings",), per=diagnoses,
+         template="{line} ran {n} different sets of fed and fetched names; the new sets' first calls took {ms} ms "
+         "against {ms} ms median for the {n} repeats of a set used before: slower, {verdict}; together {time} beyond "
+         "a repeat, ..." + REMEDY, unless="no call site paid new first runs the judge tells apart")
+def new_signature(view, d):
+    """A call site paying new first runs for new sets of fed and fetched names."""
+    return diagnosed(view, d, "new-signature")
+
+
+@finding("watch.retracing", ("findings",), per=diagnoses,
+         template="{line}: the tf.function {name} defined here was traced {n} times (TensorFlow's "
+         "experimental_get_tracing_count)." + REMEDY, unless="no tf.function was traced more than once")
+def retracing(view, d):
+    """A tf.function traced more than once."""
+    return diagnosed(view, d, "retracing")
+
+
+@finding("watch.first_runs", ("calls",),
+         template="{line}: first run {time}, later runs {time} median (n={n}); each of its {n} calls used a new set "
+         "of fed and fetched names, ...", unless="no call site ran more than once")
+def first_runs(view):
+    """Each call site's first run against its later ones, as measured in the script."""
+    w = view.record
+    if w.status != "ok":
+        return []
+    return [f"{where(w, c['file'], c['line'])}: first run {fmt_s(c['first_s'])}, later runs "
+            f"{fmt_s(c['later_median_s'])} median (n={c['n'] - 1})" + _sets(c) + "." for c in w.calls
+            if c["later_median_s"]]
+
+
+def answer_and_findings(results):
+    """(the answer, the findings): the ending, up to four diagnoses and what was not found when nothing was; then the
+    diagnoses and each call site's first run against its later runs."""
+    view = Record(results)
+    return (said_over([f for f in FINDINGS["watch"] if f.headline], view),
+            said_over([f for f in FINDINGS["watch"] if not f.headline], view))

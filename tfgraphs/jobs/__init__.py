@@ -1,1 +1,2 @@
-"""The parent side of each command: Config, plan() and run() -> Results (or one record), with workers run by the runner."""
+"""The parent side of each command: its job (plan, then run -> its results) and the runner that starts its workers,
+and the gRPC servers remote runs start."""

@@ -1,5 +1,6 @@
-"""A job's workers: its plan (refusals, how many, how much memory) checked before any starts, then each measurement
-in a fresh worker process, K trials in rotating order, anything but a clean JSON result turned into a failed one."""
+"""A command's job and its workers: its plan (refusals, how many, how much memory) checked before any starts, then
+each measurement in a fresh worker process, K trials in rotating order, anything but a clean JSON result turned into
+a failed one."""
 
 import json
 import os
@@ -10,13 +11,14 @@ import tempfile
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from tfgraphs import children, machine
+from tfgraphs import machine, processes
 from tfgraphs.errors import UsageError
 from tfgraphs.machine import installed_tf_version, machine_info
-from tfgraphs.spec.limits import estimate_peak_bytes
+from tfgraphs.spec.network import estimate_peak_bytes
 from tfgraphs.spec.protocol import PHASE_PREFIX, to_argv
 
 
@@ -32,7 +34,20 @@ class Plan:
 
     @property
     def runnable(self):
+        """True when the plan starts any worker."""
         return self.workers > 0
+
+
+@dataclass
+class Job:
+    """A command's job as its registry entry names it: plan(config) -> Plan, checked before any worker starts, and
+    run(config, plan, progress, timeout, ...) -> its results (a module holding one command's plan and run is a job
+    too)."""
+
+    plan: Callable
+    run: Callable
+    Config: type | None = None      # the command's options, when declared beside its job rather than in spec
+    writes: Callable | None = None  # writes(config, ...): the files its workers may write, known before the plan
 
 
 def check_memory(plan, force=False, beside=0):
@@ -66,6 +81,7 @@ class Progress:
         self.started = time.monotonic()
 
     def say(self, label, phase):
+        """One progress line: the worker's number, the time so far, its label and phase."""
         if not self.quiet:
             elapsed = time.monotonic() - self.started
             print(f"[{self.done + 1}/{self.total} {elapsed:5.0f}s] {label}: {phase}", file=self.stream, flush=True)
@@ -85,6 +101,7 @@ class Progress:
 
 
 def _describe_exit(code, timed_out, timeout):
+    """Why a worker that printed no document ended: its timeout, the signal that killed it, or its exit status."""
     if timed_out:
         return f"worker killed after the {timeout:g} s timeout"
     if code < 0:
@@ -99,20 +116,20 @@ def run_worker(task, label, progress, timeout=None, env=None, abort=None):
     logged = getattr(task, "logs_first_run", None)
     if logged:
         # TensorFlow reads what to log as it loads: in the worker's environment from the start, so a forked worker
-        # comes from a server whose import had it (children.start keeps a server per load-time environment).
+        # comes from a server whose import had it (processes.start keeps a server per load-time environment).
         env = {**logged, **(env or {})}
     return run_process(to_argv(task), label, progress, timeout, env, abort)
 
 
 def run_process(argv, label, progress, timeout=None, env=None, abort=None):
-    """Run `python <argv>` in a fresh worker, forked where children.start allows; return its JSON document with how
+    """Run `python <argv>` in a fresh worker, forked where processes.start allows; return its JSON document with how
     the worker started, or a failed one saying why.
 
     abort() is asked about twice a second; a reason it returns kills the worker and becomes the failure.
     """
     worker_env = environment(env)
     with progress.step(label) as say, tempfile.TemporaryFile() as out:
-        proc = children.start([sys.executable, *argv], stdout=out, stderr=subprocess.PIPE,
+        proc = processes.start([sys.executable, *argv], stdout=out, stderr=subprocess.PIPE,
                               stdin=subprocess.DEVNULL, env=worker_env, text=True, errors="replace")
         tail = deque(maxlen=20)
         reader = threading.Thread(target=_read_stderr, args=(proc.stderr, say, tail), daemon=True)

@@ -1,8 +1,14 @@
-"""gRPC servers tfgraphs starts on 127.0.0.1, one process per task, always ended by their own process ids."""
+"""gRPC servers tfgraphs starts on 127.0.0.1, one process per task, always ended by their own process ids, in a
+private network: TensorFlow's gRPC server listens on every interface (0.0.0.0), so on Linux this process first moves
+into a network namespace of its own, where loopback is the only interface."""
 
+import ctypes
+import fcntl
 import json
+import os
 import selectors
 import socket
+import struct
 import subprocess
 import sys
 import tempfile
@@ -10,13 +16,11 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from tfgraphs import children
+from tfgraphs import processes
 from tfgraphs.errors import UsageError
 from tfgraphs.jobs import runner
-from tfgraphs.jobs.netns import enter_private_network
-from tfgraphs.spec.remote import LOOPBACK, cluster_text
 from tfgraphs.spec.protocol import to_argv
-from tfgraphs.spec.tasks import ServerTask
+from tfgraphs.spec.network import LOOPBACK, ServerTask, cluster_text
 
 # A server's process imports TensorFlow before it serves; on a busy 2-core machine that alone can take 20 s.
 START_TIMEOUT_S = 120.0
@@ -72,9 +76,10 @@ def started(jobs, start_timeout=START_TIMEOUT_S):
 
 
 def _spawn(task):
+    """Start a server's process, its stderr kept in a file for the message if it fails to serve."""
     errors = tempfile.TemporaryFile(mode="w+")
     # The measuring workers' environment, so that both are forked from one server.
-    proc = children.start([sys.executable, *to_argv(task)], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+    proc = processes.start([sys.executable, *to_argv(task)], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                           stderr=errors, text=True, env=runner.environment())
     proc.error_file = errors
     return proc
@@ -147,3 +152,61 @@ def watch_address(host, port, every_s=2.0):
         why = unreachable(host, port, 1.0)
         return f"server {host}:{port} stopped accepting connections during the run ({why})" if why else None
     return gone
+
+
+# The private network the servers listen in.
+CLONE_NEWUSER, CLONE_NEWNET = 0x10000000, 0x40000000
+# Set to the namespace's inode once entered: a process started inside it (a command run by another) is there already.
+ENTERED = "TFGRAPHS_PRIVATE_NETWORK"
+SIOCGIFFLAGS, SIOCSIFFLAGS, IFF_UP = 0x8913, 0x8914, 0x1
+_entered = []   # set once this process is in its own network namespace
+
+
+def _unshare(flags):
+    """Move this process into the new namespaces flags name (unshare(2)); OSError when the kernel refuses."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.unshare(flags) != 0:
+        raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
+
+
+def _map_ids(uid, gid):
+    """Keep this process's own user and group inside a new user namespace, so its files stay its own."""
+    for path, text in (("/proc/self/setgroups", "deny"), ("/proc/self/uid_map", f"{uid} {uid} 1"),
+                       ("/proc/self/gid_map", f"{gid} {gid} 1")):
+        with open(path, "w") as f:
+            f.write(text)
+
+
+def _loopback_up():
+    """Bring up the loopback interface, down in a new network namespace."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        request = struct.pack("16sH14s", b"lo", 0, b"")
+        flags = struct.unpack("16sH", fcntl.ioctl(s, SIOCGIFFLAGS, request)[:18])[1]
+        fcntl.ioctl(s, SIOCSIFFLAGS, struct.pack("16sH14s", b"lo", flags | IFF_UP, b""))
+
+
+def enter_private_network():
+    """Move this process, and every process it starts from now on, into a network namespace with loopback only.
+
+    Returns why it could not (not Linux, no permission for namespaces), or None once inside.
+    """
+    if _entered:
+        return None
+    if not sys.platform.startswith("linux"):
+        return "network namespaces are a Linux feature"
+    if os.environ.get(ENTERED) == str(os.stat("/proc/self/ns/net").st_ino):
+        _entered.append(True)
+        return None
+    uid, gid = os.getuid(), os.getgid()
+    try:
+        try:
+            _unshare(CLONE_NEWNET)                      # root may do this directly
+        except PermissionError:
+            _unshare(CLONE_NEWUSER | CLONE_NEWNET)      # others through a user namespace of their own
+            _map_ids(uid, gid)
+        _loopback_up()
+    except OSError as exc:
+        return f"no private network namespace ({exc.strerror or exc})"
+    _entered.append(True)
+    os.environ[ENTERED] = str(os.stat("/proc/self/ns/net").st_ino)
+    return None

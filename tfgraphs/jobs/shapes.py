@@ -6,9 +6,10 @@ from tfgraphs.errors import UsageError
 from tfgraphs.jobs import runner
 from tfgraphs.jobs.runner import Plan
 from tfgraphs.records.results import ShapesResults
-from tfgraphs.records.schema import read_worker
 from tfgraphs.records.rows import ModeRun
+from tfgraphs.records.schema import read_worker
 from tfgraphs.spec.shapes import DTYPE, SWITCHES_ON, switch_for
+
 
 def plan(config):
     """Refuse settings that depend on each other; one worker per mode, and one per switch mode."""

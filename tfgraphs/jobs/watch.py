@@ -7,16 +7,17 @@ import sys
 import tempfile
 from dataclasses import dataclass, replace
 
-from tfgraphs import children
+from tfgraphs import processes
 from tfgraphs.errors import UsageError
 from tfgraphs.fileio import read_doc
 from tfgraphs.jobs import runner
 from tfgraphs.jobs.runner import Plan
+from tfgraphs.records.one_record import Watching
 from tfgraphs.records.schema import read_worker
-from tfgraphs.records.watch import Watching
 from tfgraphs.spec import options
 from tfgraphs.spec.options import REQUIRED, Option, arguments, byte_size, switch
-from tfgraphs.spec.watch import MODULE, WATCHED_BYTES
+from tfgraphs.spec.owngraph import WATCH_MODULE, WATCHED_BYTES
+
 
 @dataclass(frozen=True)
 class Config:
@@ -44,21 +45,21 @@ def plan(config):
 
 def argv(config, out):
     """The worker's command line: its document goes to out, then `--` and the script as `python` would get it."""
-    return [sys.executable, "-m", MODULE, "--out", out, "--min-bytes", str(config.min_bytes),
+    return [sys.executable, "-m", WATCH_MODULE, "--out", out, "--min-bytes", str(config.min_bytes),
             *(["--tf1"] if config.tf1 else []), "--", config.script, *config.args]
 
 
 def run(config, plan, progress, timeout=None):
     """Run the script with the terminal's own stdin, stdout and stderr; its exit status and what was seen. The script
-    runs in a session of its own: what it leaves running is ended once it ends, and said."""
+    runs in a session of its own: what it leaves running is ended once it ends, and named."""
     with tempfile.TemporaryDirectory(prefix="tfgraphs-watch-") as held:
         out = os.path.join(held, "watch.json")
         progress.say(os.path.basename(config.script), "running under watch")
         # The script's environment is the user's, as `python SCRIPT` would get it: TensorFlow logs what it would.
-        with children.grouped(argv(config, out), env=dict(os.environ)) as group:
+        with processes.grouped(argv(config, out), env=dict(os.environ)) as group:
             code = _wait(group.proc, timeout)
         if group.ended:
-            print(f"tfgraphs watch: ended {children.listed(group.ended, 'the script left running')}", file=sys.stderr)
+            print(f"tfgraphs watch: ended {processes.listed(group.ended, 'the script left running')}", file=sys.stderr)
         doc = _read(out, code)
     try:
         found = _result(config, doc)
@@ -70,7 +71,7 @@ def run(config, plan, progress, timeout=None):
 
 
 def _wait(proc, timeout):
-    """The script's exit status (-N for signal N); Ctrl-C meanwhile goes to the script's group (children.grouped)."""
+    """The script's exit status (-N for signal N); Ctrl-C meanwhile goes to the script's group (processes.grouped)."""
     try:
         return proc.wait(timeout)
     except subprocess.TimeoutExpired:
@@ -111,6 +112,7 @@ def _unreadable(why):
 
 
 def _signal_name(number):
+    """The signal's name (SIGKILL), or 'signal N' for a number Python does not name."""
     try:
         return signal.Signals(number).name
     except ValueError:

@@ -1,4 +1,11 @@
-"""Course labs: a sheet, a starter and a notebook each in course/, and their checkers (`tfgraphs lab check N PATH`)."""
+"""Course labs: a sheet, a starter and a notebook each in course/, copied out by `tfgraphs lab start N`, and their
+checkers (`tfgraphs lab check N PATH`, or `tfgraphs.labs.check(N)` in a notebook)."""
+
+import os
+from importlib import resources
+from pathlib import Path
+
+from tfgraphs.errors import UsageError
 
 LABS = {
     1: "Feed, don't embed: a placeholder graph and a variable graph",
@@ -9,14 +16,66 @@ LABS = {
     6: "A graph that grows: fix a leaky training loop and guard it with finalize()",
     7: "Watch your own script: fix what `tfgraphs watch` flags",
 }
+FILES = ("README.md", "starter.py", "starter.ipynb")   # what a student gets; the solutions are not shipped
 
 
 def check(number, namespace=None, timeout=60.0):
     """In a notebook: print lab N's checks of the definitions in namespace (default: the caller's globals)."""
     import sys
 
-    from tfgraphs.labs.notebook import check as check_namespace
+    from tfgraphs.labs.checking import check_namespace
 
     if namespace is None:
         namespace = sys._getframe(1).f_globals
     check_namespace(number, namespace, timeout)
+
+
+def course():
+    """The folder of the shipped labs (a Traversable: a real folder, or inside a zip)."""
+    return resources.files("tfgraphs.labs") / "course"
+
+
+def known_lab(number):
+    """Refuse a lab number there is no lab for."""
+    if number not in LABS:
+        raise UsageError(f"no lab {number}; the labs are {', '.join(map(str, LABS))}")
+
+
+def lab_folder(number):
+    """Lab `number`'s shipped folder, e.g. course/1-feed."""
+    known_lab(number)
+    (folder,) = [f for f in course().iterdir() if f.is_dir() and f.name.split("-")[0] == str(number)]
+    return folder
+
+
+def start(number, directory=None):
+    """Copy lab `number`'s FILES into directory (default ./labN); refuse before copying if any is there already."""
+    source = lab_folder(number)
+    target = Path(directory if directory is not None else f"lab{number}")
+    if target.exists() and not target.is_dir():
+        raise UsageError(f"{target} is a file, not a folder")
+    # lexists: a link, even one to nowhere, counts as there; the writes below never follow one.
+    there = [str(target / name) + (" (a symbolic link)" if os.path.islink(target / name) else "")
+             for name in FILES if os.path.lexists(target / name)]
+    if there:
+        raise UsageError(f"{', '.join(there)} already exist{'s' if len(there) == 1 else ''}; "
+                         f"choose another folder: tfgraphs lab start {number} DIR")
+    copied = []
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+        for name in FILES:
+            _write_new(target / name, (source / name).read_bytes())
+            copied.append(target / name)
+    except OSError as exc:
+        # A read-only or missing place: what was copied is taken back, so nothing is left half-written.
+        for done in copied:
+            done.unlink()
+        raise UsageError(f"cannot write lab {number} into {target}: {exc.strerror}") from None
+    return copied
+
+
+def _write_new(path, data):
+    """Write data to a new file at path: never through a link, never over a file made since it was looked for."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o666)
+    with os.fdopen(fd, "wb") as f:
+        f.write(data)

@@ -1,6 +1,8 @@
-"""Check a notebook's own definitions with the same checker, child process and timeout as `tfgraphs lab check`.
+"""Notebooks and .py files of the labs: a starter's notebook made from its .py, a notebook's code cells as a .py,
+and a notebook's namespace as a .py, each checked as a student's file is (labs.checking).
 
-What is checked (the rule): the names the lab's checks read (those its starter defines at top level), and, from the
+jupytext is imported only here, and only when asked: `pip install 'tfgraphs[notebooks]'`. What of a namespace is
+checked (the rule): the names the lab's checks read (those its starter defines at top level), and, from the
 source of each function and class among them, the global names it reads, through every helper it calls, whatever their
 names (an underscore too). Each is carried into a temporary .py file when it can be: a function or class the notebook
 defined, in its latest source; a module or a name it imported (`import numpy as np`, `from time import perf_counter`);
@@ -14,22 +16,78 @@ This module imports no TensorFlow: only the child process does.
 import ast
 import dis
 import inspect
-import io
 import os
 import re
 import sys
 import tempfile
 import textwrap
 import types
+import warnings
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from tfgraphs.errors import UsageError
+from tfgraphs.labs import lab_folder
 
+KERNELSPEC = {"name": "python3", "display_name": "Python 3", "language": "python"}
 IPYTHON_NAMES = frozenset({"In", "Out", "exit", "quit", "get_ipython", "open"})   # open: IPython wraps it
 PLAIN = (bool, int, float, complex, str, bytes, type(None))
 # Instructions that read a global: attribute names share co_names with globals, so co_names alone would count
 # `graph_def.node` as a read of a loop variable named node.
 GLOBAL_READS = frozenset({"LOAD_GLOBAL", "LOAD_NAME", "LOAD_FROM_DICT_OR_GLOBALS"})
+
+
+def _jupytext():
+    """The jupytext module, or a UsageError that says how to install it."""
+    try:
+        import jupytext
+    except ImportError:
+        raise UsageError("notebooks need jupytext: pip install 'tfgraphs[notebooks]'") from None
+    return jupytext
+
+
+def notebook_text(script_path):
+    """The .ipynb text of a percent-format .py: cells in order, ids numbered, a Python 3 kernel, no other metadata."""
+    jupytext = _jupytext()
+    notebook = jupytext.read(script_path)
+    for number, cell in enumerate(notebook.cells, 1):
+        cell.id = f"cell-{number}"   # jupytext draws random ids; numbered ones keep regeneration reproducible
+    notebook.metadata = {"kernelspec": dict(KERNELSPEC), "language_info": {"name": "python"}}
+    return jupytext.writes(notebook, fmt="ipynb")
+
+
+def script_text(notebook_path):
+    """A notebook as a percent-format .py: markdown and magics (%pip, !cmd) become comments."""
+    jupytext = _jupytext()
+    try:
+        with warnings.catch_warnings():
+            # A cell without an id (notebooks saved by older tools) is read as any other; nbformat warns of it.
+            warnings.simplefilter("ignore")
+            notebook = jupytext.read(notebook_path)
+    except FileNotFoundError:
+        raise UsageError(f"{notebook_path} does not exist") from None
+    except Exception as exc:
+        raise UsageError(f"{notebook_path} is not a notebook jupytext can read: {type(exc).__name__}: {exc}") from None
+    return jupytext.writes(notebook, fmt="py:percent")
+
+
+@contextmanager
+def as_script(path):
+    """Yield a .py path for path: itself, or a notebook's code written to a temporary .py."""
+    if not str(path).endswith(".ipynb"):
+        yield path
+        return
+    text = script_text(path)
+    with tempfile.TemporaryDirectory(prefix="tfgraphs-notebook-") as folder:
+        script = os.path.join(folder, os.path.basename(path)[:-len(".ipynb")] + ".py")
+        with open(script, "w", encoding="utf-8") as out:
+            out.write(text)
+        try:
+            yield script
+        except UsageError as exc:
+            # The temporary file is gone once this returns: name the notebook, and say how its lines are counted.
+            raise UsageError(str(exc).replace(script, f"{path} (its code cells as one .py: lines count from "
+                                                      f"there)")) from None
 
 
 def is_plain(value):
@@ -42,6 +100,7 @@ def is_plain(value):
 
 
 def _round_trips(value):
+    """True when the repr of value reads back as value."""
     try:
         return ast.literal_eval(repr(value)) == value
     except (ValueError, SyntaxError):   # nan, inf, or a subclass with its own repr
@@ -50,8 +109,6 @@ def _round_trips(value):
 
 def checked_names(number):
     """The names lab `number`'s checks read of a solution: the functions, classes and constants its starter defines."""
-    from tfgraphs.labs.start import lab_folder
-
     tree = ast.parse((lab_folder(number) / "starter.py").read_text(encoding="utf-8"))
     names = []
     for node in tree.body:
@@ -105,7 +162,7 @@ class Part:
     kind: str   # "import", "constant" or "definition"
     source: str
     reads: frozenset = frozenset()
-    label: str = ""   # a definition's own name, which its lines are counted from in a report
+    label: str = ""   # a definition's own name, which its lines are counted from in the printed checks
 
 
 def _defined_here(value, main):
@@ -189,8 +246,8 @@ def _assemble(parts, left_out):
     return Script("\n\n\n".join(texts) + "\n", left_out, tuple(spans))
 
 
-def relabel(report, spans):
-    """The report with each '(line N)' of the written file said as '(line K of NAME)', K counted from its def."""
+def relabel(text, spans):
+    """The text with each '(line N)' of the written file said as '(line K of NAME)', K counted from its def."""
     def where(match):
         line = int(match.group(1))
         for first, last, name in spans:
@@ -198,28 +255,5 @@ def relabel(report, spans):
                 return f"(line {line - first + 1} of {name})"
         return match.group(0)
 
-    return re.sub(r"\(line (\d+)\)", where, report)
+    return re.sub(r"\(line (\d+)\)", where, text)
 
-
-def check(number, namespace, timeout_s, stream=None):
-    """Print lab `number`'s checks of the namespace's definitions, ok or WRONG with hints; return the exit status."""
-    from tfgraphs.labs.checking import check_lab, known_lab
-
-    known_lab(number)   # a wrong number is the caller's error; every later UsageError is about the definitions
-    stream = stream or sys.stdout
-    script = script_of(namespace, checked_names(number))
-    if script.left_out:
-        print(f"left out of the check: {', '.join(script.left_out)} (the checked code reads them, but only functions "
-              f"and classes with their source, imports and plain constants are carried into it)", file=stream)
-    with tempfile.TemporaryDirectory(prefix=f"tfgraphs-lab{number}-") as folder:
-        path = os.path.join(folder, f"lab{number}.py")
-        with open(path, "w", encoding="utf-8") as out:
-            out.write(script.text)
-        report = io.StringIO()
-        try:
-            code = check_lab(number, path, stream=report, timeout_s=timeout_s)
-        except UsageError as exc:
-            report.write(f"WRONG loading your definitions: {str(exc).replace(path + ' ', '')}\n")
-            code = 2
-    stream.write(relabel(report.getvalue(), script.spans))
-    return code

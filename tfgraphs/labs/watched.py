@@ -25,24 +25,24 @@ def returned(value):
 
 def run(path, out, folder):
     """Call main() of the file at path, with FOLDER (the student's) on sys.path; write what it returned or raised."""
-    from tfgraphs.labs.checking import where_raised
-    from tfgraphs.labs.outcomes import first_line
+    from tfgraphs.labs.checking import first_line, where_raised
 
     sys.path.insert(1, folder)   # the student's own modules beside the file, after this folder
     try:
-        said = returned(imported(path).main())
+        result = returned(imported(path).main())
     except Exception as exc:
-        # Said as every lab's check says an error: its first line, and the student's line it passed last.
-        said = {"raised": f"{type(exc).__name__}: {first_line(exc)}",
-                "where": where_raised(exc, types.SimpleNamespace(__file__=path))}
-        _write(said, out)
+        # Reported as every lab's check reports an error: its first line, and the student's line it passed last.
+        result = {"raised": f"{type(exc).__name__}: {first_line(exc)}",
+                  "where": where_raised(exc, types.SimpleNamespace(__file__=path))}
+        _write(result, out)
         raise   # the traceback and exit status 1 the student's script would give
-    _write(said, out)
+    _write(result, out)
 
 
-def _write(said, out):
+def _write(result, out):
+    """Write result as JSON to the file out."""
     with open(out, "w", encoding="utf-8") as f:
-        json.dump(said, f)
+        json.dump(result, f)
 
 
 if __name__ == "__main__":

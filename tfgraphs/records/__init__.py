@@ -1,1 +1,2 @@
-"""What a run produced: immutable rows, the report and its JSON schema, and the statistics (no TensorFlow)."""
+"""What a run produced, with no TensorFlow: rows and each command's results, the JSON documents they are saved as and
+read back from, and the judge with its statistics."""

@@ -3,7 +3,7 @@
 from dataclasses import asdict, dataclass, fields
 
 from tfgraphs.records.judge import MARGIN, judge
-from tfgraphs.spec.variants import VARIANTS
+from tfgraphs.spec.network import VARIANTS
 
 PARTS = ("grappler_s", "folding_s", "rest_s", "interaction_s")
 LABELS = {"grappler_s": "Grappler", "folding_s": "constant folding", "rest_s": "the rest",

@@ -6,17 +6,14 @@ from dataclasses import dataclass, field, fields
 from typing import ClassVar
 
 from tfgraphs.records.explain import ExplainedGraph
-from tfgraphs.records.inspect import Inspection
-from tfgraphs.records.pitfalls import LessonRun
-from tfgraphs.records.possible import check_agrees, check_config, check_record
-from tfgraphs.records.rows import INT_MEDIANS, MEDIAN_FIELDS, ModeRun, Row, check_type
-from tfgraphs.records.schema import SCHEMA, TOOL, Provenance, envelope, provenance, provenance_of, upgraded
+from tfgraphs.records.one_record import Inspection, Unembedding, Watching
+from tfgraphs.records.rows import INT_MEDIANS, MEDIAN_FIELDS, LessonRun, ModeRun, Row
+from tfgraphs.records.schema import (SCHEMA, TOOL, Provenance, check_agrees, check_config, check_record, check_type,
+                                     envelope, provenance, provenance_of, upgraded)
 from tfgraphs.records.sweep import Extra
-from tfgraphs.records.unembed import Unembedding
-from tfgraphs.records.watch import Watching
 from tfgraphs.spec.pitfalls import Config as PitfallsConfig
-from tfgraphs.spec.seed import Config as SeedConfig
-from tfgraphs.spec.seed import ExplainConfig, SweepConfig
+from tfgraphs.spec.network import Config as SeedConfig
+from tfgraphs.spec.network import ExplainConfig, SweepConfig
 from tfgraphs.spec.shapes import Config as ShapesConfig
 
 

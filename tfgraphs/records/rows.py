@@ -1,47 +1,11 @@
-"""The rows of every command as frozen records: what one worker measured, and a row over its trials."""
+"""The rows of every command as frozen records: what one worker measured and a variant's row over its trials
+(compare, explain, sweep), one shapes mode's run, and one pitfalls lesson's run with its cases."""
 
-from dataclasses import asdict, dataclass, field, fields, replace
+import math
+from dataclasses import asdict, dataclass, field, replace
 
-from tfgraphs.records.possible import GRAPH_BYTES, ranged
-from tfgraphs.records.schema import read_worker
-from tfgraphs.records.stats import median_or_none
-
-
-STATUSES = ("ok", "failed")
-# What a JSON value may be for each annotation of a record's field; a float field takes an int, a tuple a list.
-JSON_TYPES = {str: (str,), int: (int,), float: (int, float), bool: (bool,), tuple: (list, tuple), dict: (dict,)}
-JSON_NAMES = {str: "a string", int: "a whole number", float: "a number", bool: "true or false", tuple: "a list",
-              dict: "an object"}
-
-
-def check_type(where, value, kind):
-    """Refuse a value that the annotation kind of the field named where does not allow."""
-    given = getattr(kind, "__args__", (kind,))
-    allowed = [t for t in given if t is not type(None)]
-    nullable = len(allowed) < len(given)
-    if value is None and nullable:
-        return
-    types = tuple(j for t in allowed for j in JSON_TYPES.get(t, (t,)))
-    if not isinstance(value, types) or (isinstance(value, bool) and bool not in allowed):
-        wanted = " or ".join(JSON_NAMES.get(t, t.__name__) for t in allowed) + (" or null" if nullable else "")
-        raise ValueError(f"{where} is {str(value)[:40]!r}, not {wanted}")
-
-
-def known(cls, d, **tuples):
-    """The keys of d that are fields of cls (unknown keys are ignored), with the named ones made tuples by tuples[k];
-    ValueError naming the field for a value of the wrong type (a saved document is read through here)."""
-    if not isinstance(d, dict):
-        raise ValueError(f"a {cls.__name__} record is {type(d).__name__}, not an object")
-    kinds = {f.name: f.type for f in fields(cls)}
-    out = {k: v for k, v in d.items() if k in kinds}
-    for key, value in out.items():
-        check_type(f"{cls.__name__}.{key}", value, kinds[key])
-    if out.get("status", "ok") not in STATUSES:
-        # A row of another status would be dropped from every table and sentence without a word.
-        raise ValueError(f"a row's status {out['status']!r} is not one of {', '.join(STATUSES)}")
-    for key, make in tuples.items():
-        out[key] = make(out.get(key) or ())
-    return out
+from tfgraphs.records.judge import median_or_none
+from tfgraphs.records.schema import GRAPH_BYTES, Range, known, ranged, read_worker
 
 
 @dataclass(frozen=True)
@@ -64,7 +28,7 @@ class Measurement:
     max_abs_err: float | None = ranged(unbounded=True)   # inf: an output of another shape; NaN: holding NaN
     top_ops: tuple = ()
     import_s: float | None = ranged()   # the worker's own start-up: importing TensorFlow, not a phase of the graph
-    worker_start: str | None = None   # "forked" from a process that imported TensorFlow, or "fresh" (children.start)
+    worker_start: str | None = None   # "forked" from a process that imported TensorFlow, or "fresh" (processes.start)
     # Added for remote sessions; None in documents written before them, and left out of the JSON while None.
     target: str | None = None              # "" in-process, else the grpc:// URL the session ran on
     returns: str | None = None             # what each run returned: "output" or "sum"
@@ -247,7 +211,7 @@ class ModeRun:
     khz: tuple = ranged(default=())       # per pass: median over lengths after the first of batch * length / 1000 / s
     env: dict = field(default_factory=dict)
     max_rel_err: float | None = ranged()   # an ok worker's is checked against its tolerance, so never NaN
-    worker_start: str | None = None   # "forked" or "fresh" (children.start); None in documents before it
+    worker_start: str | None = None   # "forked" or "fresh" (processes.start); None in documents before it
 
     @property
     def ok(self):
@@ -269,3 +233,96 @@ class ModeRun:
     def from_dict(cls, d):
         """Build from a worker's or a file's dict, ignoring keys this version does not know."""
         return cls(**known(cls, d, times_s=lambda ts: tuple(tuple(p) for p in ts), khz=tuple))
+
+
+# The numbers of a first run's log as spec.tflog.stages parses them: a pass's change in nodes may go either way.
+LOGGED = {"seconds": Range(), "nodes_after": Range(), "nodes_change": Range(-math.inf), "item": Range(),
+          "foldable": Range(), "nodes": Range()}
+
+
+@dataclass(frozen=True)
+class Case:
+    """One case of a lesson; only the fields its kind measures are set (the rest stay None and are not saved)."""
+
+    case: str
+    seconds: float | None = ranged()   # a timed case (the median when repeated)
+    runs_s: tuple | None = ranged()    # every run of a repeated case
+    step_s: tuple | None = ranged()    # growth: each step's time
+    extend_s: tuple | None = ranged()  # growth: each step's Session._extend_graph alone, inside step_s
+    nodes: tuple | None = ranged()     # growth: the graph's operations after each step
+    rss_bytes: tuple | None = ranged()   # growth: resident memory after each step
+    bytes: int | None = ranged()       # a saved artifact's size (a checkpoint is not one protobuf: no 2 GiB limit)
+    holds_data: bool | None = None     # whether the raw bytes of X appear in it
+    probe_batch: int | None = ranged(least=1)   # the .meta exported again at this batch, to get bytes per example
+    probe_bytes: int | None = ranged(**GRAPH_BYTES)   # that .meta: one MetaGraphDef protobuf
+    graph_bytes: int | None = ranged(**GRAPH_BYTES)   # placeholder-default and growth: serialized GraphDef
+    const_bytes: int | None = ranged()   # and the bytes held in its Const tensors
+    computes: dict | None = None       # partition graphs: {Conv2D, AvgPool, Relu: still computed}
+    replaced_by_const: tuple | None = None   # partition graphs: the Const nodes folding made
+    later_s: float | None = ranged()   # folding: the second run
+    stateful: tuple | None = None      # folding: op types in the graph that ran marked stateful by the op registry
+    fed: int | None = ranged()         # folding: _Arg nodes (fed tensors) in the graph that ran
+    folder_log: tuple | None = ranged(keys=LOGGED)   # folding: the first run's log, parsed (spec.tflog.stages)
+    fetched_bytes: int | None = ranged()   # folding: bytes of the fetched tensor
+    kernels: tuple | None = None       # pruning: the kernel types a traced run's step stats list
+    returned_none: bool | None = None  # pruning: sess.run returned None (an op was fetched)
+    counter_after: int | None = ranged()   # pruning: the assign_add's variable, read after the run
+    address_mod_64: int | None = ranged(most=63)   # feed-alignment: where the fed array's data starts, past 64 bytes
+    copy_s: float | None = ranged()    # feed-alignment: one NumPy copy of the fed array (median of 3)
+
+    def to_dict(self):
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items() if v is not None}
+
+    @classmethod
+    def from_dict(cls, d):
+        """Build from a worker's or a file's dict, ignoring keys this version does not know."""
+        out = known(cls, d)
+        return cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in out.items()})
+
+
+@dataclass(frozen=True)
+class LessonRun:
+    """One lesson on one variant: its cases in the order they ran, or why it failed."""
+
+    lesson: str
+    variant: str
+    status: str = "ok"
+    error: str | None = None
+    cases: tuple = ()
+    finalize_error: str | None = None   # graph-growth: what graph.finalize() made of the leaky step
+    worker_start: str | None = None     # "forked" or "fresh" (processes.start); None in documents before it
+
+    @property
+    def ok(self):
+        return self.status == "ok"
+
+    @property
+    def label(self):
+        return f"{self.lesson} {self.variant}"
+
+    def case(self, name):
+        """The case called name, or None."""
+        return next((c for c in self.cases if c.case == name), None)
+
+    @classmethod
+    def refused(cls, lesson, variant, reason):
+        """A failed lesson that was never run, saying why."""
+        return cls(lesson, variant, status="failed", error=reason)
+
+    def to_dict(self):
+        d = {"lesson": self.lesson, "variant": self.variant, "status": self.status, "error": self.error,
+             "cases": [c.to_dict() for c in self.cases]}
+        if self.finalize_error is not None:
+            d["finalize_error"] = self.finalize_error
+        if self.worker_start is not None:
+            d["worker_start"] = self.worker_start
+        return d
+
+    @classmethod
+    def from_dict(cls, d):
+        """Build from a worker's or a file's dict, ignoring keys this version does not know."""
+        out = known(cls, d)
+        if out.get("status", "ok") == "ok" and "cases" not in d:
+            raise KeyError("cases")   # every lesson that ran wrote its cases, even none: without them it says nothing
+        out["cases"] = tuple(Case.from_dict(c) for c in d.get("cases") or ())
+        return cls(**out)

@@ -5,8 +5,8 @@ from dataclasses import MISSING, asdict, dataclass, fields
 
 import numpy as np
 
-from tfgraphs.records.possible import GRAPH_BYTES, Range, ranged
-from tfgraphs.spec import limits
+from tfgraphs.records.schema import GRAPH_BYTES, Range, ranged
+from tfgraphs.spec import network
 
 
 @dataclass(frozen=True)
@@ -32,7 +32,7 @@ class Fit:
         return cls(**{f.name: d.get(f.name) for f in fields(cls)})
 
 
-# sweep's limit probe (jobs.sweep.probe_limit): the batch past the fitted limit, X's bytes there, and the memory.
+# sweep's limit probe (jobs.seed.probe_limit): the batch past the fitted limit, X's bytes there, and the memory.
 PROBE = {"batch": Range(1), "data_bytes": Range(), "predicted_max_batch": Range(), "rss_before_bytes": Range(),
          "rss_after_bytes": Range()}
 
@@ -65,7 +65,7 @@ def fit_line(batches, sizes):
 
 def largest_batch(a, b):
     """Largest N with a * N + b below 2 GiB, or None when the graph does not grow with N."""
-    return limits.largest_batch(a, b) if a > 0 else None
+    return network.largest_batch(a, b) if a > 0 else None
 
 
 def one_regime(rows):
@@ -89,6 +89,6 @@ def fit_all(rows, variants):
     return out
 
 
-def fits(report):
-    """The fits a sweep report saved."""
-    return list(report.fits)
+def fits(results):
+    """The fits a sweep's results saved."""
+    return list(results.fits)

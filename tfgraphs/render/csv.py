@@ -1,12 +1,11 @@
-"""A report as one flat CSV table: a line per variant x trial (x batch); per call (shapes), case (pitfalls), run (watch)."""
+"""Results as one flat CSV table: a line per variant x trial (x batch); per call (shapes), case (pitfalls), run (watch)."""
 
 import csv
 import statistics
 from dataclasses import dataclass
 
 from tfgraphs.fileio import write_atomic
-from tfgraphs.records.explain import ExplainedGraph
-from tfgraphs.spec.seed import SweepConfig
+from tfgraphs.spec.network import SweepConfig
 
 PHASES = ("build_s", "serialize_s", "session_s", "init_s", "first_run_s")
 SIZES = ("graph_bytes", "const_bytes", "nodes", "peak_rss_bytes")
@@ -18,38 +17,39 @@ LESSON_FIELDS = ("command", "lesson", "variant", "status", "error", "case", "ste
 
 
 def _batch(config):
-    """The batch every row of a run shares: none for a user's graph, and a sweep's rows each hold their own."""
-    return None if isinstance(config, (ExplainedGraph, SweepConfig)) else config.batch
+    """The batch every row of a run shares: none for a user's graph (it has no batch), and a sweep's rows each hold
+    their own."""
+    return None if isinstance(config, SweepConfig) or not hasattr(config, "batch") else config.batch
 
 
-def _trial_lines(report, row):
+def _trial_lines(results, row):
     """A line per trial of a Row (one line for a row that never ran)."""
-    batch = row.batch if row.batch is not None else _batch(report.config)
+    batch = row.batch if row.batch is not None else _batch(results.config)
     for i, t in enumerate(row.trials or (row,), 1):
         runs = list(t.runs_s)
-        yield {"command": report.command, "batch": batch, "variant": row.variant, "preset": row.preset,
+        yield {"command": results.command, "batch": batch, "variant": row.variant, "preset": row.preset,
                "trial": i if row.trials else None, "status": t.status, "error": t.error,
                **{k: getattr(t, k) for k in (*SIZES, *PHASES)}, "max_abs_err": t.max_abs_err,
                "later_min_s": min(runs, default=None), "later_median_s": statistics.median(runs) if runs else None,
                "later_max_s": max(runs, default=None), "later_n": len(runs)}
 
 
-def _mode_lines(report, run):
+def _mode_lines(results, run):
     """A line per call of a shapes mode: its pass, its length and its time."""
-    switch = report.switch
-    base = {"command": report.command, "mode": run.mode, "switch": run.env.get(switch) if switch else None,
+    switch = results.switch
+    base = {"command": results.command, "mode": run.mode, "switch": run.env.get(switch) if switch else None,
             "status": run.status, "error": run.error, "device": run.device, "traces": run.traces}
     if not run.times_s:
         yield base
-    start = report.config.start
+    start = results.config.start
     for p, times in enumerate(run.times_s, 1):
         for i, seconds in enumerate(times):
             yield {**base, "pass": p, "length": start + i, "seconds": seconds}
 
 
-def _lesson_lines(report, run):
+def _lesson_lines(results, run):
     """A line per case of a pitfalls lesson, and per step of a growth case."""
-    base = {"command": report.command, "lesson": run.lesson, "variant": run.variant, "status": run.status,
+    base = {"command": results.command, "lesson": run.lesson, "variant": run.variant, "status": run.status,
             "error": run.error}
     if not run.cases:
         yield base
@@ -66,9 +66,9 @@ def _lesson_lines(report, run):
 RUN_FIELDS = ("command", "file", "line", "kind", "signatures", "run", "seconds")
 
 
-def _run_lines(report, call):
+def _run_lines(results, call):
     """A line per run of a watched call site: its place in the script, and its time."""
-    base = {"command": report.command, **{k: call[k] for k in ("file", "line", "kind", "signatures")}}
+    base = {"command": results.command, **{k: call[k] for k in ("file", "line", "kind", "signatures")}}
     for i, seconds in enumerate(call["times_s"], 1):
         yield {**base, "run": i, "seconds": seconds}
 
@@ -89,14 +89,14 @@ CASES = Lines("case", LESSON_FIELDS, _lesson_lines)
 RUNS = Lines("run", RUN_FIELDS, _run_lines, table="calls")
 
 
-def lines(report, kind):
-    """(field names, dict per line) of the report's flat table, a line of the given kind per row."""
-    return kind.fields, [line for r in getattr(report, kind.table) for line in kind.of_row(report, r)]
+def lines(results, kind):
+    """(field names, dict per line) of the results' flat table, a line of the given kind per row."""
+    return kind.fields, [line for r in getattr(results, kind.table) for line in kind.of_row(results, r)]
 
 
-def write_csv(report, kind, path):
-    """Write the report's flat table to path atomically."""
-    fields, found = lines(report, kind)
+def write_csv(results, kind, path):
+    """Write the results' flat table to path atomically."""
+    fields, found = lines(results, kind)
 
     def write(f):
         out = csv.DictWriter(f, fields, extrasaction="ignore")

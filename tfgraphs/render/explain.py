@@ -1,18 +1,19 @@
-"""Render an explain report: the ablation table, the attribution, and what ran (no TensorFlow here)."""
+"""The explain page: the ablation table, the attribution, the logged first run and what ran, headed by the seed
+network's settings or by the user's graph it explained (no TensorFlow here)."""
 
 import statistics
 
-from tfgraphs.findings.explain import share_text, told
-from tfgraphs.findings.inside import grouped
-from tfgraphs.findings.stages import logged_spans
+from tfgraphs.findings import explain as explain_findings
+from tfgraphs.findings.explain import share_text
+from tfgraphs.findings.explain import grouped
+from tfgraphs.findings.explain import logged_spans
 from tfgraphs.records.explain import LABELS, PARTS, ExplainedGraph, is_remote, part_first_runs, where
 from tfgraphs.records.judge import FEWEST, RANK_SUM
-from tfgraphs.render.compare import header
-from tfgraphs.render.owngraph import graph_header
-from tfgraphs.render.page import WIDTH, Table, failures, page, time_unit
+from tfgraphs.render.page import WIDTH, Table, failures, machine_line, page, time_unit
+from tfgraphs.render.seed import header
 from tfgraphs.spec import tflog
-from tfgraphs.spec.presets import PRESETS
-from tfgraphs.units import fmt_int, sig3
+from tfgraphs.spec.options import PRESETS
+from tfgraphs.units import fmt_int, shape_text, sig3
 
 TOP_OPS = 5
 TOP_STAGES = 5   # Grappler passes per variant in the passes table; the rest are summed in one row
@@ -24,9 +25,9 @@ def _in(value, scale):
     return sig3(None if value is None else value / scale)
 
 
-def ablation_table(report):
+def ablation_table(results):
     """First run, median later run and excess per variant x preset, in one time unit."""
-    ok = [r for r in report.rows if r.ok]
+    ok = [r for r in results.rows if r.ok]
     u, scale = time_unit([v for r in ok for v in (r.first_run_s, *r.runs_s)])
     rows = tuple((where(r.variant, r.remote), r.preset, _in(r.first_run_s, scale), _in(r.later_median_s, scale),
                   _in(r.first_run_excess_s, scale), fmt_int(r.graph_bytes)) for r in ok)
@@ -36,18 +37,18 @@ def ablation_table(report):
     return Table(("variant", "preset", "first run", "later median", "excess", "graph bytes"), rows, keys=2), legend, u
 
 
-def attribution_table(report):
+def attribution_table(results):
     """Each embedded variant's excess split into parts, in one time unit and % of the excess."""
-    found = report.attribution
-    single = report.single_thread or {}
+    found = results.attribution
+    single = results.single_thread or {}
     one = statistics.median(single["runs_s"]) if single.get("status") == "ok" and single.get("runs_s") else None
     u, scale = time_unit([a[k] and abs(a[k]) for a in found for k in ("excess_s", *PARTS)] + [one])
     rows = []
     for a in found:
-        total, remote = a["excess_s"], is_remote(a, report.rows)
+        total, remote = a["excess_s"], is_remote(a, results.rows)
         cells = [where(a["variant"], remote), _in(total, scale)]
         for k in PARTS:
-            pct = share_text(a[k], total, part_first_runs(report.rows, a["variant"], k, total, remote))
+            pct = share_text(a[k], total, part_first_runs(results.rows, a["variant"], k, total, remote))
             cells.append(None if a[k] is None else _in(a[k], scale) + ("" if pct is None else f" ({pct})"))
         rows.append(tuple(cells) + ((_in(one, scale),) if single else ()))
     legend = (f"Times in {u}. Grappler = excess(default) - excess(no-grappler); constant folding = excess(default) - "
@@ -66,10 +67,10 @@ def attribution_table(report):
     return Table(heads, tuple(rows)), legend, u
 
 
-def stages_table(report):
+def stages_table(results):
     """Each default-config row's logged first run, stage by stage, timed by TensorFlow's own log lines."""
     rows = []
-    for r in report.rows:
+    for r in results.rows:
         spans = logged_spans(r) if r.preset == "default" else []
         for s in spans:
             rows.append((where(r.variant, r.remote), s["stage"], s["source"], sig3(s["seconds"] * 1000),
@@ -86,10 +87,10 @@ def stages_table(report):
     return Table(("variant", "stage", "opened by", "ms", "% first run"), tuple(rows), keys=2), legend
 
 
-def passes_table(report):
+def passes_table(results):
     """Each default-config row's Grappler passes in its logged first run, as TensorFlow timed them, summed over rounds."""
     rows = []
-    for r in report.rows:
+    for r in results.rows:
         if r.preset != "default" or not r.first_run_inside or r.logged_first_run_s is None:
             continue
         passes = [s for s in r.first_run_inside if s["seconds"] is not None]
@@ -107,44 +108,56 @@ def passes_table(report):
               "time and the change in nodes; % = of that first run. passes = how often the pass ran (Grappler runs "
               f"its passes in rounds); the {TOP_STAGES} longest of each variant are shown, the others summed."
               + (" The passes run inside the BuildGraph and Grappler stage above." if any(
-                  logged_spans(r) for r in report.rows) else ""))
+                  logged_spans(r) for r in results.rows) else ""))
     return Table(("variant", "pass", "passes", "ms", "% first run", "nodes"), tuple(rows), keys=2,
                  wrap=((1, 40),)), legend
 
 
-def ops_table(report):
+def ops_table(results):
     """The slowest ops of each variant's traced first and second run, under each preset."""
     rows = tuple((where(r.variant, r.remote), r.preset, op["op"], op["type"], sig3(op["first_ms"]),
                   sig3(op["later_ms"]))
-                 for r in report.rows for op in r.top_ops[:TOP_OPS])
+                 for r in results.rows for op in r.top_ops[:TOP_OPS])
     legend = (f"Times in ms. Up to {TOP_OPS} ops per row from FULL_TRACE step stats, slowest first; '-' = the op did "
               f"not run in that run. Op time is what the executor spent in the op, not the run's wall time.")
     table = Table(("variant", "preset", "op", "type", "first run", "later run"), rows, keys=4, wrap=((2, 28), (3, 18)))
     return table, legend
 
 
-def render(report, fmt="simple", width=WIDTH, verbose=False, figure=None):
-    """The whole explain report as text, fitted to width (None: one wide table per section)."""
-    head = graph_header(report) if isinstance(report.config, ExplainedGraph) else header(report)
-    ok = any(r.ok for r in report.rows)
+def graph_header(results):
+    """The graph, its feeds and fetches, the runs, and the machine, a line each."""
+    c = results.config
+    trials = c.trials
+    where = c.format + (f", tag {c.tag}" if c.tag else "") + (f", signature {c.signature}" if c.signature else "")
+    feeds = ", ".join(f"{i['key']} {i['dtype']} {shape_text(i['shape'])}" for i in c.inputs) or "none"
+    fetches = ", ".join(o["key"] for o in c.outputs)
+    return (f"explain --graph {c.graph} ({where})\nfeeds {feeds}; fetches {fetches}\n"
+            f"{c.runs} later runs x {trials} trial{'s' if trials != 1 else ''}, seed {c.seed}, "
+            f"integers in [0, {c.int_high})\n{machine_line(results)}")
+
+
+def render(results, fmt="simple", width=WIDTH, verbose=False, figure=None):
+    """The explain page of results, as text, fitted to width (None: one wide table per section)."""
+    head = graph_header(results) if isinstance(results.config, ExplainedGraph) else header(results)
+    ok = any(r.ok for r in results.rows)
     sections = []
     if ok:
-        table, legend, u = ablation_table(report)
+        table, legend, u = ablation_table(results)
         sections.append((f"First run vs later runs, per session preset ({u})", table, legend))
-    if ok and report.attribution:
-        table, legend, u = attribution_table(report)
+    if ok and results.attribution:
+        table, legend, u = attribution_table(results)
         sections.append((f"Where the first run's excess goes ({u})", table, legend))
-    if ok and any(logged_spans(r) for r in report.rows):
-        sections.append(("Where the first run went, as TensorFlow's log lines time it (ms)", *stages_table(report)))
-    if ok and any(r.first_run_inside for r in report.rows):
-        sections.append(("Grappler's passes in that first run, as TensorFlow timed them (ms)", *passes_table(report)))
-    if ok and not any(r.first_run_inside or logged_spans(r) for r in report.rows) and any(
-            r.first_run_log is not None for r in report.rows):
-        sections.append(("Where the first run went", f"TensorFlow {report.tf_version} logged no Grappler pass or "
+    if ok and any(logged_spans(r) for r in results.rows):
+        sections.append(("Where the first run went, as TensorFlow's log lines time it (ms)", *stages_table(results)))
+    if ok and any(r.first_run_inside for r in results.rows):
+        sections.append(("Grappler's passes in that first run, as TensorFlow timed them (ms)", *passes_table(results)))
+    if ok and not any(r.first_run_inside or logged_spans(r) for r in results.rows) and any(
+            r.first_run_log is not None for r in results.rows):
+        sections.append(("Where the first run went", f"TensorFlow {results.tf_version} logged no Grappler pass or "
                          "folder line in a form this tool understands, so the first run is not broken down.", None))
-    if ok and verbose and any(r.top_ops for r in report.rows):
-        sections.append(("What ran (traced runs, ms)", *ops_table(report)))
-    headline, findings = told(report)
+    if ok and verbose and any(r.top_ops for r in results.rows):
+        sections.append(("What ran (traced runs, ms)", *ops_table(results)))
+    headline, findings = explain_findings.answer_and_findings(results)
     return page(head, sections, "What this run shows:" if ok else None, findings if ok else (),
-                failures(report.rows, lambda r: r.label), fmt, width,
+                failures(results.rows, lambda r: r.label), fmt, width,
                 answer=headline if ok else (), verbose=verbose, figure=figure)

@@ -1,4 +1,4 @@
-"""The page every report renders to: a header, titled tables with legends, sentences, failed rows, fitted to a width;
+"""The page all results render to: a header, titled tables with legends, sentences, failed rows, fitted to a width;
 a table wider than the page splits into parts of whole columns that repeat its keys."""
 
 import html
@@ -79,10 +79,10 @@ def time_unit(values):
     return next((u for u in _UNITS if mid >= u[1]), _UNITS[-1])
 
 
-def machine_line(report):
-    """Where it ran: TensorFlow, Python, CPUs and platform, as every report's header ends."""
-    m = report.machine
-    return (f"TensorFlow {report.tf_version}, Python {report.python}, {m.get('cpu_count')} x "
+def machine_line(results):
+    """Where it ran: TensorFlow, Python, CPUs and platform, as every page's header ends."""
+    m = results.machine
+    return (f"TensorFlow {results.tf_version}, Python {results.python}, {m.get('cpu_count')} x "
             f"{m.get('cpu_model', '?')}, {m.get('platform', '?')}")
 
 
@@ -143,20 +143,20 @@ def _text(head, sections, title, sentences, failed, fmt, width, answer, verbose,
     if isinstance(head, Table):
         head = render_table(head, fmt, width)
     parts = [line for h in head.splitlines() for line in _fold(h, width, "  ")] + [""] if head is not None else []
-    told = [*answer, *([figure] if figure and answer else [])]
-    if told:
-        parts += [line for a in told for line in _fold(a, width, "  ")] + [""]
+    opening = [*answer, *([figure] if figure and answer else [])]
+    if opening:
+        parts += [line for a in opening for line in _fold(a, width, "  ")] + [""]
     for name, table, legend in sections:
         if table is None:
             continue
         body = render_table(table, fmt, width) if isinstance(table, Table) else table
         parts += [name, body] + (_fold(legend, width) if legend else []) + [""]
     if title is not None:
-        said = list(sentences) if verbose else list(sentences)[:SHOWN]
-        more = len(sentences) - len(said)
-        parts += [title + (f" ({len(said)} of {len(sentences)}, most important first; --verbose shows all)"
+        shown = list(sentences) if verbose else list(sentences)[:SHOWN]
+        more = len(sentences) - len(shown)
+        parts += [title + (f" ({len(shown)} of {len(sentences)}, most important first; --verbose shows all)"
                            if more else "")]
-        parts += [line for s in said for line in _fold(f"- {s}", width, "  ")] + [""]
+        parts += [line for s in shown for line in _fold(f"- {s}", width, "  ")] + [""]
     parts += [line for f in failed for line in _fold(f, width, "  ")]
     return "\n".join(parts).rstrip() + "\n"
 

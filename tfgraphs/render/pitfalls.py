@@ -1,31 +1,31 @@
-"""Render a pitfalls report: one table per lesson, then why (no TensorFlow here)."""
+"""The pitfalls page: one table per lesson, then why (no TensorFlow here)."""
 
 import statistics
 
-from tfgraphs.findings.pitfalls import told
+from tfgraphs.findings.pitfalls import answer_and_findings
 from tfgraphs.render.page import WIDTH, Table, failures, machine_line, page, time_unit
 from tfgraphs.spec.pitfalls import GROWTH_CASES, LESSONS
 from tfgraphs.units import fmt_bytes, sig3 as _sig
 
 
-def header(report):
+def header(results):
     """What ran, then where."""
-    c = report.config
+    c = results.config
     return (f"pitfalls: {', '.join(c.lessons)}; batch {c.batch:,}, {c.dtype}, {c.steps} steps, seed "
-            f"{c.seed}\n{machine_line(report)}")
+            f"{c.seed}\n{machine_line(results)}")
 
 
 def _table(body, headers):
     return Table(tuple(headers), tuple(tuple(row) for row in body), keys=2)
 
 
-def _runs(report, lesson):
-    return [r for r in report.rows if r.ok and r.lesson == lesson]
+def _runs(results, lesson):
+    return [r for r in results.rows if r.ok and r.lesson == lesson]
 
 
-def executor_table(report):
+def executor_table(results):
     """Each timed case of executor-cache, per variant, in the order it ran."""
-    runs = _runs(report, "executor-cache")
+    runs = _runs(results, "executor-cache")
     if not runs:
         return None
     u, scale = time_unit([c.seconds for r in runs for c in r.cases])
@@ -41,9 +41,9 @@ def executor_table(report):
     return _table(body, ["variant", "case", u, f"min {u}", f"max {u}", "n"]), legend
 
 
-def growth_table(report):
+def growth_table(results):
     """Each growth loop: its first step, its later steps, its nodes and its memory."""
-    runs = _runs(report, "graph-growth")
+    runs = _runs(results, "graph-growth")
     if not runs:
         return None
     u, scale = time_unit([s for r in runs for c in r.cases for s in c.step_s])
@@ -64,9 +64,9 @@ def growth_table(report):
     return _table(body, headers), legend
 
 
-def saved_table(report):
+def saved_table(results):
     """Each artifact written, its size, and whether X is in it."""
-    runs = _runs(report, "saved-copies")
+    runs = _runs(results, "saved-copies")
     if not runs:
         return None
     body = [[r.variant, c.case, f"{c.bytes:,}", "yes" if c.holds_data else "no"] for r in runs for c in r.cases]
@@ -77,9 +77,9 @@ def saved_table(report):
     return _table(body, ["variant", "artifact", "bytes", "holds X"]), legend
 
 
-def default_table(report):
+def default_table(results):
     """Graph and Const bytes of a plain placeholder and of placeholder_with_default, fed or not."""
-    runs = _runs(report, "placeholder-default")
+    runs = _runs(results, "placeholder-default")
     if not runs:
         return None
     u, scale = time_unit([c.seconds for r in runs for c in r.cases])
@@ -90,9 +90,9 @@ def default_table(report):
     return _table(body, ["variant", "case", "graph bytes", "const bytes", f"first run {u}"]), legend
 
 
-def folding_table(report):
+def folding_table(results):
     """Each folding case: whether the graph that ran still computes the network, and its first and second run."""
-    runs = _runs(report, "folding")
+    runs = _runs(results, "folding")
     if not runs:
         return None
     u, scale = time_unit([t for r in runs for c in r.cases for t in (c.seconds, c.later_s)])
@@ -110,9 +110,9 @@ def folding_table(report):
                   tuple(tuple(row) for row in body), wrap=((2, 20),)), legend)
 
 
-def pruning_table(report):
+def pruning_table(results):
     """Each fetch: the kernels its traced run executed, and the counter the assign_add bumps."""
-    runs = _runs(report, "pruning")
+    runs = _runs(results, "pruning")
     if not runs:
         return None
     body = [[r.variant, c.case, ", ".join(c.kernels), str(c.counter_after)] for r in runs for c in r.cases]
@@ -122,9 +122,9 @@ def pruning_table(report):
                  wrap=((2, 44),)), legend
 
 
-def alignment_table(report):
+def alignment_table(results):
     """The same feed from an aligned and an unaligned buffer: each case's runs."""
-    runs = _runs(report, "feed-alignment")
+    runs = _runs(results, "feed-alignment")
     if not runs:
         return None
     u, scale = time_unit([s for r in runs for c in r.cases for s in c.runs_s or (c.seconds,)])
@@ -136,9 +136,9 @@ def alignment_table(report):
     return _table(body, ["variant", "case", "address % 64", f"median {u}", f"min {u}", f"max {u}", "n"]), legend
 
 
-def leak_table(report):
+def leak_table(results):
     """Each new set of targets in one session: its run and what it added to resident memory."""
-    runs = _runs(report, "executor-leak")
+    runs = _runs(results, "executor-leak")
     if not runs:
         return None
     u, scale = time_unit([c.seconds for r in runs for c in r.cases])
@@ -162,14 +162,14 @@ TABLES = {
 }
 
 
-def render(report, fmt="simple", width=WIDTH, verbose=False, figure=None):
-    """The whole pitfalls report as text, fitted to width (None: one wide table per section)."""
-    head, ok = header(report), any(r.ok for r in report.rows)
+def render(results, fmt="simple", width=WIDTH, verbose=False, figure=None):
+    """The pitfalls page of results, as text, fitted to width (None: one wide table per section)."""
+    head, ok = header(results), any(r.ok for r in results.rows)
     sections = []
     for lesson in LESSONS.values():
-        found = TABLES[lesson.name](report)
+        found = TABLES[lesson.name](results)
         if found is not None:
             sections.append((lesson.title, *found))
-    answer, findings = told(report) if ok else ((), ())
+    answer, findings = answer_and_findings(results) if ok else ((), ())
     return page(head, sections, "What this run shows:" if ok else None, findings,
-                failures(report.rows, lambda r: r.label), fmt, width, answer=answer, verbose=verbose, figure=figure)
+                failures(results.rows, lambda r: r.label), fmt, width, answer=answer, verbose=verbose, figure=figure)

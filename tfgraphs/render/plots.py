@@ -1,21 +1,20 @@
-"""Figures of compare, explain, sweep, shapes and pitfalls reports (matplotlib, the optional viz extra; no TensorFlow
-here): each titled for what it shows, units on its axes, one colour per variant or mode in every figure."""
+"""Figures of compare, explain, sweep, shapes, pitfalls and watch results (matplotlib, the optional viz extra; no
+TensorFlow here): each titled for what it shows, units on its axes, one colour per variant or mode in every figure."""
 
 import importlib
 import io
 
 from tfgraphs.errors import UsageError
-from tfgraphs.findings.inside import grouped
-from tfgraphs.findings.stages import logged_spans
+from tfgraphs.findings.explain import grouped
+from tfgraphs.findings.explain import logged_spans
 from tfgraphs.findings.sweep import series
 from tfgraphs.fileio import write_atomic
 from tfgraphs.records.explain import ExplainedGraph
-from tfgraphs.records.stats import Summary
+from tfgraphs.records.judge import Summary
 from tfgraphs.records.sweep import fits as fits_of
-from tfgraphs.spec.limits import GRAPHDEF_LIMIT
+from tfgraphs.spec.network import GRAPHDEF_LIMIT, VARIANTS
 from tfgraphs.spec.pitfalls import GROWTH_CASES
 from tfgraphs.spec.shapes import MODES
-from tfgraphs.spec.variants import VARIANTS
 
 INSTALL = "pip install -e '.[viz]'"   # tfgraphs is installed from a checkout, so the extra comes from there
 # Okabe and Ito's palette, told apart with any common colour-vision deficiency; black is kept for markers.
@@ -80,17 +79,17 @@ def save(fig, path):
     write_atomic(path, lambda f: fig.savefig(f, format="png", dpi=110), mode="wb")
 
 
-def sweep_figure(report):
+def sweep_figure(results):
     """Graph bytes and first-run time against batch, log-log, one line per variant, with the 2 GiB line."""
     from matplotlib.ticker import NullFormatter
 
     fig = _figure(figsize=(12, 4.8))
     size_ax, time_ax = fig.subplots(1, 2)
-    fits = {f.variant: f for f in fits_of(report)}
-    probe = report.tf_error or {}
-    reach = max([f.max_batch for f in fits.values() if f.max_batch] + [max(r.batch for r in report.rows)])
-    for i, v in enumerate(report.config.variants):
-        rows = series(report, v)
+    fits = {f.variant: f for f in fits_of(results)}
+    probe = results.tf_error or {}
+    reach = max([f.max_batch for f in fits.values() if f.max_batch] + [max(r.batch for r in results.rows)])
+    for i, v in enumerate(results.config.variants):
+        rows = series(results, v)
         if not rows:
             continue
         color = colour(v)
@@ -113,13 +112,13 @@ def sweep_figure(report):
                 title="Graph size against batch")
     time_ax.set(xscale="log", yscale="log", xlabel="batch (examples)", ylabel="seconds",
                 title="Run time against batch")
-    measured = sorted({r.batch for r in report.rows if r.ok})
+    measured = sorted({r.batch for r in results.rows if r.ok})
     time_ax.set_xticks(measured, [f"{b:,}" for b in measured])
     time_ax.xaxis.set_minor_formatter(NullFormatter())
     for ax in (size_ax, time_ax):
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=7)
-    fig.suptitle(f"tfgraphs sweep, {report.config.dtype}, TensorFlow {report.tf_version}", fontsize=10)
+    fig.suptitle(f"tfgraphs sweep, {results.config.dtype}, TensorFlow {results.tf_version}", fontsize=10)
     fig.tight_layout()
     return fig
 
@@ -128,14 +127,14 @@ PHASES = (("build_s", "build", None), ("session_s", "session", "//"), ("init_s",
           ("first_run_s", "first run", "xx"))
 
 
-def compare_figure(report):
+def compare_figure(results):
     """Time to the first result per variant, stacked by phase, with the median later run beside it; linear seconds."""
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
 
-    fig = _figure(figsize=(9, 1.9 + 0.5 * max(1, sum(r.ok for r in report.rows))))
+    fig = _figure(figsize=(9, 1.9 + 0.5 * max(1, sum(r.ok for r in results.rows))))
     ax = fig.subplots()
-    ok = [r for r in report.rows if r.ok][::-1]
+    ok = [r for r in results.rows if r.ok][::-1]
     for y, r in enumerate(ok):
         left = 0.0
         for name, _, hatch in PHASES:
@@ -145,20 +144,20 @@ def compare_figure(report):
             left += value
         ax.plot([r.later_median_s], [y], "|", color="black", ms=16, mew=2.5)
     ax.set_yticks(range(len(ok)), [r.label for r in ok])
-    ax.set(xlabel="seconds", title=f"Time to the first result, by phase: batch {report.config.batch:,}, "
-                                   f"{report.config.dtype}, TensorFlow {report.tf_version}")
+    ax.set(xlabel="seconds", title=f"Time to the first result, by phase: batch {results.config.batch:,}, "
+                                   f"{results.config.dtype}, TensorFlow {results.tf_version}")
     handles = [Patch(facecolor="#888888", alpha=0.45 if hatch else 0.9, hatch=hatch, edgecolor="black", label=label)
                for _, label, hatch in PHASES]
     handles.append(Line2D([], [], marker="|", color="black", ls="", ms=12, mew=2.5, label="median later run"))
     return _below(fig, ax, handles, ncol=5)
 
 
-def explain_figure(report):
+def explain_figure(results):
     """Where each default-config first run went, as TensorFlow's log timed it: its stages by the log's lines (older
     documents: Grappler's largest passes, then the rest); without that log, first runs per preset."""
-    rows = [r for r in report.rows if r.ok and r.preset == "default" and r.first_run_inside and r.logged_first_run_s]
+    rows = [r for r in results.rows if r.ok and r.preset == "default" and r.first_run_inside and r.logged_first_run_s]
     if not rows:
-        return _presets_figure(report)
+        return _presets_figure(results)
     fig = _figure(figsize=(9, 2.2 + 0.6 * len(rows)))
     ax = fig.subplots()
     parts = {r.label: _stage_parts(r) or _pass_parts(r, rows) for r in rows}
@@ -172,7 +171,7 @@ def explain_figure(report):
             left += by.get(name, 0.0)
     ax.set_yticks(range(len(rows)), [r.label for r in rows])
     ax.set(xlabel="seconds of the logged first run",
-           title=f"Where the first run went, as TensorFlow logged it (default config, TensorFlow {report.tf_version})")
+           title=f"Where the first run went, as TensorFlow logged it (default config, TensorFlow {results.tf_version})")
     return _below(fig, ax)
 
 
@@ -198,11 +197,11 @@ def _pass_parts(row, rows):
                ("not in the log (the rest of the run)", max(0.0, row.logged_first_run_s - sum(by.values())))])
 
 
-def _presets_figure(report):
+def _presets_figure(results):
     """First run against the median later run of every variant under each preset, log scale."""
     fig = _figure(figsize=(9, 4.8))
     ax = fig.subplots()
-    ok = [r for r in report.rows if r.ok]
+    ok = [r for r in results.rows if r.ok]
     presets = list(dict.fromkeys(r.preset for r in ok))
     name_of = {id(r): r.variant + (" remote" if r.remote else "") for r in ok}
     labels = list(dict.fromkeys(name_of.values()))
@@ -214,19 +213,19 @@ def _presets_figure(report):
         ax.plot(xs, [Summary.of(rows[p].runs_s).median for p in presets if p in rows], "_", color="black", ms=14,
                 mew=2, label="median later run" if i == 0 else None)
     ax.set_xticks([p + width * (len(labels) - 1) / 2 for p in range(len(presets))], presets)
-    batch = "-" if isinstance(report.config, ExplainedGraph) else report.config.batch   # a user's graph has none
+    batch = "-" if isinstance(results.config, ExplainedGraph) else results.config.batch   # a user's graph has none
     ax.set(yscale="log", ylabel="seconds", xlabel="session preset",
-           title=f"First run per preset: batch {batch}, TensorFlow {report.tf_version}")
+           title=f"First run per preset: batch {batch}, TensorFlow {results.tf_version}")
     return _finish(fig, ax)
 
 
-def shapes_figure(report):
+def shapes_figure(results):
     """Time per call against input length: each mode's pass 1 (every length new) solid, its later passes dotted, the
     device's switch off dash-dotted; the first length, the worker's start-up, left out as the findings leave it."""
     fig = _figure(figsize=(9, 5.2))
     ax = fig.subplots()
-    start, base = report.config.start, report.rows[0].env
-    for m in (r for r in report.rows if r.ok and r.times_s):
+    start, base = results.config.start, results.rows[0].env
+    for m in (r for r in results.rows if r.ok and r.times_s):
         off = m.env != base
         for k, times in enumerate(m.times_s):
             style = ("x-." if off else "o-") if k == 0 else ":"
@@ -237,15 +236,15 @@ def shapes_figure(report):
 
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set(yscale="log", xlabel="input length", ylabel="seconds per call",
-           title=f"What a new length costs, per mode (pass 1: every length new); TensorFlow {report.tf_version}")
+           title=f"What a new length costs, per mode (pass 1: every length new); TensorFlow {results.tf_version}")
     return _finish(fig, ax, 7, ncol=2, loc="upper right")
 
 
-def pitfalls_figure(report):
+def pitfalls_figure(results):
     """The graph-growth lesson's step times, leaky against fixed, per variant (log seconds); else the executor-cache
     cases' times."""
-    growth = [r for r in report.rows if r.ok and r.lesson == "graph-growth"]
-    cache = [r for r in report.rows if r.ok and r.lesson == "executor-cache"]
+    growth = [r for r in results.rows if r.ok and r.lesson == "graph-growth"]
+    cache = [r for r in results.rows if r.ok and r.lesson == "executor-cache"]
     fig = _figure(figsize=(9, 4.8))
     ax = fig.subplots()
     if growth:
@@ -272,23 +271,23 @@ def pitfalls_figure(report):
     return _finish(fig, ax)
 
 
-def watch_figure(w):
+def watch_figure(results):
     """Each call site's runs in order (log seconds), beside the bytes of each large Const by the line that made it."""
     from tfgraphs.findings.watch import where
 
     fig = _figure(figsize=(10, 4.4))
     runs, held = fig.subplots(1, 2, gridspec_kw={"width_ratios": (3, 2)})
-    for i, c in enumerate(w.calls):
+    for i, c in enumerate(results.calls):
         runs.plot(range(1, len(c["times_s"]) + 1), c["times_s"], "o-", ms=4, color=PALETTE[i % len(PALETTE)],
-                  label=where(w, c["file"], c["line"]))
+                  label=where(results, c["file"], c["line"]))
     runs.set(yscale="log", xlabel="run of the call site", ylabel="seconds", title="each Session.run, by its line")
     runs.xaxis.get_major_locator().set_params(integer=True)
-    if w.calls:
+    if results.calls:
         runs.legend(fontsize=8, frameon=False)
-    lines = [where(w, c["file"], c["line"]) for c in w.consts]
-    held.barh(lines, [c["bytes"] / 1e6 for c in w.consts], height=0.5, color=PALETTE[5])
-    held.set(xlabel="MB in the GraphDef", title=f"Consts of {w.min_bytes or 0:,} bytes or more")
-    if not w.consts:
+    lines = [where(results, c["file"], c["line"]) for c in results.consts]
+    held.barh(lines, [c["bytes"] / 1e6 for c in results.consts], height=0.5, color=PALETTE[5])
+    held.set(xlabel="MB in the GraphDef", title=f"Consts of {results.min_bytes or 0:,} bytes or more")
+    if not results.consts:
         held.text(0.5, 0.5, "none", ha="center", transform=held.transAxes)
     fig.tight_layout()
     return fig

@@ -1,21 +1,21 @@
-"""Render a shapes report: per-mode costs, the backend switch, per-length times, and why (no TensorFlow here)."""
+"""The shapes page: per-mode costs, the backend switch, per-length times, and why (no TensorFlow here)."""
 
-from tfgraphs.findings.shapes import told
-from tfgraphs.findings.shapes_costs import control_verdict, costs_by_mode, later_label, report_cost, short_device, split
+from tfgraphs.findings.shapes import answer_and_findings
+from tfgraphs.findings.shapes import control_verdict, costs_by_mode, later_label, run_cost, short_device, split
 from tfgraphs.records.judge import DISTURBED, FEWEST, SIGNED_RANK, ratio_text
-from tfgraphs.records.stats import median_or_none
+from tfgraphs.records.judge import median_or_none
 from tfgraphs.render.page import WIDTH, Table, failures, machine_line, page, time_unit
 from tfgraphs.spec.shapes import SWITCH_NAMES
 from tfgraphs.units import sig3
 
 
-def header(report):
+def header(results):
     """What ran, then where."""
-    c = report.config
+    c = results.config
     last = c.start + c.count - 1
     return (f"shapes: lengths {c.start:,}-{last:,} ({c.count}), batch {c.batch}, {c.channels} channels -> "
             f"{c.filters} filters, kernel {c.kernel}, {c.dtype}, block {c.block:,}, {c.passes} "
-            f"pass{'es' if c.passes != 1 else ''}, seed {c.seed}\n{machine_line(report)}")
+            f"pass{'es' if c.passes != 1 else ''}, seed {c.seed}\n{machine_line(results)}")
 
 
 def _f(value, spec):
@@ -44,18 +44,18 @@ def _unit(runs):
     return time_unit([s for r in runs for p in r.times_s for s in p])
 
 
-def mode_table(report):
+def mode_table(results):
     """Per mode: device, traces, first call, median pass-1 and later call, throughput, and their ratio."""
-    main, _ = split(report)
+    main, _ = split(results)
     ok = [r for r in main if r.ok]
     u, scale = _unit(ok)
-    later = later_label(report)
+    later = later_label(results)
     headers = ["mode", "device", "traces", "first call", "pass 1", later, "pass 1 kHz",
                f"{later} kHz", *_decision_headers(later)]
     body = []
-    costs = costs_by_mode(report, ok)
+    costs = costs_by_mode(results, ok)
     for r in ok:
-        c = costs.get(r.mode) or report_cost(report, r)
+        c = costs.get(r.mode) or run_cost(results, r)
         body.append((r.mode, short_device(r.device), _f(r.traces, "d"), sig3(c.first_s / scale),
                      sig3(c.new_s / scale), sig3(c.seen_s and c.seen_s / scale), _f(r.khz[0], ",.0f"),
                      _f(_later_khz(r), ",.0f"), *_decision(c)))
@@ -83,21 +83,21 @@ def _verdict_legend(later):
             f"not differ; when it does, every verdict is disturbed run and no ratio is shown.")
 
 
-def switch_table(report):
+def switch_table(results):
     """The switch modes with the device's per-shape switch on and off."""
-    switch = report.switch
-    main, off = split(report)
+    switch = results.switch
+    main, off = split(results)
     pairs = [(on, o) for o in off if o.ok for on in main if on.ok and on.mode == o.mode]
     if not pairs:
         return None
     u, scale = _unit([r for pair in pairs for r in pair])
-    later = later_label(report)
+    later = later_label(results)
     headers = ["mode", switch, "pass 1", later, "pass 1 kHz", f"{later} kHz", *_decision_headers(later)]
     body = []
-    guard = control_verdict(report, [r for r in main if r.ok])
+    guard = control_verdict(results, [r for r in main if r.ok])
     for pair in pairs:
         for r in pair:
-            c = report_cost(report, r, guard)
+            c = run_cost(results, r, guard)
             body.append((r.mode, r.env.get(switch), sig3(c.new_s / scale), sig3(c.seen_s and c.seen_s / scale),
                          _f(r.khz[0], ",.0f"), _f(_later_khz(r), ",.0f"), *_decision(c)))
     table = Table(tuple(headers), tuple(body), keys=2)
@@ -108,39 +108,39 @@ def switch_table(report):
     return table, legend, u
 
 
-def length_table(report):
+def length_table(results):
     """Every call's time: one row per length, one column per mode, passes separated by '/'."""
-    main, _ = split(report)
+    main, _ = split(results)
     ok = [r for r in main if r.ok]
     u, scale = _unit(ok)
-    c = report.config
+    c = results.config
     body = tuple((f"{length:,}", *("/".join(sig3(p[i] / scale) for p in r.times_s) for r in ok))
                  for i, length in enumerate(c.lengths))
     table = Table(("length", *(r.mode for r in ok)), body)
     passes = "/".join(f"pass {i + 1}" for i in range(min(c.passes, 2))) + ("/..." if c.passes > 2 else "")
     order = ("The passes ran interleaved: pass 1 of a length, then pass 2 of the length before it, and so on."
-             if report.order == "interleaved" else "The passes ran one after the other, each over "
+             if results.order == "interleaved" else "The passes ran one after the other, each over "
              "every length.")
     legend = f"Per call in {u}: {passes}. {order}"
     return table, legend, u
 
 
-def mode_label(report):
+def mode_label(results):
     """A function naming a row: its mode, with the device's switch when this row ran with it off."""
-    switch = report.switch
+    switch = results.switch
     return lambda r: r.mode + (f" [{switch}=0]" if switch and r.env.get(switch) == "0" else "")
 
 
-def render(report, fmt="simple", width=WIDTH, verbose=False, figure=None):
-    """The whole shapes report as text, fitted to width (None: one wide table per section)."""
-    head, ok = header(report), any(r.ok for r in report.rows)
+def render(results, fmt="simple", width=WIDTH, verbose=False, figure=None):
+    """The shapes page of results, as text, fitted to width (None: one wide table per section)."""
+    head, ok = header(results), any(r.ok for r in results.rows)
     sections = []
     for title, made in (("Per mode", mode_table), ("Backend switch", switch_table), ("Per length", length_table)):
-        found = made(report) if ok else None
+        found = made(results) if ok else None
         if found is not None:
             table, legend, u = found
             sections.append((f"{title} ({u})", table, legend))
-    headline, findings = told(report)
+    headline, findings = answer_and_findings(results)
     return page(head, sections, "What this run shows:" if ok else None, findings if ok else (),
-                failures(report.rows, mode_label(report)), fmt, width,
+                failures(results.rows, mode_label(results)), fmt, width,
                 answer=headline if ok else (), verbose=verbose, figure=figure)

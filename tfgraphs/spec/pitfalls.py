@@ -5,11 +5,10 @@ import itertools
 from dataclasses import asdict, dataclass, field
 from typing import ClassVar
 
-from tfgraphs.spec import common, tflog
-from tfgraphs.spec.options import Names, Option, Whole
+from tfgraphs.spec import tflog
+from tfgraphs.spec.network import BATCH, CHOSEN_VARIANTS, VARIANTS
+from tfgraphs.spec.options import FEWEST, ONE_AGAINST, SEED, SIGNED_RANK, Names, Option, Whole
 from tfgraphs.spec.protocol import choice
-from tfgraphs.spec.samples import FEWEST, ONE_AGAINST, SIGNED_RANK
-from tfgraphs.spec.variants import VARIANTS
 
 DTYPE = "float64"   # every lesson runs the seed network in float64, as compare does by default
 
@@ -96,10 +95,10 @@ class Config:
 
     lessons: tuple = Option(tuple(LESSONS), Names(tuple(LESSONS), "lesson"),
                             f"comma-separated, from {', '.join(LESSONS)}", shown="all").field()
-    variants: tuple = common.CHOSEN_VARIANTS.field(
+    variants: tuple = CHOSEN_VARIANTS.field(
         default=VARIANT_NAMES, check=Names(VARIANT_NAMES, "variant"), shown="all",
         help=f"comma-separated, from {', '.join(VARIANT_NAMES)}; each lesson runs those of its own")
-    batch: int = common.BATCH.field(help="examples in X [N,32,32,1] float64", note="about 50 MB")
+    batch: int = BATCH.field(help="examples in X [N,32,32,1] float64", note="about 50 MB")
     # The default lets a single run (executor-cache's first run) be told apart from its repeats.
     steps: int = Option(ONE_AGAINST,
                         Whole(least=2, most=100_000, why="a step after the first is needed to compare with it"),
@@ -107,7 +106,7 @@ class Config:
                         f"taken in turns (a signed-rank test needs {FEWEST[SIGNED_RANK]} pairs; graph-growth pairs the "
                         f"steps after the first), and runs of each repeat case in executor-cache (a single run is "
                         f"placed among its repeats only from {ONE_AGAINST} of them)").field()
-    seed: int = common.SEED.field()
+    seed: int = SEED.field()
 
     @property
     def dtype(self):

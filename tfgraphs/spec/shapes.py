@@ -4,8 +4,7 @@ the Config a user asks for, and the task of one shapes worker."""
 from dataclasses import asdict, dataclass, field
 from typing import ClassVar
 
-from tfgraphs.spec import common
-from tfgraphs.spec.options import Names, Option, Whole
+from tfgraphs.spec.options import SEED, Names, Option, Whole
 from tfgraphs.spec.protocol import choice
 
 MODES = ("eager", "keras", "function", "function-relaxed", "function-signature", "graph", "blocked")
@@ -65,7 +64,7 @@ class Config:
     passes: int = Option(3, Whole(most=1_000), "passes over every length; pass 1 meets each length for the first "
                                                "time, and blocked's pass 2 against its pass 3 is the control, work "
                                                "that must not differ").field()
-    seed: int = common.SEED.field()
+    seed: int = SEED.field()
     modes: tuple = Option(MODES, Names(MODES, "mode"), f"comma-separated, from {', '.join(MODES)}",
                           shown="all").field()
     # None: those of SWITCHED in modes, so the default never names a mode that does not run.

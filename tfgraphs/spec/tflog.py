@@ -1,8 +1,37 @@
-"""TensorFlow's own log of a first run: which modules to ask for, and the lines of it that are understood."""
+"""What TensorFlow itself records of a run, as tfgraphs reads it: its log of a first run (which modules to ask for,
+and the lines of it that are understood), the names its kernels run under, and the trace files a task writes."""
 
+import os
 import re
 import time
 from datetime import datetime
+
+NETWORK_OPS = ("Conv2D", "AvgPool", "Relu")
+# _MklNativeConv2D, _MklConv2D (oneDNN), _FusedConv2D (Grappler's remapper) are each a Conv2D that ran.
+_RENAMED = r"_(?:Mkl|Native|Fused)+"
+TRACED_RUNS = ("first", "second")   # the runs a traced task writes a Chrome trace of
+
+
+def named(op, op_types):
+    """'Conv2D', or 'Conv2D (as _MklNativeConv2D)' when the graph that ran holds op under other names: what ran."""
+    renamed = sorted(t for t in op_types or () if t != op and runs_as(t, op))
+    return f"{op} (as {', '.join(renamed)})" if renamed else op
+
+
+def runs_as(kernel_type, op):
+    """True when a node or kernel of this type computes `op`, under its own name or a oneDNN or fused one."""
+    return kernel_type == op or re.fullmatch(_RENAMED + re.escape(op), kernel_type or "") is not None
+
+
+def traced_writes(task, stem, board_name):
+    """(the Chrome trace files, the TensorBoard folder or None) a task writes: STEM.first-run.trace.json and the
+    second run's in its trace_dir, and the folder board_name in its tensorboard_dir, written whole."""
+    traces = tuple(os.path.join(task.trace_dir, f"{stem}.{run}-run.trace.json") for run in TRACED_RUNS
+                   ) if task.trace_dir else ()
+    return traces, os.path.join(task.tensorboard_dir, board_name) if task.tensorboard_dir else None
+
+
+# TensorFlow's log of a first run.
 
 # VLOG(1) of Grappler's meta optimizer (one line per pass) and of both constant folders' source files; 2.12 matches
 # a module by its exact basename, absl (2.16 and newer) by glob too.

@@ -7,12 +7,10 @@ import sys
 import time
 
 from tfgraphs import machine
-from tfgraphs.spec import owngraph, tflog
-from tfgraphs.spec.tasks import GraphTask
+from tfgraphs.graphdef import consts, files
+from tfgraphs.spec import owngraph, protocol, tflog
+from tfgraphs.spec.owngraph import GraphTask
 from tfgraphs.tfimport import import_tensorflow
-from tfgraphs.spec import protocol
-
-_phase = protocol.phase
 
 
 def _open(task, tf, config, out, rss):
@@ -20,9 +18,7 @@ def _open(task, tf, config, out, rss):
     v1 = tf.compat.v1
     out["build_s"] = out["init_s"] = None
     if task.tag is None:
-        from tfgraphs.graphdef import files
-
-        _phase("import")
+        protocol.phase("import")
         t0 = time.perf_counter()
         graph_def, _ = files.load(task.path)
         graph = tf.Graph()
@@ -31,13 +27,13 @@ def _open(task, tf, config, out, rss):
         out["build_s"] = time.perf_counter() - t0
         del graph_def
         rss["build"] = machine.rss_bytes()
-    _phase("session")
+    protocol.phase("session")
     t0 = time.perf_counter()
     sess = v1.Session(graph=graph if task.tag is None else tf.Graph(), config=config)
     out["session_s"] = time.perf_counter() - t0
     rss["session"] = machine.rss_bytes()
     if task.tag is not None:
-        _phase("load and restore")
+        protocol.phase("load and restore")
         folder = task.path if os.path.isdir(task.path) else os.path.dirname(task.path)
         t0 = time.perf_counter()
         with sess.graph.as_default():
@@ -49,16 +45,16 @@ def _open(task, tf, config, out, rss):
 
 def _timed(task, tf, feed, fetches, rss):
     """Time the session, loading, the first run and later runs; save the first run's outputs when asked."""
-    from tfgraphs.worker.sessions import session_config
+    from tfgraphs.worker import graphs
 
     out = {"rss_bytes": rss}
-    sess = _open(task, tf, session_config(task.preset), out, rss)
-    _phase("first run")
+    sess = _open(task, tf, graphs.session_config(task.preset), out, rss)
+    protocol.phase("first run")
     t0 = time.perf_counter()
     first = sess.run(fetches, feed_dict=feed)
     out["first_run_s"] = time.perf_counter() - t0
     rss["first_run"] = machine.rss_bytes()
-    _phase("later runs")
+    protocol.phase("later runs")
     runs = []
     for _ in range(task.runs):
         t0 = time.perf_counter()
@@ -79,9 +75,7 @@ def _timed(task, tf, feed, fetches, rss):
 
 def _sizes(graph):
     """The graph's bytes, nodes and Const bytes, serialized after the peak was read (it makes one more copy)."""
-    from tfgraphs.graphdef import consts
-
-    _phase("serialize")
+    protocol.phase("serialize")
     t0 = time.perf_counter()
     graph_def = graph.as_graph_def()
     graph_bytes = graph_def.ByteSize()
@@ -92,36 +86,36 @@ def _sizes(graph):
 def _traced(task, tf, feed, fetches, rss):
     """Trace the first and second run with FULL_TRACE, the first logged by TensorFlow's optimizers; optionally
     write Chrome traces and a TensorBoard graph."""
-    from tfgraphs.worker import inside, stepstats, tensorboard
-    from tfgraphs.worker.sessions import session_config
+    from tfgraphs.worker import graphs
 
-    sess = _open(task, tf, session_config(task.preset), {}, rss)
-    metas, walls, _, log = stepstats.traced_pair(tf, sess, fetches, feed, _phase, around_first=inside.captured_stderr)
+    sess = _open(task, tf, graphs.session_config(task.preset), {}, rss)
+    metas, walls, _, log = graphs.traced_pair(sess, fetches, feed, protocol.phase,
+                                              around_first=graphs.captured_stderr)
     graph = sess.graph
     sess.close()
     out = {"first_run_s": walls[0], "runs_s": walls[1:], "trace_files": [],
-           "top_ops": stepstats.op_table(metas[0].step_stats, metas[1].step_stats),
+           "top_ops": graphs.op_table(metas[0].step_stats, metas[1].step_stats),
            "first_run_log": log, "first_run_inside": tflog.stages(log),
-           **inside.ran_graph(graph.as_graph_def(), metas[1].partition_graphs)}
+           **graphs.ran_graph(graph.as_graph_def(), metas[1].partition_graphs)}
     traces, board = task.writes()
     if traces:
-        out["trace_files"] = stepstats.write_chrome_traces(metas, traces)
+        out["trace_files"] = graphs.write_chrome_traces(metas, traces)
     if board:
-        _phase("tensorboard")
-        out["tensorboard_dir"] = tensorboard.write_graph(graph, board)
+        protocol.phase("tensorboard")
+        out["tensorboard_dir"] = graphs.write_tensorboard_graph(graph, board)
     return out
 
 
 def short_message(message):
     """TensorFlow's own words about a failed run: its message without the preamble, the trace and the node lines."""
     skip = ("Graph execution error", "Detected at node", "Node:", "[[", "File ", "(most recent call last)")
-    said = [line.strip() for line in message.splitlines() if line.strip() and not line.strip().startswith(skip)]
-    return "; ".join(said[:2]) or message.strip()
+    lines = [line.strip() for line in message.splitlines() if line.strip() and not line.strip().startswith(skip)]
+    return "; ".join(lines[:2]) or message.strip()
 
 
 def measure(task):
     """Make the seeded feeds, open the graph, and run the chosen measurement; a failed run keeps TF's message."""
-    _phase("import tensorflow")
+    protocol.phase("import tensorflow")
     tf = import_tensorflow()
     try:
         return _measure(task, tf)
@@ -134,7 +128,7 @@ def measure(task):
 def _measure(task, tf):
     """The measurement itself, with TensorFlow imported."""
     rss = {"start": machine.rss_bytes()}
-    _phase("data")
+    protocol.phase("data")
     feed = owngraph.feed_data(owngraph.decode_feeds(task.feeds), task.seed, task.int_high)
     fetches = list(owngraph.decode_fetches(task.fetches))
     rss["data"] = machine.rss_bytes()

@@ -11,9 +11,8 @@ import sys
 import threading
 
 from tfgraphs.errors import UsageError
-from tfgraphs.spec.remote import parse_cluster
+from tfgraphs.spec.network import ServerTask, parse_cluster
 from tfgraphs.spec.protocol import from_argv
-from tfgraphs.spec.tasks import ServerTask
 from tfgraphs.tfimport import import_tensorflow
 
 
@@ -36,6 +35,7 @@ def serve(task, out=sys.stdout):
 
 
 def main(argv=None):
+    """Serve the task given as flags until stopped, then exit without interpreter teardown."""
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     task = from_argv(ServerTask, argv)
     try:

@@ -11,11 +11,9 @@ import time
 
 import numpy as np
 
-from tfgraphs.spec.shapes import DTYPE, SWITCHES
-from tfgraphs.spec.shapes import ShapesTask
-from tfgraphs.tfimport import import_tensorflow
 from tfgraphs.spec import protocol
-from tfgraphs.worker.buildinfo import build_facts
+from tfgraphs.spec.shapes import DTYPE, SWITCHES, ShapesTask
+from tfgraphs.tfimport import import_tensorflow
 
 CHECK_POSITIONS = 257   # output positions checked against NumPy, first and last included
 TOLERANCE = 1e-4        # largest |TF - NumPy| / max |NumPy| accepted in DTYPE
@@ -96,7 +94,8 @@ def build(tf, mode, w, task):
         layer.set_weights([w, np.zeros(task.filters, np.float32)])
         return run(layer), lambda: None, lambda: out.get("device")
     if mode == "blocked":
-        from tfgraphs.worker.blocked import blocked_conv1d
+        from tfgraphs.worker.graphs import blocked_conv1d
+
         f = _tf_function(tf, lambda a: blocked_conv1d(a, w, task.block), "function-signature", task.channels)
     else:
         f = _tf_function(tf, lambda a: tf.nn.conv1d(a, w, stride=1, padding="VALID"), mode, task.channels)
@@ -146,7 +145,9 @@ def measure(task):
     protocol.phase("check")
     if not err <= TOLERANCE:
         raise ValueError(f"output differs from the NumPy reference by {err:.3g} relative (tolerance {TOLERANCE:g})")
-    return {"tf_version": tf.__version__, "tf_build": build_facts(tf),
+    from tfgraphs.worker.graphs import build_facts   # imports TensorFlow, imported above already
+
+    return {"tf_version": tf.__version__, "tf_build": build_facts(),
             "devices": [d.name for d in tf.config.list_physical_devices()],
             "device": device(), "traces": traces(), "first_call_traces": first_call_traces, "times_s": times,
             "max_rel_err": err,

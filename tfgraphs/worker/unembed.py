@@ -10,21 +10,18 @@ import sys
 import time
 
 from tfgraphs import machine
-from tfgraphs.spec import owngraph
-from tfgraphs.spec.tasks import UnembedTask
+from tfgraphs.graphdef import files
+from tfgraphs.graphdef.consts import const_nodes, content_bytes, located_nodes, tensor_bytes
+from tfgraphs.spec import owngraph, protocol
+from tfgraphs.spec.owngraph import UnembedTask
 from tfgraphs.tfimport import import_tensorflow
-from tfgraphs.spec import protocol
-
-_phase = protocol.phase
 LEFT_IN_FUNCTION = ("inside function {function!r}: a function body cannot read a graph variable without a new "
                     "input to the function, so it stays a Const")
 
 
 def sizes(graph_def, taken=0):
     """The GraphDef's bytes (plus taken: those of contents cleared from it), its Const bytes and largest Const."""
-    from tfgraphs.graphdef import consts
-
-    held = [size for _, size in consts.const_nodes(graph_def)]
+    held = [size for _, size in const_nodes(graph_def)]
     return {"graph_bytes": graph_def.ByteSize() + taken, "const_bytes": sum(held),
             "largest_const_bytes": max(held, default=0)}
 
@@ -32,8 +29,6 @@ def sizes(graph_def, taken=0):
 def choose(graph_def, min_bytes):
     """(moved, left): top-level Consts of at least min_bytes, and those inside function bodies, with the reason."""
     tf = import_tensorflow()
-    from tfgraphs.graphdef.consts import located_nodes, tensor_bytes
-
     moved, left = [], []
     for function, n in located_nodes(graph_def):
         if n.op != "Const" or tensor_bytes(n.attr["value"].tensor) < min_bytes:
@@ -53,8 +48,6 @@ def take_values(graph_def, moved):
     # The bytes are counted per field as each content is cleared: protobuf's ByteSize would serialize the whole
     # message, two more copies of the table at the peak.
     import numpy as np
-
-    from tfgraphs.graphdef.consts import content_bytes
 
     tf = import_tensorflow()
     values, taken = {}, 0
@@ -140,7 +133,7 @@ def _import(task, tf, graph_def, source_meta):
     folder = task.path if os.path.isdir(task.path) else os.path.dirname(task.path)
     checkpoint = os.path.join(folder, "variables", "variables")
     if saver is not None and os.path.exists(checkpoint + ".index"):
-        _phase("restore the original variables")
+        protocol.phase("restore the original variables")
         with graph.as_default():
             saver.restore(sess, checkpoint)
     return sess
@@ -183,18 +176,16 @@ def _compact(graph_def, source_meta):
 
 def measure(task):
     """Read, rewrite and save, each phase timed; the sizes before and after, what moved or stayed."""
-    from tfgraphs.graphdef import files
-
-    _phase("import tensorflow")
+    protocol.phase("import tensorflow")
     tf = import_tensorflow()
     tf_rss = machine.rss_bytes()   # TensorFlow's own footprint, which the rewrite's memory is measured above
     phases = {}
-    _phase("read")
+    protocol.phase("read")
     t0 = time.perf_counter()
     graph_def, source = files.load(task.path, task.tag)
     phases["read_s"] = time.perf_counter() - t0
     moved, left = choose(graph_def, task.min_bytes)
-    _phase("rewrite")
+    protocol.phase("rewrite")
     t0 = time.perf_counter()
     values, taken = take_values(graph_def, moved)
     before = sizes(graph_def, taken)
@@ -207,7 +198,7 @@ def measure(task):
     del graph_def
     variables(sess.graph, list(values))
     phases["rewrite_s"] = time.perf_counter() - t0
-    _phase("save")
+    protocol.phase("save")
     t0 = time.perf_counter()
     _save(task, sess, source_meta, {name + "/variable:0": values.pop(name) for name in list(values)})
     phases["save_s"] = time.perf_counter() - t0

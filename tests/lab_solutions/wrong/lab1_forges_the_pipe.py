@@ -5,9 +5,8 @@ import os
 
 import tensorflow as tf
 
-from tfgraphs.labs import check1
-from tfgraphs.labs.outcomes import check_name
-from tfgraphs.labs.facts import encode
+from tfgraphs.labs import rerun
+from tfgraphs.labs.checking import check_name, encode
 from tfgraphs.spec import network as reference
 
 v1 = tf.compat.v1
@@ -49,8 +48,8 @@ def pipes():
             continue
 
 
-events = [{"checks": [check_name(c) for c in check1.CHECKS]}]
-for check, facts in zip(check1.CHECKS, forged()):
+events = [{"checks": [check_name(c) for c in rerun.CHECKS[1]]}]
+for check, facts in zip(rerun.CHECKS[1], forged()):
     events += [{"start": check_name(check)}, {"facts": encode(facts)}]
 for fd in pipes():
     try:

@@ -1,4 +1,5 @@
-"""Lab 7 checks: main() under `tfgraphs watch` keeps the starter's result, and watch names no embed, growth or feed."""
+"""Lab 7, whose checks run the student's main() under `tfgraphs watch`: it keeps the starter's result, and watch names
+no embed, growth or feed."""
 
 import hashlib
 import json
@@ -10,9 +11,9 @@ import tempfile
 
 import numpy as np
 
-from tfgraphs import children
+from tfgraphs import processes
 from tfgraphs.labs import watched
-from tfgraphs.labs.marks import hint, judged_by
+from tfgraphs.labs.checking import hint, judged_by
 
 FEATURES, STEPS, EVAL_EVERY, LEARNING_RATE = 32, 30, 10, 0.1   # as in the starter, which main() must keep
 # --min-bytes 100KiB: x (5.1 MB), x_val (1.3 MB) and y (160 kB) count, y_val (40 kB) does not.
@@ -73,7 +74,7 @@ def _watch(path):
 
 def _run(argv):
     """None once watch has ended by itself, else why it was stopped; the watched script ends with it."""
-    proc = children.start(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = processes.start(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         proc.wait(WATCH_S)
         return None
@@ -90,7 +91,7 @@ def _read(path):
         return json.load(f)
 
 
-def _facts(doc, said, script):
+def _facts(doc, result, script):
     """The plain data the judges need: how the script ended, main()'s result, and each finding by its line."""
     mine = os.path.realpath(script)
 
@@ -100,7 +101,7 @@ def _facts(doc, said, script):
     findings = [{"kind": f["kind"], "where": where(f["file"], f["line"]),
                  "evidence": {k: v for k, v in f["evidence"].items() if k != "next_call"}} for f in doc["findings"]]
     return {"exit_code": doc.get("exit_code"), "ended": doc.get("ended"), "status": doc.get("status"),
-            "error": doc.get("error"), "runs": doc.get("runs") or 0, "findings": findings, **said}
+            "error": doc.get("error"), "runs": doc.get("runs") or 0, "findings": findings, **result}
 
 
 ERROR_HINTS = (
@@ -142,7 +143,7 @@ def _complete(facts):
     return ""
 
 
-def _none_of(kind, said, hint_of):
+def _none_of(kind, describe, hint_for_found):
     """The judge of a check that watch finds no diagnosis of this kind in a complete run."""
     def verdict(facts):
         if "failed" in facts:
@@ -150,7 +151,8 @@ def _none_of(kind, said, hint_of):
         found = [f for f in facts["findings"] if f["kind"] == kind]
         if found:
             more = f"; and {len(found) - 3} more" if len(found) > 3 else ""
-            return False, "; ".join(f"{said(f['evidence'])} ({f['where']})" for f in found[:3]) + more, hint_of(found)
+            seen = "; ".join(f"{describe(f['evidence'])} ({f['where']})" for f in found[:3]) + more
+            return False, seen, hint_for_found(found)
         missed = _complete(facts)
         if missed:
             return False, f"none, but {missed}", RAN_FIRST
@@ -249,4 +251,7 @@ def returns_the_starters_loss(mod):
     return watched_main(mod.__file__)
 
 
-CHECKS = (runs_to_its_end, embeds_no_array, graph_does_not_grow, feeds_no_array_again, returns_the_starters_loss)
+LAB7 = (runs_to_its_end, embeds_no_array, graph_does_not_grow, feeds_no_array_again, returns_the_starters_loss)
+
+
+CHECKS = {7: LAB7}

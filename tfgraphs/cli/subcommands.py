@@ -1,0 +1,175 @@
+"""The subcommands of the command line alone, with no Python API function: `lab` (list the course labs, copy one
+out, or check a solution), `report` (re-render a saved JSON document, or compare two, without TensorFlow) and
+`server` (one tf.distribute.Server for a lab or a second machine, until Ctrl-C or SIGTERM)."""
+
+import json
+import os
+import socket
+import subprocess
+import sys
+
+from tfgraphs.api.commands import COMMANDS, report
+from tfgraphs.api.outputs import table_format
+from tfgraphs.cli import SHAPE, Parser, add_format_flags, text_width, typed
+from tfgraphs.errors import UsageError
+from tfgraphs.spec.network import LOOPBACK, ServerTask, cluster_text, parse_cluster
+from tfgraphs.spec.options import DAY_S, Positive, Whole
+from tfgraphs.units import join
+
+
+def add_parsers(sub):
+    """Add `lab`, `report` and `server` to the subcommands."""
+    add_lab(sub)
+    add_report(sub)
+    add_server(sub)
+
+
+def add_lab(sub):
+    """Add `lab` and its list, start and check to the subcommands."""
+    lab = sub.add_parser("lab", help="course labs: list them, start one, or check a solution",
+                         description="Check a lab solution: prints each check as ok or WRONG with a hint, and "
+                                     "exits 0 only when every check passes. `tfgraphs lab start N` copies lab N out.")
+    lab_sub = lab.add_subparsers(dest="lab_command", required=True, parser_class=Parser)
+    lab_sub.add_parser("list", help="the labs and what each one is about").set_defaults(func=run_lab_list)
+    start = lab_sub.add_parser("start", help="copy lab N's sheet, starter and notebook into DIR")
+    start.add_argument("number", type=typed(Whole(), "number"), help="the lab's number")
+    start.add_argument("dir", nargs="?", default=None, help="where to put them (default ./labN); existing files "
+                                                           "are never overwritten")
+    start.set_defaults(func=run_lab_start)
+    check = lab_sub.add_parser("check", help="run lab N's checks on your file")
+    check.add_argument("number", type=typed(Whole(), "number"), help="the lab's number")
+    check.add_argument("path", help="your solution, e.g. lab1/starter.py, or a notebook (lab1/starter.ipynb; "
+                                    "needs jupytext)")
+    check.add_argument("--timeout", type=typed(Positive(most=DAY_S, unit=" s"), "timeout"), default=60.0,
+                       metavar="S", help="seconds each check may take before it counts as WRONG (default 60; at "
+                                         f"most {DAY_S:,g}); your code runs in a separate process")
+    check.set_defaults(func=run_lab_check)
+
+
+def run_lab_list(args):
+    from tfgraphs.labs import LABS
+    for number, title in LABS.items():
+        print(f"{number}. {title}")
+    print("Start lab N: `tfgraphs lab start N` copies its sheet, starter.py and starter.ipynb into ./labN.")
+    print("Check it: `tfgraphs lab check N labN/starter.py`, or run the notebook's last cell.")
+    return 0
+
+
+def run_lab_start(args):
+    from tfgraphs.labs import start
+
+    for path in start(args.number, args.dir):
+        print(path)
+    return 0
+
+
+def run_lab_check(args):
+    from tfgraphs.labs.checking import check_lab
+
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")   # the checks report what matters; TensorFlow's logs do not
+    return check_lab(args.number, args.path, timeout_s=args.timeout)
+
+
+def add_report(sub):
+    """Add `report` to the subcommands."""
+    r = sub.add_parser("report", help="re-render a saved JSON report, or compare two (no TensorFlow needed)",
+                       description=f"Print the tables and explanations of a file written with --json by "
+                                   f"{join(COMMANDS)}, without running anything. Given two files of "
+                                   f"{join(c.name for c in COMMANDS.values() if c.comparable)}, print A, B and B/A "
+                                   f"per row and phase instead.")
+    r.add_argument("path", nargs="+", metavar="PATH", help="one JSON file written with --json, or two to compare")
+    add_format_flags(r)
+    r.epilog = SHAPE
+    r.set_defaults(func=run_report)
+
+
+def run_report(args):
+    """Print one saved document's page, or two compared."""
+    table_format(args.format)
+    if len(args.path) > 2:
+        raise UsageError(f"report takes one file, or two to compare, not {len(args.path)}")
+    found = [report(path) for path in args.path]
+    if len(found) == 1:
+        text = found[0].text(args.format, text_width(args), verbose=args.verbose)
+    else:
+        comparable = [c.name for c in COMMANDS.values() if c.comparable]
+        if found[0].command == found[1].command and found[0].command not in comparable:
+            raise UsageError(f"report A B compares {', '.join(comparable)} results, not {found[0].command}")
+        from tfgraphs.render.seed import render_versus
+
+        text = render_versus(*(f.result for f in found), args.path, args.format, text_width(args))
+    sys.stdout.write(text)
+    return 0
+
+
+def add_server(sub):
+    """Add `server` to the subcommands."""
+    s = sub.add_parser("server", help="start a TensorFlow gRPC server and print its target",
+                       description="Start one tf.distribute.Server, print the grpc:// target to give "
+                                   "`compare --target`, and serve until Ctrl-C or SIGTERM. TensorFlow's server "
+                                   "listens on every interface of this machine, not only 127.0.0.1: anyone who "
+                                   "reaches the port can run graphs in it. `compare --target local` instead starts "
+                                   "its servers in a network namespace of their own, reachable only from inside.")
+    s.add_argument("--port", type=typed(Whole(most=65535), "port"),
+                   help="the port to listen on, on every interface; the target printed is 127.0.0.1:PORT (default: a "
+                        "free one)")
+    s.add_argument("--cluster", metavar="SPEC",
+                   help="the whole cluster, JOB=HOST:PORT[,HOST:PORT...][;JOB=...], e.g. "
+                        "ps=10.0.0.1:2222;worker=10.0.0.2:2222 (instead of --port)")
+    s.add_argument("--job", default="local", help="this server's job in --cluster (default local)")
+    s.add_argument("--task", type=typed(Whole(least=0), "task"), default=0,
+                   help="this server's task index in its job (default 0)")
+    s.set_defaults(func=run_server)
+
+
+def server_task(args):
+    """The server task the flags ask for; UsageError for a cluster that does not hold --job and --task."""
+    from tfgraphs.jobs import servers
+
+    if args.cluster and args.port:
+        raise UsageError("give --port or --cluster, not both")
+    if not args.cluster:
+        return ServerTask(cluster=cluster_text({args.job: f"{LOOPBACK}:{args.port or servers.free_port()}"}),
+                          job=args.job, task=args.task)
+    cluster = parse_cluster(args.cluster)
+    if args.job not in cluster or args.task >= len(cluster[args.job]):
+        raise UsageError(f"--job {args.job} --task {args.task} is not in --cluster {args.cluster}")
+    return ServerTask(cluster=args.cluster, job=args.job, task=args.task)
+
+
+def _free(cluster, job, index):
+    """Refuse, in one line, a port of this task that something on this machine already listens on."""
+    address = parse_cluster(cluster)[job][index]
+    port_number = int(address.rsplit(":", 1)[1])
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        try:
+            probe.bind(("", port_number))
+        except OSError as exc:
+            raise UsageError(f"port {port_number} cannot be served: {exc.strerror}") from None
+    return port_number
+
+
+def run_server(args):
+    """Run the server in its own process, print its target, and end it by its pid on Ctrl-C or SIGTERM."""
+    from tfgraphs import processes
+    from tfgraphs.jobs import servers
+    from tfgraphs.spec.protocol import to_argv
+
+    served = server_task(args)
+    port_number = _free(served.cluster, served.job, served.task)
+    print(f"tfgraphs server: TensorFlow listens on every interface (0.0.0.0:{port_number}), not only {LOOPBACK}; "
+          f"for servers only this machine can reach, use `compare --target local`", file=sys.stderr, flush=True)
+    proc = processes.start([sys.executable, *to_argv(served)], stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        line = proc.stdout.readline()
+        if not line:
+            return proc.wait() or 1
+        print(f"serving {json.loads(line)['target']} (pid {proc.pid}); Ctrl-C stops it", flush=True)
+        proc.wait()
+        return proc.returncode
+    except KeyboardInterrupt:
+        print("stopped", flush=True)
+        return 0
+    finally:
+        servers.stop([proc])

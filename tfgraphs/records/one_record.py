@@ -1,0 +1,289 @@
+"""The commands whose document is one record, not rows: the OneRecord base (the envelope, the record's own fields,
+then what it ran on), and what inspect found in a GraphDef, what unembed did to one, and what watch saw a script do."""
+
+import statistics
+from dataclasses import MISSING, asdict, dataclass, field, fields, replace
+from typing import ClassVar
+
+from tfgraphs.records.judge import judge
+from tfgraphs.records.schema import (GRAPH_BYTES, PROVENANCE, Provenance, Range, check_record, envelope, known,
+                                     provenance, provenance_of, ranged)
+from tfgraphs.spec.owngraph import DIAGNOSES
+
+
+@dataclass(frozen=True, kw_only=True)
+class OneRecord(Provenance):
+    """One record saved as a whole document; its tuple fields are saved as lists and read back as tuples."""
+
+    command: ClassVar[str]
+    # The keys saying what the record ran on, saved after its own fields.
+    RAN_ON: ClassVar[tuple] = ("tf_version", "machine")
+    tf_version: str | None = None
+    machine: dict = field(default_factory=dict)
+
+    def to_dict(self):
+        """The saved document."""
+        return {**envelope(self.command), **provenance(self), **self.saved()}
+
+    def saved(self):
+        """The document's keys after the envelope and provenance: the record's own fields, then RAN_ON."""
+        held = asdict(self)
+        names = [k for k in held if k not in (*PROVENANCE, *OneRecord.RAN_ON)] + list(self.RAN_ON)
+        return {k: list(held[k]) if isinstance(held[k], tuple) else held[k] for k in names}
+
+    @classmethod
+    def required(cls):
+        """The keys a saved document must hold: the fields without a default."""
+        return [f.name for f in fields(cls) if f.default is MISSING and f.default_factory is MISSING]
+
+    @classmethod
+    def read(cls, d):
+        """The record's fields a saved document holds (unknown keys are ignored)."""
+        return known(cls, d, **{f.name: tuple for f in fields(cls) if f.type is tuple})
+
+    @classmethod
+    def from_dict(cls, d):
+        """Rebuild from a saved document (no TensorFlow needed)."""
+        missing = [k for k in cls.required() if k not in d]
+        if missing:
+            raise ValueError(f"not a complete {cls.command} result (no {', '.join(missing)})")
+        return cls(**{**cls.read(d), **provenance_of(d)})
+
+
+# inspect: one GraphDef's sizes and contents, as numbers (nothing was run).
+@dataclass(frozen=True)
+class Inspection(OneRecord):
+    """The sizes and contents of one GraphDef, as numbers."""
+
+    path: str
+    format: str
+    file_bytes: int = ranged(default=MISSING)
+    graph_bytes: int = ranged(**GRAPH_BYTES, default=MISSING)   # the binary GraphDef's size, under the 2 GiB limit
+    nodes: int = ranged(default=MISSING)
+    function_nodes: int = ranged(default=MISSING)   # nodes inside the function library
+    const_nodes: int = ranged(default=MISSING)
+    const_bytes: int = ranged(default=MISSING)      # bytes of all Const tensors once expanded (elements x itemsize)
+    const_node_bytes: int = ranged(default=MISSING)   # what those Const nodes take in the serialized graph
+    headroom_bytes: int = ranged(default=MISSING)   # bytes the graph could still grow before TensorFlow refuses it
+    op_types: tuple             # ({"op", "nodes", "bytes"}, ...), most nodes first
+    largest_consts: tuple       # ({"name", "function", "dtype", "shape", "bytes", "node_bytes", "graph_share"}, ...)
+    repeats: tuple = ()         # ({"bytes", "copies", "nodes", "in_functions"}, ...): identical tensors >= 1 KiB
+    elided_consts: int | None = None   # Const nodes listing fewer values than their shape holds (None: not counted)
+    meta_graph: dict | None = None
+
+    command = "inspect"
+    # inspect reads the graph without running it: its document names the TensorFlow that parsed it, no machine.
+    RAN_ON = ("tf_version",)
+
+
+# unembed: what moved, what stayed, and the graph before and after, as numbers.
+# The keys of `before` and `after` and their ranges: the sizes the rewrite reads, then what a --check run measured
+# (None without); either graph was read from, or written as, one GraphDef protobuf, the other numbers are sizes and
+# times.
+SIDE = {"graph_bytes": Range(**GRAPH_BYTES), **{k: Range() for k in ("const_bytes", "largest_const_bytes", "session_s",
+                                                                     "load_s", "first_run_s", "runs_s",
+                                                                     "peak_rss_bytes")}}
+# The numbers of a moved or left Const: its tensor's bytes and dimensions.
+CONST = {"bytes": Range(), "shape": Range()}
+
+
+def side(sizes, measured=None):
+    """One side of the before/after table from the rewrite's sizes and, with --check, a worker's Measurement."""
+    m = measured
+    ok = m is not None and m.status == "ok"
+    load = None if not ok else m.build_s if m.build_s is not None else m.init_s
+    return {"graph_bytes": sizes.get("graph_bytes"), "const_bytes": sizes.get("const_bytes"),
+            "largest_const_bytes": sizes.get("largest_const_bytes"),
+            "session_s": m.session_s if ok else None, "load_s": load,
+            "first_run_s": m.first_run_s if ok else None, "runs_s": list(m.runs_s) if ok else [],
+            "peak_rss_bytes": m.peak_rss_bytes if ok else None}
+
+
+@dataclass(frozen=True)
+class Unembedding(OneRecord):
+    """One rewrite: the graph before and after, the Consts moved and left, and the check of its outputs."""
+
+    path: str | None            # None in documents that did not record them
+    out: str | None
+    min_bytes: int | None = ranged(least=1, default=MISSING)   # --min-bytes reads a size of at least 1 byte
+    before: dict = ranged(keys=SIDE, factory=dict)
+    after: dict = ranged(keys=SIDE, factory=dict)
+    moved: tuple = ranged(keys=CONST, default=())   # ({"name", "bytes", "dtype", "shape"}, ...)
+    left: tuple = ranged(keys=CONST, default=())    # ({"name", "bytes", "dtype", "shape", "function", "reason"}, ...)
+    checked: bool = False
+    max_abs_err: float | None = ranged(unbounded=True)   # inf: an output of another shape; NaN: holding NaN
+    tolerance: float | None = ranged(unbounded=True)     # of the output whose difference is the largest (scaled by
+                                                         # its largest value, which may be inf)
+    within: bool | None = None       # every output within its own dtype's tolerance
+    unembed_s: float | None = ranged()
+    unembed_peak_rss_bytes: int | None = ranged()
+    unembed_phases: dict = ranged(factory=dict)   # read_s, rewrite_s, save_s (and assign_s in older runs)
+    tf_rss_bytes: int | None = ranged()           # the rewriting worker's RSS once TensorFlow was imported
+    errors: tuple = ()           # ("what: TensorFlow's message", ...) of every worker that failed
+
+    command = "unembed"
+
+    @property
+    def moved_bytes(self):
+        return sum(m["bytes"] for m in self.moved)
+
+    @property
+    def equal(self):
+        """True/False whether the outputs matched within tolerance; None when they were not compared."""
+        return self.within
+
+    @property
+    def ok(self):
+        return not self.errors and self.equal is not False
+
+    def saved(self):
+        """before, after, moved and max_abs_err, as the --json document was first specified, then the rest."""
+        held = super().saved()
+        return {**{k: held[k] for k in CORE}, **held}
+
+    @classmethod
+    def required(cls):
+        """The keys unembed's first documents held: only those are required."""
+        return CORE
+
+    @classmethod
+    def read(cls, d):
+        """The fields a saved document holds; one holding only the keys unembed first wrote leaves the rest unknown."""
+        given = super().read(d)
+        # Only a --check run measures the graphs, so measured runs say it ran when the document does not.
+        ran = bool(given["after"].get("runs_s"))
+        return {"path": None, "out": None, "min_bytes": None, "checked": ran, **given}
+
+
+# The keys the --json document was first specified with; every other key was added to re-render it.
+CORE = ("before", "after", "moved", "max_abs_err")
+
+
+# watch: a user's script's runs, Consts, growth and feeds, tied to the script's own lines.
+# A line of the script: 0 where no frame of it made the op (worker.watched.UNKNOWN).
+LINE = Range()
+# What each list's entries hold, key by key; each entry is made by the first call, op or feed it counts.
+CALLS = {"line": LINE, "n": Range(1), "signatures": Range(1), "first_s": Range(), "later_median_s": Range(),
+         "feed_bytes_per_call": Range(), "times_s": Range(), "signature_first_s": Range(), "first_run_index": Range()}
+# A Const's NodeDef is read serialized, as one protobuf; its tensor's bytes count every element, even of a splat.
+CONSTS = {"line": LINE, "bytes": Range(**GRAPH_BYTES), "tensor_bytes": Range(), "shape": Range(),
+          "runs_before": Range()}
+GROWTH = {"line": LINE, "ops": Range(1), "runs": Range(1), "op_types": Range(1)}
+FEEDS = {"line": LINE, "bytes": Range(), "calls": Range(1), "same_calls": Range()}
+FUNCTIONS = {"line": LINE, "traces": Range()}
+EXIT_STATUS = dict(most=255, why=" (a process's exit status)")
+
+
+@dataclass(frozen=True)
+class Watching(OneRecord):
+    """One watched script: how it ended, each call site of Session.run, each large Const, the ops made after a
+    session's first run, the large arrays fed, and tf.function trace counts (TensorFlow's own)."""
+
+    script: str | None
+    argv: tuple = ()
+    tf1: bool = False
+    min_bytes: int | None = ranged(least=1)   # --min-bytes reads a size of at least 1 byte
+    exit_code: int | None = ranged(**EXIT_STATUS)
+    ended: str | None = None               # "exit", "raised", "interrupted" or "killed" (by signal exit_code - 128)
+    touched_tensorflow: bool | None = None
+    runs: int = ranged(default=0)          # Session.run and callable calls, in the order made
+    graph_ops: int | None = ranged()       # ops of every graph seen, whether run or not (None: older documents)
+    script_s: float | None = ranged()      # the script's run time, from its start to its end (None: older documents)
+    # ({file, line, kind, n, signatures, first_s, later_median_s, feed_bytes_per_call, times_s, signature_first_s,
+    #   first_run_index}, ...)
+    calls: tuple = ranged(keys=CALLS, default=())
+    consts: tuple = ranged(keys=CONSTS, default=())   # ({file, line, name, bytes, tensor_bytes, dtype, shape,
+                                                      #   runs_before}, ...)
+    growth: tuple = ranged(keys=GROWTH, default=())   # ({file, line, ops, runs, op_types}, ...)
+    # ({file, line, feed, bytes, calls, same_calls, how[, converted_from]}, ...)
+    feeds: tuple = ranged(keys=FEEDS, default=())
+    functions: tuple = ranged(keys=FUNCTIONS, default=())   # ({file, line, name, traces}, ...)
+    findings: tuple = ()   # ({kind, file, line, evidence, remedy, lesson}, ...): diagnoses(), from the fields above
+    # ({pid, name}, ...): processes of the script's session still running when its own process ended, which watch
+    # ended (left out of the document when none)
+    left_running: tuple = ranged(keys={"pid": Range(1)}, default=())
+    status: str = "ok"     # "failed": the hooks could not watch (the script still ran as it would)
+    error: str | None = None
+
+    command = "watch"
+
+    @property
+    def ok(self):
+        return self.status == "ok"
+
+    def call_after(self, run_index):
+        """The call site whose first run is the first run made at or after run_index, or None."""
+        later = [c for c in self.calls if c.get("first_run_index") is not None and c["first_run_index"] >= run_index]
+        return min(later, key=lambda c: c["first_run_index"], default=None)
+
+    def saved(self):
+        # graph_ops and script_s are None only as read from a document written before they were kept, which lacks
+        # them; left_running is kept only when watch ended a process.
+        return {k: v for k, v in super().saved().items()
+                if not ((v is None and k in ("graph_ops", "script_s")) or (k == "left_running" and not v))}
+
+    @classmethod
+    def read(cls, d):
+        given = super().read(d)
+        given.pop("findings", None)   # always diagnosed again from what was seen, by this version's rules
+        return given
+
+    @classmethod
+    def from_dict(cls, d):
+        """Rebuild from a saved document or a worker's (read strictly first by schema.read_worker)."""
+        found = super().from_dict(d)
+        check_record(found)   # the diagnoses compare these numbers, so one no watch writes is refused first
+        return replace(found, findings=diagnoses(found))
+
+
+def diagnoses(w):
+    """The named diagnoses of a watched script, each with the measured evidence it rests on, its remedy and where
+    the course teaches it, most costly first."""
+    return tuple({**d, "remedy": DIAGNOSES[d["kind"]].remedy, "lesson": DIAGNOSES[d["kind"]].lesson} for d in _found(w))
+
+
+def _found(w):
+    """Every diagnosis of w, each with its kind, where in the script, and its evidence."""
+    # The remedy moves an array's data out of the graph: it fits a Const whose NodeDef is mostly data, not one whose
+    # bytes are its name and attributes (a gradient's scalar, say).
+    found = [_embedded(w, c) for c in w.consts if c["tensor_bytes"] is None or 2 * c["tensor_bytes"] >= c["bytes"]]
+    fed = ("feed", "bytes", "calls", "same_calls", "how", "converted_from")
+    found += [{"kind": "repeated-feed", "file": f["file"], "line": f["line"],
+               "evidence": {k: f[k] for k in fed if k in f}}
+              for f in w.feeds if f["calls"] >= 2 and f["same_calls"] == f["calls"]]
+    found += [{"kind": "graph-growth", "file": g["file"], "line": g["line"],
+               "evidence": {k: g[k] for k in ("ops", "runs", "op_types")}} for g in w.growth if g["runs"] >= 2]
+    found += [d for d in (_new_signatures(c, w.script_s) for c in w.calls) if d]
+    found += [{"kind": "retracing", "file": f["file"], "line": f["line"],
+               "evidence": {"name": f["name"], "traces": f["traces"]}} for f in w.functions if f["traces"] >= 2]
+    return found
+
+
+def _embedded(w, const):
+    """A Const of at least --min-bytes, with the first call whose first run came after it was made."""
+    evidence = {k: const[k] for k in ("name", "bytes", "tensor_bytes", "dtype", "shape")}
+    after = w.call_after(const["runs_before"])
+    if after is not None:
+        evidence["next_call"] = {k: after[k] for k in ("file", "line", "n", "first_s", "later_median_s")}
+    return {"kind": "embedded-constant", "file": const["file"], "line": const["line"], "evidence": evidence}
+
+
+def _new_signatures(call, script_s):
+    """A call site that used several fetch/feed sets, where the judge finds the new sets' first calls slower than
+    the repeats of sets it had used before, with what they cost beyond a repeat and its share of the script's time."""
+    firsts = list(call.get("signature_first_s") or ())
+    repeats = list(call.get("times_s") or ())
+    for t in firsts:
+        if t in repeats:
+            repeats.remove(t)
+    if call["signatures"] < 2 or not repeats or not all(t > 0 for t in (*firsts, *repeats)):
+        return None
+    verdict = judge(firsts[1:], repeats)
+    if not verdict.larger:
+        return None
+    typical = statistics.median(repeats)
+    cost = sum(t - typical for t in firsts[1:])
+    return {"kind": "new-signature", "file": call["file"], "line": call["line"],
+            "evidence": {"signatures": call["signatures"], "new_first_s": firsts[1:], "repeats": len(repeats),
+                         "repeat_median_s": typical, "verdict": verdict.to_dict(), "cost_s": cost,
+                         "share": None if not script_s else cost / script_s}}
