@@ -18,11 +18,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import tfgraphs.findings  # noqa: E402  (the package is found from the repository)
+from tfgraphs.api.commands import COMMANDS  # noqa: E402
 from tfgraphs.findings.evidence import FINDINGS  # noqa: E402
 
 PAGE = ROOT / "docs" / "findings.md"
-# The commands whose pages state findings, in the order of the lessons.
-COMMANDS = ("compare", "explain", "sweep", "shapes", "pitfalls", "watch", "inspect", "unembed")
 # The findings of other modules a command's page states beside its own: compare's page opens with its remote rows'.
 ALSO = {"compare": ("remote",)}
 HEAD = """# What tfgraphs can tell you
@@ -72,12 +71,17 @@ def section(command):
     return lines
 
 
-def catalogue():
-    """The whole page's text, from every findings module's registered findings."""
+def commands():
+    """The registry's commands whose pages state findings, in its order, every findings module imported."""
     for module in pkgutil.iter_modules(tfgraphs.findings.__path__):
         importlib.import_module(f"tfgraphs.findings.{module.name}")
+    return [name for name in COMMANDS if FINDINGS.get(name)]
+
+
+def catalogue():
+    """The whole page's text, from every findings module's registered findings."""
     lines = [HEAD]
-    for command in COMMANDS:
+    for command in commands():
         lines += section(command)
     return "\n".join(lines).rstrip() + "\n"
 

@@ -1,6 +1,6 @@
 """A worker's document is read strictly, a saved file leniently: a key the record does not know fails the row."""
 
-from tfgraphs.jobs import seed as seed_job
+from tfgraphs.jobs import network as network_job
 from tfgraphs.spec.network import Config
 from tfgraphs.jobs.runner import Progress
 from tfgraphs.records.rows import LessonRun
@@ -23,9 +23,9 @@ def test_a_worker_key_no_field_knows_fails_the_row_and_names_the_key():
 
 
 def test_compare_makes_a_failed_row_of_a_worker_document_with_an_unknown_key(monkeypatch):
-    monkeypatch.setattr(seed_job.runner, "run_trials", lambda tasks, trials, label, progress, timeout, run, full: (
+    monkeypatch.setattr(network_job.runner, "run_trials", lambda tasks, trials, label, progress, timeout, run, full: (
         {t: [{**GOOD, "first_runs": [0.02]}] for t in tasks}, len(tasks)))
     config = Config(batch=10, dtype="float64", runs=2, trials=1, seed=0, variants=("placeholder",))
-    rows, _ = seed_job.measure(config, {}, Progress(total=1, quiet=True))
+    rows, _ = network_job.measure(config, {}, Progress(total=1, quiet=True))
     assert [(r.status, r.error) for r in rows] == [("failed", "the worker's document holds 'first_runs', which "
                                                               "Measurement does not know")]

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tfgraphs.findings.evidence import Record, finding, judged, said_over
+from tfgraphs.findings.evidence import Record, finding, judged, sentences_of
 from tfgraphs.records.judge import (CANNOT_TELL, DIFFERS, DISTURBED, RANK_SUM, SAME, SIGNED_RANK, Verdict, judge,
                                     ratio_text)
 
@@ -126,7 +126,7 @@ def test_the_verdict_round_trips_through_json_and_a_finding_keeps_it():
     def sentence(view):
         """One sentence stating the verdict."""
         return [judged(f"a took longer: {v.says()}", v)]
-    (said,) = said_over([sentence.finding], Record(v))
+    (said,) = sentences_of([sentence.finding], Record(v))
     assert said.verdicts == (v,) and said.to_dict()["verdicts"] == [v.to_dict()]
 
 

@@ -30,7 +30,7 @@ TF_IMPORTER = "tfgraphs.tfimport"
 
 
 def layer(module):
-    """tfgraphs.jobs.seed -> jobs; tfgraphs.units -> base; the package itself -> None (the public API)."""
+    """tfgraphs.jobs.network -> jobs; tfgraphs.units -> base; the package itself -> None (the public API)."""
     parts = module.split(".")
     if len(parts) == 1 or parts[1] == "__main__":
         return None

@@ -589,7 +589,7 @@ def test_one_run_within_forty_repeats_cannot_be_told_and_asks_for_no_more():
 
 
 def test_the_memory_guard_counts_both_growth_loops_graphs_alive_together():
-    from tfgraphs.jobs.seed import sized_as
+    from tfgraphs.jobs.network import sized_as
 
     assert sized_as("graph-growth", "constant") == "dataset-embedded"   # two copies of X at once
     assert sized_as("executor-cache", "constant") == "numpy"            # one copy

@@ -149,7 +149,7 @@ def test_trials_agree_on_the_regime_or_say_none(values, want):
 
 
 def test_sweep_table_gives_no_first_later_ratio_for_a_folded_point():
-    from tfgraphs.render.seed import points_table
+    from tfgraphs.render.network import points_table
 
     report = sweep_report([(500, True, 5000, 0.0005), (2000, False, 900, 0.2)])
     table, legend, _ = points_table(report)

@@ -21,11 +21,10 @@ from conftest import needs_private_network, run_main, running, words
 from tfgraphs import processes
 from tfgraphs.errors import UsageError
 from tfgraphs.findings import remote as why
-from tfgraphs.jobs import runner, seed, servers
+from tfgraphs.jobs import network, runner, servers
 from fakes import results
 from tfgraphs.records.rows import Measurement, Row
 from tfgraphs.records.judge import FEWEST, RANK_SUM
-from tfgraphs.spec import network as seed_spec
 from tfgraphs.spec import network as spec
 from tfgraphs.spec.network import SeedTask
 
@@ -113,11 +112,11 @@ def test_two_task_cluster_keeps_x_on_the_ps_task_and_sends_it_every_run(mark, tm
 
 def _run_in_thread(task, timeout=None):
     """Run one remote task through the job's runner in a thread; return (thread, result holder)."""
-    config = seed_spec.Config(batch=10, runs=2, variants=("placeholder",), target="local")
+    config = spec.Config(batch=10, runs=2, variants=("placeholder",), target="local")
     progress = runner.Progress(1, quiet=True)
     result = {}
     thread = threading.Thread(target=lambda: result.update(
-        doc=seed.worker_runner(config)(task, "t", progress, timeout)))
+        doc=network.worker_runner(config)(task, "t", progress, timeout)))
     thread.start()
     return thread, result
 
@@ -143,7 +142,7 @@ def test_a_failed_worker_ends_its_server(mark):
 
 def test_a_crashed_worker_becomes_a_failed_row_and_ends_its_server(mark):
     thread, result = _run_in_thread(SeedTask(variant="placeholder", batch=10, runs=10**7, target="local"))
-    os.kill(_wait_for(mark, "tfgraphs.worker.seed"), signal.SIGKILL)
+    os.kill(_wait_for(mark, "tfgraphs.worker.network"), signal.SIGKILL)
     thread.join(300)
     assert result["doc"] == {"status": "failed", "error": "worker killed by signal SIGKILL (out of memory? try a "
                                                           "smaller --batch)", "worker_start": "forked"}
@@ -151,7 +150,7 @@ def test_a_crashed_worker_becomes_a_failed_row_and_ends_its_server(mark):
 
 def test_a_server_killed_mid_run_fails_the_row_instead_of_hanging(mark):
     thread, result = _run_in_thread(SeedTask(variant="placeholder", batch=10, runs=10**7, target="local"))
-    _wait_for(mark, "tfgraphs.worker.seed")
+    _wait_for(mark, "tfgraphs.worker.network")
     os.kill(_wait_for(mark, "tfgraphs.worker.server"), signal.SIGKILL)
     thread.join(300)
     assert not thread.is_alive()
@@ -170,7 +169,7 @@ def test_ctrl_c_or_sigterm_ends_the_worker_and_the_server(mark, sig):
     proc = cli("compare", "--target", "local", "--no-baseline", "--batch", 10, "--runs", 10**6,
                "--variants", "placeholder")
     try:
-        _wait_for(mark, "tfgraphs.worker.seed")
+        _wait_for(mark, "tfgraphs.worker.network")
         proc.send_signal(sig)
         _, err = proc.communicate(timeout=60)
     finally:
@@ -201,7 +200,7 @@ def test_reachability_tells_a_listening_port_from_a_closed_one():
 
 def test_a_feed_past_the_grpc_message_limit_is_refused_before_any_worker():
     batch = spec.GRPC_MESSAGE_LIMIT // (32 * 32 * 8) + 1
-    plan = seed.plan(seed_spec.Config(batch=batch, variants=("placeholder", "variable"), target="local",
+    plan = network.plan(spec.Config(batch=batch, variants=("placeholder", "variable"), target="local",
                                        baseline=False, returns=("sum",), trials=1))
     assert plan.refused == {("placeholder", "sum"): plan.notices[0]}
     assert "feed of" in plan.notices[0] and "gRPC message limit of 2,147,483,647 bytes" in plan.notices[0]
@@ -236,19 +235,19 @@ def _report(*rows):
 def test_feed_cost_sentence_follows_the_numbers():
     url = "grpc://127.0.0.1:1"
     slow = _report(_row("placeholder", [0.20, 0.21] * 4, url, bytes_fed_per_run=5), _row("variable", [0.10, 0.11] * 4, url))
-    (said,) = why.said_over_rows([why.feed_cost], slow.rows)
+    (said,) = why.sentences_of_rows([why.feed_cost], slow.rows)
     assert ("placeholder 205.0 ms against variable 105.0 ms median, sending 5 bytes each time: feeding cost more per "
             "run, differs (x1.95, 95% CI x1.81 to x2.10; n=8 and 8, p<0.001).") in said
     # Interleaved workers' later runs: not called a cost, and not "no difference" either when the interval is this wide.
     mixed = _report(_row("placeholder", [0.10, 0.13, 0.16, 0.19], url), _row("variable", [0.11, 0.14, 0.17, 0.20], url))
-    (said,) = why.said_over_rows([why.feed_cost], mixed.rows)
+    (said,) = why.sentences_of_rows([why.feed_cost], mixed.rows)
     assert ": cannot tell with n=4 and 4 (x0.93, 95% CI" in said and "feeding cost" not in said
     # Two workers a side cannot tell, whatever their later runs.
     few = _report(_row("placeholder", [0.20, 0.21], url), _row("variable", [0.10, 0.11], url))
     assert ("cannot tell with n=2 and 2 (a rank test needs 4 a side); run with --trials 4 or more to tell."
-            in why.said_over_rows([why.feed_cost], few.rows)[0])
+            in why.sentences_of_rows([why.feed_cost], few.rows)[0])
     close = _report(_row("placeholder", [0.100, 0.101, 0.102, 0.103] * 3), _row("variable", [0.1005, 0.1015, 0.1025, 0.1035] * 3))
-    assert "no difference beyond 25% (x" in why.said_over_rows([why.feed_cost], close.rows)[0]
+    assert "no difference beyond 25% (x" in why.sentences_of_rows([why.feed_cost], close.rows)[0]
 
 
 def test_compare_asks_for_more_full_trials_where_its_later_runs_are_too_few():
@@ -265,17 +264,17 @@ def test_compare_asks_for_more_full_trials_where_its_later_runs_are_too_few():
 def test_an_in_process_feed_says_where_its_data_started_and_a_remote_one_does_not():
     fed, once = [0.20, 0.21] * 4, [0.10, 0.11] * 4
     here = _report(_row("placeholder", fed, bytes_fed_per_run=5, fed_address_mod_64=16), _row("variable", once))
-    (said,) = why.said_over_rows([why.feed_cost], here.rows)
+    (said,) = why.sentences_of_rows([why.feed_cost], here.rows)
     assert ("median, feeding 5 bytes each time from data 16 bytes past a 64-byte boundary (TF_NewTensor, "
             "tensorflow/c/tf_tensor.cc, uses an array in place when its address is a multiple of "
             "EIGEN_MAX_ALIGN_BYTES, a constant of the build, and copies it otherwise;") in said
     assert "sent" not in said and "sending" not in said
     url = "grpc://127.0.0.1:1"
     far = _report(_row("placeholder", fed, url, bytes_fed_per_run=5, fed_address_mod_64=16), _row("variable", once, url))
-    (said,) = why.said_over_rows([why.feed_cost], far.rows)
+    (said,) = why.sentences_of_rows([why.feed_cost], far.rows)
     assert "sending 5 bytes each time:" in said and "64-byte boundary" not in said
     unknown = _report(_row("placeholder", fed, bytes_fed_per_run=5), _row("variable", once))
-    assert "64-byte boundary" not in why.said_over_rows([why.feed_cost], unknown.rows)[0]
+    assert "64-byte boundary" not in why.sentences_of_rows([why.feed_cost], unknown.rows)[0]
 
 
 def test_one_slow_run_does_not_hide_a_feed_cost():
@@ -286,7 +285,7 @@ def test_one_slow_run_does_not_hide_a_feed_cost():
     once = [0.128, 0.129, 0.130, 0.1306, 0.131, 0.132, 0.133, 0.130, 0.131, 0.129]
     medians_apart = abs(statistics.median(fed) - statistics.median(once))
     assert medians_apart < max(fed) - min(fed)   # what the range rule compared: "no measurable difference"
-    (said,) = why.said_over_rows([why.feed_cost], _report(_row("placeholder", fed, returns="sum"),
+    (said,) = why.sentences_of_rows([why.feed_cost], _report(_row("placeholder", fed, returns="sum"),
                                                           _row("variable", once, returns="sum")).rows)
     assert ("placeholder 162.7 ms against variable 130.3 ms median: feeding cost more per run, differs (x1.25, 95% CI "
             "x1.23 to x1.27; n=10 and 10, p<0.001).") in said
@@ -301,29 +300,29 @@ def test_remote_over_local_and_fetch_cost_sentences():
     rows = (_row("placeholder", [0.1, 0.1], **COMPUTES),
             _row("placeholder", [0.3, 0.3], url, bytes_fetched_per_run=800, **COMPUTES),
             _row("placeholder", [0.1, 0.1], url, "sum", bytes_fetched_per_run=8, **COMPUTES))
-    assert why.said_over_rows([why.remote_over_local], rows) == [
+    assert why.sentences_of_rows([why.remote_over_local], rows) == [
         "placeholder remote: later runs took 300.0 ms median against 100.0 ms in-process: cannot tell with n=2 and 2 "
         "(a rank test needs 4 a side); run with --trials 4 or more to tell."]
     assert ("the whole output (800 bytes) took 300.0 ms per run against 100.0 ms for its sum (8 bytes): cannot tell "
-            "with n=2 and 2") in why.said_over_rows([why.fetch_cost], rows)[0]
+            "with n=2 and 2") in why.sentences_of_rows([why.fetch_cost], rows)[0]
     many = (_row("placeholder", [0.1, 0.11] * 3, **COMPUTES),
             _row("placeholder", [0.3, 0.31] * 3, url, bytes_fetched_per_run=800, **COMPUTES),
             _row("placeholder", [0.1, 0.11] * 3, url, "sum", bytes_fetched_per_run=8, **COMPUTES))
-    assert why.said_over_rows([why.remote_over_local], many) == [
+    assert why.sentences_of_rows([why.remote_over_local], many) == [
         "placeholder remote: later runs took 305.0 ms median against 105.0 ms in-process: differs (x2.91, 95% CI "
         "x2.72 to x3.10; n=6 and 6, p=0.0022)."]
     assert ("the whole output (800 bytes) took 305.0 ms per run against 105.0 ms for its sum (8 bytes): differs "
-            "(x2.91") in why.said_over_rows([why.fetch_cost], many)[0]
+            "(x2.91") in why.sentences_of_rows([why.fetch_cost], many)[0]
     # A sum that folded computes nothing: its later runs say nothing about what fetching costs.
     folded = rows[:2] + (_row("placeholder", [0.001, 0.001], url, "sum", bytes_fetched_per_run=8, **SUM_FOLDED),)
-    assert why.said_over_rows([why.fetch_cost], folded) == [
+    assert why.sentences_of_rows([why.fetch_cost], folded) == [
         "placeholder remote: fetching the sum folded the network (no Conv2D in the graph that ran; partition "
         "graphs), so its 1.0 ms later runs compute nothing and say nothing about the cost of fetching."]
     # Without the partition graphs there is no evidence either way, so no fetch cost is said.
     bare = tuple(_row(r.variant, list(r.later_medians_s), r.target, r.returns, bytes_fetched_per_run=r.bytes_fetched_per_run)
                  for r in rows)
-    assert why.said_over_rows([why.fetch_cost], bare) == [] and (
-        why.said_over_rows([why.remote_over_local], bare) == why.said_over_rows([why.remote_over_local], rows))
+    assert why.sentences_of_rows([why.fetch_cost], bare) == [] and (
+        why.sentences_of_rows([why.remote_over_local], bare) == why.sentences_of_rows([why.remote_over_local], rows))
 
 
 def test_between_tasks_notices_a_traced_count_that_disagrees():
@@ -336,7 +335,7 @@ def test_between_tasks_notices_a_traced_count_that_disagrees():
 def test_received_bytes_counts_only_tensors_from_another_task():
     from tensorflow.core.framework import step_stats_pb2
 
-    from tfgraphs.worker.seed import received_bytes
+    from tfgraphs.worker.network import received_bytes
 
     stats = step_stats_pb2.StepStats()
     dev = stats.dev_stats.add(device="/job:worker/replica:0/task:0/device:CPU:0")
@@ -359,10 +358,10 @@ def test_rows_per_variant_follow_baseline_and_fetch(monkeypatch):
                                                                              returns=task.returns))
     url = "grpc://127.0.0.1:1"
     for baseline, expected in ((True, [None, None, url, url]), (False, [url, url])):
-        config = seed_spec.Config(batch=10, runs=2, variants=("variable",), target=url, baseline=baseline,
+        config = spec.Config(batch=10, runs=2, variants=("variable",), target=url, baseline=baseline,
                                 returns=("output", "sum"), trials=1)
         fake.calls.clear()
-        report = seed.run(config, seed.plan(config), runner.Progress(9, quiet=True))
+        report = network.run(config, network.plan(config), runner.Progress(9, quiet=True))
         assert [t.target for t in fake.tasks] == expected
         assert [(r.target or None, r.returns) for r in report.rows] == list(zip(expected, ["output", "sum"] * 2))
         assert report.to_dict()["config"]["target"] == url
@@ -371,10 +370,10 @@ def test_rows_per_variant_follow_baseline_and_fetch(monkeypatch):
 @pytest.mark.parametrize("baseline, targets", [(True, [None, URL]), (False, [URL])])
 def test_explain_measures_in_process_rows_beside_the_remote_ones(monkeypatch, baseline, targets):
     from tests import fakes
-    from tfgraphs.jobs.seed import EXPLAIN as explain
+    from tfgraphs.jobs.network import EXPLAIN as explain
 
     fake = fakes.install(monkeypatch, lambda task, env: fakes.seed_document(target=task.target or "", top_ops=[]))
-    config = seed_spec.ExplainConfig(batch=10, runs=2, variants=("constant",), presets=("default", "bare"), target=URL,
+    config = spec.ExplainConfig(batch=10, runs=2, variants=("constant",), presets=("default", "bare"), target=URL,
                             baseline=baseline)
     plan = explain.plan(config)
     report = explain.run(config, plan, runner.Progress(plan.workers, quiet=True))
@@ -394,11 +393,11 @@ def test_explain_measures_in_process_rows_beside_the_remote_ones(monkeypatch, ba
 
 def test_explain_keeps_the_in_process_rows_of_a_variant_too_big_to_send(monkeypatch):
     from tests import fakes
-    from tfgraphs.jobs.seed import EXPLAIN as explain
+    from tfgraphs.jobs.network import EXPLAIN as explain
 
     fake = fakes.install(monkeypatch, lambda task, env: fakes.seed_document(target=task.target or "", top_ops=[]))
     batch = spec.GRPC_MESSAGE_LIMIT // (32 * 32 * 8) + 1     # X alone is past one gRPC message
-    config = seed_spec.ExplainConfig(batch=batch, runs=2, variants=("placeholder",), presets=("default",), target=URL)
+    config = spec.ExplainConfig(batch=batch, runs=2, variants=("placeholder",), presets=("default",), target=URL)
     plan = explain.plan(config)
     # In-process only: EXPLAIN_TRIALS timed workers, one traced, one single-threaded.
     assert ("placeholder", "output") in plan.refused and plan.workers == EXPLAIN_TRIALS + 2
@@ -536,7 +535,7 @@ def test_no_baseline_without_a_target_is_refused_in_one_line(command, capsys):
 
 def test_a_crashed_remote_worker_stays_a_remote_row(monkeypatch):
     from tests import fakes
-    from tfgraphs.jobs.seed import EXPLAIN as explain
+    from tfgraphs.jobs.network import EXPLAIN as explain
 
     def answer(task, env):
         if task.target and task.preset == "bare":
@@ -544,7 +543,7 @@ def test_a_crashed_remote_worker_stays_a_remote_row(monkeypatch):
         return fakes.seed_document(target=task.target or "", top_ops=[])
 
     fakes.install(monkeypatch, answer)
-    config = seed_spec.ExplainConfig(batch=10, runs=2, variants=("constant",), target=URL)
+    config = spec.ExplainConfig(batch=10, runs=2, variants=("constant",), target=URL)
     plan = explain.plan(config)
     report = explain.run(config, plan, runner.Progress(plan.workers, quiet=True))
     failed = [r for r in report.rows if not r.ok]
@@ -559,6 +558,6 @@ def test_a_refused_remote_row_is_named_remote(monkeypatch):
 
     fakes.install(monkeypatch, lambda task, env: fakes.seed_document(target=task.target or ""))
     batch = spec.GRPC_MESSAGE_LIMIT // (32 * 32 * 8) + 1     # X alone is past one gRPC message
-    config = seed_spec.Config(batch=batch, runs=2, variants=("placeholder",), target=URL)
-    report = seed.run(config, seed.plan(config), runner.Progress(9, quiet=True))
+    config = spec.Config(batch=batch, runs=2, variants=("placeholder",), target=URL)
+    report = network.run(config, network.plan(config), runner.Progress(9, quiet=True))
     assert [(r.ok, r.remote) for r in report.rows] == [(True, False), (False, True)]

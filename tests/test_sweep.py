@@ -18,13 +18,13 @@ import fakes
 from conftest import run_cli, run_main, words
 from tfgraphs.findings import sweep as growth
 from tfgraphs.jobs import runner
-from tfgraphs.jobs.seed import SWEEP as sweep
+from tfgraphs.jobs.network import SWEEP as sweep
 from tfgraphs.spec.network import GRAPHDEF_LIMIT, SweepConfig
 from tfgraphs.records import sweep as fits
 from fakes import results
 from tfgraphs.records.rows import Measurement, Row
 from tfgraphs.records.schema import SCHEMA
-from tfgraphs.render.seed import render_sweep
+from tfgraphs.render.network import render_sweep
 from tfgraphs.spec import network
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"

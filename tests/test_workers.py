@@ -15,7 +15,7 @@ import pytest
 from conftest import WORKERS, run_main, running
 from tfgraphs import processes
 
-SEED = ["-m", "tfgraphs.worker.seed", "--variant", "placeholder", "--batch", "10"]
+SEED = ["-m", "tfgraphs.worker.network", "--variant", "placeholder", "--batch", "10"]
 
 
 def probe(*args, env=WORKERS, **kwargs):
@@ -81,7 +81,7 @@ def test_a_requester_that_ends_ends_its_child():
     (["-m", "tfgraphs.worker.watch", "--out", "w.json", "--", "s.py"], {}, "a watched script imports TensorFlow itself"),
     (["-m", "tfgraphs", "watch", "s.py"], {}, "not a worker"),
     (["-c", "print(1)"], {}, "not a worker"),
-    (["-m", "tfgraphs.worker.seed"], {"cwd": "/"}, "started with options a fork does not reproduce"),
+    (["-m", "tfgraphs.worker.network"], {"cwd": "/"}, "started with options a fork does not reproduce"),
 ])
 def test_only_workers_started_as_a_fresh_interpreter_would_be_are_forked(argv, options, because):
     assert processes.fresh_because([sys.executable, *argv], options) == because

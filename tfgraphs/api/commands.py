@@ -32,7 +32,7 @@ LOAD = "tfgraphs.records.results:load"
 
 def imported(name):
     """What a dotted name refers to, imported now: a module ("tfgraphs.jobs.shapes") or a name in one
-    ("tfgraphs.render.seed:render_compare")."""
+    ("tfgraphs.render.network:render_compare")."""
     module, _, attribute = name.partition(":")
     found = import_module(module)
     return getattr(found, attribute) if attribute else found
@@ -295,14 +295,14 @@ COMMANDS = {c.name: c for c in (
             "Build conv2d -> avg_pool -> relu from the same data in several ways and measure graph size, build, "
             "session, init, first run and later runs for each.",
             "Build the seed network from the same data in each variant and measure every phase in a fresh worker.",
-            "tfgraphs.spec.network:Config", "tfgraphs.jobs.seed:COMPARE", "tfgraphs.render.seed:render_compare",
+            "tfgraphs.spec.network:Config", "tfgraphs.jobs.network:COMPARE", "tfgraphs.render.network:render_compare",
             figure_name="tfgraphs.render.plots:compare_figure", shows="time to the first result, by phase",
             lines_name="tfgraphs.render.csv:TRIALS", comparable=True, progress=True),
     Command("explain", "what the first sess.run pays for: optimizer ablation, per-op traces",
             "Run each variant under session presets that switch graph optimizers off, trace the first and a later "
             "run of each, and split the first run's extra time into Grappler, classic constant folding and the rest.",
             "Run each variant, or the graph at `graph`, under presets that switch optimizers off, and trace its runs.",
-            "tfgraphs.spec.network:ExplainConfig", "tfgraphs.jobs.seed:EXPLAIN", "tfgraphs.render.explain:render",
+            "tfgraphs.spec.network:ExplainConfig", "tfgraphs.jobs.network:EXPLAIN", "tfgraphs.render.explain:render",
             beside=EXPLAIN_BESIDE, without=EXPLAIN_WITHOUT, writes=explain_writes, body=explained,
             figure_name="tfgraphs.render.plots:explain_figure", shows="where the first run went",
             lines_name="tfgraphs.render.csv:TRIALS", comparable=True, progress=True),
@@ -311,8 +311,8 @@ COMMANDS = {c.name: c for c in (
             "largest batch whose GraphDef serializes under 2 GiB, and ask TensorFlow to embed the next one (from a "
             "zero-stride array view).",
             "Measure each variant at each batch, fit graph bytes against batch and put the predicted limit to "
-            "TensorFlow.", "tfgraphs.spec.network:SweepConfig", "tfgraphs.jobs.seed:SWEEP",
-            "tfgraphs.render.seed:render_sweep", without=UNSWEPT, first=("batches",),
+            "TensorFlow.", "tfgraphs.spec.network:SweepConfig", "tfgraphs.jobs.network:SWEEP",
+            "tfgraphs.render.network:render_sweep", without=UNSWEPT, first=("batches",),
             figure_name="tfgraphs.render.plots:sweep_figure", shows="graph bytes and run time against batch",
             lines_name="tfgraphs.render.csv:TRIALS", comparable=True, progress=True),
     Command("inspect", "what is inside a GraphDef or SavedModel file (nothing is run)",
@@ -340,7 +340,7 @@ COMMANDS = {c.name: c for c in (
     Command("pitfalls", "the executor cache, a graph that grows in a loop, copies of X in saved files, "
                         "placeholder_with_default, what can be folded, what a run executes",
             PITFALLS, "Measure each lesson on each of its variants, every one in a fresh worker.",
-            "tfgraphs.spec.pitfalls:Config", "tfgraphs.jobs.seed:PITFALLS", "tfgraphs.render.pitfalls:render",
+            "tfgraphs.spec.pitfalls:Config", "tfgraphs.jobs.network:PITFALLS", "tfgraphs.render.pitfalls:render",
             figure_name="tfgraphs.render.plots:pitfalls_figure",
             shows="the graph-growth steps (or the executor-cache runs)", lines_name="tfgraphs.render.csv:CASES",
             progress=True),

@@ -44,16 +44,16 @@ def typed(check, name):
 
 def _help(option, command):
     """The option's help, ending with its default and bounds; {figure} and {lines} name the command's own."""
-    said = option.help.format(figure=command.shows, lines=command.lines.each if command.lines else None)
+    described = option.help.format(figure=command.shows, lines=command.lines.each if command.lines else None)
     default = option.default
     if default is REQUIRED or option.shown is None and (default is None or isinstance(default, bool)):
-        return said
+        return described
     shown = option.shown if option.shown is not None else (
         ",".join(map(str, default)) if isinstance(default, (tuple, list)) else default)
     bounds = option.check.bounds() if hasattr(option.check, "bounds") else ""
     parts = ["repeatable" if option.repeat else "", f"default {shown}" + (f", {option.note}" if option.note else ""),
              bounds]
-    return f"{said} ({'; '.join(p for p in parts if p)})"
+    return f"{described} ({'; '.join(p for p in parts if p)})"
 
 
 def add_command(sub, command, flagged=True):

@@ -95,7 +95,7 @@ def run_report(args):
         comparable = [c.name for c in COMMANDS.values() if c.comparable]
         if found[0].command == found[1].command and found[0].command not in comparable:
             raise UsageError(f"report A B compares {', '.join(comparable)} results, not {found[0].command}")
-        from tfgraphs.render.seed import render_versus
+        from tfgraphs.render.network import render_versus
 
         text = render_versus(*(f.result for f in found), args.path, args.format, text_width(args))
     sys.stdout.write(text)

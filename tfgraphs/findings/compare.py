@@ -6,7 +6,7 @@ import math
 import statistics
 from dataclasses import dataclass, replace
 
-from tfgraphs.findings.evidence import FINDINGS, finding, has, judged, said_over
+from tfgraphs.findings.evidence import FINDINGS, finding, has, judged, sentences_of
 from tfgraphs.records.judge import CANNOT_TELL, FEWEST, RANK_SUM, judge, ratio
 from tfgraphs.spec import network
 from tfgraphs.spec.network import VARIANTS
@@ -112,7 +112,7 @@ class View:
     base: object      # the first variant fed X on every run, or None
     against: object   # what embedded rows are measured against: base, or else the first fed row
     size: int
-    whole: object = None   # the view before having() kept the rows with some evidence
+    whole: object = None   # the view before with_evidence() kept the rows with some evidence
 
     @classmethod
     def of(cls, results):
@@ -126,7 +126,7 @@ class View:
         # (a variable): two fallbacks kept, as the pages have always printed them.
         return cls(results, ok, embedded, fed, base, base or (fed[0] if fed else None), size)
 
-    def having(self, names):
+    def with_evidence(self, names):
         """The view over the rows that hold every field in names; base and against are None when they lack one."""
         def kept(rows):
             return tuple(r for r in rows if has(r, names))
@@ -592,5 +592,5 @@ def first_run_memory(view):
 def answer_and_findings(results):
     """(the answer, the findings): every compare finding said over one view of the results, split by headline."""
     view = View.of(results)
-    return (said_over([f for f in FINDINGS["compare"] if f.headline], view),
-            said_over([f for f in FINDINGS["compare"] if not f.headline], view))
+    return (sentences_of([f for f in FINDINGS["compare"] if f.headline], view),
+            sentences_of([f for f in FINDINGS["compare"] if not f.headline], view))

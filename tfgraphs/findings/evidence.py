@@ -56,7 +56,7 @@ class Record:
 
     record: object
 
-    def having(self, names):
+    def with_evidence(self, names):
         """The view of the record when it holds every field in names, else of None."""
         return Record(self.record if self.record is not None and has(self.record, names) else None)
 
@@ -105,8 +105,8 @@ def finding(kind, needs=(), *, headline=False, template="", unless="", per=None,
     return register
 
 
-def said_over(findings, view):
-    """What the findings say over view: each over the view holding its evidence (view.having), in their order."""
+def sentences_of(findings, view):
+    """What the findings say over view: each over the view holding its evidence (view.with_evidence), in their order."""
     out, i = [], 0
     while i < len(findings):
         group = [findings[i]]
@@ -115,7 +115,7 @@ def said_over(findings, view):
         i += len(group)
         for item in (group[0].per(view) if group[0].per else (None,)):
             for one in group:
-                out.extend(_sentences(one, view.having(one.needs), () if one.per is None else (item,)))
+                out.extend(_sentences(one, view.with_evidence(one.needs), () if one.per is None else (item,)))
     return out
 
 

@@ -6,7 +6,7 @@ import statistics
 from dataclasses import dataclass, replace
 
 from tfgraphs.findings import remote
-from tfgraphs.findings.evidence import FINDINGS, finding, has, judged, more_trials, said_over
+from tfgraphs.findings.evidence import FINDINGS, finding, has, judged, more_trials, sentences_of
 from tfgraphs.records.explain import (FROM_PRESETS, LABELS, NEEDED, PARTS, excesses_judged, is_remote,
                                       part_first_runs, placed, where)
 from tfgraphs.spec import tflog
@@ -37,7 +37,7 @@ class View:
         return cls(results, rows, tuple(r for r in rows if r.variant in VARIANTS),
                    tuple(r for r in rows if r.preset == "default" and not r.remote))
 
-    def having(self, names):
+    def with_evidence(self, names):
         """The view over the rows that hold every field in names."""
         def kept(rows):
             return tuple(r for r in rows if has(r, names))
@@ -371,7 +371,7 @@ ANSWER = (excess.finding, bare_excess.finding, logged.finding, folded.finding)
          unless="any other answer line is said")
 def nothing(view):
     """No answer line is said: there is no first run to explain."""
-    return [] if said_over(ANSWER, view.whole or view) else ["No variant produced a first run to explain."]
+    return [] if sentences_of(ANSWER, view.whole or view) else ["No variant produced a first run to explain."]
 
 
 @finding("explain.where_it_went", LOG,
@@ -493,8 +493,8 @@ def remote_first_run(view):
     """Each variant's remote first-run excess against its in-process one, by default and bare."""
     if not any(r.remote for r in view.rows):
         return []
-    return (remote.said_over_rows([remote.first_run_extra], _under(view.rows, "default"))
-            + remote.said_over_rows([remote.first_run_extra], _under(view.rows, "bare")))
+    return (remote.sentences_of_rows([remote.first_run_extra], _under(view.rows, "default"))
+            + remote.sentences_of_rows([remote.first_run_extra], _under(view.rows, "bare")))
 
 
 @finding("explain.remote_later", ("runs_s",),
@@ -504,7 +504,7 @@ def remote_later(view):
     """Each variant's remote later runs against its in-process ones, by default."""
     if not any(r.remote for r in view.rows):
         return []
-    return remote.said_over_rows([remote.remote_over_local], _under(view.rows, "default"))
+    return remote.sentences_of_rows([remote.remote_over_local], _under(view.rows, "default"))
 
 
 @finding("explain.bare_against_fed", AGAINST,
@@ -588,5 +588,5 @@ def answer_and_findings(results):
     """(the answer, the findings): every explain finding said over one view of the results, split by headline."""
     view = View.of(results)
     # The answer keeps its first SHOWN lines; the excess of a third variant is among the findings.
-    return (said_over([f for f in FINDINGS["explain"] if f.headline], view)[:SHOWN],
-            said_over([f for f in FINDINGS["explain"] if not f.headline], view))
+    return (sentences_of([f for f in FINDINGS["explain"] if f.headline], view)[:SHOWN],
+            sentences_of([f for f in FINDINGS["explain"] if not f.headline], view))

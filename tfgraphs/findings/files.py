@@ -5,7 +5,7 @@ set side by side (the judge's verdict on B against A), each from the files' own 
 import statistics
 
 from tfgraphs.errors import UsageError
-from tfgraphs.findings.evidence import FINDINGS, Record, finding, judged, said_over
+from tfgraphs.findings.evidence import FINDINGS, Record, finding, judged, sentences_of
 from tfgraphs.records.judge import FEWEST, RANK_SUM, judge
 from tfgraphs.records.judge import ratio
 from tfgraphs.spec.network import GRAPHDEF_LIMIT
@@ -232,7 +232,7 @@ def cost_memory(view):
 
 def answer_and_findings(results):
     """(no answer block, the findings) of one inspection or one rewrite, said over its record."""
-    return [], said_over(FINDINGS[results.command], Record(results))
+    return [], sentences_of(FINDINGS[results.command], Record(results))
 
 
 # Two saved results of one command side by side: per row and phase A, B, B/A, and the judge's verdict on B against A

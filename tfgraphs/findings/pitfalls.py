@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 
 from tfgraphs.findings import cases as text
 from tfgraphs.findings.cases import against, paired_runs, runs_of, short_s, signed_bytes
-from tfgraphs.findings.evidence import FINDINGS, finding, has, judged, said_over
+from tfgraphs.findings.evidence import FINDINGS, finding, has, judged, sentences_of
 from tfgraphs.findings.compare import data_bytes
 from tfgraphs.records.judge import judge
 from tfgraphs.spec.network import GRAPHDEF_LIMIT
@@ -25,7 +25,7 @@ class View:
     results: object
     whole: object = None
 
-    def having(self, names):
+    def with_evidence(self, names):
         """The view over the cases that hold every field in names, in every run."""
         runs = tuple(replace(r, cases=tuple(c for c in r.cases if has(c, names))) for r in self.results.rows)
         return replace(self, results=replace(self.results, rows=runs), whole=self.whole or self)
@@ -173,11 +173,11 @@ def executor_leak(view, run, *cases):
          unless="every lesson's headline fits the answer (four lessons, five lines at most)")
 def more(view):
     """The lessons whose headlines do not fit the answer, named."""
-    heads = said_over(HEADLINES, view)
+    heads = sentences_of(HEADLINES, view)
     shown = text.fitting(heads)
     if shown >= len(heads):
         return []
-    lessons = [LESSON_OF[s.kind] for s in said_over(HEADLINES, view.whole or view)]
+    lessons = [LESSON_OF[s.kind] for s in sentences_of(HEADLINES, view.whole or view)]
     return [f"And {join(lessons[shown:])}: in the findings below."]
 
 
@@ -185,7 +185,7 @@ def more(view):
          unless="any lesson has a headline")
 def no_result(view):
     """No lesson has a headline."""
-    return [] if said_over(HEADLINES, view.whole or view) else ["No lesson produced a result."]
+    return [] if sentences_of(HEADLINES, view.whole or view) else ["No lesson produced a result."]
 
 
 # The findings: every run's, lesson by lesson, then across runs.
@@ -516,7 +516,7 @@ def extend_between(view):
 def nothing(view):
     """No lesson has a finding."""
     others = [f for f in FINDINGS["pitfalls"] if not f.headline and f.kind != "pitfalls.nothing"]
-    return [] if said_over(others, view.whole or view) else [
+    return [] if sentences_of(others, view.whole or view) else [
         "No lesson produced a result, so there is nothing to explain."]
 
 
@@ -529,6 +529,6 @@ def answer_and_findings(results):
     """(the answer, the findings): the answer keeps the headlines that fit, then names the lessons left to the
     findings; the findings are every run's, lesson by lesson."""
     view = View(results)
-    heads = said_over(HEADLINES, view)
-    return (heads[:text.fitting(heads)] + said_over(CLOSING, view),
-            said_over([f for f in FINDINGS["pitfalls"] if not f.headline], view))
+    heads = sentences_of(HEADLINES, view)
+    return (heads[:text.fitting(heads)] + sentences_of(CLOSING, view),
+            sentences_of([f for f in FINDINGS["pitfalls"] if not f.headline], view))

@@ -4,7 +4,7 @@ tasks; said over the rows (of compare's page, or of explain's)."""
 from dataclasses import dataclass, replace
 
 from tfgraphs.findings.compare import holds_data, regime_sentences
-from tfgraphs.findings.evidence import finding, has, judged, said_over
+from tfgraphs.findings.evidence import finding, has, judged, sentences_of
 from tfgraphs.records.judge import FEWEST, judge
 from tfgraphs.spec import network
 from tfgraphs.spec.network import VARIANTS, task_of
@@ -24,15 +24,15 @@ class Rows:
     rows: tuple
     more: str = "--trials"
 
-    def having(self, names):
+    def with_evidence(self, names):
         """The view over the rows that hold every field in names."""
         return replace(self, rows=tuple(r for r in self.rows if has(r, names)))
 
 
-def said_over_rows(findings, rows, more="--trials"):
+def sentences_of_rows(findings, rows, more="--trials"):
     """What the remote findings given (functions of this module) say over rows, more naming the option that gets more
     samples."""
-    return said_over([say.finding for say in findings], Rows(tuple(rows), more))
+    return sentences_of([say.finding for say in findings], Rows(tuple(rows), more))
 
 
 def _by_key(rows):
@@ -190,10 +190,10 @@ def answer_and_findings(results):
     """(the answer, the findings) of the remote rows: at most five lines, two remote rows' first and later runs
     against the same rows in-process and their bytes; then every remote sentence the results' numbers support."""
     rows, c = results.rows, results.config
-    heads = said_over_rows([remote_answer], [r for r in rows if r.ok])
+    heads = sentences_of_rows([remote_answer], [r for r in rows if r.ok])
     answer = heads[:2] + ([f"And {len(heads) - 2} more remote rows: in the tables below."] if len(heads) > 2 else [])
     # A summed fetch is an op added to the graph, so folding may replace it with the rest: said as for the output.
     summed = [r for r in rows if r.ok and r.returns == "sum" and holds_data(r, results)]
     # compare's later runs (and so the first run's excess over them) may come from its --full-trials workers alone.
-    findings = said_over_rows([remote_over_local, feed_cost, fetch_cost, first_run_extra], rows, later_runs_option(c))
+    findings = sentences_of_rows([remote_over_local, feed_cost, fetch_cost, first_run_extra], rows, later_runs_option(c))
     return answer, regime_sentences(summed) + findings + between_tasks(rows, c.batch, c.dtype)

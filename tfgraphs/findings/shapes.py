@@ -12,7 +12,7 @@ import statistics
 from dataclasses import dataclass, replace
 
 from tfgraphs.findings.cases import short_s
-from tfgraphs.findings.evidence import FINDINGS, finding, has, judged, said_over
+from tfgraphs.findings.evidence import FINDINGS, finding, has, judged, sentences_of
 from tfgraphs.records.judge import DISTURBED, FEWEST, SIGNED_RANK, Verdict, judge as judge_now
 from tfgraphs.records.rows import khz_per_call
 from tfgraphs.spec.shapes import AUTOTUNE, SWITCH_NAMES
@@ -155,7 +155,7 @@ class View:
         main, off = split(results)
         return cls(results, tuple(r for r in main if r.ok), tuple(r for r in off if r.ok))
 
-    def having(self, names):
+    def with_evidence(self, names):
         """The view over the rows that hold every field in names."""
         def kept(rows):
             return tuple(r for r in rows if has(r, names))
@@ -302,7 +302,7 @@ ANSWER = (control_line.finding, worst.finding, traces.finding)
          unless="any other answer line is said")
 def no_pair(view):
     """No other answer line is said: no mode measured a new length against a seen one."""
-    if said_over(ANSWER, view.whole or view):
+    if sentences_of(ANSWER, view.whole or view):
         return []
     return ["No mode measured a new length against a seen one (--passes 2 or more does)."]
 
@@ -482,7 +482,7 @@ def remedy(view):
     control = control_verdict(results, ok)
     if control is not None and control.differs:
         return _throughputs(results, ok)
-    traced = view.having(("traces",))
+    traced = view.with_evidence(("traces",))
     return _throughputs(results, ok) + _signature_alone(traced.results, list(traced.ok))
 
 
@@ -569,5 +569,5 @@ def accuracy(view):
 def answer_and_findings(results):
     """(the answer, the findings): every shapes finding said over one view of the results, split by headline."""
     view = View.of(results)
-    return (said_over([f for f in FINDINGS["shapes"] if f.headline], view)[:SHOWN],
-            said_over([f for f in FINDINGS["shapes"] if not f.headline], view))
+    return (sentences_of([f for f in FINDINGS["shapes"] if f.headline], view)[:SHOWN],
+            sentences_of([f for f in FINDINGS["shapes"] if not f.headline], view))

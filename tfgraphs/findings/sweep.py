@@ -6,7 +6,7 @@ from functools import cached_property
 
 import numpy as np
 
-from tfgraphs.findings.evidence import FINDINGS, finding, has, judged, more_trials, said_over
+from tfgraphs.findings.evidence import FINDINGS, finding, has, judged, more_trials, sentences_of
 from tfgraphs.records.judge import FEWEST, RANK_SUM, judge, median_or_none
 from tfgraphs.records.sweep import fits, one_regime
 from tfgraphs.spec import network
@@ -157,7 +157,7 @@ class View:
     results: object
     whole: object = None
 
-    def having(self, names):
+    def with_evidence(self, names):
         """The view over the rows that hold every field in names."""
         return replace(self, results=replace(self.results, rows=tuple(r for r in self.results.rows
                                                                        if has(r, names))),
@@ -264,7 +264,7 @@ def first_runs(view):
          unless="any other answer line is said")
 def no_result(view):
     """No other answer line is said: no batch produced a result."""
-    return [] if said_over((fitted_line.finding, first_runs.finding), view.whole or view) else [
+    return [] if sentences_of((fitted_line.finding, first_runs.finding), view.whole or view) else [
         "No batch produced a result."]
 
 
@@ -399,5 +399,5 @@ def peak_growth(view, variant):
 def answer_and_findings(results):
     """(the answer, the findings): every sweep finding said over one view of the results, split by headline."""
     view = View(results)
-    return (said_over([f for f in FINDINGS["sweep"] if f.headline], view)[:SHOWN],
-            said_over([f for f in FINDINGS["sweep"] if not f.headline], view))
+    return (sentences_of([f for f in FINDINGS["sweep"] if f.headline], view)[:SHOWN],
+            sentences_of([f for f in FINDINGS["sweep"] if not f.headline], view))

@@ -4,7 +4,7 @@ line, and each call site's first run; the headline findings open the page."""
 import os
 import signal
 
-from tfgraphs.findings.evidence import FINDINGS, Record, finding, judged, said_over
+from tfgraphs.findings.evidence import FINDINGS, Record, finding, judged, sentences_of
 from tfgraphs.records.judge import Verdict
 from tfgraphs.units import fmt_bytes, fmt_s, shape_text, sig3
 
@@ -317,5 +317,5 @@ def answer_and_findings(results):
     """(the answer, the findings): the ending, up to four diagnoses and what was not found when nothing was; then the
     diagnoses and each call site's first run against its later runs."""
     view = Record(results)
-    return (said_over([f for f in FINDINGS["watch"] if f.headline], view),
-            said_over([f for f in FINDINGS["watch"] if not f.headline], view))
+    return (sentences_of([f for f in FINDINGS["watch"] if f.headline], view),
+            sentences_of([f for f in FINDINGS["watch"] if not f.headline], view))

@@ -32,7 +32,7 @@ class Fit:
         return cls(**{f.name: d.get(f.name) for f in fields(cls)})
 
 
-# sweep's limit probe (jobs.seed.probe_limit): the batch past the fitted limit, X's bytes there, and the memory.
+# sweep's limit probe (jobs.network.probe_limit): the batch past the fitted limit, X's bytes there, and the memory.
 PROBE = {"batch": Range(1), "data_bytes": Range(), "predicted_max_batch": Range(), "rss_before_bytes": Range(),
          "rss_after_bytes": Range()}
 

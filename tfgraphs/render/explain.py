@@ -10,7 +10,7 @@ from tfgraphs.findings.explain import logged_spans
 from tfgraphs.records.explain import LABELS, PARTS, ExplainedGraph, is_remote, part_first_runs, where
 from tfgraphs.records.judge import FEWEST, RANK_SUM
 from tfgraphs.render.page import WIDTH, Table, failures, machine_line, page, time_unit
-from tfgraphs.render.seed import header
+from tfgraphs.render.network import header
 from tfgraphs.spec import tflog
 from tfgraphs.spec.options import PRESETS
 from tfgraphs.units import fmt_int, shape_text, sig3

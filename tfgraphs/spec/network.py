@@ -351,7 +351,7 @@ class SeedTask:
     the 2 GiB tensor `limit` probe, or `single-thread` runs (one intra-op and one inter-op thread, as the classic
     constant folder evaluates)."""
 
-    MODULE: ClassVar[str] = "tfgraphs.worker.seed"
+    MODULE: ClassVar[str] = "tfgraphs.worker.network"
     variant: str = choice(VARIANTS)
     batch: int = field()
     dtype: str = field(default="float64", metadata={"choices": DTYPES})

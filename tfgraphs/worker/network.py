@@ -1,4 +1,4 @@
-"""The seed network measured in a fresh process: `python -m tfgraphs.worker.seed --variant V ...` prints one
+"""The seed network measured in a fresh process: `python -m tfgraphs.worker.network --variant V ...` prints one
 JSON document; on a grpc:// target, also where X lived and the bytes that crossed between tasks.
 
 Progress goes to stderr as `@phase NAME` lines; anything else TensorFlow prints goes to stderr too,
