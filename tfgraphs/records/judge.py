@@ -7,9 +7,10 @@ import statistics
 from dataclasses import asdict, dataclass, replace
 
 import numpy as np
-from scipy import stats
 
 from tfgraphs.spec.options import ALPHA, FEWEST, ONE_AGAINST, RANK_SUM, SIGNED_RANK
+
+# scipy.stats is imported by the functions that test, so that --help and the option checks never load it.
 
 MARGIN = 1.25         # "no difference beyond" this ratio (x0.8 to x1.25) unless a finding names its own size
 
@@ -55,12 +56,14 @@ def ratio(a, b):
 
 def rank_sum_p(x, y):
     """Two-sided Mann-Whitney U p-value of x against y."""
+    from scipy import stats
     method = _method(np.concatenate([x, y]), min(len(x), len(y)))
     return _p(stats.mannwhitneyu(x, y, alternative="two-sided", method=method))
 
 
 def signed_rank_p(d):
     """Two-sided Wilcoxon signed-rank p-value of the differences d."""
+    from scipy import stats
     return _p(stats.wilcoxon(d, alternative="two-sided", method=_method(np.abs(d), len(d))))
 
 
@@ -74,6 +77,7 @@ def _method(pooled, smallest):
     """'auto' (exact when small and untied), or a seeded permutation test where ties would send a small sample to
     the normal approximation, which can reject where no ordering of the samples could (scipy permutes a side only
     from two values up; one value a side cannot be rejected by either)."""
+    from scipy import stats
     if len(np.unique(pooled)) == len(pooled) or len(pooled) > PERMUTED or smallest < 2:
         return "auto"
     return stats.PermutationMethod(n_resamples=PERMUTATIONS, random_state=0)
@@ -83,12 +87,14 @@ def _method(pooled, smallest):
 def rank_sum_critical(m, n):
     """The largest U the test rejects at ALPHA for m and n samples (-1 when none): the interval's ends are the
     pairwise differences just inside it. Read off scipy's own p-values for a made-up pair of samples with that U."""
+    from scipy import stats
     return _largest(lambda u: stats.mannwhitneyu(*_with_u(m, n, u), alternative="two-sided").pvalue, m * n // 2)
 
 
 @functools.lru_cache(maxsize=None)
 def signed_rank_critical(n):
     """The largest signed-rank sum the test rejects at ALPHA for n pairs (-1 when none), read off scipy as above."""
+    from scipy import stats
     return _largest(lambda t: stats.wilcoxon(_with_t(n, t), alternative="two-sided").pvalue, n * (n + 1) // 4)
 
 
