@@ -2,6 +2,7 @@
 
     python scripts/check_site.py                  # exit 0: every page passed; 1: problems, listed; 2: no browser
     CHROMIUM=/path/to/chrome python scripts/check_site.py
+    python scripts/check_site.py --built SITE_DIR  # check a site `mkdocs build --strict` already built there
 
 Each page is loaded from a local server on 127.0.0.1 and its DOM, after the page's scripts ran, is checked: its
 scripts threw nothing, a page whose markdown has a table shows a <table>, every fenced code block's text is on the
@@ -176,6 +177,11 @@ def build(site_dir):
     proc = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, env=env, timeout=300)
     if proc.returncode != 0:
         raise RuntimeError(f"mkdocs build --strict failed:\n{proc.stderr[-3000:]}")
+    return site_pages()
+
+
+def site_pages():
+    """[(url, markdown)] of every page of the site, the generated ones included."""
     from mkdocs.config import load_config
     from mkdocs.structure.files import get_files
     config = load_config(str(ROOT / "mkdocs.yml"))
@@ -219,24 +225,29 @@ def report(problems, external, doms, browser_name, site_wide):
     return failed + len(site_wide)
 
 
-def main():
+def main(argv):
+    built = Path(argv[1]) if argv[:1] == ["--built"] and len(argv) == 2 else None
+    if argv and built is None:
+        print("check_site: usage: check_site.py [--built SITE_DIR]", file=sys.stderr)
+        return 2
     path = find_browser()
     if path is None:
         print(f"check_site: no browser found (tried $CHROMIUM and {', '.join(BROWSERS)}); "
               "install one, e.g. apt-get install chromium", file=sys.stderr)
         return 2
     with tempfile.TemporaryDirectory(prefix="tfgraphs-site-") as workdir:
+        site = built or Path(workdir) / "site"
         try:
-            pages = build(Path(workdir) / "site")
+            listed = site_pages() if built else build(site)
         except RuntimeError as exc:   # the strict build's own messages say what to fix
             print(f"check_site: {exc}", file=sys.stderr)
             return 1
-        site_wide = search_problems(Path(workdir) / "site", pages)
-        server, base = serve(Path(workdir) / "site")
+        site_wide = search_problems(site, listed)
+        server, base = serve(site)
         browser = Browser(path, Path(workdir) / "profile")
         try:
-            problems, external, doms = check_pages(pages, base, browser)
-            lessons = {urljoin(base, url) for url, markdown in pages if "<!-- lesson: " in markdown}
+            problems, external, doms = check_pages(listed, base, browser)
+            lessons = {urljoin(base, url) for url, markdown in listed if "<!-- lesson: " in markdown}
             for url, found in layout_problems(list(problems), browser, lessons).items():
                 problems[url] += found
         finally:
@@ -247,4 +258,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

@@ -17,6 +17,7 @@ Which tests start processes, and why:
 - Notebooks run in real Jupyter kernels (test_lab_notebooks, test_notebook_api), one fresh kernel per notebook:
   ipykernel forked from the session's server, through the kernel spec this session writes (forking/kernel.py).
 - The docs' Python blocks run in one interpreter started for them (test_docs), each in a fresh namespace.
+- The site is built by `mkdocs build --strict` once (built_site), for the docs test and the browser's (test_site).
 - A test that needs a process of its own says why: an exit status with stdout and stderr kept apart from a fresh
   interpreter, a signal, a module made unimportable, or what TensorFlow prints while it loads. Every other check of
   the command line runs `tfgraphs.cli.main` in this process (run_main), the code the subprocess would run.
@@ -48,14 +49,17 @@ PRIVATE_NETWORK = enter_private_network()
 needs_private_network = pytest.mark.skipif(
     PRIVATE_NETWORK is not None, reason=f"starts gRPC servers, so needs a private network namespace: {PRIVATE_NETWORK}")
 
-# Files whose tests read a session-scoped run (compare_json, explain_json) go to one xdist worker together, so each
-# run happens once.
-SHARED_RUNS = dict.fromkeys(("test_api.py", "test_compare.py", "test_evidence.py", "test_explain.py"), "session_runs")
+# Files whose tests read a session-scoped run (compare_json, explain_json; built_site; lab 7's watch of a file, which
+# labs.under_watch keeps for the process) go to one xdist worker together, so each run happens once.
+SHARED_RUNS = {**dict.fromkeys(("test_api.py", "test_compare.py", "test_evidence.py", "test_explain.py"),
+                               "session_runs"),
+               **dict.fromkeys(("test_docs.py", "test_site.py"), "built_site"),
+               **dict.fromkeys(("test_labs.py", "test_lab_checks.py"), "lab_checks")}
 # The groups that spend longest in TensorFlow processes are handed out first: one of them started last would keep
 # its worker busy long after the other has run out of work.
-LONGEST_FIRST = ("session_runs", "test_lab_notebooks.py", "test_remote.py", "test_workers.py", "test_labs.py",
-                 "test_lab_checks.py", "test_watch.py", "test_shapes.py", "test_docs.py", "test_unembed.py",
-                 "test_pitfalls.py", "test_site.py", "test_hostile.py")
+LONGEST_FIRST = ("session_runs", "lab_checks", "test_lab_notebooks.py", "test_remote.py", "test_workers.py",
+                 "test_watch.py", "test_shapes.py", "built_site", "test_unembed.py",
+                 "test_pitfalls.py", "test_hostile.py")
 # The variants of explain_json: every kind of input, the fed ones and the embedded ones, a dataset among them.
 EXPLAINED = ("constant", "placeholder", "variable", "dataset-embedded")
 
@@ -180,3 +184,13 @@ def explain_json(tmp_path_factory):
     assert proc.returncode == 0, proc.stderr
     return root, json.loads((root / "e.json").read_text()), proc
 
+
+
+@pytest.fixture(scope="session")
+def built_site(tmp_path_factory):
+    """The docs site, built once by `mkdocs build --strict` as scripts/check_site.py builds it: (folder, process)."""
+    site = tmp_path_factory.mktemp("site") / "site"
+    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "--site-dir", str(site)],
+                          cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))), capture_output=True,
+                          text=True, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"}, timeout=300)
+    return site, proc

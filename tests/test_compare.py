@@ -70,6 +70,7 @@ def test_regime_and_activations_are_recorded(compare_json):
 
 def test_report_rerenders_saved_json(compare_json, capfd):
     path, doc, proc = compare_json
+    # The one `report` run from a fresh interpreter, as a user types it; the other reports run cli.main in process.
     again = run_cli("report", path)
     assert again.returncode == 0, again.stderr
     assert again.stdout == proc.stdout

@@ -1,7 +1,8 @@
 """The docs stay true: their Python runs, their commands parse, their links resolve, the site builds.
 
 The Python blocks run in one interpreter started for them, so TensorFlow is imported once for them all; each block
-runs in a namespace of its own and in its test's folder, its output kept apart. The site is built by mkdocs.
+runs in a namespace of its own and in its test's folder, its output kept apart. The site is built by mkdocs, once
+for this file and test_site (built_site).
 """
 
 import json
@@ -188,11 +189,10 @@ def test_readme_quick_start_matches_ci():
 
 @pytest.mark.skipif(shutil.which("mkdocs") is None and not Path(sys.executable).with_name("mkdocs").exists(),
                     reason="mkdocs is not installed (pip install -e '.[docs]')")
-def test_mkdocs_builds_strict(tmp_path):
-    mkdocs = shutil.which("mkdocs") or str(Path(sys.executable).with_name("mkdocs"))
-    proc = subprocess.run([mkdocs, "build", "--strict", "--site-dir", str(tmp_path / "site")], cwd=ROOT,
-                          capture_output=True, text=True, timeout=300)
+def test_mkdocs_builds_strict(built_site):
+    site, proc = built_site
     assert proc.returncode == 0, proc.stderr
+    assert (site / "index.html").is_file() and (site / "search" / "search_index.json").is_file()
 
 
 LESSONS = ("compare.md", "explain.md", "graph-bloat.md", "shapes.md", "pitfalls.md", "remote.md", "own-graph.md",

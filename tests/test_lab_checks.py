@@ -1,5 +1,6 @@
 """Every lab check fails plausible wrong solutions and passes right ones written differently (run in-process)."""
 
+import functools
 import statistics
 from pathlib import Path
 
@@ -25,6 +26,12 @@ def module(lab, name):
         (path,) = ROOT.glob(f"tfgraphs/labs/course/{lab}-*/starter.py")
         return load(path)
     return load(VARIANTS / f"{name}.py")
+
+
+@functools.cache
+def judged(lab, check, name):
+    """The Outcome of check on lab's solution `name`: judged once in the session, read by every test that asks."""
+    return run_check(check, module(lab, name))
 
 
 # (lab, check, wrong solutions that must fail it, right solutions that must pass it)
@@ -75,10 +82,10 @@ CASES = [
 @pytest.mark.parametrize("lab, check, wrong, right", CASES, ids=[c[1].__name__ for c in CASES])
 def test_wrong_solutions_fail_and_right_ones_pass(lab, check, wrong, right):
     for name in wrong:
-        outcome = run_check(check, module(lab, name))
+        outcome = judged(lab, check, name)
         assert not outcome.passed, (name, outcome)
     for name in right:
-        outcome = run_check(check, module(lab, name))
+        outcome = judged(lab, check, name)
         assert outcome.passed, (name, outcome)
 
 
@@ -140,7 +147,7 @@ HINTS = [
 
 @pytest.mark.parametrize("lab, check, wrong, seen, hint", HINTS, ids=[f"{c[1].__name__}-{c[2]}" for c in HINTS])
 def test_each_wrong_solution_is_told_what_was_seen_and_the_likely_mistake(lab, check, wrong, seen, hint):
-    outcome = run_check(check, module(lab, wrong))
+    outcome = judged(lab, check, wrong)
     assert not outcome.passed and seen in outcome.detail and hint in outcome.hint, outcome
     # One line of what was seen: never TensorFlow's stack of the op, nor the checker's traceback.
     assert "\n" not in outcome.detail and "Traceback" not in outcome.detail and len(outcome.detail) < 600

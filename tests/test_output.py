@@ -1,7 +1,7 @@
 """What the text, CSV and JSON outputs promise: 100 columns, --wide, CSV rows, metadata, --version, report A B.
 
-`report A B` runs tfgraphs.cli.main in this process, and once from a fresh interpreter; --version runs in an
-interpreter of its own, where TensorFlow is made unimportable.
+`report A B` runs tfgraphs.cli.main in this process (test_compare runs `report` once from a fresh interpreter);
+--version runs in an interpreter of its own, where TensorFlow is made unimportable.
 """
 
 import csv
@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import fakes
-from conftest import run_cli, run_main, words
+from conftest import run_main, words
 from tfgraphs import __version__, cli
 from tfgraphs.records.results import load
 from tfgraphs.api.commands import render
@@ -127,7 +127,7 @@ def test_report_a_b_judges_each_phase_by_the_rank_test_on_the_trials(tmp_path, c
     a = _saved_compare(tmp_path, "a.json", [0.20, 0.21, 0.22, 0.23])
     slower = _saved_compare(tmp_path, "b.json", [0.40, 0.41, 0.42, 0.43])
     close = _saved_compare(tmp_path, "c.json", [0.205, 0.215, 0.225, 0.235])
-    proc = run_cli("report", a, slower)
+    proc = run_main(capfd, "report", a, slower)
     assert proc.returncode == 0, proc.stderr
     text = words(proc.stdout)
     assert ("B differs from A and is larger in: placeholder first run (x1.93, 95% CI x1.73 to x2.15; n=4 and 4, "

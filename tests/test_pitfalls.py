@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import fakes
-from conftest import run_cli, words
+from conftest import run_cli, run_main, words
 from tfgraphs.cli import main
 from tfgraphs.findings import pitfalls as why
 from tfgraphs.records.rows import Case, LessonRun
@@ -21,25 +21,41 @@ from tfgraphs.spec.network import GRAPHDEF_LIMIT
 from tfgraphs.spec.pitfalls import PitfallsTask
 
 BATCH, STEPS = 20, 3
+# The lessons run by workers on the placeholder variant, one run for them all (folding runs at a batch of its own).
+RUN = ("executor-cache", "graph-growth", "pruning", "feed-alignment", "executor-leak")
 
 
 @pytest.fixture(scope="module")
 def run_json(tmp_path_factory):
-    """One tiny real run of the run-time lessons on the placeholder variant (two workers)."""
+    """One tiny real run of RUN on the placeholder variant (a worker a lesson), shared by the tests that read it."""
     path = tmp_path_factory.mktemp("pitfalls") / "out.json"
-    proc = run_cli("pitfalls", "--lessons", "executor-cache,graph-growth", "--variants", "placeholder",
+    proc = run_cli("pitfalls", "--lessons", ",".join(RUN), "--variants", "placeholder",
                    "--batch", BATCH, "--steps", STEPS, "--json", path, "--quiet", "--verbose")
     assert proc.returncode == 0, proc.stderr
     return json.loads(path.read_text()), proc.stdout
 
 
+def lesson_alone(run_json, name, tmp_path, capfd):
+    """(the cases of lesson NAME in the shared run, the page `report` prints of that lesson alone, as a run of it
+    alone prints it)."""
+    doc = run_json[0]
+    [row] = [r for r in doc["lessons"] if r["lesson"] == name]
+    alone = {**{k: v for k, v in doc.items() if k != "findings"}, "config": {**doc["config"], "lessons": [name]},
+             "lessons": [row]}
+    path = tmp_path / f"{name}.json"
+    path.write_text(json.dumps(alone))
+    proc = run_main(capfd, "report", path)
+    assert proc.returncode == 0, proc.stderr
+    return row["cases"], proc.stdout
+
+
 def test_document_structure(run_json):
     doc, _ = run_json
     assert doc["command"] == "pitfalls" and doc["schema"] == 2 and doc["tool"] == "tfgraphs"
-    assert doc["config"] == {"lessons": ["executor-cache", "graph-growth"], "variants": ["placeholder"],
+    assert doc["config"] == {"lessons": list(RUN), "variants": ["placeholder"],
                              "batch": BATCH, "steps": STEPS, "seed": 0, "dtype": "float64"}
     assert [(r["lesson"], r["variant"], r["status"], r["error"]) for r in doc["lessons"]] == [
-        ("executor-cache", "placeholder", "ok", None), ("graph-growth", "placeholder", "ok", None)]
+        (lesson, "placeholder", "ok", None) for lesson in RUN]
     # The findings are the report's, said from the record: the record keeps the rest.
     assert json.loads(json.dumps(load(doc).to_dict())) == {k: v for k, v in doc.items() if k != "findings"}
 
@@ -78,7 +94,8 @@ def test_growth_counts_every_step(run_json):
 
 def test_page_names_every_section(run_json):
     out = words(run_json[1])
-    assert out.startswith("pitfalls: executor-cache, graph-growth; batch 20, float64, 3 steps, seed 0 TensorFlow")
+    assert out.startswith("pitfalls: executor-cache, graph-growth, pruning, feed-alignment, executor-leak; batch 20, "
+                          "float64, 3 steps, seed 0 TensorFlow")
     assert "Executor cache" in out and "Graph growth" in out and "Saved copies" not in out
     assert "placeholder: `graph.finalize()` turned the leaky step into an immediate error" in out
 
@@ -122,11 +139,9 @@ def test_what_can_be_folded_is_read_from_the_graphs_that_ran(tmp_path):
     assert "what decides is the size" not in " ".join(why.answer_and_findings(_report(both, batch=1000))[1])
 
 
-def test_a_run_executes_only_its_fetches_fan_in(tmp_path):
-    path = tmp_path / "prune.json"
-    proc = run_cli("pitfalls", "--lessons", "pruning", "--batch", BATCH, "--json", path, "--quiet")
-    assert proc.returncode == 0, proc.stderr
-    cases = {c["case"]: c for c in json.loads(path.read_text())["lessons"][0]["cases"]}
+def test_a_run_executes_only_its_fetches_fan_in(run_json, tmp_path, capfd):
+    cases, out = lesson_alone(run_json, "pruning", tmp_path, capfd)
+    cases = {c["case"]: c for c in cases}
     assert list(cases) == list(LESSONS["pruning"].cases["placeholder"])
     tensor, op, bump = cases.values()
     # Counted from step stats: the assign_add is outside relu's fan-in, so fetching relu never runs it.
@@ -134,22 +149,18 @@ def test_a_run_executes_only_its_fetches_fan_in(tmp_path):
     assert (tensor["counter_after"], op["counter_after"], bump["counter_after"]) == (0, 0, 1)
     assert op["returned_none"] and not tensor["returned_none"] and "_Retval" not in op["kernels"]
     assert "AssignAddVariableOp" in bump["kernels"] and "Conv2D" not in bump["kernels"]
-    said = words(proc.stdout)
+    said = words(out)
     assert ("placeholder: fetch relu ran Conv2D, AvgPool and Relu and no assign_add: the counter still read 0 "
             "(step stats).") in said
     assert "fetch the assign_add ran no kernel of the network and AssignAddVariableOp: the counter read 1" in said
 
 
-def test_feeds_from_aligned_and_unaligned_buffers(tmp_path):
-    path = tmp_path / "align.json"
-    proc = run_cli("pitfalls", "--lessons", "feed-alignment", "--batch", BATCH, "--steps", STEPS, "--json", path,
-                   "--quiet")
-    assert proc.returncode == 0, proc.stderr
-    aligned, unaligned = json.loads(path.read_text())["lessons"][0]["cases"]
+def test_feeds_from_aligned_and_unaligned_buffers(run_json, tmp_path, capfd):
+    (aligned, unaligned), out = lesson_alone(run_json, "feed-alignment", tmp_path, capfd)
     assert (aligned["case"], unaligned["case"]) == LESSONS["feed-alignment"].cases["placeholder"]
     assert (aligned["address_mod_64"], unaligned["address_mod_64"]) == (0, 8)
     assert len(aligned["runs_s"]) == len(unaligned["runs_s"]) == STEPS and unaligned["copy_s"] > 0
-    assert "placeholder: feeding X from data 8 bytes past a 64-byte boundary took" in words(proc.stdout)
+    assert "placeholder: feeding X from data 8 bytes past a 64-byte boundary took" in words(out)
 
 
 def _alignment(aligned_s, unaligned_s):
@@ -209,18 +220,14 @@ def test_the_feeds_and_the_growth_loops_take_turns(tf, monkeypatch):
     assert graphs[0::2] == [graphs[0]] * 4 and graphs[1::2] == [graphs[1]] * 4 and graphs[0] != graphs[1]
 
 
-def test_every_new_set_of_targets_keeps_an_executor(tmp_path):
-    path = tmp_path / "leak.json"
-    proc = run_cli("pitfalls", "--lessons", "executor-leak", "--variants", "placeholder", "--batch", BATCH, "--json",
-                   path, "--quiet")
-    assert proc.returncode == 0, proc.stderr
-    cases = json.loads(path.read_text())["lessons"][0]["cases"]
+def test_every_new_set_of_targets_keeps_an_executor(run_json, tmp_path, capfd):
+    cases, out = lesson_alone(run_json, "executor-leak", tmp_path, capfd)
     assert [c["case"] for c in cases] == list(LESSONS["executor-leak"].cases["placeholder"])
     assert cases[0]["case"] == "[conv]" and cases[-2]["case"] == "[conv, pool, relu]"
     # RSS before and after each run, chained: each run starts where the one before it ended.
     assert all(len(c["rss_bytes"]) == 2 and c["seconds"] > 0 for c in cases)
     assert all(a["rss_bytes"][1] == b["rss_bytes"][0] for a, b in zip(cases, cases[1:]))
-    said = words(proc.stdout)
+    said = words(out)
     assert "placeholder: 7 new sets of targets in one session grew resident memory by" in said
     assert "[conv] run again at the end took" in said and "(one sample each)" in said and "still cached" not in said
 

@@ -193,9 +193,11 @@ def test_a_page_that_needs_horizontal_scrolling_fails_the_layout_check(serve, tm
 
 
 @needs_browser
-def test_every_page_of_the_site_renders_in_the_browser():
-    proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "check_site.py")], cwd=ROOT, capture_output=True,
-                          text=True, timeout=600)
+def test_every_page_of_the_site_renders_in_the_browser(built_site):
+    site, built = built_site
+    assert built.returncode == 0, built.stderr
+    proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "check_site.py"), "--built", str(site)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     lessons = len(list((ROOT / "docs").glob("*.md")))
     labs = len([path for path in labs_hook().lab_files() if path.suffix == ".md"])

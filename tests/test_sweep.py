@@ -223,9 +223,9 @@ def test_sweep_json(sweep_run):
     assert probe["message"] == "ValueError: Cannot create a tensor proto whose content is larger than 2GB."
 
 
-def test_sweep_report_rerenders(sweep_run):
+def test_sweep_report_rerenders(sweep_run, capfd):
     d, _, proc = sweep_run
-    again = run_cli("report", d / "s.json")
+    again = run_main(capfd, "report", d / "s.json")
     assert again.returncode == 0, again.stderr
     assert again.stdout == proc.stdout
     assert "exactly 32x32x1 values x 8 bytes (float64)" in words(again.stdout)

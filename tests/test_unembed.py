@@ -67,9 +67,9 @@ def graphs_root(doc):
     return Path(doc["out"]).parent
 
 
-def test_report_renders_the_document_as_the_command_did(unembedded):
+def test_report_renders_the_document_as_the_command_did(unembedded, capfd):
     _, doc, proc = unembedded
-    report = run_cli("report", graphs_root(doc) / "u.json")
+    report = run_main(capfd, "report", graphs_root(doc) / "u.json")
     assert report.returncode == 0, report.stderr
     assert report.stdout == proc.stdout
 
