@@ -191,6 +191,7 @@ MUST_NOT = {
     "watch.graph-growth": ("watch", record(status="failed", error="boom"), "the hooks could not watch the script"),
     "watch.new-signature": ("watch", as_saved, "every call site used one set of fed and fetched names"),
     "watch.retracing": ("watch", as_saved, "no tf.function was traced"),
+    "watch.session-per-pass": ("watch", as_saved, "the script made one session"),
     "watch.first_runs": ("watch", record(status="failed", error="boom"), "the hooks could not watch the script"),
     "shapes.control_line": ("shapes", as_saved, "blocked ran two passes, so no control compares its pass 2 and 3"),
     "shapes.worst": ("shapes", ONE_PASS, "no length was seen twice"),

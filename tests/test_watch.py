@@ -18,7 +18,9 @@ import pytest
 
 from conftest import run_cli, run_main, words
 from tfgraphs.findings.watch import diagnosis_sentence as sentence_of
+from tfgraphs.records.judge import Verdict
 from tfgraphs.records.one_record import Watching, diagnoses
+import tfgraphs
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPTS = Path(__file__).resolve().parent / "watch_scripts"
@@ -123,11 +125,11 @@ def test_a_clean_script_gets_no_finding_and_runs_as_python_would(kinds):
     assert "No finding:" in words(proc.stdout)
 
 
-def test_the_saved_document_renders_again_and_as_csv(kinds, tmp_path):
+def test_the_saved_document_renders_again_and_as_csv(kinds, tmp_path, capfd):
     proc, doc = kinds["growth_and_feed"]
     path = tmp_path / "saved.json"
     path.write_text(json.dumps(doc))
-    again = run_cli("report", path)
+    again = run_main(capfd, "report", path)
     assert again.returncode == 0 and "growth_and_feed.py:12 made 16 ops" in words(again.stdout)
     import tfgraphs
     report = tfgraphs.report(path)
@@ -143,6 +145,108 @@ def record(**given):
             "times_s": [0.9, 0.01, 0.012, 0.5, 0.011, 0.4, 0.013, 0.45, 0.01, 0.6],
             "signature_first_s": [0.9, 0.5, 0.4, 0.45, 0.6], "first_run_index": 0}
     return Watching(script="s.py", runs=10, calls=(call,), **given)
+
+
+@pytest.fixture(scope="module")
+def loops(tmp_path_factory):
+    """The scripts with a session, a builder or a Saver, summary, Dataset and initializer made on each pass, and a
+    graph of its own per pass, watched."""
+    folder = tmp_path_factory.mktemp("loops")
+    return {name: watched(folder, SCRIPTS / f"{name}.py", str(folder))
+            for name in ("session_per_pass", "builder_in_module", "made_in_loop", "graph_per_pass")}
+
+
+def test_a_session_made_on_each_pass_is_found_at_its_line_with_its_cost(loops):
+    proc, doc = loops["session_per_pass"]
+    script = SCRIPTS / "session_per_pass.py"
+    assert proc.returncode == 0 and proc.stdout.startswith("done\n")
+    [found] = doc["findings"]
+    e = found["evidence"]
+    assert (found["kind"], found["line"]) == ("session-per-pass", line_of(script, "with tf.Session() as sess"))
+    assert (e["made"], len(e["first_s"]), e["repeats"]) == (6, 6, 12)
+    assert e["cost_s"] > 0 and e["share"] == pytest.approx(e["cost_s"] / doc["script_s"])
+    assert Verdict.from_dict(e["verdict"]).n_a == 6
+    [call] = doc["calls"]
+    assert (call["sessions"], len(call["session_first_s"]), call["n"]) == (6, 6, 18)
+    said = words(proc.stdout)
+    assert f"session_per_pass.py:{found['line']} made a new session 6 times, each on the same graph" in said
+    assert f"session_per_pass.py:{call['line']}: ran in 6 sessions, each paying a first run here" in said
+
+
+def test_a_graph_of_its_own_per_pass_is_no_session_made_again(loops):
+    proc, doc = loops["graph_per_pass"]
+    assert proc.returncode == 0, proc.stderr
+    assert doc["findings"] == [] and [s["made"] for s in doc["sessions"]] == [3]
+    assert doc["sessions"][0]["graphs"] == 3
+
+
+def test_a_builder_in_another_module_is_blamed_on_the_loop_line_that_calls_it(loops):
+    proc, doc = loops["builder_in_module"]
+    script, builder = SCRIPTS / "builder_in_module.py", SCRIPTS / "mymodel.py"
+    assert proc.returncode == 0, proc.stderr
+    [found] = [d for d in doc["findings"] if d["kind"] == "graph-growth"]
+    loop, made = line_of(script, "out = build(x)"), line_of(builder, "return tf.reduce_sum")
+    assert (found["file"], found["line"]) == (str(script), loop)
+    assert found["evidence"]["builder"] == {"file": str(builder), "line": made}
+    assert found["evidence"]["via"] == [{"file": str(builder), "line": made}, {"file": str(script), "line": loop}]
+    assert found["evidence"]["after_site"] == {"file": str(script), "line": line_of(script, "sess.run(out")}
+    assert f"builder_in_module.py:{loop}, in the loop, called {builder}:{made}, which made" in words(proc.stdout)
+
+
+def test_ops_made_at_the_loop_line_itself_name_no_other_line(kinds):
+    proc, doc = kinds["growth_and_feed"]
+    [growth] = [d for d in doc["findings"] if d["kind"] == "graph-growth"]
+    here = {"file": growth["file"], "line": growth["line"]}
+    assert growth["evidence"]["builder"] == here and growth["evidence"]["via"] == [here]
+    assert "in the loop, called" not in words(proc.stdout)
+
+
+def test_each_finding_carries_what_it_cost(kinds, loops):
+    for proc, doc in (kinds["growth_and_feed"], loops["made_in_loop"]):
+        costs = [d["evidence"]["cost_s"] for d in doc["findings"]]
+        assert len(costs) >= 2 and all(c is not None and c >= 0 for c in costs)
+    feed = next(d for d in kinds["growth_and_feed"][1]["findings"] if d["kind"] == "repeated-feed")["evidence"]
+    # The feed's cost is the time handing it over took, as timed; not its bytes.
+    assert feed["cost_s"] == feed["convert_s"]
+    assert "as timed here" in words(kinds["growth_and_feed"][0].stdout)
+
+
+def test_a_saver_a_summary_a_dataset_and_an_initializer_made_in_the_loop_are_named(loops):
+    proc, doc = loops["made_in_loop"]
+    script = SCRIPTS / "made_in_loop.py"
+    assert proc.returncode == 0, proc.stderr
+    causes = {d["line"]: d["evidence"]["causes"] for d in doc["findings"] if d["kind"] == "graph-growth"}
+    assert {line: set(c) for line, c in causes.items()} == {
+        line_of(script, "tf.global_variables_initializer()"): {"initializer"},
+        line_of(script, "Dataset.from_tensor_slices"): {"dataset"},
+        line_of(script, "make_one_shot_iterator"): {"dataset"},
+        line_of(script, "tf.summary.scalar"): {"summary"},
+        line_of(script, "tf.train.Saver()"): {"saver"}}
+    saver = next(d for d in doc["findings"] if d["line"] == line_of(script, "tf.train.Saver()"))
+    assert saver["remedy"].startswith("make the Saver once, before the loop")
+    assert {"SaveV2", "RestoreV2"} <= set(saver["evidence"]["op_types"])
+    said = words(sentence_of(Watching.from_dict(doc), saver))
+    assert "a tf.compat.v1.train.Saver's save and restore ops" in said
+    # Every op type is named, or the first six and how many more.
+    assert len(saver["evidence"]["op_types"]) > 6 and "and 1 more type" in said
+
+
+def test_generic_growth_names_no_specific_cause(kinds):
+    [growth] = [d for d in kinds["growth_and_feed"][1]["findings"] if d["kind"] == "graph-growth"]
+    assert growth["evidence"]["causes"] == {} and growth["remedy"].startswith("create the ops once, before the loop")
+
+
+def test_with_output_the_scripts_stdout_is_pythons_byte_for_byte(tmp_path):
+    script = SCRIPTS / "prints.py"
+    plain = subprocess.run([sys.executable, str(script)], capture_output=True, timeout=120)
+    report = tmp_path / "r.txt"
+    proc = subprocess.run([sys.executable, "-m", "tfgraphs", "watch", "--output", str(report), str(script)],
+                          capture_output=True, timeout=120)
+    assert proc.returncode == plain.returncode == 0
+    assert proc.stdout == plain.stdout and plain.stdout.startswith(b"1 2.0\n")
+    assert b"running under watch" not in proc.stderr and b"to stderr" in proc.stderr
+    assert report.read_text().startswith(f"tfgraphs watch {script}\n")
+    assert "was traced 3 times" in words(report.read_text())
 
 
 def test_the_new_signature_finding_is_the_judges_verdict_on_new_first_calls_against_repeats():
@@ -247,8 +351,11 @@ def test_an_error_inside_session_run_has_the_traceback_python_gives(tmp_path):
         return err[err.index("Traceback (most recent call last)"):]
     # Every frame python printed, and none of the watch's own hooks around Session.run.
     assert traceback_of(watched_proc.stderr) == traceback_of(plain.stderr)
-    assert "Cannot feed value of shape (3,)" in watched_proc.stderr and "tfgraphs" not in traceback_of(
-        watched_proc.stderr)
+    assert "Cannot feed value of shape (3,)" in watched_proc.stderr
+    # No frame is a file of the package, wherever it and the virtualenv are installed.
+    package = os.path.dirname(os.path.realpath(tfgraphs.__file__)) + os.sep
+    frames = re.findall(r'^  File "([^"]+)", line \d+', traceback_of(watched_proc.stderr), re.M)
+    assert frames and not [f for f in frames if os.path.realpath(f).startswith(package)], frames
     # Then the report, with how the script ended.
     assert json.loads((tmp_path / "w.json").read_text())["ended"] == "raised"
     assert "raises_in_run.py raised (exit status 1): 1 Session.run call from 1 line." in words(watched_proc.stdout)

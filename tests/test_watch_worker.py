@@ -85,7 +85,7 @@ def test_tf1_script_runs_and_exit_status_is_kept(tf1_run):
         "tf1": True, "min_bytes": MIN_BYTES, "exit_code": 3, "ended": "exit", "touched_tensorflow": True, "runs": 7}
     assert list(doc) == ["status", "error", "tf_version", "script", "argv", "tf1", "min_bytes", "exit_code", "ended",
                          "touched_tensorflow", "runs", "graph_ops", "script_s", "calls", "consts", "growth", "feeds",
-                         "functions"]
+                         "functions", "sessions"]
     assert doc["functions"] == []
     assert not (script.parent / "doc.json.tmp").exists()
 
@@ -101,8 +101,13 @@ def test_embedded_constant_is_named_at_its_line(tf1_run):
 def test_ops_added_after_the_first_run_are_growth(tf1_run):
     script, marks, _, doc = tf1_run
     # The initializer ran first, so each of the four passes adds a Sum and its axis Const between two runs.
-    assert doc["growth"] == [{"file": str(script), "line": marks["grow"], "ops": 8, "runs": 4,
-                              "op_types": {"Const": 4, "Sum": 4}}]
+    [growth] = doc["growth"]
+    after = growth.pop("after_s")
+    here = {"file": str(script), "line": marks["grow"]}
+    assert growth == {**here, "ops": 8, "runs": 4, "op_types": {"Const": 4, "Sum": 4}, "causes": {}, "loop": here,
+                      "via": [here], "after_site": {"file": str(script), "line": marks["run"]}}
+    # Each of the four gaps is followed by a run at the loop's run line, each timed.
+    assert len(after) == 4 and all(t > 0 for t in after)
 
 
 def test_calls_are_timed_per_line(tf1_run):
@@ -124,6 +129,8 @@ def test_calls_are_timed_per_line(tf1_run):
 def test_the_same_big_array_fed_each_call_is_a_repeated_feed(tf1_run):
     script, marks, _, doc = tf1_run
     nbytes = np.ones((50, 8, 8, 1)).nbytes
+    for feed in doc["feeds"]:
+        assert feed.pop("convert_s") > 0
     assert doc["feeds"] == [
         {"file": str(script), "line": marks["run"], "feed": "x:0", "bytes": nbytes, "calls": 4, "same_calls": 4,
          "how": HOW},
@@ -157,8 +164,10 @@ def test_clean_script_has_no_findings_and_its_error_is_the_users(tmp_path):
     assert (doc["status"], doc["exit_code"], doc["ended"], doc["runs"]) == ("ok", 1, "raised", 6)
     assert doc["consts"] == [] and doc["growth"] == []
     # A fresh array each call is big but never the same one again; the small one is below --min-bytes.
-    assert doc["feeds"] == [{"file": str(script), "line": marks["fresh"], "feed": "x:0", "bytes": 64 * 16 * 4,
-                             "calls": 3, "same_calls": 1, "how": HOW}]
+    [feed] = doc["feeds"]
+    assert feed.pop("convert_s") > 0
+    assert feed == {"file": str(script), "line": marks["fresh"], "feed": "x:0", "bytes": 64 * 16 * 4, "calls": 3,
+                    "same_calls": 1, "how": HOW}
     assert [(c["line"], c["n"], c["signatures"]) for c in doc["calls"]] == [(marks["small"], 3, 1),
                                                                            (marks["fresh"], 3, 1)]
 
@@ -184,7 +193,7 @@ def test_script_without_tensorflow_sees_what_python_gives(tmp_path):
     assert doc == {"status": "ok", "error": None, "tf_version": None, "script": str(script),
                    "argv": [str(script), *args], "tf1": False, "min_bytes": MIN_BYTES, "exit_code": 0,
                    "ended": "exit", "touched_tensorflow": False, "runs": 0, "graph_ops": 0, "calls": [], "consts": [],
-                   "growth": [], "feeds": [], "functions": []}
+                   "growth": [], "feeds": [], "functions": [], "sessions": []}
 
 
 SLEEPING_SCRIPT = """

@@ -25,6 +25,8 @@ from tfgraphs.spec.options import path as checked_path
 from tfgraphs.spec.owngraph import WATCHED_BYTES
 from tfgraphs.spec.pitfalls import LESSONS
 
+# The running options of a measuring command: all but --output, which leaves stdout to a watched script.
+MEASURING = tuple(n for n in RUNNING if n != "output")
 # How a saved document is read back: by the records of the command that wrote it.
 DOCUMENTS = "tfgraphs.records.results:DOCUMENTS"
 LOAD = "tfgraphs.records.results:load"
@@ -150,7 +152,7 @@ class Command:
         lines and --plot without a figure."""
         if self.beside is not None:
             return tuple(imported(o) if isinstance(o, str) else o for o in self.beside)
-        return (running(*(n for n in RUNNING
+        return (running(*(n for n in MEASURING
                           if (n != "csv" or self.lines_name) and (n != "plot" or self.figure_name))),)
 
     def function(self):
@@ -168,7 +170,7 @@ class Command:
         return made
 
     def measure(self, job, config, *, quiet=False, timeout=None, force=False, fresh_workers=False, json=None,
-                csv=None, plot=None, **options):
+                csv=None, plot=None, output=None, **options):
         """Run the plan of job (its own, or one its body chose) with progress; the Report, with its JSON, CSV and
         plot written where asked.
 
@@ -189,9 +191,9 @@ class Command:
         # A server that imported TensorFlow stays beside the workers it forks.
         check_memory(plan, force, beside=0 if fresh_workers else TF_BASELINE_BYTES)
         with processes.workers(fork=not fresh_workers):
-            found = Report(job.run(config, plan, progress(plan.workers, quiet), timeout=timeout, **options),
-                           self, refused=plan.notices)
-        found.write(json=json, csv=csv, plot=plot)
+            found = Report(job.run(config, plan, progress(plan.workers, quiet or bool(output)), timeout=timeout,
+                                   **options), self, refused=plan.notices)
+        found.write(json=json, csv=csv, plot=plot, output=output)
         return found
 
 
@@ -206,7 +208,7 @@ FOLDERS = {
                     "built-in network (--batch, --dtype, --variants and --target do not apply)", metavar="PATH"),
 }
 OWNGRAPH = "tfgraphs.jobs.owngraph"   # the job of a user's graph, and its Config, in place of the seed network's
-EXPLAIN_BESIDE = (FOLDERS, OWNGRAPH + ":Config", RUNNING)
+EXPLAIN_BESIDE = (FOLDERS, OWNGRAPH + ":Config", running(*MEASURING))
 EXPLAIN_WITHOUT = ("returns", "path", "full_trials")   # owngraph's graph is --graph; every trial measures every phase
 SEED_ONLY = ("batch", "dtype", "variants", "target")   # settings of the built-in network
 
@@ -348,7 +350,7 @@ COMMANDS = {c.name: c for c in (
             WATCH,
             "Run the script in a fresh process, as `python SCRIPT ARGS` would, with TensorFlow's graph-mode calls "
             "watched.", "tfgraphs.jobs.watch:Config", "tfgraphs.jobs.watch", "tfgraphs.render.user:render_watch",
-            beside=(running("quiet", "json", "csv", "plot"),), figure_name="tfgraphs.render.plots:watch_figure",
+            beside=(running("quiet", "json", "csv", "plot", "output"),), figure_name="tfgraphs.render.plots:watch_figure",
             shows="each call site's runs, and the bytes of each large Const by its line",
             lines_name="tfgraphs.render.csv:RUNS", table="calls", progress=True),
 )}

@@ -14,7 +14,7 @@ from tfgraphs.spec.options import flag
 from tfgraphs.spec.options import path as checked_path
 
 INPUTS = ("path", "graph", "script")   # the options that name a file a command reads
-FILES = ("json", "csv", "plot")        # the outputs every measuring command may write
+FILES = ("json", "csv", "plot", "output")   # the outputs a measuring command may write
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ import base64
 from tfgraphs.api.notebook import show_figures_inline
 from tfgraphs.api.outputs import table_format, writable
 from tfgraphs.errors import UsageError
-from tfgraphs.fileio import write_doc
+from tfgraphs.fileio import write_atomic, write_doc
 from tfgraphs.render.page import WIDTH, stated
 
 # Keeps a notebook's page readable: the tables take the page's font, numbers line up, rows are told apart.
@@ -135,8 +135,15 @@ class Report:
         writable(csv=path)
         write_csv(self.result, self.entry.lines, path)
 
-    def write(self, json=None, csv=None, plot=None):
-        """Write the JSON, CSV and PNG files asked for (None: not that one)."""
+    def to_text(self, text, path):
+        """Write the text report (as text() made it) to path, whole."""
+        writable(output=path)
+        write_atomic(path, lambda f: f.write(text))
+
+    def write(self, json=None, csv=None, plot=None, output=None):
+        """Write the JSON, CSV and PNG files and the text report asked for (None: not that one)."""
+        if output:
+            self.to_text(self.text(), output)
         if json:
             self.to_json(json)
         if csv:

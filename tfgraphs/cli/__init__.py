@@ -12,7 +12,7 @@ from tfgraphs.api.commands import COMMANDS, FUNCTIONS
 from tfgraphs.api.outputs import table_format
 from tfgraphs.errors import UsageError
 from tfgraphs.machine import installed_tf_version
-from tfgraphs.render.page import SHOWN, output_width
+from tfgraphs.render.page import SHOWN, WIDTH, output_width
 from tfgraphs.spec.options import REQUIRED, flag, switch
 
 OMITTED = argparse.SUPPRESS   # a flag left out stays out of the call, and the API's default applies
@@ -83,7 +83,8 @@ def add_options(p, func, command):
             p.add_argument("--no-" + dashed[2:] if no else dashed, dest=name, default=OMITTED,
                            action="store_false" if no else "store_true", help=_help(option, command))
         else:
-            p.add_argument(dashed, dest=name, default=OMITTED, metavar=option.metavar,
+            p.add_argument(*[f for f in (option.short, dashed) if f], dest=name, default=OMITTED,
+                           metavar=option.metavar,
                            action="append" if option.repeat else "store", help=_help(option, command))
     add_format_flags(p)
 
@@ -119,11 +120,16 @@ def text_width(args):
     return None if args.wide else output_width(sys.stdout)
 
 
-def show(report, args):
-    """Print the report; exit status 2 if the plan refused a row, 1 if a row failed, else 0 (a watched script's
-    own status, whatever was seen)."""
-    sys.stdout.write(report.text(args.format, text_width(args), verbose=args.verbose))
-    sys.stdout.flush()
+def show(report, args, to=None):
+    """Print the report, or write it to the file to (--output); exit status 2 if the plan refused a row, 1 if a row
+    failed, else 0 (a watched script's own status, whatever was seen)."""
+    text = report.text(args.format, None if args.wide else WIDTH if to else output_width(sys.stdout),
+                       verbose=args.verbose)
+    if to:
+        report.to_text(text, to)
+    else:
+        sys.stdout.write(text)
+        sys.stdout.flush()
     if getattr(report.result, "exit_code", None) is not None:
         return report.result.exit_code
     if report.refused:
@@ -138,8 +144,10 @@ def run_api(func, args):
     table_format(args.format)
     outputs = {name: getattr(args, name) for name in ("json", "csv", "plot") if hasattr(args, name)}
     checked = func.check(**flags(args))
-    report = func.run(**{**checked, **dict.fromkeys(outputs)})
-    status = show(report, args)
+    # The report goes to --output as laid out here, once run: the run itself writes none.
+    to = checked.get("output")
+    report = func.run(**{**checked, **dict.fromkeys(outputs), **({"output": None, "quiet": True} if to else {})})
+    status = show(report, args, to)
     report.write(**outputs)
     return status
 

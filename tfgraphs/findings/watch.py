@@ -3,9 +3,11 @@ line, and each call site's first run; the headline findings open the page."""
 
 import os
 import signal
+import statistics
 
 from tfgraphs.findings.evidence import FINDINGS, Record, finding, judged, sentences_of
 from tfgraphs.records.judge import Verdict
+from tfgraphs.spec.owngraph import CAUSES
 from tfgraphs.units import fmt_bytes, fmt_s, shape_text, sig3
 
 
@@ -30,22 +32,77 @@ def _embedded(w, d):
 
 
 def _repeated(w, d):
-    """An array fed unchanged on every call of one line."""
+    """An array fed unchanged on every call of one line, and the time handing it to TensorFlow took."""
     e = d["evidence"]
     what = (f"{e['converted_from']}, which session.py converted to a {e['bytes']:,}-byte array on each call "
             f"(np.asarray once, before the calls, would leave only the feed),"
             if e.get("converted_from") else f"{e['bytes']:,}-byte array")
-    return (f"{where(w, d['file'], d['line'])} fed the same {what} to placeholder {e['feed']} "
-            f"on all {e['calls']} calls ({e['how']}): fed on every call though unchanged (its cost per call was "
-            f"not measured).")
+    head = (f"{where(w, d['file'], d['line'])} fed the same {what} to placeholder {e['feed']} "
+            f"on all {e['calls']} calls ({e['how']}): fed on every call though unchanged")
+    if e.get("convert_s") is None:
+        return head + " (its cost per call was not measured)."
+    return (head + f"; handing it over as session.py does (np.asarray at the placeholder's dtype) took "
+            f"{fmt_s(e['convert_s'] / e['calls'])} a call as timed here" + _spent(w, e) + ".")
+
+
+def _spent(w, e):
+    """'; together T, P% of the script's R run' of what a diagnosis cost, where the document has it."""
+    if e.get("cost_s") is None:
+        return ""
+    share = "" if e.get("share") is None else f", {_percent(e['share'])} of the script's {fmt_s(w.script_s)} run"
+    return f"; together {fmt_s(e['cost_s'])}{share}"
+
+
+def _percent(share):
+    """A share as a percentage."""
+    return f"{100 * share:.1f}%"
+
+
+def _types(op_types):
+    """Every op type with its count, most first, or the first SHOWN_TYPES and 'and N more'."""
+    ranked = sorted(op_types.items(), key=lambda kv: (-kv[1], kv[0]))
+    named = ", ".join(f"{n} {t}" for t, n in ranked[:SHOWN_TYPES])
+    more = len(ranked) - SHOWN_TYPES
+    return named + (f" and {more} more type{'s' if more != 1 else ''}" if more > 0 else "")
 
 
 def _growth(w, d):
-    """A line that made ops between one session's runs, and of which types."""
+    """A loop's line that kept making ops, through which builder, of which types and what they were, and the runs
+    right after them."""
     e = d["evidence"]
-    kinds = ", ".join(f"{n} {t}" for t, n in sorted(e["op_types"].items(), key=lambda kv: -kv[1])[:3])
-    return (f"{where(w, d['file'], d['line'])} made {e['ops']:,} ops after the session's first run, in the gaps "
-            f"after {e['runs']} of its runs ({kinds}): the graph grows as the loop goes.")
+    builder = e.get("builder") or d
+    line = where(w, d["file"], d["line"])
+    made = where(w, builder["file"], builder["line"])
+    chain = [where(w, v["file"], v["line"]) for v in e.get("via") or ()]
+    who = (line if made == line else
+           f"{line}, in the loop, called {' -> '.join(reversed(chain[:-1])) if len(chain) > 1 else made}, which")
+    named = [CAUSES[c].what for c in sorted(e.get("causes") or {}) if c in CAUSES]
+    text = (f"{who} made {e['ops']:,} ops after the session's first run, in the gaps after {e['runs']} of its runs "
+            f"({_types(e['op_types'])}): the graph grows as the loop goes")
+    if named:
+        text += f"; they are {' and '.join(named)}, made again on every pass"
+    if e.get("after_runs"):
+        base = (f"{fmt_s(e['repeat_median_s'])} median for a repeat there" if e.get("repeat_median_s") is not None
+                else "no repeat there to compare with, so all of it is counted")
+        text += (f"; the {e['after_runs']} runs right after them, at {where(w, **e['after_site'])}, took "
+                 f"{fmt_s(e['after_s_total'])} against {base}" + _spent(w, e))
+    return text + "."
+
+
+def _sessions(w, d):
+    """A line that made a new session on each pass, and what the sessions beyond the first cost."""
+    e = d["evidence"]
+    firsts = e["first_s"]
+    head = (f"{where(w, d['file'], d['line'])} made a new session {e['made']} times, each on the same graph: their "
+            f"first runs took {fmt_s(statistics.median(firsts))} median (n={len(firsts)})")
+    if e.get("verdict"):
+        verdict = Verdict.from_dict(e["verdict"])
+        return judged(head + f" against {fmt_s(e['repeat_median_s'])} median for the {e['repeats']} runs that "
+                      f"repeated a set of names in one session: slower, {verdict.says()}; making the sessions took "
+                      f"{fmt_s(e['init_s_total'])}" + _spent(w, e) + ", beyond one session.", verdict)
+    return (head + f", and making the sessions took {fmt_s(e['init_s_total'])}; no run repeated a set of names in one "
+            f"session to compare with, so all of their first runs are counted" + _spent(w, e) + ", beyond one "
+            f"session.")
 
 
 def _signatures(w, d):
@@ -75,9 +132,10 @@ def _retracing(w, d):
 
 
 SHOWN = 4   # diagnoses in the answer; the rest are in the findings
+SHOWN_TYPES = 6   # op types named in a growth sentence; the table lists all
 SMALL = 0.01   # a timed diagnosis costing less than this share of the script's run time stays out of the answer
 TEXT = {"embedded-constant": _embedded, "repeated-feed": _repeated, "graph-growth": _growth,
-        "new-signature": _signatures, "retracing": _retracing}   # diagnosis kind -> its sentence, without remedy
+        "new-signature": _signatures, "retracing": _retracing, "session-per-pass": _sessions}   # diagnosis kind -> its sentence, without remedy
 
 
 def diagnosis_sentence(w, d):
@@ -198,7 +256,9 @@ def found(view):
     w = view.record
     if not _watched(w):
         return []
-    small = [d for d in w.findings if d["evidence"].get("share") is not None and d["evidence"]["share"] < SMALL]
+    # Only a cost the judge measured against the script's own repeats moves a diagnosis out of the answer.
+    small = [d for d in w.findings if "verdict" in d["evidence"] and d["evidence"].get("share") is not None
+             and d["evidence"]["share"] < SMALL]
     large = [d for d in w.findings if d not in small]
     shown = large if len(large) <= SHOWN and not small else large[:SHOWN - 1]
     lines = [TEXT[d["kind"]](w, d) for d in shown]
@@ -236,7 +296,7 @@ def clean(view):
     least = f"{w.min_bytes:,} bytes" if w.min_bytes else "--min-bytes"
     return [f"No finding: no Const of {least} or more that is mostly data, no line that kept making ops between one "
             f"session's runs, no array of {least} or more fed unchanged on every call, no call site paying new first "
-            f"runs, no retracing."]
+            f"runs, no line making a session on each pass, no retracing."]
 
 
 @finding("watch.failed", ("error",),
@@ -268,7 +328,8 @@ def embedded_constant(view, d):
 
 @finding("watch.repeated-feed", ("findings",), per=diagnoses,
          template="{line} fed the same {bytes}-byte array to placeholder {feed} on all {n} calls ({how}): fed on "
-         "every call though unchanged (its cost per call was not measured)." + REMEDY,
+         "every call though unchanged; handing it over as session.py does (np.asarray at the placeholder's dtype) "
+         "took {time} a call as timed here; ...; together {time}, {share} of the script's {time} run." + REMEDY,
          unless="no array of --min-bytes or more was fed unchanged on every call")
 def repeated_feed(view, d):
     """An array fed unchanged on every call."""
@@ -276,8 +337,11 @@ def repeated_feed(view, d):
 
 
 @finding("watch.graph-growth", ("findings",), per=diagnoses,
-         template="{line} made {n} ops after the session's first run, in the gaps after {n} of its runs ({op types}): "
-         "the graph grows as the loop goes." + REMEDY, unless="no line kept making ops between one session's runs")
+         template="{loop line}, in the loop, called {builder line}, which made {n} ops after the session's first run, "
+         "in the gaps after {n} of its runs ({op types}): the graph grows as the loop goes; they are {a Saver's, "
+         "summary, Dataset or initializer ops}, ...; the {n} runs right after them, at {line}, took {time} against "
+         "{time} median for a repeat there; together {time}, ..." + REMEDY,
+         unless="no line kept making ops between one session's runs")
 def graph_growth(view, d):
     """A line that kept making ops between one session's runs."""
     return diagnosed(view, d, "graph-growth")
@@ -290,6 +354,16 @@ def graph_growth(view, d):
 def new_signature(view, d):
     """A call site paying new first runs for new sets of fed and fetched names."""
     return diagnosed(view, d, "new-signature")
+
+
+@finding("watch.session-per-pass", ("findings",), per=diagnoses,
+         template="{line} made a new session {n} times, each on the same graph: their first runs took {time} median "
+         "(n={n}) against {time} median for the {n} runs that repeated a set of names in one session: slower, "
+         "{verdict}; making the sessions took {time}; together {time}, ..., beyond one session." + REMEDY,
+         unless="no line made more than one session on one graph")
+def session_per_pass(view, d):
+    """A line that made a new session on each pass of a loop, on one graph."""
+    return diagnosed(view, d, "session-per-pass")
 
 
 @finding("watch.retracing", ("findings",), per=diagnoses,
@@ -308,9 +382,21 @@ def first_runs(view):
     w = view.record
     if w.status != "ok":
         return []
-    return [f"{where(w, c['file'], c['line'])}: first run {fmt_s(c['first_s'])}, later runs "
-            f"{fmt_s(c['later_median_s'])} median (n={c['n'] - 1})" + _sets(c) + "." for c in w.calls
-            if c["later_median_s"]]
+    return [_first_runs(w, c) for c in w.calls if c["later_median_s"] or c.get("sessions", 1) > 1]
+
+
+def _first_runs(w, c):
+    """A call site's first run against its later ones; over several sessions, each session's first run here."""
+    line = where(w, c["file"], c["line"])
+    firsts = c.get("session_first_s") or [c["first_s"]]
+    later = c["n"] - len(firsts)
+    rest = (f"later runs in the same session {fmt_s(c['later_median_s'])} median (n={later})" if c["later_median_s"]
+            else "no later run in the same session")
+    if len(firsts) > 1:
+        return (f"{line}: ran in {len(firsts)} sessions, each paying a first run here: "
+                f"{fmt_s(statistics.median(firsts))} median (n={len(firsts)}); {rest}" + _sets(c) + ".")
+    return f"{line}: first run {fmt_s(c['first_s'])}, later runs {fmt_s(c['later_median_s'])} median (n={later})" + \
+        _sets(c) + "."
 
 
 def answer_and_findings(results):

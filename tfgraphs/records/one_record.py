@@ -8,7 +8,7 @@ from typing import ClassVar
 from tfgraphs.records.judge import judge
 from tfgraphs.records.schema import (GRAPH_BYTES, PROVENANCE, Provenance, Range, check_record, envelope, known,
                                      provenance, provenance_of, ranged)
-from tfgraphs.spec.owngraph import DIAGNOSES
+from tfgraphs.spec.owngraph import CAUSES, DIAGNOSES
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -164,12 +164,16 @@ CORE = ("before", "after", "moved", "max_abs_err")
 LINE = Range()
 # What each list's entries hold, key by key; each entry is made by the first call, op or feed it counts.
 CALLS = {"line": LINE, "n": Range(1), "signatures": Range(1), "first_s": Range(), "later_median_s": Range(),
-         "feed_bytes_per_call": Range(), "times_s": Range(), "signature_first_s": Range(), "first_run_index": Range()}
+         "feed_bytes_per_call": Range(), "times_s": Range(), "signature_first_s": Range(), "first_run_index": Range(),
+         "sessions": Range(1), "session_first_s": Range(), "repeat_median_s": Range()}
 # A Const's NodeDef is read serialized, as one protobuf; its tensor's bytes count every element, even of a splat.
 CONSTS = {"line": LINE, "bytes": Range(**GRAPH_BYTES), "tensor_bytes": Range(), "shape": Range(),
           "runs_before": Range()}
-GROWTH = {"line": LINE, "ops": Range(1), "runs": Range(1), "op_types": Range(1)}
-FEEDS = {"line": LINE, "bytes": Range(), "calls": Range(1), "same_calls": Range()}
+GROWTH = {"line": LINE, "ops": Range(1), "runs": Range(1), "op_types": Range(1), "causes": Range(1),
+          "loop": {"line": LINE}, "via": {"line": LINE}, "after_s": Range(), "after_site": {"line": LINE}}
+FEEDS = {"line": LINE, "bytes": Range(), "calls": Range(1), "same_calls": Range(), "convert_s": Range()}
+SESSIONS = {"line": LINE, "made": Range(1), "graphs": Range(1), "init_s": Range(), "runs": Range(), "first_s": Range(),
+            "repeat_s": Range()}
 FUNCTIONS = {"line": LINE, "traces": Range()}
 EXIT_STATUS = dict(most=255, why=" (a process's exit status)")
 
@@ -198,6 +202,9 @@ class Watching(OneRecord):
     # ({file, line, feed, bytes, calls, same_calls, how[, converted_from]}, ...)
     feeds: tuple = ranged(keys=FEEDS, default=())
     functions: tuple = ranged(keys=FUNCTIONS, default=())   # ({file, line, name, traces}, ...)
+    # ({file, line, made, graphs, init_s, runs, first_s, repeat_s}, ...): sessions by the line that made them (none
+    # in older documents)
+    sessions: tuple = ranged(keys=SESSIONS, default=())
     findings: tuple = ()   # ({kind, file, line, evidence, remedy, lesson}, ...): diagnoses(), from the fields above
     # ({pid, name}, ...): processes of the script's session still running when its own process ended, which watch
     # ended (left out of the document when none)
@@ -218,9 +225,9 @@ class Watching(OneRecord):
 
     def saved(self):
         # graph_ops and script_s are None only as read from a document written before they were kept, which lacks
-        # them; left_running is kept only when watch ended a process.
+        # them; left_running is kept only when watch ended a process, sessions only when the script made one.
         return {k: v for k, v in super().saved().items()
-                if not ((v is None and k in ("graph_ops", "script_s")) or (k == "left_running" and not v))}
+                if not ((v is None and k in ("graph_ops", "script_s")) or (k in ("left_running", "sessions") and not v))}
 
     @classmethod
     def read(cls, d):
@@ -237,9 +244,22 @@ class Watching(OneRecord):
 
 
 def diagnoses(w):
-    """The named diagnoses of a watched script, each with the measured evidence it rests on, its remedy and where
-    the course teaches it, most costly first."""
-    return tuple({**d, "remedy": DIAGNOSES[d["kind"]].remedy, "lesson": DIAGNOSES[d["kind"]].lesson} for d in _found(w))
+    """The named diagnoses of a watched script, each with the measured evidence it rests on, what it cost in this
+    run, its remedy and where the course teaches it."""
+    return tuple({**d, "remedy": _remedy(d), "lesson": DIAGNOSES[d["kind"]].lesson} for d in _found(w))
+
+
+def _remedy(d):
+    """The remedy of a diagnosis: for ops a loop made, the one fitting what they were (a Saver, a summary, ...)."""
+    causes = d["evidence"].get("causes") or {}
+    named = [CAUSES[c].remedy for c in sorted(causes) if c in CAUSES]
+    return "; ".join(named) if named else DIAGNOSES[d["kind"]].remedy
+
+
+def _costed(evidence, cost_s, script_s):
+    """evidence with what the diagnosis cost in this run and its share of the script's run time."""
+    return {**evidence, "cost_s": cost_s,
+            "share": None if cost_s is None or not script_s else cost_s / script_s}
 
 
 def _found(w):
@@ -247,25 +267,71 @@ def _found(w):
     # The remedy moves an array's data out of the graph: it fits a Const whose NodeDef is mostly data, not one whose
     # bytes are its name and attributes (a gradient's scalar, say).
     found = [_embedded(w, c) for c in w.consts if c["tensor_bytes"] is None or 2 * c["tensor_bytes"] >= c["bytes"]]
-    fed = ("feed", "bytes", "calls", "same_calls", "how", "converted_from")
-    found += [{"kind": "repeated-feed", "file": f["file"], "line": f["line"],
-               "evidence": {k: f[k] for k in fed if k in f}}
-              for f in w.feeds if f["calls"] >= 2 and f["same_calls"] == f["calls"]]
-    found += [{"kind": "graph-growth", "file": g["file"], "line": g["line"],
-               "evidence": {k: g[k] for k in ("ops", "runs", "op_types")}} for g in w.growth if g["runs"] >= 2]
+    found += [_repeated(w, f) for f in w.feeds if f["calls"] >= 2 and f["same_calls"] == f["calls"]]
+    found += [_growth(w, g) for g in w.growth if g["runs"] >= 2]
     found += [d for d in (_new_signatures(c, w.script_s) for c in w.calls) if d]
     found += [{"kind": "retracing", "file": f["file"], "line": f["line"],
                "evidence": {"name": f["name"], "traces": f["traces"]}} for f in w.functions if f["traces"] >= 2]
+    found += [_session_per_pass(w, s) for s in w.sessions
+              if s["made"] >= 2 and s["graphs"] == 1 and len(s["first_s"]) >= 2 and s["line"]]
     return found
 
 
 def _embedded(w, const):
-    """A Const of at least --min-bytes, with the first call whose first run came after it was made."""
+    """A Const of at least --min-bytes, with the first call whose first run came after it was made; its cost is
+    that first run, beyond the call's later median where it ran again."""
     evidence = {k: const[k] for k in ("name", "bytes", "tensor_bytes", "dtype", "shape")}
     after = w.call_after(const["runs_before"])
+    cost = None
     if after is not None:
         evidence["next_call"] = {k: after[k] for k in ("file", "line", "n", "first_s", "later_median_s")}
-    return {"kind": "embedded-constant", "file": const["file"], "line": const["line"], "evidence": evidence}
+        cost = max(0.0, after["first_s"] - (after["later_median_s"] or 0.0))
+    return {"kind": "embedded-constant", "file": const["file"], "line": const["line"],
+            "evidence": _costed(evidence, cost, w.script_s)}
+
+
+def _repeated(w, feed):
+    """An array fed unchanged on every call; its cost is the time handing it to TensorFlow took, as measured (none
+    in older documents)."""
+    fed = ("feed", "bytes", "calls", "same_calls", "how", "converted_from", "convert_s")
+    evidence = {k: feed[k] for k in fed if k in feed}
+    cost = None
+    if feed.get("convert_s") is not None:
+        cost = feed["convert_s"]
+    return {"kind": "repeated-feed", "file": feed["file"], "line": feed["line"],
+            "evidence": _costed(evidence, cost, w.script_s)}
+
+
+def _growth(w, g):
+    """A loop's line that kept making ops (at its own line or a builder's), with the runs right after them beyond
+    their call site's repeats."""
+    loop = g.get("loop") or {"file": g["file"], "line": g["line"]}
+    evidence = {k: g[k] for k in ("ops", "runs", "op_types")}
+    evidence.update(builder={"file": g["file"], "line": g["line"]}, via=list(g.get("via") or ()),
+                    causes=dict(g.get("causes") or {}))
+    after, site = list(g.get("after_s") or ()), g.get("after_site")
+    cost = None
+    if after and site:
+        call = next((c for c in w.calls if (c["file"], c["line"]) == (site["file"], site["line"])), {})
+        typical = call.get("repeat_median_s")
+        cost = max(0.0, sum(t - typical for t in after)) if typical is not None else sum(after)
+        evidence.update(after_site=site, after_runs=len(after), after_s_total=sum(after), repeat_median_s=typical)
+    return {"kind": "graph-growth", "file": loop["file"], "line": loop["line"],
+            "evidence": _costed(evidence, cost, w.script_s)}
+
+
+def _session_per_pass(w, s):
+    """A line that made several sessions on one graph: the sessions beyond the first cost their making and their
+    first runs beyond the runs that repeated a set of names within one session (the judge compares the two)."""
+    firsts, repeats, inits = list(s["first_s"]), list(s["repeat_s"]), list(s["init_s"])
+    typical = statistics.median(repeats) if repeats else None
+    cost = sum(inits[1:]) + sum(t - (typical or 0.0) for t in firsts[1:])
+    evidence = {"made": s["made"], "first_s": firsts, "init_s_total": sum(inits), "repeats": len(repeats),
+                "repeat_median_s": typical}
+    if repeats and all(t > 0 for t in (*firsts, *repeats)):
+        evidence["verdict"] = judge(firsts, repeats).to_dict()
+    return {"kind": "session-per-pass", "file": s["file"], "line": s["line"],
+            "evidence": _costed(evidence, max(0.0, cost), w.script_s)}
 
 
 def _new_signatures(call, script_s):

@@ -436,7 +436,10 @@ CSV = Option(None, optional_path, "also write one flat row per {lines} to PATH a
              metavar="PATH")
 PLOT = Option(None, optional_path, "also draw the figure ({figure}) to PATH.png (needs matplotlib: pip install -e "
               "'.[viz]')", metavar="PATH.png")
-RUNNING = {"force": FORCE, "timeout": TIMEOUT, "fresh_workers": FRESH_WORKERS, "quiet": QUIET, "json": JSON, "csv": CSV, "plot": PLOT}
+OUTPUT = Option(None, optional_path, "write the report to FILE (atomically) instead of stdout, and no progress "
+                "lines: stdout and stderr are left to the script", metavar="FILE")
+RUNNING = {"force": FORCE, "timeout": TIMEOUT, "fresh_workers": FRESH_WORKERS, "quiet": QUIET, "json": JSON, "csv": CSV,
+           "plot": PLOT, "output": OUTPUT}
 
 
 def running(*names):

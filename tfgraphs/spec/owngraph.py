@@ -172,8 +172,8 @@ DIAGNOSES = {d.name: d for d in (
     Diagnosis("repeated-feed",
               "load the array once into a variable whose initial value is a placeholder fed once "
               "(not tf.Variable(array), which embeds it)", "lesson 1 (tfgraphs compare: the variable variant), lab 7"),
-    Diagnosis("graph-growth", "create the ops once, before the loop, and call graph.finalize() so that a new op raises",
-              "lesson 5 (tfgraphs pitfalls --lessons graph-growth), labs 6 and 7"),
+    Diagnosis("graph-growth", "create the ops once, before the loop at this line, and call graph.finalize() so that a "
+              "new op raises", "lesson 5 (tfgraphs pitfalls --lessons graph-growth), labs 6 and 7"),
     Diagnosis("new-signature",
               "fetch one set of names at this line, or run each set once before the loop that is timed (each new set "
               "of feeds and fetches builds its executors once per session; make_callable does not avoid that)",
@@ -181,4 +181,30 @@ DIAGNOSES = {d.name: d for d in (
     Diagnosis("retracing",
               "give the tf.function an input_signature with None dimensions, so new shapes reuse one trace "
               "(reduce_retracing=True generalises only after a retrace)", "lesson 4 (tfgraphs shapes), lab 4"),
+    Diagnosis("session-per-pass",
+              "make the session once, before the loop, and run it on every pass, so that only its first run pays "
+              "what each new session's first run paid here",
+              "lesson 5 (tfgraphs pitfalls --lessons executor-cache)"),
+)}
+
+
+@dataclass(frozen=True)
+class Cause:
+    """What ops made in a loop were, told by their op types (worker.watched.cause_of), and its remedy."""
+
+    name: str
+    what: str
+    remedy: str
+
+
+CAUSES = {c.name: c for c in (
+    Cause("saver", "a tf.compat.v1.train.Saver's save and restore ops",
+          "make the Saver once, before the loop, and call saver.save(sess, path) in it"),
+    Cause("summary", "summary ops",
+          "make each summary op and tf.compat.v1.summary.merge_all() once, before the loop, and run the merged op in "
+          "it"),
+    Cause("dataset", "a tf.data Dataset and its iterator",
+          "build the Dataset and its iterator once, before the loop, and run the get_next() tensor in it"),
+    Cause("initializer", "a variables initializer (a NoOp grouping the variables' assignments)",
+          "make tf.compat.v1.global_variables_initializer() once and run it once, before the loop"),
 )}

@@ -21,7 +21,8 @@ import traceback
 import types
 import zipfile
 
-from tfgraphs.worker.watched import CallSites, GraphOps, UserFrames, describe, feed_name, run_signature
+from tfgraphs.worker.sessions import Sessions
+from tfgraphs.worker.watched import UNKNOWN, CallSites, GraphOps, UserFrames, describe, feed_name, run_signature
 
 RUN_ARGS = ("fetches", "feed_dict", "options", "run_metadata")
 MAKE_CALLABLE_ARGS = ("fetches", "feed_list", "accept_options")
@@ -48,6 +49,7 @@ class Watch:
         self.frames = UserFrames(script)
         self.calls = CallSites(min_bytes)
         self.graphs = GraphOps(self.frames, min_bytes)
+        self.sessions = Sessions()
         self.runs = 0
         self.error = None
         self.patches = []
@@ -92,10 +94,27 @@ class Watch:
         # The tensorflow package deletes its `python` attribute; the module itself stays in sys.modules.
         self.frames.add_tensorflow(sys.modules["tensorflow.python"])
         base = session.BaseSession
+        self._patch(base, "__init__", self._hooked_init)
         self._patch(base, "run", self._hooked_run)
         self._patch(base, "make_callable", self._hooked_make_callable)
         self._patch(base, "_make_callable_from_options", self._hooked_callable_from_options)
         self._patch(base._Callable, "__call__", self._hooked_callable_call)
+
+    def _hooked_init(self, original):
+        """BaseSession.__init__, timed, with the line that made the session."""
+        watch = self
+
+        @functools.wraps(original)
+        def __init__(session, *args, **kwargs):
+            start = time.perf_counter()
+            original(session, *args, **kwargs)
+            watch.guard(watch._made_session, session, sys._getframe(1), time.perf_counter() - start)
+        return __init__
+
+    def _made_session(self, session, frame, seconds):
+        """Note a session made by the code running in frame, on its graph."""
+        graph = self.graphs.state(session.graph)
+        self.sessions.made_one(session, self.frames.of_stack(frame), graph.serial, seconds)
 
     def _install_function_hook(self):
         """Remember each tf.function made, with the line that made it."""
@@ -153,20 +172,24 @@ class Watch:
 
     def _before(self, session, kind, signature, feed_pairs):
         """Note a call about to run session's graph: its user line, the graph's new ops, the arrays fed."""
-        where = self.frames.of_stack(sys._getframe(1))
+        chain = self.frames.chain_of_stack(sys._getframe(1))
+        where = chain[0][:2] if chain else UNKNOWN
         graph = session.graph
         state = self.graphs.state(graph)
         self.graphs.examine_all(self.runs)
-        self.graphs.settle(state, session)
+        grown = self.graphs.settle(state, session, chain)
         run_index = self.runs
         self.runs += 1
         state.runs += 1
-        return where, kind, signature, self.calls.examine_feeds(feed_pairs, graph), run_index
+        return (where, kind, signature, self.calls.examine_feeds(feed_pairs, graph), run_index,
+                self.sessions.of(session, state.serial), grown)
 
     def _after(self, before, seconds):
         """Record a finished call."""
-        where, kind, signature, feeds, run_index = before
-        self.calls.record(where, kind, signature, seconds, feeds, run_index)
+        where, kind, signature, feeds, run_index, session, grown = before
+        ran = self.sessions.ran(session, where, kind, signature, seconds)
+        self.calls.record(where, kind, signature, seconds, feeds, run_index, ran)
+        self.graphs.ran_after(grown, where, seconds)
 
     def _before_run(self, session, args, kwargs):
         """_before for a Session.run call."""
@@ -272,7 +295,8 @@ class Watch:
         """The observations so far, as the JSON-ready dict of the watch document."""
         self.guard(self._examine_end)
         lists = {"calls": self.calls.calls_list, "consts": self.graphs.consts_list,
-                 "growth": self.graphs.growth_list, "feeds": self.calls.feeds_list, "functions": self._functions_list}
+                 "growth": self.graphs.growth_list, "feeds": self.calls.feeds_list, "functions": self._functions_list,
+                 "sessions": self.sessions.sessions_list}
         made = {key: self.guard(build, after_failure=True) for key, build in lists.items()}
         imported = sys.modules.get("tensorflow")   # the script's tensorflow, or tf.compat.v1 under --tf1
         return {"status": "ok" if self.error is None else "failed", "error": self.error,
@@ -467,7 +491,8 @@ def document(watch, options, code, ended, started=None):
             "script": options.script_path, "argv": [options.script, *options.args], "tf1": options.tf1,
             "min_bytes": options.min_bytes, "exit_code": code, "ended": ended,
             "touched_tensorflow": seen["touched_tensorflow"], "runs": seen["runs"], "graph_ops": seen["graph_ops"],
-            "script_s": script_s, **{key: seen[key] for key in ("calls", "consts", "growth", "feeds", "functions")}}
+            "script_s": script_s,
+            **{key: seen[key] for key in ("calls", "consts", "growth", "feeds", "functions", "sessions")}}
 
 
 def finish(watch, options, code, ended, started=None):

@@ -12,6 +12,7 @@ import runpy
 import statistics
 import sys
 import threading
+import time
 import weakref
 import zlib
 
@@ -24,6 +25,8 @@ MAX_STACKS = 10000
 # Folders whose files are never the user's: installed packages and the import system's pseudo-files.
 PACKAGE_FOLDERS = ("site-packages", "dist-packages")
 FROZEN = "<frozen "
+# User frames kept of a call chain: from the line that made an op out to the loop that keeps calling it.
+MAX_CHAIN = 8
 
 
 def _folder(module_file):
@@ -76,6 +79,30 @@ class UserFrames:
                 return code.co_filename, frame.f_lineno
             frame = frame.f_back
         return UNKNOWN
+
+    def chain_of_stack(self, frame):
+        """((file, line, function), ...) of the user frames from a live frame outward, at most MAX_CHAIN."""
+        chain = []
+        while frame is not None and len(chain) < MAX_CHAIN:
+            code = frame.f_code
+            if self.is_user(code.co_filename):
+                chain.append((code.co_filename, frame.f_lineno, code.co_name))
+            frame = frame.f_back
+        return tuple(chain)
+
+    def chain_of_traceback(self, stack):
+        """((file, line, function), ...) of the user frames of an op's creation stack, innermost first, at most
+        MAX_CHAIN."""
+        if stack is None:
+            return ()
+        chain = []
+        for i in range(len(stack) - 1, -1, -1):
+            frame = stack[i]
+            if self.is_user(frame.filename):
+                chain.append((frame.filename, frame.lineno, frame.name))
+                if len(chain) == MAX_CHAIN:
+                    break
+        return tuple(chain)
 
     def of_traceback(self, stack):
         """(file, line) of the innermost user frame of an op's creation stack (outermost frame first)."""
@@ -182,7 +209,8 @@ def handed(numpy, value, dtype):
 
 
 class FeedRecord:
-    """One feed of one call site that was given a big array: how often, and how often the first one again."""
+    """One feed of one call site that was given a big array: how often, how often the first one again, and the time
+    spent handing it to TensorFlow as session.py does."""
 
     def __init__(self, nbytes, key, given):
         self.bytes = nbytes
@@ -190,6 +218,7 @@ class FeedRecord:
         self.given = given
         self.calls = 0
         self.same_calls = 0
+        self.convert_s = 0.0
 
 
 class CallSite:
@@ -202,6 +231,10 @@ class CallSite:
         self.signature_first_s = []
         self.feed_bytes = []
         self.feeds = {}
+        self.sessions = set()
+        self.session_first_s = []
+        self.later_s = []
+        self.repeat_s = []
 
 
 class CallSites:
@@ -212,15 +245,17 @@ class CallSites:
         self.sites = {}
 
     def examine_feeds(self, pairs, graph=None):
-        """(bytes handed to TensorFlow, [(feed name, nbytes, sameness key, the type converted or None)] of the feeds of
-        at least min_bytes): each
-        value as session.py converts it, np.asarray at the fed tensor's dtype, whatever its type (list, scalar)."""
+        """(bytes handed to TensorFlow, [(feed name, nbytes, sameness key, the type converted or None, seconds to
+        convert, the array)] of the feeds of at least min_bytes): each value as session.py converts it, np.asarray at
+        the fed tensor's dtype, whatever its type (list, scalar), timed."""
         numpy = sys.modules.get("numpy")
         if numpy is None:
             return 0, []
         total, big = 0, []
         for key, value in pairs:
+            start = time.perf_counter()
             array = handed(numpy, value, fed_dtype(key, graph))
+            seconds = time.perf_counter() - start
             if array is None:
                 continue
             total += array.nbytes
@@ -228,26 +263,33 @@ class CallSites:
                 # The value the script passed is what it repeats: a list converted anew is still the same list.
                 same = (id(value), array.shape, array.dtype.str, fingerprint(array))
                 given = None if array is value else type(value).__name__   # what session.py converted
-                big.append((feed_name(key), array.nbytes, same, given))
+                big.append((feed_name(key), array.nbytes, same, given, seconds))
         return total, big
 
-    def record(self, where, kind, signature, seconds, feeds, run_index):
-        """Add one call: where = (file, line), feeds as examine_feeds returned them."""
+    def record(self, where, kind, signature, seconds, feeds, run_index, session=None):
+        """Add one call: where = (file, line), feeds as examine_feeds returned them, session = (its serial, whether
+        this call is its first at this line, whether it repeats a set of names it ran here before)."""
         site = self.sites.get((*where, kind))
         if site is None:
             site = self.sites[(*where, kind)] = CallSite(run_index)
+        serial, first_here, repeat = session or (None, not site.times, signature in site.signatures)
         site.times.append(seconds)
         if signature not in site.signatures:
             site.signatures[signature] = len(site.signatures)
             site.signature_first_s.append(seconds)
+        site.sessions.add(serial)
+        (site.session_first_s if first_here else site.later_s).append(seconds)
+        if repeat:
+            site.repeat_s.append(seconds)
         total, big = feeds
         site.feed_bytes.append(total)
-        for name, nbytes, same, given in big:
+        for name, nbytes, same, given, convert_s in big:
             record = site.feeds.get(name)
             if record is None:
                 record = site.feeds[name] = FeedRecord(nbytes, same, given)
             record.calls += 1
             record.same_calls += same == record.first
+            record.convert_s += convert_s
 
     def calls_list(self):
         """The calls entries, sorted by file, line and kind."""
@@ -256,16 +298,19 @@ class CallSites:
             times = site.times
             out.append({"file": file, "line": line, "kind": kind, "n": len(times),
                         "signatures": len(site.signatures), "first_s": times[0],
-                        "later_median_s": statistics.median(times[1:]) if len(times) > 1 else None,
+                        "later_median_s": statistics.median(site.later_s) if site.later_s else None,
                         "feed_bytes_per_call": statistics.median_low(site.feed_bytes),
                         "times_s": list(times), "signature_first_s": list(site.signature_first_s),
-                        "first_run_index": site.first_run_index})
+                        "first_run_index": site.first_run_index, "sessions": len(site.sessions),
+                        "session_first_s": list(site.session_first_s),
+                        "repeat_median_s": statistics.median(site.repeat_s) if site.repeat_s else None})
         return out
 
     def feeds_list(self):
         """The feeds entries, sorted by file, line and feed name."""
         return [{"file": file, "line": line, "feed": name, "bytes": r.bytes, "calls": r.calls,
-                 "same_calls": r.same_calls, "how": SAME_HOW, **({"converted_from": r.given} if r.given else {})}
+                 "same_calls": r.same_calls, "how": SAME_HOW, "convert_s": r.convert_s,
+                 **({"converted_from": r.given} if r.given else {})}
                 for (file, line, _kind), site in sorted(self.sites.items())
                 for name, r in sorted(site.feeds.items())]
 
@@ -277,6 +322,10 @@ class CallSites:
 MAX_BYTES_PER_DATA_BYTE = 10
 NODE_DEF_BASE_BYTES = 256
 BYTES_PER_DIM = 12
+# Op types by which ops made in a loop are named: what a tf.compat.v1.train.Saver makes, and what initializes a variable.
+SAVER_TYPES = frozenset({"SaveV2", "RestoreV2", "MergeV2Checkpoints", "ShardedFilename", "SaveSlices", "RestoreSlice"})
+INITIALIZER_TYPES = frozenset({"Assign", "AssignVariableOp"})
+MAX_AFTER = 1000   # runs after new ops kept per growth entry
 
 
 class GraphState:
@@ -303,6 +352,7 @@ class GraphOps:
         self.states = {}
         self.consts = []
         self.growth = {}
+        self.loops = {}   # the line that made ops -> its first (loop line, frames): for ops made after the last run
         self.ops = 0   # every op of every graph examined
 
     def state(self, graph):
@@ -329,30 +379,42 @@ class GraphOps:
         """Examine the ops graph gained since the last look."""
         for op in self._new_ops(graph, state):
             self.ops += 1
-            where = self.frames.of_traceback(op.traceback)
+            stack = op.traceback
+            where = self.frames.of_traceback(stack)
             if op.type == "Const":
                 entry = self._const(op, where, runs_so_far)
                 if entry is not None:
                     self.consts.append(entry)
             if state.runs:
-                state.pending.append((where, op.type))
+                state.pending.append((where, op.type, self.frames.chain_of_traceback(stack), cause_of(op)))
 
-    def settle(self, state, session):
-        """Before session runs the graph: the ops made since its last run are growth if this session ran it before;
-        made before a session's first run, they are what that session starts with, and no leak."""
+    def settle(self, state, session, run_chain=()):
+        """Before session runs the graph (called from run_chain): the ops made since its last run are growth if this
+        session ran it before, and the keys of the growth entries they joined are returned; made before a session's
+        first run, they are what that session starts with, and no leak."""
         ran = state.sessions.get(session, 0)
+        grown = set()
         if ran:
-            for where, op_type in state.pending:
-                self._grew(where, op_type, (state.serial, state.runs))
+            for where, op_type, chain, cause in state.pending:
+                grown.add(self._grew(where, op_type, (state.serial, state.runs), loop_of(chain, run_chain), cause))
         state.pending.clear()
         state.sessions[session] = ran + 1
+        return grown
 
     def settle_all(self):
         """At the end: ops made after a graph's last run, by then run by some session, are growth."""
         for state in self.states.values():
-            for where, op_type in state.pending:
-                self._grew(where, op_type, (state.serial, state.runs))
+            for where, op_type, chain, cause in state.pending:
+                self._grew(where, op_type, (state.serial, state.runs), self.loops.get(where), cause)
             state.pending.clear()
+
+    def ran_after(self, grown, where, seconds):
+        """Note the run, at where, that came right after the growth entries grown got their ops."""
+        for key in grown:
+            entry = self.growth[key]
+            entry["after_site"] = entry["after_site"] or where
+            if len(entry["after_s"]) < MAX_AFTER:
+                entry["after_s"].append(seconds)
 
     @staticmethod
     def _new_ops(graph, state):
@@ -397,24 +459,67 @@ class GraphOps:
             return len(serialized)
         return op.node_def.ByteSize()
 
-    def _grew(self, where, op_type, epoch):
-        """Count an op a line added after its graph's first run; epoch names the interval between two runs."""
-        entry = self.growth.get(where)
+    def _grew(self, where, op_type, epoch, loop, cause):
+        """Count an op a line added after its graph's first run, keyed by that line and the loop's (loop = (its
+        (file, line), the user frames from the op's line out to it)); epoch names the interval between two runs."""
+        loop_where, via = loop if loop is not None else (where, ((*where, ""),))
+        self.loops.setdefault(where, (loop_where, via))
+        key = (where, loop_where)
+        entry = self.growth.get(key)
         if entry is None:
-            entry = self.growth[where] = {"ops": 0, "epochs": set(), "op_types": collections.Counter()}
+            entry = self.growth[key] = {"ops": 0, "epochs": set(), "op_types": collections.Counter(),
+                                        "causes": collections.Counter(), "via": via, "after_s": [],
+                                        "after_site": None}
         entry["ops"] += 1
         entry["epochs"].add(epoch)
         entry["op_types"][op_type] += 1
+        if cause:
+            entry["causes"][cause] += 1
+        return key
 
     def consts_list(self):
         """The consts entries, sorted by file, line and name."""
         return sorted(self.consts, key=lambda c: (c["file"], c["line"], c["name"]))
 
     def growth_list(self):
-        """The growth entries, sorted by file and line."""
+        """The growth entries, sorted by file and line: the line that made the ops, the loop's line that kept
+        calling it, the user frames between, the runs right after the ops, and what the ops were."""
         return [{"file": f, "line": line, "ops": e["ops"], "runs": len(e["epochs"]),
-                 "op_types": dict(sorted(e["op_types"].items()))}
-                for (f, line), e in sorted(self.growth.items())]
+                 "op_types": dict(sorted(e["op_types"].items())), "causes": dict(sorted(e["causes"].items())),
+                 "loop": {"file": loop[0], "line": loop[1]},
+                 "via": [{"file": v[0], "line": v[1]} for v in e["via"]], "after_s": list(e["after_s"]),
+                 **({"after_site": {"file": e["after_site"][0], "line": e["after_site"][1]}}
+                    if e["after_site"] else {})}
+                for ((f, line), loop), e in sorted(self.growth.items())]
+
+
+def loop_of(chain, run_chain):
+    """((file, line), frames) of the loop's line: the frame of an op's creation chain (innermost first) in the
+    function that also made the run after it, that is the line there that called toward the op, with the chain's
+    frames up to it; None when no function is shared."""
+    functions = {(f, name) for f, _line, name in run_chain}
+    for i, (f, line, name) in enumerate(chain):
+        if (f, name) in functions:
+            return (f, line), chain[:i + 1]
+    return None
+
+
+def cause_of(op):
+    """What an op made after a run belongs to, by its type: a Saver's, a summary's, a Dataset's or an initializer
+    (a NoOp grouping only variables' assignments, as global_variables_initializer makes), else None."""
+    kind = op.type
+    if kind in SAVER_TYPES:
+        return "saver"
+    if kind.endswith(("Summary", "SummaryV2")):
+        return "summary"
+    if "Dataset" in kind or "Iterator" in kind:
+        return "dataset"
+    # A Saver's restore_all also groups assignments: of what its RestoreV2 read, which an initializer's never are.
+    if kind == "NoOp" and op.control_inputs and all(
+            c.type in INITIALIZER_TYPES and not any(i.op.type in SAVER_TYPES for i in c.inputs)
+            for c in op.control_inputs):
+        return "initializer"
+    return None
 
 
 def _next_operation(pywrap_tf_session, graph, position):
