@@ -74,8 +74,9 @@ def test_list_says_how_to_start(capfd):
     proc = run_main(capfd, "lab", "list")
     assert proc.returncode == 0
     lines = proc.stdout.splitlines()
-    assert lines[:-2] == [f"{n}. {title}" for n, title in LABS.items()]
-    assert lines[-2].startswith("Start lab N: `tfgraphs lab start N` copies its sheet, starter.py and")
+    assert lines[:len(LABS)] == [f"{n}. {title}" for n, title in LABS.items()]
+    assert lines[len(LABS)].startswith("Start lab N: `tfgraphs lab start N` copies its sheet, starter.py and")
+    assert lines[-1].startswith("Grade a class: `tfgraphs lab check N FOLDER`")
     assert max(map(len, lines)) <= 100
 
 

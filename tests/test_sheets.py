@@ -46,7 +46,7 @@ WORK = ("tfgraphs.jobs.runner.check_memory",     # a measuring command's plan is
         "tfgraphs.processes.start")             # server starts TensorFlow's server
 OUTPUT_FLAGS = ("-o", "--json", "--csv", "--plot", "--strip-constants", "--trace", "--tensorboard")
 # What a metavariable of a synopsis stands for here.
-METAVARS = {"N": "1", "COMMAND": "compare", "HOST": "127.0.0.1", "OUT": "out", "DIR": "dir", "SCRIPT": "script.py",
+METAVARS = {"N": "1", "FOLDER": "lab1", "COMMAND": "compare", "HOST": "127.0.0.1", "OUT": "out", "DIR": "dir", "SCRIPT": "script.py",
             "S": "60", "ARGS...": None}
 FLAGGED = re.compile(r"(?<!`)`(--[a-z][^`]*)`(?!`)")
 
@@ -156,6 +156,12 @@ def real(argv, folder, graphs):
 def make_input(folder, name, graphs):
     """The file name in folder, made as the page's reader would have it: a lab's starter, a graph, a script, a JSON."""
     path, lab = folder / name, re.fullmatch(r"lab(\d)/(starter\.(py|ipynb))", name)
+    if (ROOT / name).is_dir() and name.startswith("tests/"):   # a class of submissions: the repository's own
+        shutil.copytree(ROOT / name, path, dirs_exist_ok=True)
+        return
+    if re.fullmatch(r"lab\d", name):   # a folder of a class's files
+        make_input(folder, f"{name}/starter.py", graphs)
+        return
     if path.suffix not in (".pb", ".py", ".ipynb", ".json"):
         return
     path.parent.mkdir(parents=True, exist_ok=True)

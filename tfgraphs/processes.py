@@ -28,9 +28,10 @@ from contextlib import contextmanager
 
 from tfgraphs import pagetables
 
-# The modules whose processes may be forked: the measuring workers and the lab checks' child. A watched script runs
-# as `python SCRIPT` would: its own import of TensorFlow, after whatever it sets in its environment first.
-FORKABLE = ("tfgraphs.worker.", "tfgraphs.labs.checking")
+# The modules whose processes may be forked: the measuring workers, the lab checks' child and a class's judges. A
+# watched script runs as `python SCRIPT` would: its own import of TensorFlow, after whatever it sets in its
+# environment first.
+FORKABLE = ("tfgraphs.worker.", "tfgraphs.labs.checking", "tfgraphs.labs.grading")
 NEVER_FORKED = ("tfgraphs.worker.watch",)
 # What a fork reproduces of Popen's options; any other starts a fresh interpreter.
 FORK_OPTIONS = {"stdin", "stdout", "stderr", "env", "text", "errors"}

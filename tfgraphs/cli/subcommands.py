@@ -25,7 +25,7 @@ def add_parsers(sub):
 
 
 def add_lab(sub):
-    """Add `lab` and its list, start and check to the subcommands."""
+    """Add `lab` and its list, start and check (of one file, or of a class's) to the subcommands."""
     lab = sub.add_parser("lab", help="course labs: list them, start one, or check a solution",
                          description="Check a lab solution: prints each check as ok or WRONG with a hint, and "
                                      "exits 0 only when every check passes. `tfgraphs lab start N` copies lab N out.")
@@ -36,14 +36,28 @@ def add_lab(sub):
     start.add_argument("dir", nargs="?", default=None, help="where to put them (default ./labN); existing files "
                                                            "are never overwritten")
     start.set_defaults(func=run_lab_start)
-    check = lab_sub.add_parser("check", help="run lab N's checks on your file")
-    check.add_argument("number", type=typed(Whole(), "number"), help="the lab's number")
-    check.add_argument("path", help="your solution, e.g. lab1/starter.py, or a notebook (lab1/starter.ipynb; "
-                                    "needs jupytext)")
+    check = lab_sub.add_parser("check", help="run lab N's checks on your file, or grade a class's files",
+                               description="One file: each check as ok or WRONG with a hint. A folder, several "
+                                           "files, `all` or --json: one row a submission (a class), judged --jobs at "
+                                           "a time. Exits 0 only when every check of every file passes.")
+    check.add_argument("number", type=lab_number, help="the lab's number, or `all`: each file against the lab its "
+                                                       "name or folder names (lab3.py, lab3/, 3-bloat/)")
+    check.add_argument("path", nargs="+", help="your solution, e.g. lab1/starter.py, or a notebook (lab1/starter."
+                                               "ipynb; needs jupytext); or folders of them (every .py and .ipynb)")
     check.add_argument("--timeout", type=typed(Positive(most=DAY_S, unit=" s"), "timeout"), default=60.0,
                        metavar="S", help="seconds each check may take before it counts as WRONG (default 60; at "
                                          f"most {DAY_S:,g}); your code runs in a separate process")
+    check.add_argument("--json", metavar="FILE", help="write one record a submission (each check's outcome and "
+                                                      "hint, time, status) to FILE")
+    check.add_argument("--jobs", type=typed(Whole(most=64), "jobs"), default=None, metavar="K",
+                       help="submissions judged at a time (default: the cores, here "
+                            f"{os.cpu_count() or 1}; at most 64)")
     check.set_defaults(func=run_lab_check)
+
+
+def lab_number(text):
+    """A lab's number, or "all"."""
+    return "all" if text == "all" else typed(Whole(), "number")(text)
 
 
 def run_lab_list(args):
@@ -52,6 +66,7 @@ def run_lab_list(args):
         print(f"{number}. {title}")
     print("Start lab N: `tfgraphs lab start N` copies its sheet, starter.py and starter.ipynb into ./labN.")
     print("Check it: `tfgraphs lab check N labN/starter.py`, or run the notebook's last cell.")
+    print("Grade a class: `tfgraphs lab check N FOLDER` or `tfgraphs lab check all FOLDER --json grades.json`.")
     return 0
 
 
@@ -64,10 +79,31 @@ def run_lab_start(args):
 
 
 def run_lab_check(args):
-    from tfgraphs.labs.checking import check_lab
-
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")   # the checks report what matters; TensorFlow's logs do not
-    return check_lab(args.number, args.path, timeout_s=args.timeout)
+    (path, *more) = args.path
+    if args.number != "all" and not more and not os.path.isdir(path) and args.json is None and args.jobs is None:
+        from tfgraphs.labs.checking import check_lab
+
+        return check_lab(args.number, path, timeout_s=args.timeout)
+    return run_lab_grade(args)
+
+
+def run_lab_grade(args):
+    import time
+
+    from tfgraphs.api.outputs import writable
+    from tfgraphs.fileio import write_doc
+    from tfgraphs.labs import grading
+
+    subs = grading.submissions(args.number, args.path)
+    writable(inputs=args.path, json=args.json)
+    jobs = args.jobs or os.cpu_count() or 1
+    start = time.perf_counter()
+    grading.grade(subs, args.timeout, jobs, progress=grading.print_progress)
+    seconds = time.perf_counter() - start
+    if args.json:
+        write_doc(grading.document(subs, seconds, jobs, args.timeout), args.json)
+    return grading.table(subs, seconds, jobs)
 
 
 def add_report(sub):

@@ -37,6 +37,8 @@ from tfgraphs.labs.notebook import as_script, checked_names, relabel, script_of
 
 DEFAULT_TIMEOUT_S = 60.0
 LOADING = "loading your file"
+STOPPED = "did not finish within"   # how a check that hung begins its detail
+ENDED = "the process running your code ended"   # and one whose process died
 START_S = 300.0   # importing TensorFlow in the child, before any student code runs: not the student's time
 # The module holding each lab's checks, found by name: those modules import this one for the decorators below.
 CHECK_MODULES = {1: "tfgraphs.labs.rerun", 2: "tfgraphs.labs.rerun", 3: "tfgraphs.labs.rerun",
@@ -383,7 +385,7 @@ def _follow(proc, timeout_s, checks, sent):
         except queue.Empty:
             proc.kill()
             proc.wait()
-            return outcomes, Outcome(running or LOADING, False, f"did not finish within {timeout_s:g} s (a loop that "
+            return outcomes, Outcome(running or LOADING, False, f"{STOPPED} {timeout_s:g} s (a loop that "
                                                                 f"never ends?); stopped")
         if event is None:
             break
@@ -411,9 +413,9 @@ def _follow(proc, timeout_s, checks, sent):
     if code == 0 and len(outcomes) == len(checks):
         return outcomes, None
     last = next((line.strip() for line in reversed(errors) if line.strip()), "")
-    what = f"the process running your code ended with status {code}" + (f": {last[:200]}" if last else "")
+    what = f"{ENDED} with status {code}" + (f": {last[:200]}" if last else "")
     if code == 0:
-        what = "the process running your code ended before this check reported"
+        what = f"{ENDED} before this check reported"
     return outcomes, Outcome(running or (check_name(checks[len(outcomes)]) if loaded else LOADING), False, what)
 
 
