@@ -42,7 +42,12 @@ def _repeated(w, d):
     if e.get("convert_s") is None:
         return head + " (its cost per call was not measured)."
     return (head + f"; handing it over as session.py does (np.asarray at the placeholder's dtype) took "
-            f"{fmt_s(e['convert_s'] / e['calls'])} a call as timed here" + _spent(w, e) + ".")
+            f"{_short(e['convert_s'] / e['calls'])} a call as timed here" + _spent(w, e) + ".")
+
+
+def _short(seconds):
+    """A duration that may be far under a millisecond: in microseconds there, as fmt_s otherwise."""
+    return f"{seconds * 1e6:.0f} µs" if seconds < 1e-4 else fmt_s(seconds)
 
 
 def _spent(w, e):
@@ -50,12 +55,12 @@ def _spent(w, e):
     if e.get("cost_s") is None:
         return ""
     share = "" if e.get("share") is None else f", {_percent(e['share'])} of the script's {fmt_s(w.script_s)} run"
-    return f"; together {fmt_s(e['cost_s'])}{share}"
+    return f"; together {_short(e['cost_s'])}{share}"
 
 
 def _percent(share):
-    """A share as a percentage."""
-    return f"{100 * share:.1f}%"
+    """A share as a percentage, to three significant digits."""
+    return f"{sig3(100 * share)}%"
 
 
 def _types(op_types):
