@@ -25,7 +25,6 @@ Which tests start processes, and why:
 
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -90,10 +89,7 @@ def _kernel_spec(folder):
 
 def pytest_unconfigure(config):
     for server in getattr(config, "worker_servers", ()):
-        server.stdin.close()   # its signal to end, and to end the children it still has
-        server.wait()
-    if hasattr(config, "server_folder"):
-        shutil.rmtree(config.server_folder, ignore_errors=True)
+        processes.end_server(server, config.server_folder)
 
 
 def running():

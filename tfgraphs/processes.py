@@ -111,13 +111,18 @@ def workers(fork=True):
     finally:
         _scopes.remove(servers)
         for proc, path in filter(None, (servers or {}).values()):
-            proc.stdin.close()   # its signal to end, and to end its children
-            try:
-                proc.wait(ENDING_S)
-            except subprocess.TimeoutExpired:
-                proc.kill()      # and its children with it (PR_SET_PDEATHSIG)
-                proc.wait()
-            shutil.rmtree(os.path.dirname(path), ignore_errors=True)
+            end_server(proc, os.path.dirname(path))
+
+
+def end_server(proc, folder):
+    """End a server start_server made, and its children, then remove its folder."""
+    proc.stdin.close()   # its signal to end, and to end its children
+    try:
+        proc.wait(ENDING_S)
+    except subprocess.TimeoutExpired:
+        proc.kill()      # and its children with it (PR_SET_PDEATHSIG)
+        proc.wait()
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 def load_time(env):

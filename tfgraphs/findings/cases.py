@@ -5,9 +5,10 @@ import statistics
 import textwrap
 
 from tfgraphs.findings.evidence import judged
-from tfgraphs.records.judge import CANNOT_TELL, ONE_AGAINST, judge
-from tfgraphs.spec.tflog import NETWORK_OPS, runs_as
+from tfgraphs.records.judge import CANNOT_TELL, judge
+from tfgraphs.spec.options import ONE_AGAINST
 from tfgraphs.spec.pitfalls import LEAK_AGAIN, RAISED_FOLD_LIMIT
+from tfgraphs.spec.tflog import NETWORK_OPS, runs_as
 from tfgraphs.units import fmt_bytes, fmt_s, join
 
 

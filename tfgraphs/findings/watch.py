@@ -107,7 +107,7 @@ def _sessions(w, d):
                       f"{fmt_s(e['init_s_total'])}" + _spent(w, e) + ", beyond one session.", verdict)
     return (head + f", and making the sessions took {fmt_s(e['init_s_total'])}; no run repeated a set of names in one "
             f"session to compare with, so all of their first runs are counted" + _spent(w, e) + ", beyond one "
-            f"session.")
+            "session.")
 
 
 def _signatures(w, d):

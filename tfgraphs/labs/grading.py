@@ -13,7 +13,6 @@ checks only.
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -146,13 +145,7 @@ def shared_server():
         yield
     finally:
         del os.environ[processes.SERVERS]
-        server.stdin.close()   # its signal to end, and to end its children
-        try:
-            server.wait(processes.ENDING_S)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
-        shutil.rmtree(folder, ignore_errors=True)
+        processes.end_server(server, folder)
 
 
 def limit_s(timeout_s):

@@ -8,7 +8,7 @@ from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 
-from tfgraphs.spec.options import ALPHA, FEWEST, ONE_AGAINST, RANK_SUM, SIGNED_RANK
+from tfgraphs.spec.options import ALPHA, FEWEST, RANK_SUM, SIGNED_RANK
 
 # scipy.stats is imported by the functions that test, so that --help and the option checks never load it.
 

@@ -24,6 +24,19 @@ class SessionRecord:
         self.seen = set()
         self.repeat_s = []
 
+    def ran(self, where, kind, signature, seconds):
+        """(serial, first call of this session at the line, a repeat of a set it ran there) of one call."""
+        site, key = (*where, kind), (*where, kind, signature)
+        first_here, repeat = site not in self.sites, key in self.seen
+        self.sites.add(site)
+        self.seen.add(key)
+        if self.runs == 0:
+            self.first_s = seconds
+        elif repeat and len(self.repeat_s) < MAX_REPEATS:
+            self.repeat_s.append(seconds)
+        self.runs += 1
+        return self.serial, first_here, repeat
+
 
 class Sessions:
     """Every session seen, weakly keyed by the session object, and kept by the line that made it."""
@@ -34,32 +47,16 @@ class Sessions:
         self.serials = itertools.count()
 
     def made_one(self, session, where, graph, init_s):
-        """Note a session made at where on the graph of serial graph, in init_s seconds."""
+        """Note a session made at where, on the graph whose serial is graph, in init_s seconds."""
         record = SessionRecord(next(self.serials), where, graph, init_s)
         self.by_session[session] = record
         self.made.append(record)
-
-    def of(self, session, graph):
-        """The SessionRecord of session, one made before the hooks started being noted now."""
-        record = self.by_session.get(session)
-        if record is None:
-            self.made_one(session, UNKNOWN, graph, None)
-            record = self.by_session[session]
         return record
 
-    @staticmethod
-    def ran(record, where, kind, signature, seconds):
-        """(serial, first call of the session at this line, a repeat of a set it ran here) of one call."""
-        site, key = (*where, kind), (*where, kind, signature)
-        first_here, repeat = site not in record.sites, key in record.seen
-        record.sites.add(site)
-        record.seen.add(key)
-        if record.runs == 0:
-            record.first_s = seconds
-        elif repeat and len(record.repeat_s) < MAX_REPEATS:
-            record.repeat_s.append(seconds)
-        record.runs += 1
-        return record.serial, first_here, repeat
+    def of(self, session, graph):
+        """The SessionRecord of session; one made before the hooks started is noted at an unknown line."""
+        record = self.by_session.get(session)
+        return record if record is not None else self.made_one(session, UNKNOWN, graph, None)
 
     def sessions_list(self):
         """The sessions entries, by the line that made them: how many, on how many graphs, their times."""

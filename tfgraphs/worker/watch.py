@@ -187,7 +187,7 @@ class Watch:
     def _after(self, before, seconds):
         """Record a finished call."""
         where, kind, signature, feeds, run_index, session, grown = before
-        ran = self.sessions.ran(session, where, kind, signature, seconds)
+        ran = session.ran(where, kind, signature, seconds)
         self.calls.record(where, kind, signature, seconds, feeds, run_index, ran)
         self.graphs.ran_after(grown, where, seconds)
 
