@@ -114,14 +114,16 @@ def run_main(capfd, *args):
 
     argv = [*map(str, args)]
     capfd.readouterr()
-    handler, environ = signal.getsignal(signal.SIGTERM), dict(os.environ)
+    handlers, environ = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGHUP)}, dict(os.environ)
     try:
         code = main(argv)
     except SystemExit as exc:   # argparse refuses and --help ends by exiting, as from the command line
         code = exc.code
     finally:
-        # main() makes SIGTERM unwind and a command may set TensorFlow's log level: this process keeps its own.
-        signal.signal(signal.SIGTERM, handler)
+        # main() makes SIGTERM and SIGHUP unwind and a command may set TensorFlow's log level: this process keeps
+        # its own.
+        for sig, handler in handlers.items():
+            signal.signal(sig, handler)
         os.environ.clear()
         os.environ.update(environ)
     out, err = capfd.readouterr()

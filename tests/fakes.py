@@ -59,8 +59,10 @@ def results(command, config, rows, extra=None, **more):
 
     kind = DOCUMENTS[command]
     # A test's config names what it is about; the rest is the Config's default.
-    # trials and full_trials are left to the reader, which reads their absence as documents before them meant.
-    defaults = {k: v for k, v in kind.config_type().to_dict().items() if k not in ("trials", "full_trials")}
+    # trials, full_trials and later_every_trial are left to the reader, which reads their absence as documents
+    # before them meant.
+    defaults = {k: v for k, v in kind.config_type().to_dict().items()
+                if k not in ("trials", "full_trials", "later_every_trial")}
     full = {**defaults, **config} if isinstance(config, dict) and "path" not in config else config
     asked = kind.read_config(full) if isinstance(config, dict) else config
     return kind(config=asked, rows=tuple(rows), **kind.read_sections(extra or {}), **more)

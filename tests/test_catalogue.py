@@ -201,6 +201,7 @@ MUST_NOT = {
     "shapes._devices": ("shapes", rows(status="failed", error="boom"), "no mode produced a result"),
     "shapes.one_pass": ("shapes", as_saved, "the modes saw each length twice"),
     "shapes._control": ("shapes", ONE_PASS, "no length was seen twice"),
+    "shapes._workers": ("shapes", as_saved, "the saved run's workers timed no control (written before it)"),
     "shapes._penalties": ("shapes", ONE_PASS, "no length was seen twice"),
     "shapes._tracing": ("shapes", ONE_PASS, "no length was seen twice"),
     "shapes._retracing": ("shapes", as_saved, "function paid no new-length cost the judge tells apart"),

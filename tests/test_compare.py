@@ -29,7 +29,7 @@ def test_envelope(compare_json):
     _, doc, _ = compare_json
     assert doc["schema"] == SCHEMA and doc["tool"] == "tfgraphs" and doc["command"] == "compare"
     assert doc["config"] == {"batch": 20, "dtype": "float64", "runs": 3, "trials": 4, "full_trials": 1, "seed": 0,
-                             "variants": ["numpy", "constant", "placeholder", "variable"]}
+                             "variants": ["numpy", "constant", "placeholder", "variable"], "later_every_trial": True}
     assert doc["tf_version"] and doc["python"]
     assert doc["machine"]["cpu_count"] >= 1 and "/physical_device:CPU:0" in doc["machine"]["devices"]
 
@@ -50,10 +50,11 @@ def test_phases_present_and_positive(compare_json):
         assert r["status"] == "ok" and r["error"] is None
         for key in ("build_s", "serialize_s", "session_s", "first_run_s", "peak_rss_bytes", "nodes"):
             assert r[key] > 0, (name, key)
-        assert len(r["runs_s"]) == 3 and all(t > 0 for t in r["runs_s"])
+        assert len(r["runs_s"]) == 12 and all(t > 0 for t in r["runs_s"])
         assert r["max_abs_err"] <= network.TOLERANCE["float64"]
-        # Four workers (the default --trials), the first measuring every phase, the others up to the first run.
-        assert [bool(t["runs_s"]) for t in r["trials"]] == [True, False, False, False]
+        # Four workers (the default --trials), the first measuring every phase, the others the first run and the
+        # later runs: three each.
+        assert [len(t["runs_s"]) for t in r["trials"]] == [3, 3, 3, 3]
         assert [t["peak_rss_bytes"] is not None for t in r["trials"]] == [True, False, False, False]
         assert all(t["first_run_s"] > 0 and t["worker_start"] == "forked" for t in r["trials"])
         assert (r["init_s"] is not None) == (name == "variable")
@@ -99,10 +100,51 @@ def test_trials_rotate_and_aggregate(tmp_path):
         "placeholder trial 1/3", "variable trial 1/3", "variable trial 2/3", "placeholder trial 2/3",
         "placeholder trial 3/3", "variable trial 3/3"]
     for r in json.loads(path.read_text())["variants"]:
-        # The third trial measured up to the first run: its first run counts, it has no later runs.
-        assert len(r["trials"]) == 3 and len(r["runs_s"]) == 4 and r["trials"][2]["runs_s"] == []
+        # The third trial measured the first run and its later runs, not memory or sizes: both count.
+        assert len(r["trials"]) == 3 and len(r["runs_s"]) == 6 and len(r["trials"][2]["runs_s"]) == 2
+        assert [t["peak_rss_bytes"] is not None for t in r["trials"]] == [True, True, False]
         firsts = sorted(t["first_run_s"] for t in r["trials"])
         assert r["first_run_s"] == pytest.approx(firsts[1])
+
+
+def _unfolded(doc):
+    """The run as if the embedded variants' network had not been folded: their later runs then compute it, as at the
+    default batch, where the output passes the classic folder's 10 MiB."""
+    def unfold(r):
+        if r["name"] not in ("numpy", "constant"):
+            return r
+        return {**r, "folded": False, "trials": [{**t, "folded": False} if "folded" in t else t for t in r["trials"]]}
+    return load({**doc, "variants": [unfold(r) for r in doc["variants"]]})
+
+
+def test_the_default_answer_judges_first_and_later_runs(compare_json):
+    """Every worker of the default run times three later runs: embedded against fed, first runs and later runs are
+    each judged on the embedded variants' eight workers pooled against the fed one's four."""
+    from tfgraphs.findings.compare import answer_and_findings
+
+    answer = [str(s) for s in answer_and_findings(_unfolded(compare_json[1]))[0]]
+    later = next(s for s in answer if s.startswith("Later runs vs fed: "))
+    first = next(s for s in answer if s.startswith("First run, embedded vs fed: "))
+    assert "n=8 and 4" in later and "n=8 and 4" in first
+    # The line the default run printed while later runs came from its first worker alone.
+    assert "a rank test needs 4 a side" not in later and "--full-trials" not in later
+    assert "Later runs vs fed: cannot tell with n=1 and 1" not in " ".join(answer)
+    findings = " ".join(str(s) for s in answer_and_findings(_unfolded(compare_json[1]))[1])
+    assert "n=4 and 4" in findings.split("Later runs")[1] and "--full-trials" not in findings
+
+
+def test_a_document_with_later_runs_in_its_first_worker_names_full_trials(compare_json):
+    """A document written when only the first of four workers timed later runs: one median a side, and the flag
+    that gives more is --full-trials."""
+    doc = compare_json[1]
+    first_only = {**doc, "config": {k: v for k, v in doc["config"].items() if k != "later_every_trial"},
+                  "variants": [{**r, "runs_s": r["trials"][0]["runs_s"],
+                                "trials": [r["trials"][0], *({**t, "runs_s": []} for t in r["trials"][1:])]}
+                               for r in doc["variants"]]}
+    from tfgraphs.findings.compare import answer_and_findings
+
+    later = next(str(s) for s in answer_and_findings(_unfolded(first_only))[0] if s.startswith("Later runs vs fed"))
+    assert later.startswith("Later runs vs fed: cannot tell with n=2 and 1") and later.endswith("--full-trials 4.")
 
 
 @pytest.mark.parametrize("args, message", [

@@ -3,8 +3,8 @@
 from tfgraphs.jobs import network as network_job
 from tfgraphs.spec.network import Config
 from tfgraphs.jobs.runner import Progress
-from tfgraphs.records.rows import LessonRun
-from tfgraphs.records.rows import Measurement, ModeRun
+from tfgraphs.records.results import LessonRun
+from tfgraphs.records.results import Measurement, ModeRun
 from tfgraphs.records.schema import read_worker
 
 GOOD = {"status": "ok", "error": None, "tf_version": "2.x", "devices": [], "graph_bytes": 446, "first_run_s": 0.02,

@@ -18,7 +18,7 @@ from tfgraphs.findings import explain as explain_why
 from tfgraphs.findings.evidence import FINDINGS, Sentence
 from tfgraphs.records.judge import judge
 from tfgraphs.records.results import load
-from tfgraphs.records.rows import Measurement, Row
+from tfgraphs.records.results import Measurement, Row
 from tfgraphs.spec import tflog
 from tfgraphs.spec.network import SeedTask
 
@@ -167,7 +167,7 @@ def test_at_batch_3000_grappler_passes_are_named_with_their_times():
     assert "the folder evaluated the network and did not keep the result" in said
     # Every stage of that first run is named by the line that opens it; together they span at least 90% of it.
     spans = explain_why.logged_spans(row)
-    assert [s["stage"] for s in spans][-2:] == [tflog.FOLDER_RUN, "the run (step 1)"]
+    assert {tflog.FOLDER_RUN, "the run (step 1)"} <= {s["stage"] for s in spans}
     assert sum(s["seconds"] for s in spans) >= 0.9 * doc["first_run_s"]
     assert "constant [default]: the network ran twice in its first run." in words(
         " ".join(explain_why.network_ran_twice([row])))
@@ -199,7 +199,8 @@ def test_with_one_trial_no_first_run_difference_is_called_real(capfd):
     # side, no rank test can tell.
     text = words(run_main(capfd, "compare", "--batch", 20, "--runs", 3, "--trials", 1, "--quiet").stdout)
     assert "First run longer than" not in text and "paid once" not in text and "spread" not in text
-    assert "First run, embedded vs fed: cannot tell with n=1 and 1 (a rank test needs 4 a side); --trials 4." in text
+    # numpy's and constant's workers pooled against placeholder's: one worker a variant is 2 against 1.
+    assert "First run, embedded vs fed: cannot tell with n=2 and 1; --trials 4." in text
     assert ("First run against placeholder's " in text and ": cannot tell with n=1 and 1 (a rank test needs 4 a "
             "side); run with --trials 4 or more to tell.") in text
 
@@ -319,10 +320,10 @@ def test_a_version_that_logs_otherwise_gets_one_line_and_no_table(explained):
     assert "TensorFlow logged" not in words(" ".join(explain_why.answer_and_findings(silent)[1]))
     # With the log, the table names every stage with its time, and the sentence what the table shows.
     text = words(render(report))
-    assert "Where the first run went, as TensorFlow's log lines time it (ms)" in text and "BuildGraph and Grappler" in text
+    assert "Where the first run went, as TensorFlow's log lines time it (ms)" in text and "Grappler starts" in text
     assert "Grappler's passes in that first run, as TensorFlow timed them (ms)" in text
     assert "grappler/memory_optimizer" in text
-    assert "constant [default]: TensorFlow's log lines span " in text
+    assert "constant [default]: TensorFlow's own lines, from its first to its last, bound " in text
 
 
 # Sentences a review against TensorFlow's source found wrong or unmeasured; neither the tool nor its pages say them.

@@ -5,6 +5,7 @@ refusals run tfgraphs.cli.main in this process, and a refusal once from a fresh 
 """
 
 import json
+from pathlib import Path
 import statistics
 
 import pytest
@@ -14,7 +15,7 @@ from tfgraphs.findings.explain import answer_and_findings, share_text
 from tfgraphs.fileio import write_doc
 from tfgraphs.records.explain import attribute, attributions
 from fakes import results
-from tfgraphs.records.rows import Measurement, Row
+from tfgraphs.records.results import Measurement, Row
 from tfgraphs.records.judge import judge
 from tfgraphs.spec import network
 from tfgraphs.worker.graphs import session_config
@@ -136,8 +137,8 @@ def test_attribution_arithmetic(tmp_path, capfd):
     said = words(proc.stdout)
     assert "Where the first run's excess goes (s)" in said
     # Grappler and folding are each a difference of two presets' first runs, told apart on 4 a side: a share each,
-    # with the judge's interval over the excess. The rest and the interaction are no single difference: no share.
-    assert "constant 10.0 4.00 (40%, 95% CI 38% to 42%) 3.00 (30%, 95% CI 28% to 32%) 2.00" in said
+    # and no interval for it (the judge's is of the part in seconds). The rest and the interaction: no share.
+    assert "constant 10.0 4.00 (40%) 3.00 (30%) 2.00" in said and "(40%, 95% CI" not in said
     assert ("the largest part whose presets' first-run excesses differ is Grappler (default against no-grappler: "
             "differs (4.00 s, 95% CI 3.80 s to 4.20 s; n=4 and 4, p=0.029)).") in said
     assert "interaction term" not in said and "no part is told apart" not in said
@@ -291,7 +292,7 @@ def test_folding_share_beside_one_single_threaded_evaluation():
             "inter-op thread).") in text
     assert "common-subexpression elimination" in text
     assert "took 2.00 s (median of 3" in explain_text(rows, {**single, "runs_s": [1.9, 2.0, 2.1]})
-    assert "single-threaded" not in explain_text(rows, {"status": "failed", "error": "boom"})
+    assert "single-threaded" not in explain_text(rows, {"status": "failed", "error": "boom", "variant": "placeholder"})
     # Folding's part not told apart from no change: nothing to set beside the evaluation.
     within = four_presets({"default": 10.0, "no-grappler": 9.0, "no-folding": 9.9, "bare": 1.0}, spread=0.2, trials=4)
     assert "single-threaded" not in explain_text(within, single)
@@ -314,28 +315,32 @@ def test_interaction_is_tabled_with_its_sign_and_never_judged(bare, interaction)
                                                 tuple(rows), extra=extra))
     # No two presets' first runs differ by the interaction, so no verdict bounds a share of it.
     ((_, _, grappler, _, _, inter),) = table.rows
-    assert inter == interaction and grappler == "1.00 (10%, 95% CI 10% to 10%)"
-    assert ("negative when switching both off saves less than the sum of switching each off (the parts overlap), "
-            "positive when it saves more") in legend
-    # The sentence gives the interaction as a number, never judged: no two presets' first runs belong to it.
+    assert inter == interaction and grappler == "1.00 (10%)"
+    assert ("The Grappler and constant folding parts overlap by design: Grappler's constant folding is off in both "
+            "no-grappler and no-folding.") in legend
+    # The sentence gives the interaction as a number, never judged: no two presets' first runs belong to it; the
+    # overlap it states is the presets', whatever the interaction's sign.
     text = explain_text(rows)
     negative = str(interaction).startswith("-")
-    assert f"(interaction {'-' if negative else ''}2.00 s, not judged)" in text
-    assert ("they overlap." if negative else "they leave a part unexplained.") in text
+    assert ("The Grappler and constant folding parts overlap by design: Grappler's constant folding is off in both "
+            "no-grappler and no-folding, so both parts hold it.") in text
+    assert (f"The three parts {'exceed the excess by' if negative else 'leave'} 2.00 s (the interaction, not "
+            f"judged).") in text
+    assert "add up to" not in text and "they overlap." not in text
 
 
-def test_a_share_is_given_with_the_judges_interval_or_not_at_all():
-    # Grappler's part (0.1 s) on first runs 0.4 s wide, 4 a side: its share's interval runs below zero.
+def test_a_share_is_given_without_an_interval_and_only_where_the_part_is_bounded():
+    # Grappler's part (0.1 s) on first runs 0.4 s wide, 4 a side: a share, and no interval that is not the share's
+    # (the judge's interval is of the part in seconds; divided by a median excess it would not bound the share).
     text = explain_text(four_presets({"default": 10.0, "no-grappler": 9.9, "no-folding": 4.0, "bare": 3.9},
                                      spread=0.4, trials=4))
-    assert "Grappler 100.0 ms (1%, 95% CI -3% to 5%)" in text
-    assert "constant folding 6.00 s (60%, 95% CI 56% to 64%)" in text
+    assert "Grappler 100.0 ms (1%)" in text and "(1%, 95% CI -3% to 5%)" not in text
+    assert "constant folding 6.00 s (60%)" in text and "(60%, 95% CI 56% to 64%)" not in text
     assert ("the largest part whose presets' first-run excesses differ is constant folding (default against "
             "no-folding: differs (6.00 s, 95% CI 5.60 s to 6.40 s; n=4 and 4, p=0.029))") in text
     overlapping = judge((9.8, 10.0, 10.2, 10.4), (9.7, 9.9, 10.1, 10.3), scale="shift")
-    assert share_text(0.1, 10.0, overlapping) == "1%, 95% CI -5% to 7%"
-    assert share_text(1.0, 10.0, judge((9.8, 10.0, 10.2, 10.4), (8.8, 9.0, 9.2, 9.4), scale="shift")) == (
-        "10%, 95% CI 4% to 16%")
+    assert share_text(0.1, 10.0, overlapping) == "1%"
+    assert share_text(1.0, 10.0, judge((9.8, 10.0, 10.2, 10.4), (8.8, 9.0, 9.2, 9.4), scale="shift")) == "10%"
     # Three first runs a side, even far apart as the old range rule's share was given on: no interval bounds it.
     three = judge((9.8, 10.0, 10.2), (8.8, 9.0, 9.2), scale="shift")
     assert old_range_rule((9.8, 10.0, 10.2), (8.8, 9.0, 9.2)) and not three.bounded
@@ -346,3 +351,15 @@ def test_a_share_is_given_with_the_judges_interval_or_not_at_all():
 def test_every_explain_trial_runs_later_runs_so_there_is_no_full_trials(capfd):
     proc = run_main(capfd, "explain", "--full-trials", "2")
     assert proc.returncode == 2 and "--full-trials" in proc.stderr and len(proc.stderr.splitlines()) == 1
+
+
+def test_a_real_runs_parts_are_said_to_overlap_by_design_not_by_their_sum():
+    # A saved real run with all four presets: its interaction is a number, and the overlap is the presets'.
+    from tfgraphs.records.results import load
+    from tfgraphs.render.explain import render
+
+    saved = Path(__file__).resolve().parent / "fixtures" / "explain-trials.json"
+    text = words(render(load(json.loads(saved.read_text())), verbose=True))
+    assert ("The Grappler and constant folding parts overlap by design: Grappler's constant folding is off in both "
+            "no-grappler and no-folding, so both parts hold it.") in text
+    assert "add up to" not in text and "they overlap." not in text and "leave a part unexplained" not in text

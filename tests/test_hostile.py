@@ -71,7 +71,7 @@ CASES = [
     (["report", "{tmp}/no-graph-bytes.json"], "no-graph-bytes.json: row 'numpy' has no graph_bytes"),
     (["report", "{tmp}/runs-abc.json"], "runs-abc.json: Row.runs_s is 'abc', not a list"),
     (["report", "{tmp}/variants-hello.json"], "variants-hello.json: variants is 'hello', not a list"),
-    (["report", "{tmp}/machine-null.json"], "machine-null.json: machine is 'None', not an object"),
+    (["report", "{tmp}/machine-null.json"], "machine-null.json: machine is null, not an object"),
     (["report", "{tmp}/bytes-text.json"], "bytes-text.json: Row.graph_bytes is 'many', not a whole number or null"),
     (["report", "{tmp}/status-weird.json"], "a row's status 'weird' is not one of ok, failed"),
     (["report", "{fix}/compare.json", "{tmp}/status-weird.json"], "a row's status 'weird'"),

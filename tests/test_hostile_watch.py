@@ -12,7 +12,7 @@ import psutil
 import pytest
 
 from conftest import run_main
-from tfgraphs import processes
+from tfgraphs import usercode
 
 NO_CORE = "import resource\nresource.setrlimit(resource.RLIMIT_CORE, (0, 0))   # no core file left in the folder\n"
 # The --out path of watch's worker, read by a script that writes over it; None under plain python.
@@ -53,7 +53,7 @@ def test_watch_exits_as_python_would_and_leaves_nothing_running(tmp_path, monkey
     python = subprocess.Popen([sys.executable, script], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                               start_new_session=True)
     python.wait()
-    processes.end_session(python.pid)   # what plain python left running (the sleep, holding its stdout open)
+    usercode.end_session(python.pid)   # what plain python left running (the sleep, holding its stdout open)
     out, err = python.communicate()
     before = len(psutil.Process().children(recursive=True))
     watched = run_main(capfd, "watch", "--quiet", script)

@@ -119,24 +119,32 @@ def test_plausible_wrong_solutions_fail(number, path, failing):
     assert wrong == failing, out
 
 
-def test_checks_record_runs_and_sessions():
-    from tfgraphs.labs.observed import RecordingSession, recording, signature
+def test_the_judge_makes_the_runs_of_the_sessions_a_check_body_opens():
+    from tfgraphs.labs import sessions
 
     import tensorflow as tf
 
     graph = tf.Graph()
     with graph.as_default():
         x = tf.compat.v1.placeholder(tf.float64, [None], name="x")
-        a, b = tf.identity(x, name="a"), tf.identity(x, name="b")
-    with recording() as created:
-        with tf.compat.v1.Session(graph=graph) as sess:
-            sess.run([b, a], {x: [1.0]})
-            graph.finalize()
-            sess.run({"k": a}, {"x:0": [2.0]})
-    assert len(created) == 1 and isinstance(created[0], RecordingSession)
-    assert tf.compat.v1.Session is not RecordingSession
-    assert created[0].runs == [(signature(graph, [a, b], {x: 0}), False),
-                               ((frozenset({"a:0"}), frozenset({"x:0"})), True)]
+        a, b = tf.identity(x, name="a"), tf.identity(2 * x, name="b")
+    observer = sessions.Observer()
+    sessions.CHANNEL[0] = observer.answer
+    try:
+        with sessions.judged():
+            with tf.compat.v1.Session(graph=graph) as sess:
+                got = sess.run([b, a], {x: [1.0]})
+                graph.finalize()
+                kept = sess.run({"k": a}, {"x:0": [2.0]})
+        assert tf.compat.v1.Session is not sessions.JudgedSession
+        record = observer.record()
+    finally:
+        observer.close()
+        sessions.CHANNEL[0] = None
+    assert [list(v) for v in got] == [[2.0], [1.0]] and list(kept["k"]) == [2.0]
+    assert record["sessions"] == 1
+    assert [(r["fetched"], r["fed"], r["finalized"], r["ops"]) for r in record["runs"]] == [
+        (["a:0", "b:0"], ["x:0"], False, 5), (["a:0"], ["x:0"], True, 5)]
 
 
 def test_a_hang_and_a_crash_are_wrong_with_the_reason(tmp_path):

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "tfgraphs"
-BASE = {"errors", "units", "fileio", "machine", "tfimport", "processes", "pagetables"}   # plain helpers any layer may use
+BASE = {"errors", "units", "fileio", "machine", "tfimport", "processes", "usercode", "pagetables"}   # plain helpers any layer may use
 
 # Each layer and the layers it may import, itself included.
 MAY_IMPORT = {
@@ -111,8 +111,8 @@ def test_the_package_follows_its_layers():
 @pytest.mark.parametrize("wrong, said", [
     ({"tfgraphs.spec.network": "from tfgraphs.jobs import runner"},
      "tfgraphs.spec.network (spec) imports tfgraphs.jobs.runner (jobs)"),
-    ({"tfgraphs.records.rows": "def f():\n    from tfgraphs.render.page import page\n"},
-     "tfgraphs.records.rows (records) imports tfgraphs.render.page (render)"),
+    ({"tfgraphs.records.results": "def f():\n    from tfgraphs.render.page import page\n"},
+     "tfgraphs.records.results (records) imports tfgraphs.render.page (render)"),
     ({"tfgraphs.jobs.runner": "from ..worker import protocol"}, "tfgraphs.jobs.runner (jobs) imports tfgraphs.worker"),
     ({"tfgraphs.render.page": "import tensorflow as tf"}, "tfgraphs.render.page imports tensorflow"),
     ({"tfgraphs.findings.sweep": "def f():\n    from tfgraphs.findings import compare\n",

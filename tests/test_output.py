@@ -114,7 +114,7 @@ def _saved_compare(tmp_path, name, first_runs):
     """A compare document with one variant whose trials' first runs are first_runs."""
     trials = [fakes.seed_document(first_run_s=f) for f in first_runs]
     from fakes import results
-    from tfgraphs.records.rows import Measurement, Row
+    from tfgraphs.records.results import Measurement, Row
     row = Row.from_trials("placeholder", [Measurement.from_dict(t) for t in trials])
     path = tmp_path / name
     path.write_text(json.dumps(results("compare", {"batch": 10, "dtype": "float64", "runs": 2, "trials": len(trials),

@@ -1,6 +1,7 @@
 """pitfalls: real tiny workers for the structure and counts, saved artifacts in process, sentences from set numbers."""
 
 import json
+import statistics
 from dataclasses import replace
 from pathlib import Path
 
@@ -11,14 +12,16 @@ import fakes
 from conftest import run_cli, run_main, words
 from tfgraphs.cli import main
 from tfgraphs.findings import pitfalls as why
-from tfgraphs.records.rows import Case, LessonRun
+from tfgraphs.records.results import Case, LessonRun
 from fakes import results
 from tfgraphs.records.results import load
 from tfgraphs.api.commands import render
+from tfgraphs.records.judge import ALPHA, SIGNED_RANK, fewest, one_against
 from tfgraphs.spec import network
 from tfgraphs.spec.pitfalls import EXECUTOR_CASES, GROWTH_CASES, LESSONS, REPEATED_CASES
 from tfgraphs.spec.network import GRAPHDEF_LIMIT
 from tfgraphs.spec.pitfalls import PitfallsTask
+from tfgraphs.units import fmt_s
 
 BATCH, STEPS = 20, 3
 # The lessons run by workers on the placeholder variant, one run for them all (folding runs at a batch of its own).
@@ -98,6 +101,12 @@ def test_page_names_every_section(run_json):
                           "float64, 3 steps, seed 0 TensorFlow")
     assert "Executor cache" in out and "Graph growth" in out and "Saved copies" not in out
     assert "placeholder: `graph.finalize()` turned the leaky step into an immediate error" in out
+    # A step's time is the median of the leaky steps after the first, and says so with their range.
+    [growth] = [r for r in run_json[0]["lessons"] if r["lesson"] == "graph-growth"]
+    steps = growth["cases"][0]["step_s"][1:]
+    assert (f"placeholder: after the first step, a step that created an op took {fmt_s(statistics.median(steps))} "
+            f"median ({fmt_s(min(steps))} to {fmt_s(max(steps))} over {STEPS - 1} steps) against ") in out
+    assert "each step that created an op took" not in out
 
 
 # the saved-artifact lessons, in process
@@ -133,6 +142,20 @@ def test_what_can_be_folded_is_read_from_the_graphs_that_ran(tmp_path):
             "(10,800,000 bytes)") in said
     assert "With OptimizerOptions.max_folded_constant_in_bytes = 2,147,483,647 the classic folder replaced" in said
     assert "stateful input: not folded: Conv2D still ran, fed by IteratorGetNext and OneShotIterator" in said
+    # Fed, what the run shows is Conv2D behind the fed values; nothing about every op a feed reaches.
+    every = words(" ".join(sum(why.answer_and_findings(_report(LessonRun.from_dict(
+        json.loads(path.read_text())["lessons"][0]), batch=1000)), [])))
+    assert ("fed input: not folded: Conv2D still ran behind 2 fed _Arg nodes (partition graphs): Conv2D needs the "
+            "values fed for X, so it cannot be folded.") in every
+    assert "no op that needs a fed value" not in every
+    # "Constant foldable N : M" counts node ids of a new Graph: _SOURCE and _SINK are two of the N.
+    logged = [s for s in cases["whole output"]["folder_log"] if s["stage"] == "classic/constant_folding"
+              and s.get("foldable")]
+    if logged:
+        n = logged[0]["foldable"]
+        assert f"\"Constant foldable {n} : {logged[0]['nodes']}\", {n - 2} foldable nodes besides _SOURCE and _SINK" \
+            in every
+    assert "foldable node ids" not in every
     # Where the evidence says otherwise, the comparison is not said.
     run = LessonRun.from_dict(json.loads(path.read_text())["lessons"][0])
     both = replace(run, cases=tuple(replace(c, computes={**c.computes, "Conv2D": False}) for c in run.cases))
@@ -359,7 +382,15 @@ def _report(*runs, batch=1000):
     return results("pitfalls", config, tuple(runs), tf_version="x")
 
 
-REPEATS = tuple(0.095 + i * 0.01 / 39 for i in range(40))   # 40 repeats, 95.0 to 105.0 ms: one run is placed
+def _spread(n, low=0.095, width=0.01):
+    """n repeats spread evenly from low to low + width seconds."""
+    return tuple(low + i * width / (n - 1) for i in range(n))
+
+
+REPEATS = _spread(40)   # 40 repeats, 95.0 to 105.0 ms: one run judged alone is placed among them
+# The repeats among which one run can be placed inside a lesson's family of two or three verdicts (Holm holds the
+# smallest p to 5% / 2 or 5% / 3, and one run against n repeats reaches p = 2 / (n + 1) at best): 80 and 120.
+TWO, THREE = one_against(ALPHA / 2), one_against(ALPHA / 3)
 
 
 def _cache(repeats=REPEATS, **seconds):
@@ -375,68 +406,92 @@ def _cache(repeats=REPEATS, **seconds):
     return LessonRun("executor-cache", "constant", cases=tuple(cases))
 
 
-def test_one_run_against_its_repeats_needs_forty_of_them():
+def test_one_run_against_its_repeats_needs_enough_of_them_for_its_family():
     # One run against 3 repeats: the smallest two-sided rank-sum p is 2/4, so no verdict, whatever the times; the old
     # range rule called 1.1 s against 90-110 ms "11.0x, beyond a spread of 20.0 ms: it built an executor".
     few = (0.09, 0.1001, 0.11)
     said = why.answer_and_findings(_report(_cache(few, new_fetches=1.1)))[1]
-    assert ("constant: a new fetch list ([relu, pool]) took 1.10 s against 100.1 ms for its repeat: cannot tell with "
-            "n=1 and 3 (one run is placed among repeats only from 40 of them: --steps 40) (x11.0, no 95% CI at this "
-            "n; p=0.5).") in said
+    [new] = [s for s in said if "a new fetch list" in s]
+    # Judged with the first run against its repeat, one family of two: placing the run needs TWO repeats, not 40.
+    assert [v.family for v in new.verdicts] == [2] and TWO == 80
+    assert new == ("constant: a new fetch list ([relu, pool]) took 1.10 s against 100.1 ms for its repeat: cannot tell "
+                   f"with n=1 and 3 (one run is placed among repeats only from {TWO} of them: --steps {TWO}) "
+                   "(x11.0, no 97.5% CI at this n; p=0.5, Holm p=1 over 2).")
     assert not any("built an executor" in s for s in said)
-    # 39 repeats still cannot place it (p = 2/40); 40 can.
-    said = " ".join(why.answer_and_findings(_report(_cache(REPEATS[:39], new_fetches=1.1)))[1])
-    assert ("a new fetch list ([relu, pool]) took 1.10 s against 99.9 ms for its repeat: cannot tell with n=1 and 39 "
-            "(one run is placed among repeats only from 40 of them: --steps 40) (x11.0, no 95% CI at this n; "
-            "p=0.05).") in said
-    said = why.answer_and_findings(_report(_cache(new_fetches=1.1)))[1]
+    assert not any("only from 40 of them" in s or "--steps 40" in s for s in said)
+    # 40 repeats place a run judged alone (p = 2/41), but not in this family: Holm p = 2 x 2/41.
+    said = " ".join(why.answer_and_findings(_report(_cache(new_fetches=1.1)))[1])
+    assert ("a new fetch list ([relu, pool]) took 1.10 s against 100.0 ms for its repeat: cannot tell with n=1 and 40 "
+            f"(one run is placed among repeats only from {TWO} of them: --steps {TWO}) (x11.0, no 97.5% CI at this n; "
+            "p=0.049, Holm p=0.098 over 2).") in said
+    assert "differs" not in said and "built an executor" not in said
+    # TWO - 1 repeats still cannot place it (p = 2/TWO, not under 5% / 2); TWO can.
+    said = " ".join(why.answer_and_findings(_report(_cache(_spread(TWO)[:-1], new_fetches=1.1)))[1])
+    assert ("a new fetch list ([relu, pool]) took 1.10 s against 99.9 ms for its repeat: cannot tell with "
+            f"n=1 and {TWO - 1} (one run is placed among repeats only from {TWO} of them: --steps {TWO}) (x11.0, no "
+            "97.5% CI at this n; p=0.025, Holm p=0.05 over 2).") in said
+    said = why.answer_and_findings(_report(_cache(_spread(TWO), new_fetches=1.1)))[1]
     assert ("constant: a new fetch list ([relu, pool]) took 1.10 s against 100.0 ms for its repeat: differs (x11.0, "
-            "95% CI x10.4 to x11.6; n=1 and 40, p=0.049): a set of fetches the session had not run, for which "
-            "DirectSession builds an executor (keyed by the sorted names); how the time splits inside that run is not "
-            "measured here.") in said
+            f"97.5% CI x10.4 to x11.6; n=1 and {TWO}, p=0.025, Holm p=0.049 over 2): a set of fetches the session had "
+            "not run, for which DirectSession builds an executor (keyed by the sorted names); how the time splits "
+            "inside that run is not measured here.") in said
 
 
 def test_new_fetch_list_sentence_follows_the_numbers():
-    said = " ".join(why.answer_and_findings(_report(_cache(new_fetches=0.101)))[1])
-    # Among its repeats: no verdict of "built", and the interval lies inside x0.8 to x1.25.
-    assert ("a new fetch list ([relu, pool]) took 101.0 ms against 100.0 ms for its repeat: no difference beyond 25% "
-            "(x1.01, 95% CI x0.96 to x1.07; n=1 and 40, p=0.83).") in said
-    assert "built an executor" not in said
+    said = " ".join(why.answer_and_findings(_report(_cache(_spread(TWO), new_fetches=0.101)))[1])
+    # Among enough repeats for its family of two: no verdict of "built"; the interval lies inside x0.8 to x1.25, but
+    # one run is one sample, which never shows "no difference".
+    assert ("a new fetch list ([relu, pool]) took 101.0 ms against 100.0 ms for its repeat: cannot tell with n=1 and "
+            f"{TWO} (x1.01, 97.5% CI x0.96 to x1.07; p=0.81, Holm p=1 over 2).") in said
+    assert "built an executor" not in said and "no difference beyond" not in said and "--steps" not in said
     # Judged against the new list's own repeats, not the first list's.
     said = " ".join(why.answer_and_findings(_report(_cache(new_fetches=0.3,
                                                            new_fetches_repeat=tuple(3 * t for t in REPEATS))))[1])
-    assert "a new fetch list ([relu, pool]) took 300.0 ms against 300.0 ms for its repeat: no difference" in said
+    assert "a new fetch list ([relu, pool]) took 300.0 ms against 300.0 ms for its repeat: cannot tell with n=1" in said
+    assert "no difference" not in said
 
 
 def test_reordered_and_callable_sentences_follow_the_numbers():
-    # A new fetch list slower than its repeat shows what a new executor costs here: only then does a reordered list
-    # that is no slower say that the order makes no new executor.
-    said = " ".join(why.answer_and_findings(_report(_cache(reordered_fetches=0.101, new_fetches=1.1)))[1])
-    assert "the order of the fetches does not make a new executor" in said
+    # A new fetch list slower than its repeat shows what a new executor costs here; a reordered list would say that the
+    # order makes no new executor only on a verdict of no difference, which one run, one sample, never gives: with
+    # enough repeats for its family of three it lies inside x0.8 to x1.25 and still cannot be told.
+    three = _spread(THREE)
+    said = " ".join(why.answer_and_findings(_report(_cache(three, reordered_fetches=0.101, new_fetches=1.1)))[1])
+    assert "a new fetch list ([relu, pool]) took 1.10 s against 100.0 ms for its repeat: differs (x11.0" in said
+    assert ("the same fetches reordered ([pool, relu]) took 101.0 ms against 100.0 ms for that list's repeat: cannot "
+            f"tell with n=1 and {THREE} (x1.01, 97.5% CI x0.96 to x1.07; p=0.81, Holm p=1 over 3).") in said
+    assert "does not make a new executor" not in said and "no difference beyond" not in said
     said = " ".join(why.answer_and_findings(_report(_cache(reordered_fetches=0.101)))[1])
-    assert "does not make a new executor" not in said and "no difference beyond 25%" in said
+    assert "does not make a new executor" not in said and "no difference beyond" not in said
+    assert ("reordered ([pool, relu]) took 101.0 ms against 100.0 ms for that list's repeat: cannot tell with "
+            "n=1") in said
     # Not said where the judge cannot tell: the same times against 3 repeats.
     said = " ".join(why.answer_and_findings(_report(_cache((0.09, 0.1001, 0.11), reordered_fetches=0.101)))[1])
     assert "does not make a new executor" not in said and "cannot tell with n=1 and 3" in said
-    said = " ".join(why.answer_and_findings(_report(_cache(reordered_fetches=0.5, new_fetches=1.1)))[1])
+    said = " ".join(why.answer_and_findings(_report(_cache(three, reordered_fetches=0.5, new_fetches=1.1)))[1])
     assert ("the same fetches reordered ([pool, relu]) took 500.0 ms against 100.0 ms for that list's repeat: differs "
-            "(x5.00, 95% CI x4.76 to x5.27; n=1 and 40, p=0.049); the new fetch list itself took 1.10 s.") in said
-    assert "does not make a new executor" not in said
-    said = " ".join(why.answer_and_findings(_report(_cache(make_callable=0.00001, callable_first_call=0.9)))[1])
+            f"(x5.00, 97.5% CI x4.76 to x5.27; n=1 and {THREE}, p=0.017, Holm p=0.05 over 3); the new fetch list "
+            "itself took 1.10 s.") in said
+    assert "does not make a new executor" not in said and "n=1 and 40" not in said
+    # A family of two: the first run and the callable's first call, each against its repeats.
+    said = " ".join(why.answer_and_findings(_report(_cache(_spread(TWO), make_callable=0.00001,
+                                                           callable_first_call=0.9)))[1])
     assert ("make_callable(conv, feed_list=[...]) returned in 10 us; its first call took 900.0 ms against 100.0 ms "
-            "for its repeat: differs (x9.00, 95% CI x8.57 to x9.48; n=1 and 40, p=0.049): make_callable returns a "
-            "function that runs the session as sess.run does (client/session.py), so the executor was built at the "
-            "first call") in said
+            f"for its repeat: differs (x9.00, 97.5% CI x8.57 to x9.48; n=1 and {TWO}, p=0.025, Holm p=0.049 over 2): "
+            "make_callable returns a function that runs the session as sess.run does (client/session.py), so the "
+            "executor was built at the first call") in said
     said = " ".join(why.answer_and_findings(_report(_cache(callable_first_call=0.1)))[1])
-    assert "its first call took 100.0 ms against 100.0 ms for its repeat: no difference beyond 25%" in said
-    assert "built at the first call" not in said
-    # The real callable builds its executor when it is made, and says so only when the numbers show it.
+    assert ("its first call took 100.0 ms against 100.0 ms for its repeat: cannot tell with n=1 and 40 (x1.00, 95% CI "
+            "x0.95 to x1.06; p=1).") in said
+    assert "built at the first call" not in said and "no difference beyond" not in said
+    # The real callable builds its executor when it is made; only its first call is judged, and one call against its
+    # repeats never shows that it paid nothing a repeat does not.
     said = " ".join(why.answer_and_findings(_report(_cache(real_callable_made=0.9, real_callable_first_call=0.1)))[1])
     # Making a callable and running it are unlike work: only its first call is judged, against its repeats.
     assert ("a callable made by Session._make_callable_from_options(CallableOptions) took 900.0 ms to make and "
-            "100.0 ms at its first call, against 100.0 ms a repeat: its first call against a repeat: no difference "
-            "beyond 25% (x1.00") in said
-    assert "its first call paid nothing a repeat does not." in said and "making it against" not in said
+            "100.0 ms at its first call, against 100.0 ms a repeat; its first call against a repeat: cannot tell with "
+            "n=1 and 40 (x1.00, 95% CI x0.95 to x1.06; p=1).") in said
+    assert "paid nothing a repeat does not" not in said and "making it against" not in said
     said = " ".join(why.answer_and_findings(_report(_cache(real_callable_made=0.9, real_callable_first_call=0.9)))[1])
     assert "paid nothing a repeat does not" not in said and "took 900.0 ms to make" in said
 
@@ -475,15 +530,18 @@ def test_the_sessions_extend_differs_where_the_range_rule_saw_nothing():
     small = _loops((0.01,) + EXTEND_SMALL, (0.01,) + EXTEND_SMALL_NONE, "placeholder", graph_bytes=1_800)
     assert max(EXTEND_NEW) - min(EXTEND_NEW) > np.median(EXTEND_NEW) - np.median(EXTEND_NONE)   # the old rule's "no"
     said = words(" ".join(why.answer_and_findings(_report(big, small))[1]))
+    # graph-growth's four verdicts (each variant's steps and Extends) are one family: each at its Holm step's level.
     assert ("constant: after the first step, Session._extend_graph() alone, timed before each run, took a median "
-            "24.2 ms on a step with a new op against 8 us when no op was new: differs (x2,230, 95% CI x1,750 to "
-            "x2,650; n=19 pairs, p<0.001).") in said
-    assert "n=19 pairs, p<0.001). Among the whole-graph work of an Extend, graph_execution_state.cc copies" in said
+            "24.2 ms on a step with a new op against 8 us when no op was new: differs (x2,230, 98.3% CI x1,650 to "
+            "x2,800; n=19 pairs, p<0.001, Holm p<0.001 over 4).") in said
+    assert ("n=19 pairs, p<0.001, Holm p<0.001 over 4). Among the whole-graph work of an Extend, "
+            "graph_execution_state.cc copies") in said
     assert ("placeholder: after the first step, Session._extend_graph() alone, timed before each run, took a median "
             "949 us on a step with a new op against 52 us when no op was new: differs (x19.7, 95% CI x18.0 to x30.2; "
-            "n=19 pairs, p<0.001).") in said
+            "n=19 pairs, p<0.001, Holm p<0.001 over 4).") in said
+    # Across the two variants, judged alone: no lesson's family.
     assert ("A leaky step's Extend took 24.2 ms in constant, a graph of 24,000,000 bytes, against 949 us in "
-            "placeholder, 1,800 bytes, one worker each: differs (x20.0, 95% CI x12.9 to x30.3; n=19 and 19, p<0.001); "
+            "placeholder, 1,800 bytes, one worker each: differs (x20.0, 95% CI x13.0 to x30.0; n=19 and 19, p<0.001); "
             "the steps are these two workers', whose own speed the test does not separate.") in said
     assert "no measurable" not in said and "spread" not in said
 
@@ -497,7 +555,12 @@ def test_the_sessions_extend_is_timed_alone_and_said_from_its_times():
     # Two steps after the first, the leaky one always far slower: two pairs cannot be judged, nor 2 against 2.
     short = _loops((0.2, 0.03, 0.031), (0.2, 4e-6, 5e-6))
     said = " ".join(why.answer_and_findings(_report(short, replace(short, variant="placeholder")))[1])
-    assert "when no op was new: cannot tell with n=2 pairs (a rank test needs 6 pairs)" in said
+    # Each variant's steps and Extend, the same in both, are a family of two: 6 pairs reach p = 2/64 at best, above
+    # 5% / 2, so the test needs more of them.
+    pairs = fewest(SIGNED_RANK, ALPHA / 2)
+    assert pairs == 7 and "a rank test needs 6 pairs" not in said
+    assert (f"when no op was new: cannot tell with n=2 pairs (a rank test needs {pairs} pairs) (x6,820, no 97.5% CI at "
+            "this n; p=0.5, Holm p=1 over 2).") in said
     assert "cannot tell with n=2 and 2 (a rank test needs 4 a side)" in said
     assert "differs" not in said and "graph_execution_state.cc" not in said
     # The same Extend in both loops: no difference beyond 25%, and no "differs".
@@ -516,9 +579,10 @@ def test_growth_sentences_follow_the_numbers():
                                                                replace(run.cases[1], nodes=(7,) * 9)))))[1]
     assert said[0] == ("constant: the graph grew by 2 nodes on every step that created an op (7 -> 23 over 9 steps); "
                        "with the op created once it stayed at 7 nodes.")
-    assert said[1].startswith("constant: after the first step, a step that created an op took 535.0 ms against "
-                              "53.5 ms for a step that reused its op (whether that op still computed the network was "
-                              "not measured), slower on 8 of 8 steps: differs (x10.0, 95% CI x")
+    assert said[1].startswith("constant: after the first step, a step that created an op took 535.0 ms median "
+                              "(500.0 ms to 570.0 ms over 8 steps) against 53.5 ms median for a step that reused "
+                              "its op (whether that op still computed the network was not measured), slower on 8 of "
+                              "8 steps: differs (x10.0, 95% CI x")
     assert "every new op is a new fetch" in said[1]
     assert said[3] == ("constant: `graph.finalize()` turned the leaky step into an immediate error: \"Graph is "
                        "finalized and cannot be modified.\"")
@@ -573,10 +637,16 @@ def test_the_answer_states_the_judges_verdicts():
     assert said[0] == ("executor-cache, constant: first run 1.10 s against its repeat 100.1 ms, new fetches 1.10 s "
                        "against theirs 100.1 ms: each cannot tell with n=1 and 3 (no 95% CI); --steps 40.")
     assert "beyond" not in said[0] and "differs" not in said[0]
+    # Two distinct verdicts, a family of two: 40 repeats place neither run, and the hint names what would.
     said = answer_and_findings(_report(_cache(first=1.1, new_fetches=0.101)))[0]
-    assert said[0].startswith("executor-cache, constant: first run 1.10 s against its repeat 100.0 ms, differs (x11.0")
-    assert "; new fetches 101.0 ms against theirs 100.0 ms, no difference beyond 25% (x1.01" in said[0]
-    assert [v.outcome for v in said[0].verdicts] == ["differs", "no difference"]
+    assert said[0].endswith(f"(no 97.5% CI; Holm p=0.83 over 2); --steps {TWO}.") and "--steps 40" not in said[0]
+    assert "differs" not in said[0] and "beyond" not in said[0]
+    said = answer_and_findings(_report(_cache(_spread(TWO), first=1.1, new_fetches=0.101)))[0]
+    assert said[0] == ("executor-cache, constant: first run 1.10 s against its repeat 100.0 ms, differs (x11.0, 97.5% "
+                       f"CI x10.4 to x11.6; n=1 and {TWO}, Holm p=0.049 over 2); new fetches 101.0 ms against theirs "
+                       f"100.0 ms, cannot tell with n=1 and {TWO} (x1.01, 95% CI x0.96 to x1.07; Holm p=0.81 over 2).")
+    # One run is one sample: never "no difference", however near its repeats.
+    assert [v.outcome for v in said[0].verdicts] == ["differs", "cannot tell"] and "beyond" not in said[0]
     aligned = [0.0002 + i * 1e-6 for i in range(8)]
     cases = (Case("aligned feed", seconds=float(np.median(aligned)), runs_s=tuple(aligned), address_mod_64=0),
              Case("unaligned feed", seconds=0.0012, runs_s=tuple(6 * t for t in aligned), address_mod_64=8))
@@ -588,11 +658,13 @@ def test_the_answer_states_the_judges_verdicts():
     assert "cannot tell with n=3 pairs (no 95% CI)" in said[0] and "differs" not in said[0]
 
 
-def test_one_run_within_forty_repeats_cannot_be_told_and_asks_for_no_more():
-    wide = tuple(0.05 + i * 0.1 / 39 for i in range(40))   # 50 to 150 ms: a run of 120 ms lies among them
+def test_one_run_within_enough_repeats_cannot_be_told_and_asks_for_no_more():
+    # 50 to 150 ms, as many as a family of two needs (the first run, the new fetches): a run of 120 ms lies among them
+    wide = _spread(TWO, low=0.05, width=0.1)
     said = " ".join(why.answer_and_findings(_report(_cache(wide, first=0.12)))[1])
-    assert ("the first run took 120.0 ms against 100.0 ms for its repeat: cannot tell with n=1 and 40 (x1.20, 95% CI "
-            "x0.80 to x2.40; p=0.63).") in said
+    assert ("the first run took 120.0 ms against 100.0 ms for its repeat: cannot tell with n=1 and "
+            f"{TWO} (x1.20, 97.5% CI x0.80 to x2.40; p=0.62, Holm p=1 over 2).") in said
+    assert "--steps" not in said and "only from" not in said
 
 
 def test_the_memory_guard_counts_both_growth_loops_graphs_alive_together():
@@ -611,8 +683,12 @@ def test_the_answer_sets_no_step_against_a_folded_fixed_loop():
     (said,) = answer_and_findings(_report(folded))[0]
     assert said.startswith("graph-growth, constant: +2 nodes a step (7 -> 11), a step 515.0 ms; the op made once was "
                            "folded to a constant") and "with the op made once" not in said
-    both = answer_and_findings(_report(_cache(first=1.1, new_fetches=1.2)))[0][0]
-    assert "both differ (x11.0, 95% CI" in both and "; n=1 and 40)." in both
+    both = answer_and_findings(_report(_cache(_spread(TWO), first=1.1, new_fetches=1.2)))[0][0]
+    assert ("both differ (x11.0, 97.5% CI x10.4 to x11.6; x12.0, 95% CI x11.4 to x12.7; n=1 and "
+            f"{TWO}).") in both
+    # Against 40 repeats neither differs in a family of two.
+    few = answer_and_findings(_report(_cache(first=1.1, new_fetches=1.2)))[0][0]
+    assert "differ" not in few and few.endswith(f"; --steps {TWO}.")
 
 
 def test_a_saved_lesson_run_without_its_cases_is_refused(tmp_path, capsys):

@@ -10,11 +10,11 @@ import pytest
 from conftest import words
 from tfgraphs.findings import compare as why
 from tfgraphs.findings import sweep as growth
+from tfgraphs.processes import to_argv
 from tfgraphs.records import sweep as fits
 from fakes import results
-from tfgraphs.records.rows import Measurement, Row
+from tfgraphs.records.results import Measurement, Row
 from tfgraphs.spec import network
-from tfgraphs.spec.protocol import to_argv
 from tfgraphs.spec.network import SeedTask
 from tfgraphs.worker import graphs
 
@@ -143,7 +143,7 @@ def test_one_regime_throughout_has_no_boundary():
 
 @pytest.mark.parametrize("values, want", [((True, True), True), ((False, False), False), ((True, False), None)])
 def test_trials_agree_on_the_regime_or_say_none(values, want):
-    from tfgraphs.records.rows import Measurement
+    from tfgraphs.records.results import Measurement
     trials = [Measurement(first_run_s=1.0, runs_s=(0.1,), folded=v) for v in values]
     assert Row.from_trials("constant", trials).folded is want
 

@@ -23,7 +23,7 @@ from tfgraphs.errors import UsageError
 from tfgraphs.findings import remote as why
 from tfgraphs.jobs import network, runner, servers
 from fakes import results
-from tfgraphs.records.rows import Measurement, Row
+from tfgraphs.records.results import Measurement, Row
 from tfgraphs.records.judge import FEWEST, RANK_SUM
 from tfgraphs.spec import network as spec
 from tfgraphs.spec.network import SeedTask
@@ -93,7 +93,9 @@ def test_compare_on_a_fresh_local_server_writes_both_rows_with_their_bytes(mark,
     assert [r["bytes_fed_per_run"] for r in rows] == [X10 + W] * 2
     assert [r["bytes_fetched_per_run"] for r in rows] == [OUT10] * 2
     assert all(isinstance(r["fed_address_mod_64"], int) and 0 <= r["fed_address_mod_64"] < 64 for r in rows)
-    assert all(r["status"] == "ok" and r["max_abs_err"] <= 1e-9 and len(r["runs_s"]) == 2 for r in rows)
+    # Every trial times its 2 later runs; the row holds them all.
+    assert all(r["status"] == "ok" and r["max_abs_err"] <= 1e-9 and [len(t["runs_s"]) for t in r["trials"]] == [2] * 4
+               and len(r["runs_s"]) == 8 for r in rows)
     assert "Remote sessions" in out and "Phases (" in out and "placeholder remote: later runs took" in words(out)
 
 
@@ -176,7 +178,9 @@ def test_ctrl_c_or_sigterm_ends_the_worker_and_the_server(mark, sig):
         if proc.poll() is None:   # the test failed before the signal: end the command, whose end ends the rest
             proc.kill()
             proc.wait()
-    assert proc.returncode == 130 and err.strip().endswith("tfgraphs: interrupted")
+    # Ctrl-C is 130; SIGTERM ends the command as a signal does, 128 + 15, and says so.
+    ending = {signal.SIGINT: (130, "tfgraphs: interrupted"), signal.SIGTERM: (143, "tfgraphs: ended by SIGTERM")}[sig]
+    assert (proc.returncode, err.strip().splitlines()[-1]) == ending
 
 
 def test_an_unreachable_target_exits_2_with_one_line_before_measuring(mark):
@@ -418,7 +422,7 @@ def _explained(rows):
              "500-byte GraphDef to the server.", True),
     # No extra measured: sending the graph is not offered as a reason.
     (0.305, 4, "constant remote: the first run paid 201.0 ms beyond the later runs against 196.0 ms in-process: no "
-               "difference beyond 25% (x1.03, 95% CI x0.97 to x1.08; n=4 and 4, p=0.23).", False),
+               "difference beyond 25% (x1.03, 95% CI x0.97 to x1.08; n=4 and 4, p=0.34).", False),
     # Three fresh workers a side, 600 ms apart: no rank test can tell at n=3, so neither is a reason offered.
     (0.9, 3, "constant remote: the first run paid 795.0 ms beyond the later runs against 195.0 ms in-process: "
              "cannot tell with n=3 and 3 (a rank test needs 4 a side); run with --trials 4 or more to tell.", False),

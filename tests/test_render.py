@@ -91,8 +91,12 @@ def test_the_header_says_which_trials_ran_later_runs():
     from tfgraphs.render.page import runs_text
     from tfgraphs.spec.network import Config
 
-    assert runs_text(Config(runs=10, trials=4, full_trials=1)) == "4 trials, the first with 10 later runs"
-    assert runs_text(Config(runs=10, trials=4, full_trials=2)) == "4 trials, the first 2 with 10 later runs"
-    assert runs_text(Config(runs=10, trials=4, full_trials=4)) == "10 later runs x 4 trials"
+    # Every trial times its later runs, whichever measure every phase.
+    assert runs_text(Config(runs=3, trials=4, full_trials=1)) == "3 later runs x 4 trials"
+    # Documents written when only the full trials timed them.
+    first = dict(later_every_trial=False)
+    assert runs_text(Config(runs=10, trials=4, full_trials=1, **first)) == "4 trials, the first with 10 later runs"
+    assert runs_text(Config(runs=10, trials=4, full_trials=2, **first)) == "4 trials, the first 2 with 10 later runs"
+    assert runs_text(Config(runs=10, trials=4, full_trials=4, **first)) == "10 later runs x 4 trials"
     before = {k: v for k, v in Config(runs=3).to_dict().items() if k not in ("trials", "full_trials")}
     assert runs_text(CompareResults.read_config(before)) == "3 later runs x 1 trial"   # documents before --full-trials

@@ -20,18 +20,19 @@ from conftest import run_cli, run_main, words
 from tfgraphs.cli import main
 from tfgraphs.errors import UsageError
 from tfgraphs.findings import shapes as shapes_why
+from tfgraphs.processes import from_argv
 import tfgraphs
 from tfgraphs.jobs import runner, shapes
 from fakes import results
 from tfgraphs.records.results import ShapesResults
 from tfgraphs.records.results import load
-from tfgraphs.records.rows import ModeRun
+from tfgraphs.records.results import ModeRun
 from tfgraphs.records.judge import CANNOT_TELL, DIFFERS, DISTURBED, SAME, judge
 from tfgraphs.spec.shapes import MODES, ONEDNN, SWITCHES_ON
 from tfgraphs.spec.shapes import Config as ShapesConfig
 from tfgraphs.spec.shapes import ShapesTask
-from tfgraphs.spec.protocol import from_argv
 
+ACROSS = "one median a worker, each mode's workers against the other's"
 TINY = dict(start=40, count=5, batch=2, channels=3, filters=2, kernel=4, block=8, passes=3)
 
 
@@ -311,21 +312,28 @@ def _spread(base, k, count):
     return [base * (1 + 0.0004 * ((i * k) % 31 - 15)) for i in range(count)]
 
 
-def _report(times, traces=None, off=None, start=TINY["start"], batch=TINY["batch"], first_traces=None):
+def _report(times, traces=None, off=None, start=TINY["start"], batch=TINY["batch"], first_traces=None, workers=1,
+            slow=None):
     """A shapes report from {mode: (pass 1, pass 2, ...)}, each a time for every length or a list, {mode: traces},
-    and off: the same for the modes run with the switch off."""
+    and off: the same for the modes run with the switch off; each mode in `workers` workers, every worker's times
+    (and its control, the fixed NumPy sort) 0.2% apart from the last's, and slow={mode: factor} for workers whose
+    every time and control is that much longer (a loaded worker)."""
     every = {**times, **(off or {})}.values()
     count = next((len(p[0]) for p in every if isinstance(p[0], list)), TINY["count"])
-    config = ShapesConfig(**{**TINY, "count": count, "start": start, "batch": batch,
+    config = ShapesConfig(**{**TINY, "count": count, "start": start, "batch": batch, "trials": workers,
                               "passes": max(len(p) for p in every)})
 
-    def row(m, passes, env):
+    def row(m, passes, env, j):
+        factor = (1 + 0.002 * j) * (slow or {}).get(m, 1.0)
+        timed = [[t * factor for t in (p if isinstance(p, list) else [p] * count)] for p in passes]
         return ModeRun.from_worker(m, {"status": "ok", "device": "/device:CPU:0", "max_rel_err": 1e-7,
-                                       "times_s": [p if isinstance(p, list) else [p] * count for p in passes],
-                                       "traces": (traces or {}).get(m), "env": env,
+                                       "times_s": timed, "traces": (traces or {}).get(m), "env": env,
+                                       "control_s": [0.002 * factor * (1 + 0.001 * k) for k in range(5)],
+                                       "trial": j + 1 if workers > 1 else None,
                                        "first_call_traces": (first_traces or {}).get(m)}, config.batch, config.lengths)
-    rows = [row(m, passes, dict(SWITCHES_ON)) for m, passes in times.items()]
-    rows += [row(m, passes, {**SWITCHES_ON, ONEDNN: "0"}) for m, passes in (off or {}).items()]
+    rows = [row(m, passes, dict(SWITCHES_ON), j) for j in range(workers) for m, passes in times.items()]
+    rows += [row(m, passes, {**SWITCHES_ON, ONEDNN: "0"}, j) for j in range(workers)
+             for m, passes in (off or {}).items()]
     return results("shapes", config.to_dict(), tuple(rows), extra={"switch": ONEDNN})
 
 
@@ -333,7 +341,7 @@ def _said(report):
     return words(" ".join(shapes_why.answer_and_findings(report)[1]))
 
 
-def _count10(blocked_pass_3):
+def _count10(blocked_pass_3, workers=1, slow=None):
     """The shape of the real `shapes --count 10` run, with a third pass: 10000 to 10009 at batch 10, so kHz = 100 /
     seconds. blocked_pass_3 makes blocked's pass 3 from its pass 2, the control's two sides.
 
@@ -348,7 +356,7 @@ def _count10(blocked_pass_3):
              "function": (started(_jitter(100 / 155, 3, n)), _jitter(100 / 250, 7, n), _jitter(100 / 250, 5, n)),
              "blocked": (started(_jitter(100 / 330, 3, n)), blocked_2, blocked_pass_3(blocked_2))}
     off = {"eager": (started(_jitter(100 / 139, 3, n)), _jitter(100 / 125, 7, n), _jitter(100 / 125, 5, n))}
-    return _report(times, {"function": n, "blocked": 1}, off, start=10000, batch=10)
+    return _report(times, {"function": n, "blocked": 1}, off, start=10000, batch=10, workers=workers, slow=slow)
 
 
 def test_drifting_control_is_a_disturbed_run():
@@ -390,20 +398,20 @@ def shapes_render(report):
 
 
 def test_steady_control_gives_the_verdicts():
-    """The same run with blocked's pass 3 as its pass 2 in another order: the control holds, and every verdict is
-    given, against every other mode, like for like."""
-    report = _count10(lambda second: _jitter(second[0], 7, len(second)))
+    """The same run with blocked's pass 3 as its pass 2 in another order, each mode in four workers: the control
+    holds, and every verdict is given, against every other mode, one median a worker."""
+    report = _count10(lambda second: _jitter(second[0], 7, len(second)), workers=4)
     said = _said(report)
     assert "Disturbed run" not in said and "disturbed run" not in said
     assert ("Control: blocked (blocks of 8) does the same fixed-shape work in its pass 2 and pass 3, on lengths it has "
             "already seen, so they must not differ; pass 2 against pass 3, paired by length: no difference beyond 25% "
             "(x") in said
     assert ("blocked's throughput (blocks of 8) on lengths seen for the first time (pass 1 against pass 1, "
-            "paired by length across the two modes' workers (one a mode: a worker's own speed is not separated)): higher than every other mode (against eager: differs (x1.98") in said
-    assert "against function: differs (x2.13, 95% CI x2.1" in said
-    assert ("on lengths already seen (later passes against later passes, paired by length across the two modes' workers (one a mode: a worker's own speed is not separated)): "
+            "one median a worker, each mode's workers against the other's): higher than every other mode (against eager: differs (x1.98") in said
+    assert "against function: differs (x2.13, 95% CI x2.11 to x2.15; n=4 and 4" in said
+    assert ("on lengths already seen (later passes against later passes, one median a worker, each mode's workers against the other's): "
             "higher than every other mode") in said
-    assert ("eager's throughput with oneDNN on against off, paired by length across the two workers (one each: a worker's own speed is not separated): on lengths seen for the first time "
+    assert ("eager's throughput with oneDNN on against off, one median a worker, the workers with it on against those with it off: on lengths seen for the first time "
             "(pass 1 against pass 1) differs (x1.20") in said
     assert "on lengths already seen (later passes against later passes) differs (x1.68" in said
     assert "Pass 1 against later passes in function, paired by length: differs (x1.6" in said
@@ -412,13 +420,14 @@ def test_steady_control_gives_the_verdicts():
 
 def test_higher_only_against_every_other_mode():
     """A "higher" claim set against the slowest mode alone is not made: keras, faster on seen lengths, stops it."""
-    report = _count10(lambda second: _jitter(second[0], 7, len(second)))
-    keras = _report({"keras": ([1.5] + _jitter(0.5, 3, 10)[1:], _jitter(0.25, 7, 10))}, start=10000, batch=10)
+    report = _count10(lambda second: _jitter(second[0], 7, len(second)), workers=4)
+    keras = _report({"keras": ([1.5] + _jitter(0.5, 3, 10)[1:], _jitter(0.25, 7, 10))}, start=10000, batch=10,
+                    workers=4)
     report = results("shapes", report.config, (*report.rows, *keras.rows), extra=report.sections())
     said = _said(report)
-    assert ("on lengths already seen (later passes against later passes, paired by length across the two modes' workers (one a mode: a worker's own speed is not separated)): higher "
+    assert ("on lengths already seen (later passes against later passes, one median a worker, each mode's workers against the other's): higher "
             "than eager and function, lower than keras, so not higher than every other mode") in said
-    assert "lengths seen for the first time (pass 1 against pass 1, paired by length across the two modes' workers (one a mode: a worker's own speed is not separated)): higher than every" in said
+    assert "lengths seen for the first time (pass 1 against pass 1, one median a worker, each mode's workers against the other's): higher than every" in said
 
 
 def test_no_difference_is_not_said_with_three_pairs():
@@ -426,8 +435,7 @@ def test_no_difference_is_not_said_with_three_pairs():
                       "blocked": (_jitter(0.01, 7, 4), _jitter(0.01, 3, 4))})
     said = _said(report)
     assert "no difference" not in said and "differs" not in said
-    assert ("Pass 1 against pass 2 in function, paired by length: cannot tell with n=3 pairs (a rank test needs 6 "
-            "pairs)") in said
+    assert "Pass 1 against pass 2 in function, paired by length: cannot tell with n=3 pairs (" in said
     assert "run with --count 7 or more" in " ".join(answer_of(report))
 
 
@@ -465,7 +473,7 @@ def test_steady_small_penalty_is_measured():
     flat = (_spread(0.106, 3, 31), _spread(0.106, 7, 31))
     report = _report({"function": (function, _spread(0.106, 7, 31)), "function-signature": flat,
                       "blocked": tuple([t + 0.002 for t in p] for p in flat[::-1])},
-                     {"function": 31, "function-signature": 1, "blocked": 1})
+                     {"function": 31, "function-signature": 1, "blocked": 1}, workers=4)
     c = shapes_why.run_cost(report, report.rows[0])
     assert c.first_s == 2.0 and len(c.new) == len(c.seen) == 30 and c.new_s == pytest.approx(0.119, rel=1e-3)
     assert c.penalty.differs and c.penalty.above == 30 and c.penalized
@@ -480,7 +488,7 @@ def test_steady_small_penalty_is_measured():
             "function-signature's: differs (+13.0 ms") in said
     assert ("The very first call in each of the 3 main workers took 105.4 ms to 2.00 s; against the same worker's "
             "median pass-1 call, "
-            "paired by worker: cannot tell with n=3 pairs (a rank test needs 6 pairs)") in said
+            "paired by worker: cannot tell with n=3 pairs (") in said
     assert "a one-time start-up cost" not in said
     assert "What that first call traced was not recorded, so start-up is not told apart from tracing." in said
 
@@ -509,15 +517,15 @@ def test_a_real_first_call_is_counted_as_tensorflow_counts_its_traces(shapes_jso
 def test_retracing_sentence_follows_the_trace_counts():
     times = {"function": (_jitter(0.03, 3, 10), _jitter(0.01, 7, 10)),
              "function-signature": (_jitter(0.01, 7, 10), _jitter(0.01, 3, 10)), "graph": (0.01, 0.01)}
-    said = _said(_report(times, {"function": 10, "function-signature": 1, "graph": 1}))
+    said = _said(_report(times, {"function": 10, "function-signature": 1, "graph": 1}, workers=4))
     assert "blocked did not run 3 passes (--passes 3), so no control checked" in said
     assert "For 10 distinct lengths, tf.function traced function 10 times and function-signature 1 time." in said
     assert "graph built 1 graph with a [None, None, 3] placeholder and ran all 10 lengths in it." in said
     # The new-length costs (pass 1 minus pass 2, within each worker) are set against each other, so the two workers'
     # own speeds cancel, and the share said to be retracing cannot exceed function's whole cost.
     assert ("function traced 10 times to function-signature's 1; the cost of a new length (pass 1 minus pass 2, "
-            "length by length) in function against function-signature, paired by length across the two modes' workers (one a mode: a worker's own speed is not separated): differs (+20.1 ms, 95% CI "
-            "+19.5 ms to +20.7 ms; n=9 pairs, p=0.0039): that much of function's new-length cost is absent where the "
+            f"length by length) in function against function-signature, {ACROSS}: differs (+20.0 ms, 95% CI "
+            "+19.9 ms to +20.0 ms; n=4 and 4, p=0.029): that much of function's new-length cost is absent where the "
             "signature is fixed, and the trace counts say function retraced.") in said
     for traces in ({"function": 10, "function-signature": 2, "graph": 10}, {"function": 10}):
         said = _said(_report(times, traces))
@@ -529,9 +537,9 @@ def test_retracing_is_not_said_when_the_fixed_signature_is_no_faster():
     # function-signature's pass 1 is as slow as function's: its single trace saved nothing measurable.
     times = {"function": (_jitter(0.03, 3, 10), _jitter(0.01, 7, 10)),
              "function-signature": (_jitter(0.03, 7, 10), _jitter(0.01, 3, 10))}
-    said = _said(_report(times, {"function": 10, "function-signature": 1}))
+    said = _said(_report(times, {"function": 10, "function-signature": 1}, workers=4))
     assert "function retraced" not in said
-    assert ("paired by length across the two modes' workers (one a mode: a worker's own speed is not separated): cannot tell with n=9 pairs (+0 us, 95% CI -800 us to +800 us; p=1): "
+    assert (f"{ACROSS}: cannot tell with n=4 and 4 (+0 us, 95% CI -119 us to +119 us; p=1): "
             "this run does not show function's new-length cost to be retracing.") in said
 
 
@@ -540,4 +548,60 @@ def test_switch_cost_is_not_said_when_it_is_the_same_on_and_off():
              "blocked": (_jitter(0.01, 7, 10), _jitter(0.01, 3, 10))}
     said = _said(_report(times, off={"eager": (_jitter(0.03, 7, 10), _jitter(0.01, 3, 10))}))
     assert "oneDNN accounts for" not in said
-    assert "The time a new length added to a call in eager with oneDNN on against off, paired by length across the two workers (one each: a worker's own speed is not separated):" in said
+    assert "The time a new length added to a call in eager with oneDNN on against off, one median a worker, the workers with it on against those with it off:" in said
+
+
+# modes set against each other rest on several workers a mode, guarded by a control every worker runs
+
+def _across(report):
+    """The sentences that set one mode's workers against another's (or the switch on against off)."""
+    return [words(s) for s in shapes_why.answer_and_findings(report)[1]
+            if "one median a worker," in s and not s.startswith("Each mode ran in")]
+
+
+def test_one_worker_a_mode_never_sets_modes_apart():
+    """One worker a mode: blocked at twice function's throughput, eager 1.7x faster with oneDNN on, and still no
+    "differs" across workers, a worker's own speed being one sample; the flag that adds workers is named."""
+    report = _count10(lambda second: _jitter(second[0], 7, len(second)))
+    across = _across(report)
+    assert len(across) == 4
+    for said in across:
+        assert "differs" not in said and "higher than" not in said and "cannot tell with n=1 and 1" in said
+        assert said.endswith("; run with --trials 4 or more to tell.")
+    assert "against eager: differs (x1.98" not in _said(report)
+    assert ("Each mode ran in 1 worker; every worker also timed a fixed NumPy sort, the same work in each, 5 times "
+            "beside its calls: a median of 2.0 ms a worker.") in _said(report)
+
+
+def test_a_slower_worker_is_seen_not_reported_as_an_effect():
+    """Every blocked worker 1.3x slower, its control sort too: blocked against the other modes is a disturbed
+    run, not a throughput; eager against itself with oneDNN off, on unloaded workers, is still judged."""
+    report = _count10(lambda second: _jitter(second[0], 7, len(second)), workers=4, slow={"blocked": 1.3})
+    blocked, added, switch = _across(report)[:2], _across(report)[2], _across(report)[3]
+    for said in blocked:
+        assert "higher than" not in said and "differs (" not in said
+        assert said.count("disturbed run: its control, work that must not differ, moved (x1.30") == 2
+    assert "differs (+202.2 ms" in added and "on lengths seen for the first time (pass 1 against pass 1) differs" in switch
+    assert "Each mode ran in 4 workers" in _said(report) and "2.0 ms to 2.6 ms" in _said(report)
+
+
+def test_every_worker_times_the_control(shapes_json):
+    for m in shapes_json[1]["modes"]:
+        assert len(m["control_s"]) == TINY["count"] + TINY["passes"] - 1 and min(m["control_s"]) > 0
+        assert "trial" not in m
+
+
+def test_trials_rotate_the_modes_and_the_switch(monkeypatch, tmp_path):
+    fake = fakes.install(monkeypatch, lambda task, env: shapes_document(env, traces=5))
+    path = tmp_path / "out.json"
+    assert shapes.plan(ShapesConfig(**{**TINY, "modes": ("eager", "function"), "trials": 2})).workers == 6
+    assert main(["shapes", *map(str, _flags()), "--modes", "eager,function", "--trials", "2", "--json", str(path),
+                 "--quiet"]) == 0
+    assert [label for _, label, _ in fake.calls] == [
+        "eager trial 1/2", "function trial 1/2", "eager trial 1/2 [TF_ENABLE_ONEDNN_OPTS=0]",
+        "function trial 2/2", "eager trial 2/2 [TF_ENABLE_ONEDNN_OPTS=0]", "eager trial 2/2"]
+    doc = json.loads(path.read_text())
+    assert [(m["mode"], m["trial"], m["env"][ONEDNN]) for m in doc["modes"]] == [
+        ("eager", 1, "1"), ("function", 1, "1"), ("eager", 1, "0"), ("function", 2, "1"), ("eager", 2, "0"),
+        ("eager", 2, "1")]
+    assert ShapesResults.from_dict(doc).to_dict() == {k: v for k, v in doc.items() if k != "findings"}

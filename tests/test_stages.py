@@ -14,7 +14,21 @@ from tfgraphs.spec import tflog
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 # One first run of constant at batch 3000, as each supported TensorFlow logged it with spec.tflog.VMODULE.
 LOGS = {version: (FIXTURES / f"first-run-log-{version}.txt").read_text().splitlines() for version in ("2.12", "2.21")}
-ORDER = [tflog.PLACED, "BuildGraph and Grappler", "partitioning", tflog.FOLDING, tflog.FOLDER_RUN, "the run (step 1)"]
+ORDER = ["graph handed over", "pre-placement passes, placement", "post-placement passes, to BuildGraph",
+         "BuildGraph: Grappler's GraphDef made", "Grappler", "Grappler's output made a Graph, pruned, partitioned",
+         "partitions made Graphs, classic optimizer to its folder's count", "the folder's GraphRunner made",
+         tflog.FOLDER_RUN, f"after the folder's run: {tflog.EXECUTOR}", "the run's start", "the run (step 1)",
+         "the run's end, its trace collected", "return to Python"]
+# The line each event of that run is, by its file and the start of its message: what each stage's name rests on.
+EVIDENCE = {"passes": ("optimization_registry.cc", ""), "placed": ("placer.cc", "W(Const) placed on"),
+            "buildgraph": ("graph_execution_state.cc", "BuildGraph"),
+            "grappler": ("meta_optimizer.cc", "Starting optimization for grappler item"),
+            "grappled": ("meta_optimizer.cc", "Optimized 0 functions"),
+            "partitioned": ("graph_partition.cc", "Added send/recv"),
+            "searched": ("constant_folding.cc", "Constant foldable 7 : 8"),
+            "first": ("executor.cc", "Process node: 0 step"), "last": ("executor.cc", "Process node: 7 step"),
+            "profiler": ("profiler_session.cc", "Profiler session initializing."),
+            "teardown": ("profiler_session.cc", "Profiler session tear down.")}
 
 
 @pytest.fixture
@@ -28,33 +42,55 @@ def utc(monkeypatch):
 
 
 @pytest.mark.parametrize("version", sorted(LOGS))
-def test_every_stage_is_opened_by_one_of_tensorflows_lines_and_they_span_the_run(version, utc):
+def test_every_stage_lies_between_two_lines_and_is_named_for_the_code_between_them(version, utc):
     lines = LOGS[version]
     spans = tflog.spans(lines)
     assert [s["stage"] for s in spans] == ORDER
-    assert [s["source"] for s in spans] == ["session.run", "graph_execution_state", "graph_partition",
-                                            "constant_folding", "executor", "executor"]
+    assert [(s["source"], s["to"]) for s in spans][4:7] == [
+        ("Grappler starts", "Optimized N functions"), ("Optimized N functions", "Added send/recv"),
+        ("Added send/recv", "folder's count")]
+    # The evidence: each event is the line its kind names, at the time the stage opens or closes.
+    for kind, step, at in tflog.events(lines):
+        line = next(line for line in lines if tflog.stamp(line) == at)
+        if kind in ("called", "returned"):
+            assert line.endswith(tflog.CALLED if kind == "called" else tflog.RETURNED)
+            continue
+        file, message = EVIDENCE[kind]
+        assert f"{file}:" in line and line.split("] ", 1)[1].startswith(message), (kind, line)
+        assert step in (None, -1, 1)
     assert all(s["seconds"] >= 0 for s in spans)
-    # From the worker's mark at session.run to its mark at the return, nothing is left out.
+    # Partitioning ends on "Added send/recv", so no stage after that line is named for it, nor the folder's search
+    # for what follows its count.
+    assert not {"partitioning", "classic folder's search", "BuildGraph and Grappler"} & {s["stage"] for s in spans}
+    # From the worker's mark at session.run to its mark at the return, nothing is left out; TensorFlow's own lines
+    # bound all but the first and last stage.
     called, returned = tflog.stamp(lines[0]), tflog.stamp(lines[-1])
     assert sum(s["seconds"] for s in spans) == pytest.approx(returned - called, abs=1e-6)
+    assert [s["own"] for s in spans] == [False] + [True] * (len(ORDER) - 2) + [False]
+    own, whole = tflog.own_share(lines)
+    assert own == pytest.approx(sum(s["seconds"] for s in spans[1:-1])) and whole == pytest.approx(returned - called)
     # The classic folder's own run of the constant graph computed the network: its executor logged each op.
     assert {"Conv2D", "AvgPool", "Relu"} <= tflog.processed(lines, -1)
     assert {"Conv2D", "AvgPool", "Relu"} <= tflog.processed(lines, 1)
 
 
-def test_without_the_marks_the_stages_run_from_the_first_line_to_the_last(utc):
+def test_without_the_marks_the_stages_run_from_tensorflows_first_line_to_its_last(utc):
     lines = LOGS["2.21"][1:-1]
     spans = tflog.spans(lines)
-    # Placement logs each node as it ends; without the mark before it, no stage opens there.
-    assert [s["stage"] for s in spans] == ORDER[1:]
-    opened = next(line for line in lines if line.endswith("] BuildGraph"))
-    assert sum(s["seconds"] for s in spans) == pytest.approx(tflog.stamp(lines[-1]) - tflog.stamp(opened))
+    assert [s["stage"] for s in spans] == ORDER[1:-1] and all(s["own"] for s in spans)
+    assert sum(s["seconds"] for s in spans) == pytest.approx(tflog.stamp(lines[-1]) - tflog.stamp(lines[0]))
+
+
+def test_a_log_without_the_profilers_lines_ends_the_run_at_its_last_node(utc):
+    lines = [line for line in LOGS["2.21"] if "profiler_session.cc" not in line]
+    stages = [s["stage"] for s in tflog.spans(lines)]
+    assert stages[-3:] == [f"after the folder's run: {tflog.EXECUTOR}", "the run (step 1)",
+                           "the run's end, return to Python"]
 
 
 def test_marks_alone_time_nothing():
     lines = [LOGS["2.21"][0], "I0000 a line in a form this tool does not read", LOGS["2.21"][-1]]
-    assert tflog.marked(lines) and tflog.spans(lines) == []
+    assert tflog.marked(lines) and tflog.spans(lines) == [] and tflog.own_share(lines) is None
 
 
 def test_per_node_lines_are_thinned_to_their_first_and_last():
@@ -62,8 +98,9 @@ def test_per_node_lines_are_thinned_to_their_first_and_last():
     many = [line.format(t=100 + i / 1000, i=i) for i in range(tflog.KEPT + 50)]
     kept = tflog.logged_lines("\n".join(["garbage", *many]))
     assert kept == many[:tflog.KEPT] + many[-1:]
-    assert tflog.spans(kept) == [{"stage": "the run (step 1)", "source": "executor",
-                                  "seconds": pytest.approx((tflog.KEPT + 49) / 1000)}]
+    assert tflog.spans(kept) == [{"stage": "the run (step 1)", "source": "step 1 first node",
+                                  "to": "step 1 last node", "seconds": pytest.approx((tflog.KEPT + 49) / 1000),
+                                  "own": True}]
 
 
 @pytest.fixture(scope="module")
@@ -78,7 +115,8 @@ def test_the_real_log_spans_each_logged_first_run(rows):
         spans = explain.logged_spans(r)
         assert spans and sum(s["seconds"] for s in spans) >= 0.9 * r.logged_first_run_s, variant
     said = words(" ".join(explain.where_it_went(rows.values())))
-    assert "constant [default]: TensorFlow's log lines span " in said
+    assert "constant [default]: TensorFlow's own lines, from its first to its last, bound " in said
+    assert "TensorFlow's log lines span" not in said and "partitioning" not in said
 
 
 def test_the_network_runs_twice_only_where_the_folder_ran_it_and_did_not_keep_it(rows, utc):
@@ -94,6 +132,15 @@ def test_the_network_runs_twice_only_where_the_folder_ran_it_and_did_not_keep_it
 def test_a_run_after_the_initializers_is_optimized_again_only_where_one_came_first(rows):
     said = words(" ".join(explain.optimized_again(rows.values())))
     assert said.startswith("variable [default]: its first run came after the initializer's run in the same session, "
-                           "and TensorFlow logged BuildGraph and Grappler, partitioning and classic folder's search "
-                           "again")
+                           "and TensorFlow logged BuildGraph, Added send/recv and folder's count again")
     assert "constant [default]" not in said and "placeholder [default]" not in said
+
+
+def test_a_fed_graph_is_said_to_need_its_fed_values_and_no_more(rows):
+    # The placeholder's graph that ran takes X and W as fed _Arg nodes: Conv2D needs X's values, and that is all
+    # this run shows (Grappler does fold what depends only on a fed tensor's static shape).
+    said = words(" ".join(explain.folding_evidence([rows["placeholder"]])))
+    assert said == ("placeholder [default]: not folded. The graph that ran receives its inputs as 2 fed _Arg nodes and "
+                    f"still holds {tflog.named('Conv2D', rows['placeholder'].partition_ops)} (partition graphs): "
+                    "Conv2D needs the values fed for X, so it cannot be folded.")
+    assert "no op that needs a fed value" not in said

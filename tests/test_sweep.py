@@ -22,7 +22,7 @@ from tfgraphs.jobs.network import SWEEP as sweep
 from tfgraphs.spec.network import GRAPHDEF_LIMIT, SweepConfig
 from tfgraphs.records import sweep as fits
 from fakes import results
-from tfgraphs.records.rows import Measurement, Row
+from tfgraphs.records.results import Measurement, Row
 from tfgraphs.records.schema import SCHEMA
 from tfgraphs.render.network import render_sweep
 from tfgraphs.spec import network
@@ -85,8 +85,14 @@ def test_predicted_limit_matches_tensorflows_refusal(dtype):
     assert a * limit + b < GRAPHDEF_LIMIT <= a * (limit + 1) + b
     # ...and TensorFlow refuses that one more, before copying the (zero-cost) array.
     with tf.Graph().as_default():
-        with pytest.raises(ValueError, match="larger than 2GB"):
+        with pytest.raises(ValueError, match="larger than 2GB") as refused:
             tf.constant(zero_cost_x(limit + 1, dtype))
+    # What sweep says of that refusal names the check that made it, not the GraphDef limit the fit models.
+    said = growth.limit_sentence({"variant": "constant", "batch": limit + 1, "predicted_max_batch": limit,
+                                  "data_bytes": network.data_bytes(limit + 1, dtype), "refused": True,
+                                  "message": f"ValueError: {refused.value}", "failure": None})
+    assert "make_tensor_proto's single-tensor check (tensor_util.py, content of 2**31 bytes or more)" in said
+    assert "as the fit predicts" not in said
 
 
 def test_fit_line_absorbs_length_prefixes():
@@ -251,6 +257,11 @@ def test_limit_sentence_speaks_of_memory_only_when_measured():
     assert "memory" not in growth.limit_sentence(probe())
     said = growth.limit_sentence(probe(rss_before_bytes=800_000_000, rss_after_bytes=801_000_000))
     assert "was 800.0 MB before the call and 801.0 MB after it (+1.0 MB, 0.047% of the tensor's bytes)" in said
+    # The refusal is the single-tensor check's, met before any GraphDef exists: not the limit the fit models.
+    assert ("So constant cannot be built at batch 262,144: make_tensor_proto's single-tensor check (tensor_util.py, "
+            "content of 2**31 bytes or more) refused X before any GraphDef existed, so the serialized-GraphDef limit "
+            "the fit models was not reached") in growth.limit_sentence(probe())
+    assert "as the fit predicts" not in growth.limit_sentence(probe())
     accepted = growth.limit_sentence(probe(refused=False, message=None))
     assert accepted.startswith(f"TensorFlow accepted a {GRAPHDEF_LIMIT:,}-byte tensor for X") and "wrong" not in accepted
 

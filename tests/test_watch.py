@@ -104,14 +104,15 @@ def test_new_signatures_and_retracing_name_their_lines(kinds):
     assert set(found) == {"new-signature", "retracing"}
     assert found["new-signature"]["line"] == line_of(script, "sess.run(fetched")
     assert found["new-signature"]["evidence"]["signatures"] == 5
-    assert found["retracing"]["evidence"] == {"name": "doubled", "traces": 3}
+    assert found["retracing"]["evidence"] == {"name": "doubled", "traces": 3, "cost_s": None, "share": None}
 
 
 def test_a_method_s_traces_are_counted_over_its_instance_copies(kinds):
     proc, doc = kinds["method_function"]
     assert proc.returncode == 0, proc.stderr
     [found] = doc["findings"]
-    assert found["kind"] == "retracing" and found["evidence"] == {"name": "__call__", "traces": 3}
+    assert found["kind"] == "retracing" and found["evidence"] == {"name": "__call__", "traces": 3, "cost_s": None,
+                                                                  "share": None}
     # The decorator's line (Python 3.11 and later) or the def's (Python 3.10): where the frame that made it stood.
     script = SCRIPTS / "method_function.py"
     assert found["line"] in (line_of(script, "@tf.function"), line_of(script, "def __call__"))
@@ -276,11 +277,79 @@ def test_a_new_signature_under_one_percent_of_the_run_stays_out_of_the_answer():
     assert "different sets of fed and fetched names" not in said
     assert "1 smaller finding (new-signature), each under 1% of the script's run time: see below." in said
     assert "No finding" not in said
-    assert "; together 1.91 s beyond a repeat, 0.5% of the script's 400.00 s run." in words(sentence_of(small, found))
+    assert ("; together 1.91 s beyond a repeat, 0.477% of the script's 400.00 s run, under 1% of it."
+            in words(sentence_of(small, found)))
     large = replace(small, script_s=10.0)
     large = replace(large, findings=diagnoses(large))
     said = words(" ".join(answer_and_findings(large)[0]))
     assert "ran 5 different sets of fed and fetched names" in said and "smaller finding" not in said
+
+
+def costed(tmp_path, script_s, convert_s, after_s):
+    """The saved watch document of growth_and_feed.py (tests/fixtures/watch.json) with the fields its costs come
+    from set: the script's run time, the feed's hand-over time and the runs right after the new ops."""
+    doc = json.loads((ROOT / "tests" / "fixtures" / "watch.json").read_text())
+    [feed], [growth], [call] = doc["feeds"], doc["growth"], doc["calls"]
+    feed["convert_s"], doc["script_s"] = convert_s, script_s
+    growth.update(after_s=after_s, after_site={"file": call["file"], "line": call["line"]})
+    path = tmp_path / "costed.json"
+    path.write_text(json.dumps(doc))
+    return tfgraphs.report(path)
+
+
+def printed_order(text, findings):
+    """The diagnoses' places in the page's answer and in its findings, by where each sentence starts."""
+    said = words(text)
+    answer, below = said.split("What this run shows:")
+    heads = [f"growth_and_feed.py:{d['line']} {'fed' if d['kind'] == 'repeated-feed' else 'made'}" for d in findings]
+    return [answer.index(h) for h in heads], [below.index(f"- {h}") for h in heads]
+
+
+@pytest.mark.parametrize("convert_s, after_s, kinds_ranked, small", [
+    (0.4, [0.003] * 4, ["repeated-feed", "graph-growth"], "together 12.0 ms, 0.600%"),
+    (1e-4, [0.3] * 4, ["graph-growth", "repeated-feed"], "together 0.1 ms, 0.00500%")],
+    ids=["feed-costlier", "growth-costlier"])
+def test_findings_are_ranked_by_their_cost_in_the_json_and_on_the_page(tmp_path, convert_s, after_s, kinds_ranked,
+                                                                       small):
+    report = costed(tmp_path, 2.0, convert_s, after_s)
+    found = report.to_dict()["findings"]
+    assert [d["kind"] for d in found] == kinds_ranked
+    costs = [d["evidence"]["cost_s"] for d in found]
+    assert costs == sorted(costs, reverse=True) and costs[0] >= 0.4
+    assert [d["evidence"]["share"] for d in found] == [c / 2.0 for c in costs]
+    in_answer, in_findings = printed_order(report.text(), found)
+    assert in_answer == sorted(in_answer) and in_findings == sorted(in_findings)
+    # The one under 1% of the run says so; the other does not.
+    first, last = (words(sentence_of(report.result, d)) for d in found)
+    assert "under 1% of it" in last and "under 1%" not in first
+    assert f"; {small} of the script's 2.00 s run, under 1% of it" in last
+
+
+def test_findings_whose_cost_was_not_measured_come_last():
+    timed = record(script_s=10.0)
+    untimed = ({"file": "s.py", "line": 2, "name": "doubled", "traces": 3},)
+    const = {"file": "s.py", "line": 1, "name": "X", "bytes": 8250, "tensor_bytes": 8192, "dtype": "float64",
+             "shape": [1024], "runs_before": 99}   # no run came after it
+    found = diagnoses(replace(timed, functions=untimed, consts=(const,), min_bytes=100))
+    assert [d["kind"] for d in found] == ["new-signature", "embedded-constant", "retracing"]
+    assert [d["evidence"]["cost_s"] is None for d in found] == [False, True, True]
+    said = words(sentence_of(timed, found[2]))
+    assert said.endswith("traced 3 times (TensorFlow's experimental_get_tracing_count); the time its tracing took is "
+                         "not measured here. Remedy: " + found[2]["remedy"] + ". Taught in " + found[2]["lesson"] + ".")
+
+
+def test_a_real_run_s_findings_are_printed_and_saved_in_the_order_of_their_cost(kinds, loops):
+    for proc, doc in (kinds["growth_and_feed"], loops["made_in_loop"]):
+        costs = [d["evidence"]["cost_s"] for d in doc["findings"]]
+        assert len(costs) >= 2 and costs == sorted(costs, reverse=True)
+        below = words(proc.stdout).split("What this run shows:")[1]
+        places = [below.index(f"- {Path(d['file']).name}:{d['line']} ") for d in doc["findings"]]
+        assert places == sorted(places)
+    # Three lines whose ops came before the same runs each carry those runs' cost, and say they share it.
+    proc, doc = loops["made_in_loop"]
+    shared = [d for d in doc["findings"] if "the same runs came right after the ops of" in
+              words(sentence_of(Watching.from_dict(doc), d))]
+    assert len(shared) == 3 and len({d["evidence"]["cost_s"] for d in shared}) == 1
 
 
 def test_a_list_fed_again_is_said_to_be_converted_on_each_call():
@@ -314,8 +383,28 @@ def test_a_const_that_is_mostly_its_name_gets_no_remedy_for_data():
     scalar = {"file": "s.py", "line": 7, "name": "gradients/Sum_grad/Reshape/shape", "bytes": 116, "tensor_bytes": 4,
               "dtype": "int32", "shape": [], "runs_before": 0}
     data = scalar | {"name": "X", "bytes": 8250, "tensor_bytes": 8192, "shape": [1024]}
-    found = diagnoses(Watching(script="s.py", min_bytes=100, consts=(scalar, data)))
+    # tf.zeros([2, 10]) stores one value, broadcast: 6 bytes of data in a 113-byte NodeDef, though its tensor has 80.
+    zeros = scalar | {"name": "Variable/Adam/Initializer/zeros", "bytes": 113, "tensor_bytes": 80, "data_bytes": 6,
+                      "dtype": "float32", "shape": [2, 10]}
+    found = diagnoses(Watching(script="s.py", min_bytes=100, consts=(scalar, data, zeros)))
     assert [(d["kind"], d["evidence"]["name"]) for d in found] == [("embedded-constant", "X")]
+
+
+def test_consts_before_one_first_run_each_say_they_share_its_cost():
+    call = record().calls[0]
+    consts = tuple({"file": "s.py", "line": 3, "name": name, "bytes": 8250, "tensor_bytes": 8192,
+                    "data_bytes": 8192, "dtype": "float64", "shape": [1024], "runs_before": 0} for name in "XY")
+    w = replace(record(), consts=consts, script_s=2.0)
+    [x, y] = [d for d in diagnoses(w) if d["kind"] == "embedded-constant"]
+    w = replace(w, findings=diagnoses(w))
+    assert x["evidence"]["cost_s"] == y["evidence"]["cost_s"] == pytest.approx(call["first_s"] - 0.01)
+    for d in (x, y):
+        assert ("; that first run came after 1 other embedded Const too: one cost, said with each."
+                in words(sentence_of(w, d)))
+    alone = replace(w, consts=consts[:1])
+    alone = replace(alone, findings=diagnoses(alone))
+    [x] = [d for d in alone.findings if d["kind"] == "embedded-constant"]
+    assert "that first run came after" not in sentence_of(alone, x)
 
 
 def test_growth_on_one_run_and_a_feed_that_changes_are_not_findings():

@@ -95,7 +95,7 @@ def test_embedded_constant_is_named_at_its_line(tf1_run):
     [const] = doc["consts"]
     assert BIG.nbytes <= const.pop("bytes") <= BIG.nbytes + 200
     assert const == {"file": str(script), "line": marks["const"], "name": "Const", "tensor_bytes": BIG.nbytes,
-                     "dtype": "float64", "shape": [50, 8, 8, 1], "runs_before": 0}
+                     "data_bytes": BIG.nbytes, "dtype": "float64", "shape": [50, 8, 8, 1], "runs_before": 0}
 
 
 def test_ops_added_after_the_first_run_are_growth(tf1_run):

@@ -15,7 +15,7 @@ __version__ = "0.3.0"
 
 # The public names beside the commands' functions, and the module that defines each. Every name is imported on first
 # use: `import tfgraphs` stays light and never imports TensorFlow, which only the measuring workers load.
-_EXPORTS = {"Report": "tfgraphs.api.report", "report": "tfgraphs.api.commands",
+_EXPORTS = {"Report": "tfgraphs.api.commands", "report": "tfgraphs.api.commands",
             "blocked_conv1d": "tfgraphs.worker.graphs", "watching": "tfgraphs.api.commands"}
 
 

@@ -28,8 +28,13 @@ def folder_takes_a_file(path):
 
 
 def write_atomic(path, write, mode="w"):
-    """Run write(file) on a temporary file beside path, then rename it over path: readers see the old or the new."""
-    directory = os.path.dirname(os.path.abspath(path))
+    """Run write(file) on a temporary file beside path, then rename it over path: readers see the old or the new. A
+    link is written through (the file it names is replaced, the link stays); one naming no regular file is refused."""
+    given, path = path, os.path.realpath(path)
+    if os.path.exists(path) and not stat.S_ISREG(os.stat(path).st_mode):
+        raise UsageError(f"cannot write {given}: it names {path}, which is not a regular file (a device, FIFO or "
+                         f"socket)")
+    directory = os.path.dirname(path)
     os.makedirs(directory, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".tfgraphs-", suffix=os.path.splitext(path)[1], dir=directory)
     try:
@@ -43,7 +48,7 @@ def write_atomic(path, write, mode="w"):
     except OSError as exc:
         # A full disk or a file that refuses the rename: the old file stays whole, and the fault is one line.
         os.unlink(tmp)
-        raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
+        raise UsageError(f"cannot write {given}: {exc.strerror or exc}") from None
     except BaseException:
         os.unlink(tmp)
         raise
@@ -76,12 +81,15 @@ def read_doc(path):
                              f"document")
         raise UsageError(f"{path} is not a regular file (a folder, device, FIFO or socket)")
     with os.fdopen(fd, "rb") as f:
-        # A file still growing is cut at the limit, and refused below.
-        data = f.read(MAX_DOC_BYTES + 1)
-    if len(data) > MAX_DOC_BYTES:
-        raise UsageError(f"{path} is larger than {MAX_DOC_BYTES:,} bytes, more than any tfgraphs document")
+        # The size it has, and a byte more: a file still growing is cut there, and refused.
+        data = f.read(st.st_size + 1)
+    if len(data) > st.st_size:
+        raise UsageError(f"{path} grew while it was read; read it once it is written")
     try:
         return json.loads(data, object_pairs_hook=_unique_keys)
+    except MemoryError:
+        raise UsageError(f"{path}: ran out of memory reading its {st.st_size:,} bytes of JSON; free some, or raise "
+                         f"this process's limit (ulimit -v)") from None
     except RepeatedKey as exc:
         raise UsageError(f"{path} holds the key {exc.args[0]!r} twice in one object; which one is meant is "
                          f"unclear") from None

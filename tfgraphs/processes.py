@@ -1,4 +1,4 @@
-"""How a worker process starts, forked or fresh, and ends.
+"""How a worker process starts, forked or fresh, is given its task, answers, and ends.
 
 A command's workers are forked (Linux) from a server, `python -m tfgraphs.processes SOCKET`, that imported TensorFlow
 and did nothing else: each child takes its requester's stdin, stdout, stderr, folder, environment and process group
@@ -9,6 +9,7 @@ ended with it (grouped). /proc shows a forked child as its server: running() say
 environment.
 """
 
+import argparse
 import ctypes
 import hashlib
 import json
@@ -21,10 +22,10 @@ import struct
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import traceback
 from contextlib import contextmanager
+from dataclasses import MISSING, field, fields
 
 from tfgraphs import pagetables
 
@@ -46,10 +47,6 @@ PR_SET_PDEATHSIG = 1   # linux/prctl.h
 # Looked up here, in the parent: loading a library between fork and exec could wait on a lock another thread held.
 PRCTL = ctypes.CDLL(None, use_errno=True).prctl if sys.platform.startswith("linux") else None
 
-# What a terminal sends its foreground group, passed on to a grouped() process, which no terminal reaches directly.
-FORWARDED = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT")
-                  if hasattr(signal, name))
-GRACE_S = 2   # how long a process left running has to end on SIGTERM before it gets SIGKILL
 
 _scopes = []   # the open workers() scopes of this process, innermost last: {key: (Popen, socket path) or None}
 
@@ -72,6 +69,50 @@ def fresh(argv, **kwargs):
     proc = subprocess.Popen(argv, **kwargs)
     proc.started = FRESH_START
     return proc
+
+
+PR_SET_CHILD_SUBREAPER, PR_GET_CHILD_SUBREAPER = 36, 37   # linux/prctl.h
+
+
+@contextmanager
+def adopting(grace_s=2):
+    """Within, this process adopts the orphans of the processes it starts (a child subreaper, on Linux), whatever
+    session they made; on leaving, the list yielded holds [(pid, name)] of those still running, each ended (SIGTERM,
+    then SIGKILL after grace_s) and reaped."""
+    ended = []
+    if PRCTL is None:
+        yield ended
+        return
+    import psutil   # here, not at the top: the command line starts without it
+    me, was = psutil.Process(), ctypes.c_int()
+    before = {child.pid for child in me.children()}
+    PRCTL(PR_GET_CHILD_SUBREAPER, ctypes.byref(was), 0, 0, 0)
+    PRCTL(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    try:
+        yield ended
+    finally:
+        try:
+            ended += _end_adopted(me, before, grace_s)
+        finally:
+            PRCTL(PR_SET_CHILD_SUBREAPER, was.value, 0, 0, 0)
+
+
+def _end_adopted(me, before, grace_s):
+    """[(pid, name)] of the processes below me, but not below the children it had before, that still ran: ended."""
+    import psutil
+    named = {}
+    for sig, wait_s in ((signal.SIGTERM, grace_s), (signal.SIGKILL, 1)):
+        found = [c for child in me.children() if child.pid not in before
+                 for c in (child, *child.children(recursive=True))]
+        for proc in found:
+            try:
+                if proc.status() != psutil.STATUS_ZOMBIE:
+                    named.setdefault(proc.pid, proc.name())
+                    proc.send_signal(sig)
+            except psutil.Error:
+                pass
+        psutil.wait_procs(found, timeout=wait_s)   # reaps those that are this process's children
+    return sorted(named.items())
 
 
 def start(argv, **kwargs):
@@ -156,7 +197,9 @@ def _connection(env):
     try:
         return connect(servers[name][1], servers[name][0])
     except RuntimeError:   # it could not import TensorFlow: a fresh worker will say why
+        proc, path = servers[name]
         servers[name] = None
+        end_server(proc, os.path.dirname(path))   # and its folder goes with it
         return None
 
 
@@ -462,101 +505,72 @@ def _become(request, fds, inherited, server):
     runpy.run_module(module, run_name="__main__", alter_sys=True)
 
 
-# A user's code in a session of its own, ended with everything it left running.
+# A task crosses to its worker as flags, one per field of its frozen record; the worker answers with one JSON
+# document on stdout and tells the parent its progress in PHASE_PREFIX lines on stderr.
 
-class Group:
-    """A process started in a session, and so a process group, of its own; ended: [(pid, name)] of the processes
-    left running in that session that end() ended."""
-
-    def __init__(self, proc):
-        self.proc, self.ended = proc, []
-
-    def signal(self, sig):
-        """Send sig to the process group, as a terminal sends Ctrl-C to its foreground group."""
-        if self.proc.returncode is None:   # once collected, its number may be another group's
-            try:
-                os.killpg(self.proc.pid, sig)
-            except ProcessLookupError:
-                pass
-
-    def end(self, grace_s=GRACE_S):
-        """Kill the process if it still runs, then end every process left in its session; what was ended so far."""
-        if self.proc.poll() is None:
-            self.proc.kill()
-        self.proc.wait()
-        self.ended += end_session(self.proc.pid, grace_s)
-        return self.ended
+PHASE_PREFIX = "@phase "
 
 
-@contextmanager
-def grouped(argv, forward=FORWARDED, grace_s=GRACE_S, **kwargs):
-    """A Group of subprocess.Popen(argv, **kwargs), a fresh process in a session of its own, bound to end with this
-    process. Within, the signals in forward that reach this process go to its group instead; on leaving, the process
-    is killed if it still runs, and every process left in its session is ended and listed in the Group's ended."""
-    group = Group(fresh(argv, start_new_session=True, **kwargs))
-    # Outside the main thread no handler can be set: the signals stay this process's.
-    previous = ({sig: signal.signal(sig, lambda number, frame: group.signal(number)) for sig in forward}
-                if threading.current_thread() is threading.main_thread() else {})
+def choice(names):
+    """A task field whose flag takes one of names."""
+    return field(metadata={"choices": tuple(names)})
+
+
+def _flag(f):
+    return "--" + f.name.replace("_", "-")
+
+
+def to_argv(task):
+    """`python` arguments that run the task's worker: -m MODULE, then one flag per field that is set."""
+    argv = ["-m", task.MODULE]
+    for f in fields(task):
+        value = getattr(task, f.name)
+        if value is not None:
+            argv += [_flag(f), str(value)]
+    return argv
+
+
+def from_argv(cls, argv=None):
+    """The task a worker was started with, parsed from the flags to_argv wrote."""
+    p = argparse.ArgumentParser(prog=f"python -m {cls.MODULE}", description=cls.__doc__)
+    for f in fields(cls):
+        required = f.default is MISSING
+        p.add_argument(_flag(f), dest=f.name, type=int if f.type is int else str, required=required,
+                       default=None if required else f.default, choices=f.metadata.get("choices"))
+    return cls(**vars(p.parse_args(argv)))
+
+
+def phase(name):
+    """Tell the parent which phase starts now."""
+    print(PHASE_PREFIX + name, file=sys.stderr, flush=True)
+
+
+def main(task_type, measure):
+    """A worker's entry point: its whole job as flags, one JSON document out, the exit status back."""
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    code = serve(measure, from_argv(task_type))
+    sys.stdout.flush()
+    sys.stderr.flush()
+    # The document is written: skip TensorFlow's teardown, which takes seconds after a large graph.
+    os._exit(code)
+
+
+def serve(measure, task):
+    """Print {"status": "ok", ...measure(task)} or a failed document on stdout; return the exit status."""
+    # Keep stdout for the JSON document alone: anything else written to fd 1 lands on stderr.
+    result_stream = os.fdopen(os.dup(1), "w")
+    os.dup2(2, 1)
     try:
-        yield group
-    finally:
-        try:
-            group.end(grace_s)
-        finally:
-            for sig, handler in previous.items():
-                signal.signal(sig, signal.SIG_DFL if handler is None else handler)
-
-
-def end_session(sid, grace_s=GRACE_S):
-    """[(pid, name)] of the processes of session sid, each ended: SIGTERM, then SIGKILL after grace_s."""
-    import psutil   # here, not at the top: the command line starts without it
-    ended = {}
-    # A process forked while the others end is found by the next round.
-    for sig, wait_s in ((signal.SIGTERM, grace_s), (signal.SIGKILL, 1), (signal.SIGKILL, 1)):
-        left = _in_session(sid)
-        if not left:
-            break
-        for proc in left:
-            try:
-                ended.setdefault(proc.pid, proc.name())
-                proc.send_signal(sig)   # psutil checks that the pid is still this process's
-            except psutil.Error:
-                pass
-        deadline = time.monotonic() + wait_s
-        while left and time.monotonic() < deadline:
-            left = [p for p in left if _alive(p)]
-            if left:
-                time.sleep(0.02)
-    return sorted(ended.items())
-
-
-def listed(ended, which=""):
-    """'1 process WHICH (pid 1234: sleep)' for end_session's list."""
-    return (f"{len(ended)} process{'es' if len(ended) != 1 else ''}{' ' + which if which else ''} ("
-            + ", ".join(f"pid {pid}: {name}" for pid, name in ended) + ")")
-
-
-def _in_session(sid):
-    """The live processes of session sid other than this one."""
-    import psutil
-    found = []
-    for proc in psutil.process_iter(["status"]):
-        try:
-            if (proc.pid != os.getpid() and proc.info["status"] != psutil.STATUS_ZOMBIE
-                    and os.getsid(proc.pid) == sid):
-                found.append(proc)
-        except OSError:   # it ended while being looked at
-            pass
-    return found
-
-
-def _alive(proc):
-    """True while proc runs: a zombie has ended."""
-    import psutil
-    try:
-        return proc.status() != psutil.STATUS_ZOMBIE
-    except psutil.Error:
-        return False
+        result = {"status": "ok", "error": None, **measure(task)}
+        code = 0
+    except Exception as exc:  # every failure must still produce a document for the parent
+        traceback.print_exc(file=sys.stderr)
+        message = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+        result = {"status": "failed", "error": f"{type(exc).__name__}: {message}"[:500]}
+        code = 1
+    json.dump(result, result_stream)
+    result_stream.close()
+    return code
 
 
 if __name__ == "__main__":

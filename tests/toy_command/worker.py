@@ -5,20 +5,20 @@ import time
 
 import numpy as np
 
+from tfgraphs import processes
 from tfgraphs.tfimport import import_tensorflow
-from tfgraphs.spec import protocol
 from toy_command.job import ToyTask
 
 
 def measure(task):
     """The numbers of one constant of task.size float32 values."""
     tf = import_tensorflow()
-    protocol.phase("build")
+    processes.phase("build")
     graph = tf.Graph()
     with graph.as_default():
         constant = tf.constant(np.arange(task.size, dtype=np.float32))
     graph_def = graph.as_graph_def()
-    protocol.phase("run")
+    processes.phase("run")
     with tf.compat.v1.Session(graph=graph) as sess:
         t0 = time.perf_counter()
         fetched = sess.run(constant)
@@ -29,4 +29,4 @@ def measure(task):
 
 
 if __name__ == "__main__":
-    protocol.main(ToyTask, measure)
+    processes.main(ToyTask, measure)

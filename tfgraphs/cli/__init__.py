@@ -7,6 +7,11 @@ import platform
 import signal
 import sys
 
+try:
+    import resource   # imported before any limit is reached: it is asked once one is
+except ImportError:   # Windows has no resource limits of this kind
+    resource = None
+
 import tfgraphs
 from tfgraphs.api.commands import COMMANDS, FUNCTIONS
 from tfgraphs.api.outputs import table_format
@@ -173,8 +178,38 @@ def version_line():
             f"Python {platform.python_version()})")
 
 
+# Signals that end a command as Ctrl-C does: the finally blocks end every worker and server it started, and remove
+# its temporary folders; the exit status is then a shell's for the signal, 128 + N.
+ENDING = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
+_received = []   # the ending signal this process got, once it got one
+
+
 def _interrupt(signum, frame):
-    raise KeyboardInterrupt
+    """Unwind like Ctrl-C on the first ending signal; a second one while unwinding must not cut the cleanup short."""
+    if not _received:
+        _received.append(signum)
+        raise KeyboardInterrupt
+
+
+def _stopped(prog):
+    """Say what stopped the command, in one line; the status a shell gives it (130 for Ctrl-C, 128 + N for N)."""
+    if not _received:
+        print(f"{prog}: interrupted", file=sys.stderr)
+        return 130
+    print(f"{prog}: ended by {signal.Signals(_received[0]).name}", file=sys.stderr)
+    return 128 + _received[0]
+
+
+def out_of_memory(exc):
+    """True for a MemoryError, and for a library that could not be mapped into memory (a limit such as ulimit -v)."""
+    return isinstance(exc, MemoryError) or any(words in str(exc) for words in ("failed to map segment",
+                                                                               "Cannot allocate memory"))
+
+
+def memory_limit():
+    """' under this process's limit of N bytes (ulimit -v)' when it has one, else ''."""
+    limit = resource.RLIM_INFINITY if resource is None else resource.getrlimit(resource.RLIMIT_AS)[0]
+    return "" if resource is None or limit == resource.RLIM_INFINITY else f" under this process's limit of {limit:,} bytes (ulimit -v)"
 
 
 def command_named(argv):
@@ -188,17 +223,25 @@ def main(argv=None, prog="tfgraphs"):
     args = build_parser(prog, flagged=[command_named(argv)]).parse_args(argv)
     args.prog = prog
     args.debug = getattr(args, "debug", False)
-    # SIGTERM unwinds like Ctrl-C, so the finally blocks end every worker and server this command started.
-    signal.signal(signal.SIGTERM, _interrupt)
+    _received.clear()
+    for sig in ENDING:
+        signal.signal(sig, _interrupt)
     try:
         return args.func(args)
     except UsageError as exc:
         print(f"{prog}: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print(f"{prog}: interrupted", file=sys.stderr)
-        return 130
+        return _stopped(prog)
+    except (MemoryError, ImportError) as exc:
+        if args.debug or not out_of_memory(exc):
+            raise
+        print(f"{prog}: ran out of memory{memory_limit()} ({type(exc).__name__}); free some, or raise the limit",
+              file=sys.stderr)
+        return 2
     except Exception as exc:
+        if _received and not args.debug:
+            return _stopped(prog)   # a worker or server the signal ended first broke a connection or a pipe
         if args.debug:
             raise
         print(f"{prog}: internal error: {type(exc).__name__}: {exc} (rerun with --debug for a traceback)",

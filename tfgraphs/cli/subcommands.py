@@ -189,7 +189,7 @@ def run_server(args):
     """Run the server in its own process, print its target, and end it by its pid on Ctrl-C or SIGTERM."""
     from tfgraphs import processes
     from tfgraphs.jobs import servers
-    from tfgraphs.spec.protocol import to_argv
+    from tfgraphs.processes import to_argv
 
     served = server_task(args)
     port_number = _free(served.cluster, served.job, served.task)

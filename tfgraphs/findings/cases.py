@@ -5,8 +5,7 @@ import statistics
 import textwrap
 
 from tfgraphs.findings.evidence import judged
-from tfgraphs.records.judge import CANNOT_TELL, judge
-from tfgraphs.spec.options import ONE_AGAINST
+from tfgraphs.records.judge import CANNOT_TELL, judge, one_against
 from tfgraphs.spec.pitfalls import LEAK_AGAIN, RAISED_FOLD_LIMIT
 from tfgraphs.spec.tflog import NETWORK_OPS, runs_as
 from tfgraphs.units import fmt_bytes, fmt_s, join
@@ -36,8 +35,10 @@ def says(verdict):
     """The verdict as printed; one run against repeats that cannot tell says whether more repeats could."""
     if verdict.outcome == CANNOT_TELL and min(verdict.n_a, verdict.n_b) == 1 < max(verdict.n_a, verdict.n_b):
         # "a rank test needs 4 a side" does not fit a single run: what it needs is enough repeats beside it.
-        more = ("" if max(verdict.n_a, verdict.n_b) >= ONE_AGAINST else
-                f" (one run is placed among repeats only from {ONE_AGAINST} of them: --steps {ONE_AGAINST})")
+        # At the level its family holds it to: 40 repeats alone, 80 in a family of two (Holm).
+        fewest_repeats = one_against(verdict.level)
+        more = ("" if max(verdict.n_a, verdict.n_b) >= fewest_repeats else
+                f" (one run is placed among repeats only from {fewest_repeats} of them: --steps {fewest_repeats})")
         return f"cannot tell with {verdict.samples}{more} ({verdict.detail(fmt_s, samples=False)})"
     return verdict.says(fmt_s)
 
@@ -74,10 +75,11 @@ def executor_cache_headline(variant, first, repeat, new, new_repeat):
                 f"{new_v.effect_text()}; {first_v.samples})")
     else:
         line = f"{runs[0]}, {first_v.brief()}; {runs[1]}, {new_v.brief()}"
-    # One run is placed among its repeats only from ONE_AGAINST of them: say how to get there.
-    short = any(v.outcome == CANNOT_TELL and min(v.n_a, v.n_b) == 1 < max(v.n_a, v.n_b) < ONE_AGAINST
+    # One run is placed among its repeats only from so many of them, at its family's level: say how to get there.
+    fewest_repeats = max(one_against(v.level) for v in (first_v, new_v))
+    short = any(v.outcome == CANNOT_TELL and min(v.n_a, v.n_b) == 1 < max(v.n_a, v.n_b) < fewest_repeats
                 for v in (first_v, new_v))
-    return [judged(f"executor-cache, {variant}: {line}" + (f"; --steps {ONE_AGAINST}" if short else "") + ".",
+    return [judged(f"executor-cache, {variant}: {line}" + (f"; --steps {fewest_repeats}" if short else "") + ".",
                    first_v, new_v)]
 
 
@@ -94,15 +96,13 @@ def built(variant, what, case, base, shows):
 
 
 def real_callable(variant, real, real_first, real_repeat):
-    """A callable made from CallableOptions: whether it built its executor when made."""
+    """A callable made from CallableOptions: what making it took, and its first call against its repeats."""
     first = against(real_first, real_repeat)
     head = (f"{variant}: a callable made by Session._make_callable_from_options(CallableOptions) took "
             f"{fmt_s(real.seconds)} to make and {fmt_s(real_first.seconds)} at its first call, against "
             f"{short_s(typical(real_repeat))} a repeat")
-    # Making a callable and running one are unlike work: only its first call is judged, against its repeats.
-    if first.same:
-        return [judged(head + f": its first call against a repeat: {says(first)}; its first call paid nothing a "
-                       f"repeat does not.", first)]
+    # Making a callable and running one are unlike work: only its first call is judged, against its repeats. One call
+    # is one sample, which never shows no difference: that it paid nothing a repeat does not is not said.
     return [judged(f"{head}; its first call against a repeat: {says(first)}.", first)]
 
 
@@ -110,9 +110,11 @@ def step_cost(variant, leak, once):
     """The leaky loop's steps after the first against the fixed loop's, step by step (pairs: the loops take turns),
     when the fixed loop's op computes the network (its partition graphs say so)."""
     a, b = statistics.median(leak.step_s[1:]), statistics.median(once.step_s[1:])
+    spread = (f"{fmt_s(a)} median ({fmt_s(min(leak.step_s[1:]))} to {fmt_s(max(leak.step_s[1:]))} over "
+              f"{len(leak.step_s) - 1} steps)")
     if once.computes is not None and not once.computes["Conv2D"]:
         # A folded op computes nothing: a ratio against it would set a whole network against a constant.
-        return [f"{variant}: after the first step, each step that created an op took {fmt_s(a)}; the op made once "
+        return [f"{variant}: after the first step, a step that created an op took {spread}; the op made once "
                 f"was folded into a constant (no Conv2D in the graph that ran"
                 + (f"; the Const {join(once.replaced_by_const)} stands in its place" if once.replaced_by_const else "")
                 + f": partition graphs), so its {short_s(b)} steps compute nothing and are no baseline for the leaky "
@@ -120,8 +122,8 @@ def step_cost(variant, leak, once):
     v = judge(leak.step_s[1:], once.step_s[1:], paired=True)
     reused = ("a step that reused its op and still computed the network (partition graphs)" if once.computes else
               "a step that reused its op (whether that op still computed the network was not measured)")
-    line = (f"{variant}: after the first step, a step that created an op took {fmt_s(a)} against {short_s(b)} for "
-            f"{reused}, slower on {v.above} of {v.n_a} steps: {v.says(fmt_s)}")
+    line = (f"{variant}: after the first step, a step that created an op took {spread} against {short_s(b)} "
+            f"median for {reused}, slower on {v.above} of {v.n_a} steps: {v.says(fmt_s)}")
     if v.larger:
         return [judged(line + ": every new op is a new fetch, which the session's executor cache, keyed by feeds, "
                        "fetches and targets (direct_session.cc), has not seen; how the extra splits among making the "
@@ -182,10 +184,13 @@ def folded(case):
                 f"registry marks stateful; no constant folder evaluates a stateful op.")
     if case.fed:
         return (head + f"not folded: Conv2D still ran behind {case.fed} fed _Arg node"
-                f"{'s' if case.fed > 1 else ''} (partition graphs); no op that needs a fed value can be folded.")
+                f"{'s' if case.fed > 1 else ''} (partition graphs): Conv2D needs the values fed for X, so it cannot "
+                f"be folded.")
     classic = [s for s in case.folder_log or () if s["stage"] == "classic/constant_folding"]
     logged = [s for s in classic if s.get("foldable")]
-    note = (f"; the classic folder logged {logged[0]['foldable']} foldable node ids and no replacement"
+    # "Constant foldable N : M" counts node ids of a new Graph, whose _SOURCE and _SINK are two of them.
+    note = (f"; the classic folder logged \"Constant foldable {logged[0]['foldable']} : {logged[0]['nodes']}\", "
+            f"{logged[0]['foldable'] - 2} foldable nodes besides _SOURCE and _SINK, and no replacement"
             if logged and not any("replaced" in s for s in classic) else "")
     return head + f"not folded: Conv2D still ran and folding made no Const (partition graphs){note}."
 

@@ -6,10 +6,11 @@ import math
 import statistics
 from dataclasses import dataclass, replace
 
-from tfgraphs.findings.evidence import FINDINGS, finding, has, judged, sentences_of
+from tfgraphs.findings.evidence import FINDINGS, finding, has, judged, sentences_of, together
 from tfgraphs.records.judge import CANNOT_TELL, FEWEST, RANK_SUM, judge, ratio
 from tfgraphs.spec import network
 from tfgraphs.spec.network import VARIANTS
+from tfgraphs.spec.options import later_runs_option
 from tfgraphs.spec.tflog import named
 from tfgraphs.units import fmt_bytes, fmt_s, join
 
@@ -181,10 +182,9 @@ def first_run_verdict(row, base):
     return judge(row.first_runs_s, base.first_runs_s)
 
 
-def later_verdict(row, base):
-    """row's later runs against the base's, one median a worker: the variants ran in different workers, and runs of
-    one worker are not independent samples of a variant."""
-    return judge(row.later_medians_s, base.later_medians_s)
+def pooled_verdict(rows, base, name):
+    """The field name's samples (later_medians_s: one median a worker) of every worker of rows against the base's."""
+    return judge([s for r in rows for s in getattr(r, name)], getattr(base, name))
 
 
 def too_few(verdicts):
@@ -247,8 +247,8 @@ def _line(head, verdicts, more):
         return judged(head + ", ".join(f"{name} {v.phrase()}" for name, v in verdicts.items()) + "; see the findings.",
                       *verdicts.values())
     weakest = max(verdicts.values(), key=_weakness)
-    if too_few(verdicts.values()):
-        return judged(f"{head}{weakest.phrase()}; {more}.", *verdicts.values())
+    if too_few(verdicts.values()) and not weakest.differs:   # why it cannot is the findings' to say
+        return judged(f"{head}cannot tell with {weakest.samples}; {more}.", *verdicts.values())
     return judged(f"{head}{weakest.brief()}.", *verdicts.values())
 
 
@@ -286,7 +286,6 @@ def session_samples(v):
     return sessions, firsts
 
 
-LATER = f"--full-trials {FEWEST[RANK_SUM]}"
 AGAINST = ("first_runs_s", "runs_s")   # the evidence every comparison with the fed variant rests on
 
 
@@ -332,8 +331,8 @@ def first_run_line(view):
     """The judge's verdict on the embedded first runs against the fed one's."""
     if not (_paired(view) and view.paired):
         return []
-    return [_line("First run, embedded vs fed: ", {r.variant: first_run_verdict(r, view.base) for r in view.embedded},
-                  f"--trials {FEWEST[RANK_SUM]}")]
+    pooled = pooled_verdict(view.embedded, view.base, "first_runs_s")
+    return [_line("First run, embedded vs fed: ", {"embedded": pooled}, f"--trials {FEWEST[RANK_SUM]}")]
 
 
 @finding("compare.folded", ("folded",), headline=True,
@@ -355,7 +354,8 @@ def later_line(view):
     """The judge's verdict on the embedded later runs that computed the network against the fed one's."""
     if not (_paired(view) and not _folded(view.whole) and view.base is not None and _computed(view)):
         return []
-    return [_line("Later runs vs fed: ", {r.variant: later_verdict(r, view.base) for r in _computed(view)}, LATER)]
+    return [_line("Later runs vs fed: ", {"embedded": pooled_verdict(_computed(view), view.base, "later_medians_s")},
+                  f"{later_runs_option(view.results.config)} {FEWEST[RANK_SUM]}")]
 
 
 @finding("compare.remedy", ("runs_s", "graph_bytes"), headline=True,
@@ -474,10 +474,10 @@ def later_runs(view):
     base = view.against
     if base is None or not _computed(view):
         return []
-    later = by_outcome([r for r in view.embedded if not r.folded], lambda r: later_verdict(r, base))
+    later = by_outcome(_computed(view), lambda r: pooled_verdict((r,), base, "later_medians_s"))
     against = f"{base.variant}'s {fmt_s(base.later_median_s)} median"
-    unknown = [verdict for _, verdict in later.get("cannot tell", [])]
-    more = f"; run with --full-trials {FEWEST[RANK_SUM]} or more to tell" if too_few(unknown) else ""
+    more = (f"; run with {later_runs_option(view.results.config)} {FEWEST[RANK_SUM]} or more to tell"
+            if too_few([verdict for _, verdict in later.get("cannot tell", [])]) else "")
     forms = {"larger": (f"Later runs longer than {against}: ", "; `tfgraphs explain` traces which ops still run."),
              "smaller": (f"Later runs shorter than {against}: ", "; `tfgraphs explain` traces which ops still run."),
              "same": (f"Once the first run is paid, later runs take about as long as {against}: ", "."),
@@ -522,7 +522,7 @@ def loaded_once(view):
     loaded, base = loaded_row(view), view.base
     if base is None or loaded is None:
         return []
-    verdict = later_verdict(loaded, base)
+    verdict = pooled_verdict((loaded,), base, "later_medians_s")
     direction = "less, " if verdict.smaller else "more, " if verdict.larger else ""
     # The initializer is the session's first run: it pays what any first run pays, beside the bytes of X it loads.
     return [judged(f"{loaded.variant}'s init, the session's first run (the initializer, fed X), took "
@@ -558,8 +558,8 @@ def ready(view):
 
 
 @finding("compare.limits", ("const_bytes", "graph_bytes"),
-         template="In {dtype} each example adds {bytes} bytes to {variant}'s graph, and its other nodes take "
-                  "{bytes}; up to batch {n}, {ratio}x this run's batch, it stays under the 2 GiB GraphDef limit. ...",
+         template="In {dtype} each example adds {bytes} bytes to {variant}'s graph, and the rest (X's node less its "
+                  "data, the other nodes) takes {bytes}; up to batch {n}, {ratio}x this run's batch, under 2 GiB ...",
          unless="no variant's Const tensors hold 90% of X's bytes")
 def limits(view):
     """Per number of copies of X in the graph: the batch each 2 GiB limit allows."""
@@ -570,12 +570,12 @@ def limits(view):
         if copies in seen:
             continue
         seen.add(copies)
-        limit, tensor = max_batch(r, results), max_tensor_batch(r, results)
+        limit, tensor, rest = max_batch(r, results), max_tensor_batch(r, results), overhead_bytes(r, results)
         held = f", held {copies} times" if copies > 1 else ""
         out.append(f"In {dtype} each example adds {copies * network.example_bytes(dtype):,} bytes to {r.variant}'s "
-                   f"graph{held}, and its other nodes take {overhead_bytes(r, results):,}; up to batch {limit:,}, "
-                   f"{limit / results.config.batch:.1f}x this run's batch, it stays under the {network.GRAPHDEF}. "
-                   + (f"The {network.TENSOR}, falls on the same batch." if tensor == limit else
+                   f"graph{held}, and the rest (X's node less its data, the other nodes) takes {rest:,}; up to batch "
+                   f"{limit:,}, {limit / results.config.batch:.1f}x this run's batch, it stays under the "
+                   f"{network.GRAPHDEF}. " + (f"The {network.TENSOR}, falls on the same batch." if tensor == limit else
                       f"Each copy of X is one tensor and stays under the {network.TENSOR}, up to batch {tensor:,}."))
     return out
 
@@ -592,5 +592,5 @@ def first_run_memory(view):
 def answer_and_findings(results):
     """(the answer, the findings): every compare finding said over one view of the results, split by headline."""
     view = View.of(results)
-    return (sentences_of([f for f in FINDINGS["compare"] if f.headline], view),
+    return (together([f for f in FINDINGS["compare"] if f.headline], lambda: View.of(results)),
             sentences_of([f for f in FINDINGS["compare"] if not f.headline], view))

@@ -5,7 +5,7 @@ it, and each sentence it says keeps its kind, evidence and the judge's verdicts.
 from dataclasses import dataclass, fields
 from typing import Callable
 
-from tfgraphs.records.judge import CANNOT_TELL, FEWEST, RANK_SUM
+from tfgraphs.records.judge import ALPHA, CANNOT_TELL, RANK_SUM, adjusted, fewest
 
 
 class Sentence(str):
@@ -30,9 +30,10 @@ def judged(text, *verdicts):
 def more_trials(*verdicts, option="--trials"):
     """'; run with --trials 4 or more' when a verdict could not tell for too few samples a side, else ''; option names
     the workers that give those samples (--full-trials for later runs where only the full trials run them)."""
-    fewest = FEWEST[RANK_SUM]
-    short = any(v.outcome == CANNOT_TELL and min(v.n_a, v.n_b) < fewest for v in verdicts)
-    return f"; run with {option} {fewest} or more" if short else ""
+    # In a family of k verdicts (Holm) the first has to reject at ALPHA / k: 4 a side alone, 5 in a family of two.
+    least = fewest(RANK_SUM, min((ALPHA / v.family for v in verdicts), default=ALPHA))
+    short = any(v.outcome == CANNOT_TELL and min(v.n_a, v.n_b) < least for v in verdicts)
+    return f"; run with {option} {least} or more" if short else ""
 
 
 def has(row, names):
@@ -117,6 +118,20 @@ def sentences_of(findings, view):
             for one in group:
                 out.extend(_sentences(one, view.with_evidence(one.needs), () if one.per is None else (item,)))
     return out
+
+
+def together(findings, view_of, most=None, block=None):
+    """What the findings say over view_of() (the first most of it), their verdicts one family (or one a block, block
+    naming a sentence's): said once to gather every verdict stated, then again over a fresh view, each comparison as
+    Holm judged its family together."""
+    said = sentences_of(findings, view_of())[:most]
+    families = {}
+    for s in said:
+        families.setdefault(block(s) if block else None, []).extend(getattr(s, "verdicts", ()))
+    if all(len(f) < 2 for f in families.values()):
+        return said
+    with adjusted(*families.values()):
+        return sentences_of(findings, view_of())[:most]
 
 
 def _sentences(one, held, item):

@@ -6,7 +6,7 @@ import statistics
 from dataclasses import dataclass, replace
 
 from tfgraphs.findings import remote
-from tfgraphs.findings.evidence import FINDINGS, finding, has, judged, more_trials, sentences_of
+from tfgraphs.findings.evidence import FINDINGS, finding, has, judged, more_trials, sentences_of, together
 from tfgraphs.records.explain import (FROM_PRESETS, LABELS, NEEDED, PARTS, excesses_judged, is_remote,
                                       part_first_runs, placed, where)
 from tfgraphs.spec import tflog
@@ -18,7 +18,6 @@ SHOWN = 5          # answer lines at most; the findings say the rest
 SHOWN_STAGES = 3   # stages named per row in a sentence, longest first
 AGAINST = ("first_runs_s", "runs_s")   # the evidence every judged first-run excess rests on
 LOG = ("first_run_log", "logged_first_run_s")
-
 
 
 @dataclass(frozen=True)
@@ -63,18 +62,19 @@ def _share(seconds, row):
 
 
 def where_it_went(rows):
-    """Per default-config row: the share of the logged first run its log's stages span, the longest named."""
+    """Per default-config row: the share of the logged first run between TensorFlow's own first and last bounding
+    lines, and the longest stages, each named for the code between its two lines."""
     out = []
     for r in rows:
         spans = logged_spans(r) if r.preset == "default" else []
         if not spans:
             continue
-        covered = sum(s["seconds"] for s in spans)
+        own = sum(s["seconds"] for s in spans if s["own"])
         longest = sorted(spans, key=lambda s: -s["seconds"])[:SHOWN_STAGES]
-        out.append(f"{row_name(r)}: TensorFlow's log lines span {_share(covered, r)} of the logged first run's "
-                   f"{fmt_s(r.logged_first_run_s)}; its longest stages: "
-                   + join(f"{s['stage']} {fmt_s(s['seconds'])} ({_share(s['seconds'], r)})" for s in longest)
-                   + " (each from the line that opens it to the line that opens the next).")
+        out.append(f"{row_name(r)}: TensorFlow's own lines, from its first to its last, bound {_share(own, r)} of "
+                   f"the logged first run's {fmt_s(r.logged_first_run_s)}; its longest stages: "
+                   + join(f"{s['stage']} {fmt_s(s['seconds'])} ({_share(s['seconds'], r)}; {s['source']} to "
+                          f"{s['to']})" for s in longest) + ".")
     return out
 
 
@@ -91,10 +91,10 @@ def network_ran_twice(rows):
         if "Conv2D" not in ops:
             continue
         out.append(f"{row_name(r)}: the network ran twice in its first run. The executor logged {join(ops)} in the "
-                   f"classic folder's run of the constant graph ({fmt_s(spans[tflog.FOLDER_RUN]['seconds'])}"
-                   f" to the next stage), and the graph that ran still holds Conv2D (partition graphs), so they ran "
-                   f"again in {ran[0]['stage']} ({fmt_s(ran[0]['seconds'])}) (executor.cc, step -1 being "
-                   f"LogMemory::CONSTANT_FOLDING_STEP_ID).")
+                   f"classic folder's run of the constant graph ({fmt_s(spans[tflog.FOLDER_RUN]['seconds'])} from "
+                   f"its first node's line to its last), and the graph that ran still holds Conv2D (partition "
+                   f"graphs), so they ran again in {ran[0]['stage']} ({fmt_s(ran[0]['seconds'])}) (executor.cc, "
+                   f"step -1 being LogMemory::CONSTANT_FOLDING_STEP_ID).")
     return out
 
 
@@ -102,13 +102,13 @@ def optimized_again(rows):
     """Rows whose first run, after the initializer's run in the same session, logged BuildGraph and the folder again."""
     out = []
     for r in rows:
-        stages = [s["stage"] for s in logged_spans(r)]
-        if r.preset != "default" or r.init_s is None or "BuildGraph and Grappler" not in stages:
+        kinds = {kind for kind, _, _ in tflog.events(r.first_run_log)} if logged_spans(r) else set()
+        if r.preset != "default" or r.init_s is None or "buildgraph" not in kinds:
             continue
-        again = [s for s in ("BuildGraph and Grappler", "partitioning", tflog.FOLDING) if s in stages]
+        again = [tflog.LINES[k] for k in ("buildgraph", "partitioned", "searched") if k in kinds]
         out.append(f"{row_name(r)}: its first run came after the initializer's run in the same session, and "
                    f"TensorFlow logged {join(again)} again: a run with other fetches gets executors of its own, "
-                   f"optimized anew (graph_execution_state.cc, graph_partition.cc, constant_folding.cc).")
+                   f"optimized anew.")
     return out
 
 
@@ -195,7 +195,8 @@ def folding_evidence(rows):
         elif r.partition_ops.get("_Arg"):
             out.append(f"{row_name(r)}: not folded. The graph that ran receives its inputs as "
                        f"{r.partition_ops['_Arg']} fed _Arg node{'s' if r.partition_ops['_Arg'] > 1 else ''} and "
-                       f"still holds {conv} (partition graphs): no op that needs a fed value can be folded.")
+                       f"still holds {conv} (partition graphs): Conv2D needs the values fed for X, so it cannot be "
+                       f"folded.")
         else:
             out.append(f"{row_name(r)}: not folded. The graph that ran still holds {conv} and folding made no Const "
                        f"(partition graphs).")
@@ -233,14 +234,14 @@ def row_name(row):
 
 
 def share_text(part, total, verdict):
-    """part as a % of total with the 95% interval of the judge's verdict on it over total; None without a verdict,
-    when its first runs are too few to bound the interval, or when total is not positive."""
+    """part as a % of total; None without a verdict, when its first runs are too few to bound the verdict's interval,
+    or when total is not positive."""
     # A share of an excess that is not positive is no share of what the first run paid.
     if part is None or total is None or total <= 0 or verdict is None or not verdict.bounded:
         return None
-    # The share is of the part as reported; its interval is the judge's, of the per-worker first-run excesses.
-    low, high = sorted((verdict.low / total, verdict.high / total))
-    return f"{part / total:.0%}, 95% CI {low:.0%} to {high:.0%}"
+    # No interval is given for the share: the verdict's is of the part (a shift in seconds), and dividing it by the
+    # median excess, itself a sample, would not be an interval for the share. The verdict prints the part's own.
+    return f"{part / total:.0%}"
 
 
 def _pair(part):
@@ -248,6 +249,9 @@ def _pair(part):
     return " against ".join(FROM_PRESETS[part])
 
 
+# no-grappler switches all of Grappler off and no-folding its constant folding among others: both parts hold it.
+OVERLAP = (f"The Grappler and constant folding parts overlap by design: Grappler's constant folding is off in both "
+           f"{FROM_PRESETS['grappler_s'][1]} and {FROM_PRESETS['folding_s'][1]}, so both parts hold it.")
 SAVED = {"grappler_s": "Grappler off saved", "folding_s": "folding+CSE off saved", "rest_s": "the rest",
          "interaction_s": "interaction"}
 
@@ -318,8 +322,13 @@ def excess(view, a):
     if not differ:
         # The parts are in the table; the answer says only that the judge told none of them apart, and why.
         briefs = {k: v.brief(fmt_s) for k, v in verdicts.items()}
-        parts = (briefs.popitem()[1] if len(set(briefs.values())) == 1 else
-                 "; ".join(f"{SAVED[k]} {b}" for k, b in briefs.items()))
+        alike = {(v.outcome, v.samples, v.confidence) for v in verdicts.values()}
+        if len(alike) == 1 and not any(v.bounded for v in verdicts.values()):
+            (outcome, samples, confidence), = alike   # no part bounded: one phrase, the Holm p's in the findings
+            parts = f"each {outcome} with {samples} (no {confidence})"
+        else:
+            parts = (briefs.popitem()[1] if len(set(briefs.values())) == 1 else
+                     "; ".join(f"{SAVED[k]} {b}" for k, b in briefs.items()))
         return [judged(line + f"; no part of it told apart: {parts}" + more_trials(*verdicts.values()) + ".",
                        *verdicts.values())]
     k = max(differ, key=lambda p: abs(a[p]))
@@ -375,11 +384,11 @@ def nothing(view):
 
 
 @finding("explain.where_it_went", LOG,
-         template="{variant} [default]: TensorFlow's log lines span {share} of the logged first run's {time}; its "
-                  "longest stages: {stage} {time} ({share}), ...",
+         template="{variant} [default]: TensorFlow's own lines, from its first to its last, bound {share} of the "
+                  "logged first run's {time}; its longest stages: {stage} {time} ({share}; {line} to {line}), ...",
          unless="no default-config first run's log is marked at both ends")
 def stages_spanned(view):
-    """Per default-config row: the share of the logged first run its log's stages span, the longest named."""
+    """Per default-config row: the share of the logged first run TensorFlow's own lines bound, the longest stages."""
     return where_it_went(list(view.rows)) if _default_with(view.rows, logged_spans) else []
 
 
@@ -455,9 +464,8 @@ def attribution(view, a):
     inter = a["interaction_s"]
     if inter:
         # The interaction is a sum over four presets: no two presets' first runs judge it, so it is given as a number.
-        line += (f" The parts add up to {100 * (total - inter) / total:.0f}% of the excess (interaction "
-                 f"{fmt_s(inter)}, not judged): "
-                 + ("they overlap." if inter < 0 else "they leave a part unexplained."))
+        line += (f" {OVERLAP} The three parts {'exceed the excess by' if inter < 0 else 'leave'} "
+                 f"{fmt_s(abs(inter))} (the interaction, not judged).")
     return [judged(line, *verdicts.values())]
 
 
@@ -588,5 +596,5 @@ def answer_and_findings(results):
     """(the answer, the findings): every explain finding said over one view of the results, split by headline."""
     view = View.of(results)
     # The answer keeps its first SHOWN lines; the excess of a third variant is among the findings.
-    return (sentences_of([f for f in FINDINGS["explain"] if f.headline], view)[:SHOWN],
+    return (together([f for f in FINDINGS["explain"] if f.headline], lambda: View.of(results), SHOWN),
             sentences_of([f for f in FINDINGS["explain"] if not f.headline], view))

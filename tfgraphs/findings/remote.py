@@ -4,12 +4,15 @@ tasks; said over the rows (of compare's page, or of explain's)."""
 from dataclasses import dataclass, replace
 
 from tfgraphs.findings.compare import holds_data, regime_sentences
-from tfgraphs.findings.evidence import finding, has, judged, sentences_of
+from tfgraphs.findings.evidence import finding, has, judged, sentences_of, together
 from tfgraphs.records.judge import FEWEST, judge
 from tfgraphs.spec import network
 from tfgraphs.spec.network import VARIANTS, task_of
 from tfgraphs.spec.options import later_runs_option
 from tfgraphs.units import fmt_s
+
+
+SHOWN = 3   # answer lines of a page of summed rows alone
 
 
 def has_remote(results):
@@ -190,10 +193,14 @@ def answer_and_findings(results):
     """(the answer, the findings) of the remote rows: at most five lines, two remote rows' first and later runs
     against the same rows in-process and their bytes; then every remote sentence the results' numbers support."""
     rows, c = results.rows, results.config
-    heads = sentences_of_rows([remote_answer], [r for r in rows if r.ok])
+    heads = together([remote_answer.finding], lambda: Rows(tuple(r for r in rows if r.ok), "--trials"))
     answer = heads[:2] + ([f"And {len(heads) - 2} more remote rows: in the tables below."] if len(heads) > 2 else [])
     # A summed fetch is an op added to the graph, so folding may replace it with the rest: said as for the output.
     summed = [r for r in rows if r.ok and r.returns == "sum" and holds_data(r, results)]
     # compare's later runs (and so the first run's excess over them) may come from its --full-trials workers alone.
     findings = sentences_of_rows([remote_over_local, feed_cost, fetch_cost, first_run_extra], rows, later_runs_option(c))
-    return answer, regime_sentences(summed) + findings + between_tasks(rows, c.batch, c.dtype)
+    folding = regime_sentences(summed)
+    if not answer:
+        # Without a remote row, what folding did to the summed graphs is the answer that opens the page.
+        answer, folding = folding[:SHOWN], folding[SHOWN:]
+    return answer, folding + findings + between_tasks(rows, c.batch, c.dtype)

@@ -7,113 +7,19 @@ it differs, the machine or the order of the calls moved the times, and every tim
 "disturbed run".
 """
 
-import functools
 import statistics
 from dataclasses import dataclass, replace
 
 from tfgraphs.findings.cases import short_s
-from tfgraphs.findings.evidence import FINDINGS, finding, has, judged, sentences_of
-from tfgraphs.records.judge import DISTURBED, FEWEST, SIGNED_RANK, Verdict, judge as judge_now
-from tfgraphs.records.rows import khz_per_call
+from tfgraphs.findings.evidence import FINDINGS, finding, has, judged, sentences_of, together
+from tfgraphs.records.judge import DISTURBED, FEWEST, RANK_SUM, SIGNED_RANK
+from tfgraphs.records.shapes import (CONTROL, CONTROL_PASSES, across, control_verdict, costs_by_mode, extra,
+                                     first_workers, judge, new_khz, run_cost, seen_khz, split, timed, workers_of)
 from tfgraphs.spec.shapes import AUTOTUNE, SWITCH_NAMES
 from tfgraphs.units import fmt_s, join
 
 SHOWN = 5   # answer lines at most
 MEASURED = ("times_s", "khz")
-
-CONTROL = "blocked"     # the mode whose passes after the first do identical work
-CONTROL_PASSES = (1, 2)  # its pass 2 against its pass 3 (indices): the control
-
-
-@dataclass(frozen=True)
-class Cost:
-    """What a new length cost one run, over every length but the first (its first call is the worker's start-up)."""
-
-    mode: str
-    first_s: float            # the very first call in the worker, start-up included
-    new: tuple                # pass-1 call of each length after the first
-    seen: tuple | None        # median later-pass call of each length after the first (None with one pass)
-    new_khz: tuple            # the throughput of each of those pass-1 calls
-    seen_khz: tuple | None    # the throughput of each median later-pass call
-    control: Verdict | None = None   # the control's verdict, guarding this run's (None for the control itself)
-
-    @property
-    def new_s(self):
-        return statistics.median(self.new)
-
-    @property
-    def seen_s(self):
-        return None if self.seen is None else statistics.median(self.seen)
-
-    @property
-    def differences(self):
-        """Pass 1 minus the later passes, length by length."""
-        return None if self.seen is None else tuple(a - b for a, b in zip(self.new, self.seen))
-
-    @functools.cached_property
-    def penalty(self):
-        """Pass 1 against the later passes, paired by length, guarded by the control."""
-        return None if self.seen is None else judge(self.new, self.seen, paired=True, control=self.control)
-
-    @property
-    def extra_s(self):
-        """Time a new length added to one call: the median paired difference (shown, never deciding)."""
-        return None if self.seen is None else statistics.median(self.differences)
-
-    @property
-    def penalized(self):
-        return self.seen is not None and self.penalty.larger
-
-
-@functools.lru_cache(maxsize=4096)
-def _judge_tuples(a, b, paired, scale, control):
-    return judge_now(a, b, paired=paired, scale=scale, control=control)
-
-
-def judge(a, b, *, paired=False, scale="ratio", control=None):
-    """The judge, remembered: every sentence of a results asks it about the same samples, and a test with ties
-    permutes (control, when given, is a Verdict or None)."""
-    return _judge_tuples(tuple(a), tuple(b), paired, scale, control)
-
-
-def cost(run, lengths, batch, control=None):
-    """The Cost of one ok ModeRun whose passes ran over lengths; control guards its verdicts."""
-    first, later = run.times_s[0], run.times_s[1:]
-    seen = tuple(statistics.median(p[i] for p in later) for i in range(1, len(first))) if later else None
-    return Cost(run.mode, first[0], tuple(first[1:]), seen, khz_per_call(batch, lengths[1:], first[1:]),
-                None if seen is None else khz_per_call(batch, lengths[1:], seen), control)
-
-
-def lengths_of(results):
-    return results.config.lengths
-
-
-def run_cost(results, run, control=None):
-    """cost() with the results' lengths and batch."""
-    return cost(run, lengths_of(results), results.config.batch, control)
-
-
-def control_verdict(results, ok):
-    """blocked's pass 2 against its pass 3, paired by length: the same fixed-shape work on lengths it has already
-    seen, which must not differ (None with fewer passes). Its pass 1 is not the control: padding and framing still
-    meet each new length there."""
-    run = next((r for r in ok if r.mode == CONTROL and timed(r) and len(r.times_s) > CONTROL_PASSES[1]), None)
-    if run is None:
-        return None
-    return judge(run.times_s[CONTROL_PASSES[0]][1:], run.times_s[CONTROL_PASSES[1]][1:], paired=True)
-
-
-def timed(run):
-    """True when the run timed at least one length after the first."""
-    return bool(run.times_s) and len(run.times_s[0]) > 1
-
-
-def split(results):
-    """(main runs, runs with the device's switch off)."""
-    switch = results.switch
-    off = [r for r in results.rows if switch and r.env.get(switch) == "0"]
-    return [r for r in results.rows if r not in off], off
-
 
 def short_device(name):
     """"/job:localhost/replica:0/task:0/device:CPU:0" -> "CPU:0"."""
@@ -130,20 +36,22 @@ def later_label(results):
     return "pass 2" if results.config.passes == 2 else "later passes"
 
 
-def costs_by_mode(results, ok):
-    """The Cost of every mode timed on at least one length after the first, each guarded by the control."""
-    control = control_verdict(results, ok)
-    return {r.mode: run_cost(results, r, control) for r in ok if timed(r)}
+# Modes run in workers of their own: a comparison between modes, or between the switch on and off, sets one worker's
+# median against another's, so a worker's own speed is one sample and the judge needs several workers a side.
+ACROSS = "one median a worker, each mode's workers against the other's"
+ON_OFF = "one median a worker, the workers with it on against those with it off"
 
 
-# Modes run in workers of their own: a comparison between modes pairs lengths across two workers, one a mode.
-ACROSS = "paired by length across the two modes' workers (one a mode: a worker's own speed is not separated)"
-ON_OFF = "paired by length across the two workers (one each: a worker's own speed is not separated)"
+def more_workers(*verdicts):
+    """'; run with --trials 4 or more to tell' where a comparison across workers had fewer than 4 a side."""
+    if any(min(v.n_a, v.n_b) < FEWEST[RANK_SUM] for v in verdicts):
+        return f"; run with --trials {FEWEST[RANK_SUM]} or more to tell"
+    return ""
 
 
 @dataclass(frozen=True)
 class View:
-    """The results, their main modes' ok rows and the ok rows run with the switch off."""
+    """The results, the first ok worker of each main mode and of each mode run with the switch off."""
 
     results: object
     ok: tuple
@@ -153,7 +61,7 @@ class View:
     @classmethod
     def of(cls, results):
         main, off = split(results)
-        return cls(results, tuple(r for r in main if r.ok), tuple(r for r in off if r.ok))
+        return cls(results, first_workers(main), first_workers(off))
 
     def with_evidence(self, names):
         """The view over the rows that hold every field in names."""
@@ -169,18 +77,18 @@ def _passes(view):
     return bool(whole.ok) and any(c.seen is not None for c in costs_by_mode(whole.results, list(whole.ok)).values())
 
 
-def retracing_verdict(f, s):
-    """function's new-length costs against function-signature's, length by length: each a difference within one
-    worker, so the two workers' own speeds cancel; guarded by the control like every time."""
-    return judge(f.differences, s.differences, paired=True, scale="shift", control=f.control)
+def retracing_verdict(results, control):
+    """function's new-length cost against function-signature's, one median a worker: each a difference within one
+    worker, set against the other mode's workers; guarded like every comparison across workers."""
+    return across(results, workers_of(results, "function"), workers_of(results, "function-signature"), extra,
+                  control, scale="shift")
 
 
-def _against_every(mine, theirs, control, what):
-    """mine's throughput against each other mode's, paired by length: one clause and the verdicts.
+def _against_every(verdicts, what):
+    """blocked's throughput against each other mode's ({mode: verdict}): one clause and the verdicts.
 
     A "higher" is said only when every one of those verdicts is larger.
     """
-    verdicts = {m: judge(mine, t, paired=True, control=control) for m, t in theirs.items()}
     each = "; ".join(f"against {m}: {v.says()}" for m, v in verdicts.items())
     higher = [m for m, v in verdicts.items() if v.larger]
     lower = [m for m, v in verdicts.items() if v.smaller]
@@ -193,7 +101,7 @@ def _against_every(mine, theirs, control, what):
         parts = ([f"higher than {join(higher)}"] if higher else []) + ([f"lower than {join(lower)}"] if lower else [])
         parts += [f"not shown to differ from {join(rest)}"] if rest else []
         sum_up = ", ".join(parts) + ", so not higher than every other mode"
-    return f"{what}: {sum_up} ({each})", tuple(verdicts.values())
+    return f"{what}: {sum_up} ({each}){more_workers(*verdicts.values())}", tuple(verdicts.values())
 
 
 def remedy_compared(results, ok):
@@ -213,7 +121,7 @@ def _signature_alone(results, ok):
         return []
     v = sig.penalty
     f = costs_by_mode(results, ok).get("function")
-    direct = retracing_verdict(f, sig) if f is not None and f.seen is not None else None
+    direct = retracing_verdict(results, sig.control) if f is not None and f.seen is not None else None
     # "Removed" needs function's cost shown larger than function-signature's, not only the latter within a margin.
     meaning = ("the fixed signature alone did not remove the cost of new lengths" if v.larger else
                "the fixed signature alone removed what function paid per new length (function's cost against "
@@ -370,6 +278,32 @@ def control_check(view):
     return [judged(f"Control: {work}; pass 2 against pass 3, paired by length: {control.says()}.", control)]
 
 
+@finding("shapes._workers", ("control_s",),
+         template="Each mode ran in {n} worker(s); every worker also timed a fixed NumPy sort, the same work in "
+                  "each, {n} times beside its calls: a median of {time} to {time} a worker. ... compared one median a "
+                  "worker ...; run with --trials 4 or more ...",
+         unless="no worker timed the control (documents written before it)")
+def workers(view):
+    """How many workers each mode had, and the control every one of them ran: a slower worker shows there."""
+    rows = [r for r in view.results.rows if r.ok and r.control_s]
+    if not rows:
+        return []
+    off = split(view.results)[1]
+    per = {(r.mode, r in off): sum(w.mode == r.mode and (w in off) == (r in off) for w in rows) for r in rows}
+    count = min(per.values())
+    medians = [statistics.median(r.control_s) for r in rows]
+    few = (f"; with {count} worker{'s' if count != 1 else ''} a mode the judge cannot tell modes apart: run with "
+           f"--trials {FEWEST[RANK_SUM]} or more" if count < FEWEST[RANK_SUM] else "")
+    few += "; pass 1 against later passes, and the control within blocked, read each mode's first worker" * (count > 1)
+    low, high = fmt_s(min(medians)), fmt_s(max(medians))
+    return [f"Each mode ran in {count if len(set(per.values())) == 1 else f'{count} or more'} "
+            f"worker{'s' if count != 1 else ''}; every worker also timed a fixed NumPy sort, the same work in each, "
+            f"{len(rows[0].control_s)} times beside its calls: a median of {low if low == high else f'{low} to {high}'}"
+            f" a worker. Modes, and the switch on against off, are compared one median a worker, guarded by it: where "
+            f"two modes' workers' sorts differ, the load moved between them, and that verdict gives the sort's "
+            f"numbers, not a ratio{few}."]
+
+
 @finding("shapes._penalties", MEASURED,
          template="Pass 1 against {passes} in {mode}, paired by length: {verdict}; pass 1 the slower on {n} of {n} "
                   "lengths: a new length added a median {time} to a {time} call.", unless="no mode saw a length twice")
@@ -435,36 +369,36 @@ def retracing(view):
     # The two differ by retracing alone only if function-signature traced once and function more than that.
     if not (f and s and f.penalized and once == 1 and many is not None and many > once):
         return []
-    retrace = retracing_verdict(f, s)
+    retrace = retracing_verdict(results, f.control)
     head = (f"function traced {many} times to function-signature's {once}; the cost of a new length (pass 1 minus "
             f"{later_label(results)}, length by length) in function against function-signature, {ACROSS}: "
             f"{retrace.says(signed)}")
     if retrace.larger:
         return [judged(f"{head}: that much of function's new-length cost is absent where the signature is fixed, and "
                        f"the trace counts say function retraced.", retrace)]
-    return [judged(f"{head}: this run does not show function's new-length cost to be retracing.", retrace)]
+    return [judged(f"{head}: this run does not show function's new-length cost to be retracing"
+                   f"{more_workers(retrace)}.", retrace)]
 
 
 def _throughputs(results, ok):
-    """blocked's throughput against every other mode's, on new lengths and on lengths already seen."""
+    """blocked's throughput against every other mode's, on new lengths and on lengths already seen, one median a
+    worker."""
     costs, later = costs_by_mode(results, ok), later_label(results)
-    b = costs.get(CONTROL)
-    others = {c.mode: c for c in costs.values() if c.mode != CONTROL and c.seen is not None}
+    others = [c.mode for c in costs.values() if c.mode != CONTROL and c.seen is not None]
     control = control_verdict(results, ok)
     head = f"blocked's throughput (blocks of {results.config.block})"
+    blocked = workers_of(results, CONTROL)
+    verdicts = {what: {m: across(results, blocked, workers_of(results, m), what, control) for m in others}
+                for what in (new_khz, seen_khz)}
     if control is not None and control.differs:
         # Two numbers from a moving machine make no ratio: the control's own numbers are all that is printed.
-        moved = [judge(mine, c_khz, paired=True, control=control) for c in others.values()
-                 for mine, c_khz in ((b.new_khz, c.new_khz), (b.seen_khz, c.seen_khz))]
+        moved = [v for each in verdicts.values() for v in each.values()]
         return [judged(f"{head} against every other mode: {moved[0].says()}.", *moved)]
     out = []
-    for what, mine, theirs in (
-            (f"{head} on lengths seen for the first time (pass 1 against pass 1, {ACROSS})", b.new_khz,
-             {m: c.new_khz for m, c in others.items()}),
-            (f"{head} on lengths already seen ({later} against {later}, {ACROSS})", b.seen_khz,
-             {m: c.seen_khz for m, c in others.items()})):
-        text, verdicts = _against_every(mine, theirs, control, what)
-        out.append(judged(text + ".", *verdicts))
+    for what, said in ((new_khz, f"{head} on lengths seen for the first time (pass 1 against pass 1, {ACROSS})"),
+                       (seen_khz, f"{head} on lengths already seen ({later} against {later}, {ACROSS})")):
+        text, told = _against_every(verdicts[what], said)
+        out.append(judged(text + ".", *told))
     return out
 
 
@@ -520,16 +454,16 @@ def switch_off(view):
         out.append(judged(f"{name} in {mode}{untested}: pass 1 against {later}, paired by length, with "
                           f"{switch}=1: {on.penalty.says()}; with {switch}=0: {of.penalty.says()}.",
                           on.penalty, of.penalty))
-        added = judge(on.differences, of.differences, paired=True, scale="shift", control=control)
+        workers = workers_of(results, mode), workers_of(results, mode, off=True)
+        added = across(results, *workers, extra, control, scale="shift")
         out.append(judged(f"The time a new length added to a call in {mode} with {name} on against off, "
                           f"{ON_OFF}: {added.says(signed)}" +
                           (f": {name} accounts for part of each new length's cost in {mode}." if added.larger
-                           else "."), added))
-        first = judge(on.new_khz, of.new_khz, paired=True, control=control)
-        again = judge(on.seen_khz, of.seen_khz, paired=True, control=control)
+                           else f"{more_workers(added)}."), added))
+        first, again = (across(results, *workers, what, control) for what in (new_khz, seen_khz))
         out.append(judged(f"{mode}'s throughput with {name} on against off, {ON_OFF}: on lengths seen for "
                           f"the first time (pass 1 against pass 1) {first.says()}; on lengths already seen "
-                          f"({later} against {later}) {again.says()}.", first, again))
+                          f"({later} against {later}) {again.says()}{more_workers(first, again)}.", first, again))
     return out
 
 
@@ -569,5 +503,5 @@ def accuracy(view):
 def answer_and_findings(results):
     """(the answer, the findings): every shapes finding said over one view of the results, split by headline."""
     view = View.of(results)
-    return (sentences_of([f for f in FINDINGS["shapes"] if f.headline], view)[:SHOWN],
+    return (together([f for f in FINDINGS["shapes"] if f.headline], lambda: View.of(results), SHOWN),
             sentences_of([f for f in FINDINGS["shapes"] if not f.headline], view))

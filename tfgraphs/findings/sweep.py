@@ -6,7 +6,7 @@ from functools import cached_property
 
 import numpy as np
 
-from tfgraphs.findings.evidence import FINDINGS, finding, has, judged, more_trials, sentences_of
+from tfgraphs.findings.evidence import FINDINGS, finding, has, judged, more_trials, sentences_of, together
 from tfgraphs.records.judge import FEWEST, RANK_SUM, judge, median_or_none
 from tfgraphs.records.sweep import fits, one_regime
 from tfgraphs.spec import network
@@ -120,8 +120,10 @@ def limit_sentence(probe):
             f"GraphDef limit is batch {fitted:,})")
     if probe.get("refused"):
         return (f"TensorFlow refused {what} when the constant was made, the {network.TENSOR}: "
-                f"\"{probe['message']}\" So {probe['variant']} cannot be built at batch {batch:,}, as the fit "
-                f"predicts; batch {fitted:,} itself was not tried." + _memory_clause(probe))
+                f"\"{probe['message']}\" So {probe['variant']} cannot be built at batch {batch:,}: "
+                f"make_tensor_proto's single-tensor check (tensor_util.py, content of 2**31 bytes or more) refused X "
+                f"before any GraphDef existed, so the serialized-GraphDef limit the fit models was not reached; batch "
+                f"{fitted:,} itself was not tried." + _memory_clause(probe))
     return (f"TensorFlow accepted {what}: the {network.TENSOR} let X through, so the fitted limit at this "
             f"batch is the {network.GRAPHDEF}, which this probe did not try." + _memory_clause(probe))
 
@@ -399,5 +401,5 @@ def peak_growth(view, variant):
 def answer_and_findings(results):
     """(the answer, the findings): every sweep finding said over one view of the results, split by headline."""
     view = View(results)
-    return (sentences_of([f for f in FINDINGS["sweep"] if f.headline], view)[:SHOWN],
+    return (together([f for f in FINDINGS["sweep"] if f.headline], lambda: View(results), SHOWN),
             sentences_of([f for f in FINDINGS["sweep"] if not f.headline], view))

@@ -5,7 +5,7 @@ import os
 import signal
 import statistics
 
-from tfgraphs.findings.evidence import FINDINGS, Record, finding, judged, sentences_of
+from tfgraphs.findings.evidence import FINDINGS, Record, finding, judged, sentences_of, together
 from tfgraphs.records.judge import Verdict
 from tfgraphs.spec.owngraph import CAUSES
 from tfgraphs.units import fmt_bytes, fmt_s, shape_text, sig3
@@ -27,8 +27,19 @@ def _embedded(w, d):
         return text + "; no run followed it."
     later = (f", later runs {fmt_s(nxt['later_median_s'])} median (n={nxt['n'] - 1})" if nxt["later_median_s"]
              is not None else ", its only run")
+    beyond = " beyond a later run there" if nxt["later_median_s"] is not None else ""
     return text + (f"; the first run that came after it, {where(w, nxt['file'], nxt['line'])}, took "
-                   f"{fmt_s(nxt['first_s'])}{later}.")
+                   f"{fmt_s(nxt['first_s'])}{later}" + _spent(w, e, beyond) + _same_first_run(w, d) + ".")
+
+
+def _same_first_run(w, d):
+    """'; that first run came after N other embedded Consts too: one cost, said with each', where it did."""
+    others = sum(1 for o in w.findings if o != d and o["kind"] == "embedded-constant"
+                 and o["evidence"].get("next_call") == d["evidence"]["next_call"])
+    if not others:
+        return ""
+    return (f"; that first run came after {others} other embedded Const{'s' if others != 1 else ''} too: one cost, "
+            f"said with each")
 
 
 def _repeated(w, d):
@@ -50,12 +61,20 @@ def _short(seconds):
     return f"{seconds * 1e6:.0f} µs" if seconds < 1e-4 else fmt_s(seconds)
 
 
-def _spent(w, e):
-    """'; together T, P% of the script's R run' of what a diagnosis cost, where the document has it."""
+def _spent(w, e, beyond=""):
+    """'; together T[ beyond], P% of the script's R run[, under 1% of it]' of what a diagnosis cost, where the
+    document has it."""
     if e.get("cost_s") is None:
         return ""
-    share = "" if e.get("share") is None else f", {_percent(e['share'])} of the script's {fmt_s(w.script_s)} run"
-    return f"; together {_short(e['cost_s'])}{share}"
+    return f"; together {_short(e['cost_s'])}{beyond}" + _share(w, e)
+
+
+def _share(w, e):
+    """', P% of the script's R run', and ', under 1% of it' below SMALL, where the document has the share."""
+    if e.get("share") is None:
+        return ""
+    small = f", under {SMALL:.0%} of it" if e["share"] < SMALL else ""
+    return f", {_percent(e['share'])} of the script's {fmt_s(w.script_s)} run{small}"
 
 
 def _percent(share):
@@ -90,8 +109,22 @@ def _growth(w, d):
         base = (f"{fmt_s(e['repeat_median_s'])} median for a repeat there" if e.get("repeat_median_s") is not None
                 else "no repeat there to compare with, so all of it is counted")
         text += (f"; the {e['after_runs']} runs right after them, at {where(w, **e['after_site'])}, took "
-                 f"{fmt_s(e['after_s_total'])} against {base}" + _spent(w, e))
+                 f"{fmt_s(e['after_s_total'])} against {base}" + _spent(w, e) + _shared(w, d))
     return text + "."
+
+
+def _shared(w, d):
+    """'; the same runs came right after the ops of LINE and LINE too: one cost, said with each', where other
+    growth diagnoses rest on the same runs (the same call site, count and total)."""
+    e = d["evidence"]
+    same = [where(w, o["file"], o["line"]) for o in w.findings
+            if o != d and o["kind"] == "graph-growth" and (o["file"], o["line"]) != (d["file"], d["line"])
+            and o["evidence"].get("after_site") == e["after_site"]
+            and (o["evidence"].get("after_runs"), o["evidence"].get("after_s_total")) == (e["after_runs"],
+                                                                                        e["after_s_total"])]
+    if not same:
+        return ""
+    return f"; the same runs came right after the ops of {' and '.join(same)} too: one cost, said with each"
 
 
 def _sessions(w, d):
@@ -117,23 +150,16 @@ def _signatures(w, d):
     firsts = ", ".join(sig3(t * 1e3) for t in e["new_first_s"])
     return judged(f"{where(w, d['file'], d['line'])} ran {e['signatures']} different sets of fed and fetched names; "
                   f"the new sets' first calls took {firsts} ms against {sig3(e['repeat_median_s'] * 1e3)} ms median "
-                  f"for the {e['repeats']} repeats of a set used before: slower, {verdict.says()}" + _cost(w, e)
-                  + ".", verdict)
-
-
-def _cost(w, e):
-    """'; together N ms beyond a repeat, P% of the script's T run' where the document has both."""
-    if e.get("cost_s") is None:
-        return ""
-    share = "" if e.get("share") is None else f", {100 * e['share']:.1f}% of the script's {fmt_s(w.script_s)} run"
-    return f"; together {fmt_s(e['cost_s'])} beyond a repeat{share}"
+                  f"for the {e['repeats']} repeats of a set used before: slower, {verdict.says()}"
+                  + _spent(w, e, " beyond a repeat") + ".", verdict)
 
 
 def _retracing(w, d):
     """A tf.function traced more than once."""
     e = d["evidence"]
     return (f"{where(w, d['file'], d['line'])}: the tf.function {e['name']} defined here was traced "
-            f"{e['traces']} times (TensorFlow's experimental_get_tracing_count).")
+            f"{e['traces']} times (TensorFlow's experimental_get_tracing_count); the time its tracing took is not "
+            f"measured here.")
 
 
 SHOWN = 4   # diagnoses in the answer; the rest are in the findings
@@ -193,7 +219,7 @@ def _watched(w):
 
 
 def diagnoses(view):
-    """The script's diagnoses, in the order the hooks made them."""
+    """The script's diagnoses, the most costly in this run first (records.one_record.diagnoses ranks them)."""
     return view.record.findings
 
 
@@ -324,7 +350,8 @@ REMEDY = " Remedy: {remedy}. Taught in {lesson}."
 
 @finding("watch.embedded-constant", ("findings",), per=diagnoses,
          template="{line} embedded {bytes} bytes ({bytes}) in the graph: the NodeDef of the Const op named '{name}' "
-         "({dtype} {shape}); the first run that came after it, {line}, took {time}, ..." + REMEDY,
+         "({dtype} {shape}); the first run that came after it, {line}, took {time}, ...; that first run came after {n} "
+         "other embedded Consts too: one cost, said with each." + REMEDY,
          unless="no Const of --min-bytes or more is mostly data")
 def embedded_constant(view, d):
     """A Const that is mostly data, with the first run after it."""
@@ -334,7 +361,8 @@ def embedded_constant(view, d):
 @finding("watch.repeated-feed", ("findings",), per=diagnoses,
          template="{line} fed the same {bytes}-byte array to placeholder {feed} on all {n} calls ({how}): fed on "
          "every call though unchanged; handing it over as session.py does (np.asarray at the placeholder's dtype) "
-         "took {time} a call as timed here; ...; together {time}, {share} of the script's {time} run." + REMEDY,
+         "took {time} a call as timed here; ...; together {time}, {share} of the script's {time} run{, under 1% of "
+         "it}." + REMEDY,
          unless="no array of --min-bytes or more was fed unchanged on every call")
 def repeated_feed(view, d):
     """An array fed unchanged on every call."""
@@ -345,7 +373,8 @@ def repeated_feed(view, d):
          template="{loop line}, in the loop, called {builder line}, which made {n} ops after the session's first run, "
          "in the gaps after {n} of its runs ({op types}): the graph grows as the loop goes; they are {a Saver's, "
          "summary, Dataset or initializer ops}, ...; the {n} runs right after them, at {line}, took {time} against "
-         "{time} median for a repeat there; together {time}, ..." + REMEDY,
+         "{time} median for a repeat there; together {time}, ...; the same runs came right after the ops of {line} "
+         "too: one cost, said with each." + REMEDY,
          unless="no line kept making ops between one session's runs")
 def graph_growth(view, d):
     """A line that kept making ops between one session's runs."""
@@ -373,7 +402,8 @@ def session_per_pass(view, d):
 
 @finding("watch.retracing", ("findings",), per=diagnoses,
          template="{line}: the tf.function {name} defined here was traced {n} times (TensorFlow's "
-         "experimental_get_tracing_count)." + REMEDY, unless="no tf.function was traced more than once")
+         "experimental_get_tracing_count); the time its tracing took is not measured here." + REMEDY,
+         unless="no tf.function was traced more than once")
 def retracing(view, d):
     """A tf.function traced more than once."""
     return diagnosed(view, d, "retracing")
@@ -408,5 +438,5 @@ def answer_and_findings(results):
     """(the answer, the findings): the ending, up to four diagnoses and what was not found when nothing was; then the
     diagnoses and each call site's first run against its later runs."""
     view = Record(results)
-    return (sentences_of([f for f in FINDINGS["watch"] if f.headline], view),
+    return (together([f for f in FINDINGS["watch"] if f.headline], lambda: Record(results)),
             sentences_of([f for f in FINDINGS["watch"] if not f.headline], view))

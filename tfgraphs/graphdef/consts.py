@@ -15,13 +15,32 @@ def located_nodes(graph_def):
 
 
 def tensor_bytes(tensor_proto):
-    """Bytes a TensorProto holds once expanded: elements x itemsize."""
+    """Bytes a TensorProto holds once expanded: elements x itemsize (a string tensor's as string_bytes says)."""
     tf = import_tensorflow()
-    dims = [d.size for d in tensor_proto.tensor_shape.dim]
+    elements = math.prod(d.size for d in tensor_proto.tensor_shape.dim)
     dtype = tf.dtypes.as_dtype(tensor_proto.dtype)
     if dtype == tf.string:
-        return sum(len(s) for s in tensor_proto.string_val)
-    return math.prod(dims) * dtype.size
+        return string_bytes(tensor_proto, elements)
+    return elements * dtype.size
+
+
+# TensorFlow's tstring (tsl/platform/ctstring_internal.h): 24 bytes an element, text of up to 22 bytes held inside
+# them, longer text on the heap.
+TSTRING_BYTES = 24
+TSTRING_INLINE = 22
+
+
+def string_bytes(tensor_proto, elements):
+    """Bytes a string TensorProto takes once TensorFlow makes its tensor: a tstring an element, and the heap bytes of
+    each longer text; elements past the listed values copy the last one (tensor.cc, FromProtoField)."""
+    if tensor_proto.tensor_content:
+        return elements * TSTRING_BYTES + len(tensor_proto.tensor_content)
+    listed = tensor_proto.string_val
+    shown = min(len(listed), elements)
+    heap = sum(len(listed[i]) for i in range(shown) if len(listed[i]) > TSTRING_INLINE)
+    if 0 < shown < elements and len(listed[shown - 1]) > TSTRING_INLINE:
+        heap += (elements - shown) * len(listed[shown - 1])
+    return elements * TSTRING_BYTES + heap
 
 
 def varint_bytes(n):

@@ -103,6 +103,9 @@ def _parse(data, cls, text, text_format, message, path):
     except MemoryError:
         raise UsageError(f"{path}: ran out of memory while parsing it as {'text' if text else 'binary'} protobuf; "
                          f"free some, or raise this process's limit (ulimit -v)") from None
+    except RecursionError:
+        # Python's text parser recurses once a nested message; binary parsing stops at protobuf's own depth limit.
+        return None, "not valid text protobuf (its messages nest deeper than the parser follows)"
     except (message.DecodeError, text_format.ParseError, UnicodeDecodeError, ValueError) as exc:
         reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         return None, ("not valid text protobuf" if text else "not valid binary protobuf") + f" ({reason[:150]})"

@@ -1,8 +1,8 @@
 """The seed network's jobs: compare, explain, sweep and pitfalls. Which variants to refuse, the plan, and every chosen
 variant measured in fresh workers for K trials in rotating order (the first `full_trials` measuring every phase, the
-others up to the first run), in-process or on a grpc:// target, on a fresh server per worker when tfgraphs starts
-them. compare is this job as it is; explain and sweep build theirs from its parts; pitfalls runs each lesson on the
-network's variants."""
+others up to the first run and, where the config says, its later runs), in-process or on a grpc:// target, on a
+fresh server per worker when tfgraphs starts them. compare is this job as it is; explain and sweep build theirs from
+its parts; pitfalls runs each lesson on the network's variants."""
 
 from dataclasses import fields, replace
 
@@ -11,7 +11,7 @@ from tfgraphs.jobs import runner, servers
 from tfgraphs.jobs.runner import Job, Plan
 from tfgraphs.records.explain import attributions
 from tfgraphs.records.results import CompareResults, ExplainResults, PitfallsResults, SweepResults
-from tfgraphs.records.rows import EVIDENCE_FIELDS, LessonRun, Measurement, Row
+from tfgraphs.records.results import EVIDENCE_FIELDS, LessonRun, Measurement, Row
 from tfgraphs.records.schema import read_worker
 from tfgraphs.records.sweep import fit_all
 from tfgraphs.spec import network

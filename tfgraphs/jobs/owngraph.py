@@ -2,6 +2,7 @@
 workers, inspect sizes what it holds without running it, and unembed rewrites its large Consts into variables in a
 worker, then checks the rewrite in two more."""
 
+import errno
 import hashlib
 import math
 import os
@@ -23,7 +24,7 @@ from tfgraphs.records.explain import ExplainedGraph, attribute
 from tfgraphs.records.judge import FEWEST, RANK_SUM
 from tfgraphs.records.one_record import Inspection, Unembedding, side
 from tfgraphs.records.results import ExplainResults
-from tfgraphs.records.rows import Measurement, Row
+from tfgraphs.records.results import Measurement, Row
 from tfgraphs.spec import options
 from tfgraphs.spec.network import GRAPHDEF_LIMIT
 from tfgraphs.spec.options import REQUIRED, Option, Whole, byte_size, optional_path, switch
@@ -340,6 +341,8 @@ def unembed_run(config, plan, progress, timeout=None):
         doc = runner.run_worker(t, "rewrite", progress, timeout)
         base = {"path": config.path, "out": config.out, "min_bytes": config.min_bytes}
         if doc.get("status") != "ok":
+            if os.strerror(errno.ENOSPC) in str(doc.get("error")):
+                raise UsageError(f"cannot write {config.out}: {os.strerror(errno.ENOSPC)} (nothing was written)")
             tf_version, machine = runner.envelope([doc])
             return Unembedding(**base, errors=(f"rewrite: {doc.get('error')}",), tf_version=tf_version,
                                machine=machine)

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from tfgraphs import machine, processes
 from tfgraphs.errors import UsageError
 from tfgraphs.machine import installed_tf_version, machine_info
+from tfgraphs.processes import PHASE_PREFIX, to_argv
 from tfgraphs.spec.network import estimate_peak_bytes
-from tfgraphs.spec.protocol import PHASE_PREFIX, to_argv
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from tfgraphs import processes
 from tfgraphs.errors import UsageError
 from tfgraphs.jobs import runner
-from tfgraphs.spec.protocol import to_argv
+from tfgraphs.processes import to_argv
 from tfgraphs.spec.network import LOOPBACK, ServerTask, cluster_text
 
 # A server's process imports TensorFlow before it serves; on a busy 2-core machine that alone can take 20 s.

@@ -7,7 +7,7 @@ import sys
 import tempfile
 from dataclasses import dataclass, replace
 
-from tfgraphs import processes
+from tfgraphs import processes, usercode
 from tfgraphs.errors import UsageError
 from tfgraphs.fileio import read_doc
 from tfgraphs.jobs import runner
@@ -56,10 +56,13 @@ def run(config, plan, progress, timeout=None):
         out = os.path.join(held, "watch.json")
         progress.say(os.path.basename(config.script), "running under watch")
         # The script's environment is the user's, as `python SCRIPT` would get it: TensorFlow logs what it would.
-        with processes.grouped(argv(config, out), env=dict(os.environ)) as group:
-            code = _wait(group.proc, timeout)
-        if group.ended:
-            print(f"tfgraphs watch: ended {processes.listed(group.ended, 'the script left running')}", file=sys.stderr)
+        # What it starts in a session of its own is adopted here once its parent ends, and ended with the rest.
+        with processes.adopting() as adopted:
+            with usercode.grouped(argv(config, out), env=dict(os.environ)) as group:
+                code = _wait(group.proc, timeout)
+        left = sorted(dict(group.ended + adopted).items())
+        if left:
+            print(f"tfgraphs watch: ended {usercode.listed(left, 'the script left running')}", file=sys.stderr)
         doc = _read(out, code)
     try:
         found = _result(config, doc)
@@ -67,11 +70,11 @@ def run(config, plan, progress, timeout=None):
         found = _result(config, _unreadable(exc))
     # The exit status is the process's own, as a shell shows it for `python SCRIPT`: 128 + N for signal N.
     return replace(found, exit_code=code if code >= 0 else 128 - code, ended="killed" if code < 0 else found.ended,
-                   left_running=tuple({"pid": pid, "name": name} for pid, name in group.ended))
+                   left_running=tuple({"pid": pid, "name": name} for pid, name in left))
 
 
 def _wait(proc, timeout):
-    """The script's exit status (-N for signal N); Ctrl-C meanwhile goes to the script's group (processes.grouped)."""
+    """The script's exit status (-N for signal N); Ctrl-C meanwhile goes to the script's group (usercode.grouped)."""
     try:
         return proc.wait(timeout)
     except subprocess.TimeoutExpired:

@@ -60,6 +60,7 @@ def start(number, directory=None):
     if there:
         raise UsageError(f"{', '.join(there)} already exist{'s' if len(there) == 1 else ''}; "
                          f"choose another folder: tfgraphs lab start {number} DIR")
+    made = [folder for folder in (target, *target.parents) if not folder.exists()]   # innermost first
     copied = []
     try:
         target.mkdir(parents=True, exist_ok=True)
@@ -67,9 +68,13 @@ def start(number, directory=None):
             _write_new(target / name, (source / name).read_bytes())
             copied.append(target / name)
     except OSError as exc:
-        # A read-only or missing place: what was copied is taken back, so nothing is left half-written.
+        # A read-only, missing or full place: what was copied and the folders made are taken back, so the lab's
+        # folder is whole or absent.
         for done in copied:
             done.unlink()
+        for folder in made:
+            if folder.is_dir() and not folder.is_symlink():
+                folder.rmdir()
         raise UsageError(f"cannot write lab {number} into {target}: {exc.strerror}") from None
     return copied
 
@@ -77,5 +82,9 @@ def start(number, directory=None):
 def _write_new(path, data):
     """Write data to a new file at path: never through a link, never over a file made since it was looked for."""
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o666)
-    with os.fdopen(fd, "wb") as f:
-        f.write(data)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+    except OSError:
+        os.unlink(path)   # made above by this call (O_EXCL), so it is this call's to take back
+        raise

@@ -1,23 +1,21 @@
 """Run a lab's checks on a student's file: its code in a child process with a timeout, the judging in this one.
 
 The parent (check_lab) never imports the student's code. The child (`python -m tfgraphs.labs.checking N PATH`)
-imports it and runs each check's body, which sends, as plain data (encode), one JSON line per event, what TensorFlow
-itself serialized of what that code built (a GraphDef's bytes, tensor names, a feed_dict's arrays, a ConfigProto) or
-what a student's function returned for the checker's inputs. The judge imports those graphs and runs them here on its
-own inputs against its own NumPy reference (labs.rerun): no size, output or verdict computed beside the student's code
-is evidence, so what that code replaces or forges in its process proves nothing. Which runs and sessions the code made
-(labs 5 and 6) can only be seen in its process: the checker's session wrapper records them there (labs.observed).
-A hang or a crash of the child becomes a WRONG outcome with the reason. A check declares beside its body its judge,
-its hint and the hint for each likely error (the decorators below); its verdict is an Outcome, printed as an ok or
-WRONG line and counted: "lab N: k of n checks passed".
+confines itself (labs.confine), imports that code and runs each check's body, which sends, as plain data (encode),
+one JSON line per event, what TensorFlow itself serialized of what the code built (a GraphDef's bytes, tensor names,
+a feed_dict's arrays, a ConfigProto) or what a student's function returned for the checker's inputs. The judge
+imports those graphs and runs them here on its own inputs against its own NumPy reference (labs.rerun); each
+Session.run the code makes while a body runs is made here too, and recorded here (labs.sessions); lab 7's watch is
+started from here (labs.under_watch). No size, output or verdict computed beside the student's code is evidence, so
+what that code replaces or forges in its process proves nothing. Every wait has the check's limit; a hang or a crash
+of the child becomes a WRONG outcome with the reason; what the code started is ended, and named, before the verdict
+is printed (labs.verdicts says how a check declares its judge and hints, and how its Outcome prints).
 """
 
-import base64
 import importlib
 import importlib.util
 import io
 import json
-import numbers
 import os
 import queue
 import stat
@@ -25,186 +23,29 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 import traceback
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 
-import numpy as np
-
-from tfgraphs import processes
+from tfgraphs import processes, usercode
 from tfgraphs.errors import UsageError
 from tfgraphs.labs import known_lab
 from tfgraphs.labs.notebook import as_script, checked_names, relabel, script_of
+from tfgraphs.labs.verdicts import (CHANNEL, DEFAULT_TIMEOUT_S, STOPPED, Outcome, Seen, check_name, decode, encode,
+                                    first_line, hint_for, hint_of, judge, limited, print_outcomes, shown)
 
-DEFAULT_TIMEOUT_S = 60.0
 LOADING = "loading your file"
-STOPPED = "did not finish within"   # how a check that hung begins its detail
 ENDED = "the process running your code ended"   # and one whose process died
 START_S = 300.0   # importing TensorFlow in the child, before any student code runs: not the student's time
-# The module holding each lab's checks, found by name: those modules import this one for the decorators below.
+# The module holding each lab's checks, found by name: those modules import labs.verdicts for the decorators, and
+# name in OBSERVER what records the runs their bodies ask for (labs.sessions).
 CHECK_MODULES = {1: "tfgraphs.labs.rerun", 2: "tfgraphs.labs.rerun", 3: "tfgraphs.labs.rerun",
                  4: "tfgraphs.labs.observed", 5: "tfgraphs.labs.observed", 6: "tfgraphs.labs.observed",
                  7: "tfgraphs.labs.under_watch"}
 # Far past any lab solution (a notebook with its outputs is a few MB), short of what jupytext should be asked to read.
 MAX_SOLUTION_BYTES = 64 * 2**20
-# Lines of a TensorFlow error that frame its message: the stack of the op that failed, and its headers.
-FRAMING = ("Graph execution error", "Detected at node", "Node:", "[[", "File ", "Traceback", "Original stack")
-
-
-# What crosses from the process running a student's code to the judge: plain data, never objects or functions.
-# Numbers, strings, booleans, None, lists, dicts, sets, bytes and NumPy arrays are written as JSON; arrays as .npy
-# bytes read back without pickle. Anything else is refused where it is written, so nothing the student made can run
-# in the judge.
-
-def encode(value):
-    """value as JSON-ready data; TypeError for anything that is not plain data."""
-    if isinstance(value, np.ndarray):
-        buffer = io.BytesIO()
-        np.save(buffer, np.asarray(value), allow_pickle=False)
-        return {"ndarray": base64.b64encode(buffer.getvalue()).decode("ascii")}
-    if isinstance(value, np.generic):
-        return encode(value.item())
-    if isinstance(value, bytes):
-        return {"bytes": base64.b64encode(value).decode("ascii")}
-    if isinstance(value, dict):
-        return {"dict": [[encode(k), encode(v)] for k, v in value.items()]}
-    if isinstance(value, (set, frozenset)):
-        return {"set": [encode(v) for v in value]}
-    if isinstance(value, (list, tuple)):
-        return [encode(v) for v in value]
-    if value is None or isinstance(value, (bool, str)):
-        return type(value)(value) if value is not None else None
-    if isinstance(value, numbers.Integral):
-        return int(value)
-    if isinstance(value, numbers.Real):
-        return float(value)
-    raise TypeError(f"a {type(value).__name__} is not plain data")
-
-
-def decode(data):
-    """The value encode() wrote; lists come back as tuples, so they can sit in sets and compare with ==."""
-    if isinstance(data, list):
-        return tuple(decode(v) for v in data)
-    if isinstance(data, dict):
-        (kind, body), = data.items()
-        if kind == "ndarray":
-            return np.load(io.BytesIO(base64.b64decode(body)), allow_pickle=False)
-        if kind == "bytes":
-            return base64.b64decode(body)
-        if kind == "dict":
-            return {decode(k): decode(v) for k, v in body}
-        return frozenset(decode(v) for v in body)
-    return data
-
-
-# How a check declares what it needs beside its body: its judge, its hint, and the hint for each likely error.
-
-def hint_of(check):
-    """The hint a check gives when it fails without a more specific one."""
-    return getattr(check, "hint", "")
-
-
-def hint(text):
-    """Decorator: the hint a check gives when it fails without a more specific one."""
-    def mark(check):
-        check.hint = text
-        return check
-    return mark
-
-
-def on_error(*pairs):
-    """Decorator: (text in an error's message, the hint for it) pairs, the likely mistake behind each error."""
-    def mark(check):
-        check.error_hints = pairs
-        return check
-    return mark
-
-
-def judged_by(verdict):
-    """Decorator: the check's body gathers facts from the student's code; verdict(facts) -> (passed, detail, hint)
-    judges them in the parent, which never imports that code."""
-    def mark(check):
-        check.judge = verdict
-        return check
-    return mark
-
-
-def shares(key):
-    """Decorator: the checks marked with one key are judged on the facts the first of them sent, so that code which
-    builds something else on each call cannot pass each check with another build."""
-    def mark(check):
-        check.shares = key
-        return check
-    return mark
-
-
-def hint_for(check, message):
-    """The hint of the first (text, hint) pair of the check whose text the error's message holds, else its hint."""
-    return next((h for text, h in getattr(check, "error_hints", ()) if text in message), hint_of(check))
-
-
-# One check's verdict: the Outcome the judge gives a check's facts, and the lines that print a lab's outcomes.
-
-class GraphFailed(Exception):
-    """Running a student's graph in the judge raised: TensorFlow's error, kept as the cause."""
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """One check's verdict."""
-
-    name: str
-    passed: bool
-    detail: str = ""
-    hint: str = ""
-
-
-def check_name(check):
-    """The goal a check's WRONG or ok line names: the first line of its docstring."""
-    return check.__doc__.strip().splitlines()[0] if check.__doc__ else check.__name__
-
-
-def first_line(exc):
-    """What an error says, in one line: TensorFlow's messages wrap it in the stack of the op that failed."""
-    text = getattr(exc, "message", None) or str(exc)
-    own = [line.strip() for line in text.splitlines()
-           if line.strip() and not line[:1].isspace() and not line.strip().startswith(FRAMING)]
-    return (own or text.strip().splitlines() or [type(exc).__name__])[0][:300]
-
-
-def judge(check, facts):
-    """The check's Outcome from its facts alone: what the judge runs, never the student's code."""
-    try:
-        passed, detail, hint_text = check.judge(facts)
-    except GraphFailed as exc:
-        # The student's graph, imported and run here, raised (TensorFlow's message and the hint for it), or was refused.
-        message, cause = first_line(exc.__cause__ or exc), exc.__cause__
-        failed = getattr(getattr(cause, "op", None), "name", None)
-        detail = (f"your graph, run by the checker, raised {type(cause).__name__}: {message}" if cause else
-                  f"your graph was not run: {message}")
-        passed, detail = False, detail + (f" (at node {failed[:80]!r})" if failed else "")
-        hint_text = hint_for(check, message)
-    except KeyError as exc:
-        # Facts this check's body never sends: something else wrote to the checker.
-        passed, detail, hint_text = False, f"what reached the checker is not what this check sends (no {exc})", ""
-    except Exception as exc:
-        passed, detail, hint_text = False, f"what your code gave could not be judged ({type(exc).__name__}: {exc})", ""
-    return Outcome(check_name(check), bool(passed), detail, hint_text or ("" if passed else hint_of(check)))
-
-
-def print_outcomes(number, outcomes, stream=None):
-    """Print each check's ok or WRONG line (with what was seen and the hint) and the count; return the exit status."""
-    for o in outcomes:
-        if o.passed:
-            print(f"ok    {o.name}" + (f": {o.detail}" if o.detail else ""), file=stream)
-            continue
-        # The goal, then what was observed, then the likely mistake behind it.
-        print(f"WRONG {o.name}", file=stream)
-        print(f"      seen: {o.detail or 'nothing to judge'}", file=stream)
-        if o.hint:
-            print(f"      hint: {o.hint}", file=stream)
-    passed = sum(o.passed for o in outcomes)
-    print(f"lab {number}: {passed} of {len(outcomes)} checks passed", file=stream)
-    return 0 if passed == len(outcomes) else 1
+# One event from the child at most (lab 4's 21 GraphDefs are a few MB): a longer line is not read into the judge.
+MAX_EVENT_CHARS = 64 * 2**20
 
 
 # The child's side: the student's file loaded, each check's body run on it.
@@ -240,10 +81,42 @@ def gather(check, module):
         return None, Outcome(check_name(check), False, detail, hint_for(check, message))
 
 
-def run_check(check, module):
-    """One check in this process, its facts passed through the same plain-data form as between the processes."""
-    found, failed = gather(check, module)
-    return failed or judge(check, decode(encode(found)))
+def run_check(check, module, timeout_s=DEFAULT_TIMEOUT_S):
+    """One check in this process, its facts passed through the same plain-data form as between the processes, the
+    runs its body asks for made by an Observer here as the judge makes them."""
+    observer = observer_of(check)
+    CHANNEL[0] = lambda request: decode(encode(observer.answer(decode(encode(request)))))
+    try:
+        with limited(timeout_s):
+            found, failed = gather(check, module)
+        if failed:
+            return failed
+        facts = decode(encode(found))
+        if getattr(check, "observe", None):
+            facts = check.observe(facts, Seen(module.__file__, decode(encode(observer.record())), timeout_s,
+                                              timeout_s))
+        return judge(check, facts, timeout_s)
+    finally:
+        observer.close()
+        CHANNEL[0] = None
+
+
+class NoRuns:
+    """The observer of a check whose module makes no run for the student's code: it refuses every request."""
+
+    def answer(self, request):
+        return {"error": "this check makes no session run for your code", "code": 9}
+
+    def record(self):
+        return {}
+
+    def close(self):
+        pass
+
+
+def observer_of(check):
+    """A fresh observer of the runs check's body asks for: its module's OBSERVER, else NoRuns."""
+    return getattr(sys.modules[check.__module__], "OBSERVER", NoRuns)()
 
 
 def where_raised(exc, module):
@@ -270,24 +143,38 @@ def checks_of(number):
     return importlib.import_module(CHECK_MODULES[number]).CHECKS[number]
 
 
-def child(number, path, first=0):
-    """The child's side: load the file, gather each check's facts from index `first`, one JSON line per event."""
+def child(number, path, first=0, judge_pid=None):
+    """The child's side: load the file, gather each check's facts from index `first`, one JSON line per event; the
+    runs a check's body asks the judge for are answered on stdin."""
+    from tfgraphs.labs import confine
+
     try:
         os.setsid()   # a session of its own: what the student's code leaves running is found there and ended
     except OSError:
         pass          # already leads one
-    out = os.fdopen(os.dup(1), "w")
+    out, replies = os.fdopen(os.dup(1), "w"), os.fdopen(os.dup(0), "r")
     os.dup2(2, 1)   # whatever the student's code prints goes to stderr, not into the events
+    os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
+    tempfile.tempdir = None   # TMPDIR as the judge set it, not as a server this process forked from found it
     # Bound before the student's file runs: what it replaces in this module or in json afterwards is not used here.
-    dumps, collect, plain = json.dumps, gather, encode
+    dumps, loads, collect, plain, unplain = json.dumps, json.loads, gather, encode, decode
 
     def say(**event):
         out.write(dumps(event) + "\n")
         out.flush()
 
+    asking = threading.Lock()   # one request and its reply at a time, whichever thread of the code runs
+
+    def ask(request):
+        with asking:
+            say(request=plain(request))
+            return unplain(loads(replies.readline() or "{}"))
+
     try:
         checks = checks_of(number)   # TensorFlow imported before the student's file, which imports it too
         say(ready=True)
+        CHANNEL[0] = ask
+        confine.confine(set(confine.ancestors(os.getppid()) + confine.ancestors(judge_pid or os.getppid())))
         module = load(path)
     except UsageError as exc:
         say(usage=str(exc))
@@ -303,6 +190,8 @@ def child(number, path, first=0):
             except (TypeError, ValueError) as exc:
                 failed = Outcome(check_name(check), False, f"returned something that is not plain data ({exc})")
         say(outcome=asdict(failed))
+    say(done=True)
+    replies.read()   # alive until the judge has ended what the code left running: its orphans stay below it
     return 0
 
 
@@ -313,7 +202,13 @@ def _events(proc):
     events = queue.Queue()
 
     def read():
-        for line in proc.stdout:
+        while True:
+            line = proc.stdout.readline(MAX_EVENT_CHARS)
+            if not line:
+                break
+            if not line.endswith("\n") and len(line) == MAX_EVENT_CHARS:
+                events.put({"oversized": True})   # more than any check sends: read no further
+                break
             try:
                 events.put(json.loads(line))
             except ValueError:
@@ -326,43 +221,70 @@ def _events(proc):
 
 def collect(number, path, timeout_s, ended=None):
     """Every check's Outcome, in the order this process knows them; a check that hangs or crashes, or that the child
-    never reports, is WRONG and the next ones run in a fresh child. The processes the student's code left running are
-    ended, and listed as (pid, name) in ended."""
+    never reports, is WRONG and the next ones run in a fresh child. The processes the student's code left running,
+    its orphans and daemons too, are ended, and listed as (pid, name) in ended."""
+    from tfgraphs.labs import confine
+
     checks, outcomes, ended, sent = checks_of(number), [], [] if ended is None else ended, {}
-    while len(outcomes) < len(checks):
-        found, failure = _one_child(number, path, timeout_s, checks[len(outcomes):], ended, sent)
-        outcomes += found
-        if failure is not None:
-            outcomes.append(failure)
-            if failure.name == LOADING:
-                return outcomes
+    with confine.reaped(ended):
+        while len(outcomes) < len(checks):
+            found, failure = _one_child(number, path, timeout_s, checks[len(outcomes):], ended, sent)
+            outcomes += found
+            if failure is not None:
+                outcomes.append(failure)
+                if failure.name == LOADING:
+                    return outcomes
     return outcomes
 
 
 def _one_child(number, path, timeout_s, checks, ended, sent):
     """(outcomes, the failed Outcome or None) of one child running the given checks, the last ones of the lab; sent
-    holds the facts first sent for each key checks share (shares)."""
+    holds the facts first sent for each key checks share (shares). The child's temporary files go to a folder of
+    its own, removed with it."""
+    from tfgraphs.labs import confine
+
     first = len(checks_of(number)) - len(checks)
-    argv = [sys.executable, "-m", "tfgraphs.labs.checking", str(number), str(path), str(first)]
-    proc = processes.start(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    proc.session = None   # the child's session once it says it leads one: what it leaves behind is found there
-    try:
-        return _follow(proc, timeout_s, checks, sent)
-    finally:
-        # An interrupt (Ctrl-C, a notebook's "interrupt kernel") or any error here ends the child too.
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        if proc.session == proc.pid:
-            ended += processes.end_session(proc.session)
+    argv = [sys.executable, "-m", "tfgraphs.labs.checking", str(number), str(path), str(first), str(os.getpid())]
+    with tempfile.TemporaryDirectory(prefix="tfgraphs-lab-") as scratch:
+        proc = processes.start(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True, env=dict(os.environ, TMPDIR=scratch))
+        proc.session = None   # the child's session once it says it leads one: what it leaves behind is found there
+        try:
+            return _follow(proc, timeout_s, checks, sent, path)
+        finally:
+            # An interrupt (Ctrl-C, a notebook's "interrupt kernel") or any error here ends the child too: frozen
+            # first, its descendants ended, then it; nothing it started outlives the check, whatever it did.
+            if proc.poll() is None:
+                ended += confine.end_tree(proc.pid)
+                proc.kill()
+            _collected(proc)
+            if proc.session == proc.pid:
+                ended += usercode.end_session(proc.session)
 
 
-def _judged(check, data):
-    """The Outcome of facts as they came from the child: anything but plain data is WRONG."""
+def _collected(proc, wait_s=10.0):
+    """Wait for a killed child, never for ever: a handle that cannot say it ended is left to the kernel."""
     try:
-        return judge(check, decode(data))
+        proc.wait(wait_s)
+    except subprocess.TimeoutExpired:
+        pass
+    for stream in (proc.stdin, proc.stdout, proc.stderr):
+        try:
+            stream.close()
+        except (OSError, AttributeError):
+            pass
+
+
+def _judged(check, data, seen):
+    """The Outcome of facts as they came from the child, with what the judge saw itself: anything but plain data is
+    WRONG."""
+    try:
+        facts = decode(data)
     except Exception as exc:
         return Outcome(check_name(check), False, f"the process running your code sent what is not plain data ({exc})")
+    if getattr(check, "observe", None):
+        facts = check.observe(facts, seen)
+    return judge(check, facts, seen.left_s, seen.limit_s)
 
 
 def _session_of(pid):
@@ -373,45 +295,55 @@ def _session_of(pid):
         return None
 
 
-def _follow(proc, timeout_s, checks, sent):
-    """The child's events until it ends, each check's facts judged here: (outcomes, the failed Outcome or None).
-    Which check an event is about is this process's count, never a name the child sends."""
+def _follow(proc, timeout_s, checks, sent, path):
+    """The child's events until it ends, each check's facts judged here and each run its code asks for made here:
+    (outcomes, the failed Outcome or None). Which check an event is about is this process's count, never a name the
+    child sends; every wait ends by the check's limit."""
     errors = []   # the child's stderr, kept to say why it crashed
     threading.Thread(target=lambda: errors.extend(proc.stderr), daemon=True).start()
-    events, outcomes, running, ready, loaded = _events(proc), [], None, False, False
-    while len(outcomes) < len(checks):
-        try:
-            event = events.get(timeout=timeout_s if ready else START_S)
-        except queue.Empty:
-            proc.kill()
-            proc.wait()
-            return outcomes, Outcome(running or LOADING, False, f"{STOPPED} {timeout_s:g} s (a loop that "
-                                                                f"never ends?); stopped")
-        if event is None:
-            break
-        check = checks[len(outcomes)]
-        if "usage" in event:
-            proc.wait()
-            raise UsageError(event["usage"])
-        if "ready" in event:
-            ready, running = True, LOADING
-            proc.session = _session_of(proc.pid)
-        elif "checks" in event:
-            running, loaded = None, True
-        elif "start" in event:
-            running = check_name(check)
-        elif "facts" in event:
-            outcomes.append(_judged(check, sent.setdefault(getattr(check, "shares", check), event["facts"])))
-            running = None
-        elif "outcome" in event:
-            # The child only ever reports a check that failed to gather: a pass comes from judging facts here.
-            reported = event["outcome"]
-            outcomes.append(Outcome(check_name(check), False, str(reported.get("detail", ""))[:600],
-                                    str(reported.get("hint", ""))[:600]))
-            running = None
-    code = proc.wait()
-    if code == 0 and len(outcomes) == len(checks):
+    events, outcomes, running, loaded = _events(proc), [], None, False
+    until, observer = time.monotonic() + START_S, NoRuns()
+    stopped = f"{STOPPED} {timeout_s:g} s (a loop that never ends?); stopped"
+    try:
+        while len(outcomes) < len(checks):
+            try:
+                event = events.get(timeout=max(until - time.monotonic(), 0))
+            except queue.Empty:
+                return outcomes, Outcome(running or LOADING, False, stopped)
+            if event is None or "oversized" in event:
+                break
+            check = checks[len(outcomes)]
+            if "usage" in event:
+                raise UsageError(str(event["usage"]))
+            if "ready" in event:
+                running, until = LOADING, time.monotonic() + timeout_s
+                proc.session = _session_of(proc.pid)
+            elif "checks" in event:
+                running, loaded = None, True
+            elif "start" in event:
+                running, until = check_name(check), time.monotonic() + timeout_s
+                observer.close()
+                observer = observer_of(check)
+            elif "request" in event and not _answer(proc, observer, event["request"], until):
+                break
+            elif "facts" in event:
+                seen = Seen(str(path), observer.record(), max(until - time.monotonic(), 0.001), timeout_s)
+                outcomes.append(_judged(check, sent.setdefault(getattr(check, "shares", check), event["facts"]), seen))
+                running = None
+            elif "outcome" in event:
+                # The child only ever reports a check that failed to gather: a pass comes from judging facts here.
+                reported = event["outcome"] if isinstance(event["outcome"], dict) else {}
+                outcomes.append(Outcome(check_name(check), False, str(reported.get("detail", ""))[:600],
+                                        str(reported.get("hint", ""))[:600]))
+                running = None
+    finally:
+        observer.close()
+    if len(outcomes) == len(checks):
         return outcomes, None
+    try:
+        code = proc.wait(max(until - time.monotonic(), 0.001))   # its events ended: it ends too, or is stopped
+    except subprocess.TimeoutExpired:
+        return outcomes, Outcome(running or LOADING, False, stopped)
     last = next((line.strip() for line in reversed(errors) if line.strip()), "")
     what = f"{ENDED} with status {code}" + (f": {last[:200]}" if last else "")
     if code == 0:
@@ -419,16 +351,31 @@ def _follow(proc, timeout_s, checks, sent):
     return outcomes, Outcome(running or (check_name(checks[len(outcomes)]) if loaded else LOADING), False, what)
 
 
+def _answer(proc, observer, request, until):
+    """Make the run the child asks for and send the reply; False once the child no longer reads."""
+    try:
+        with limited(max(until - time.monotonic(), 0.001)):
+            reply = observer.answer(decode(request))
+    except Exception as exc:   # a request no JudgedSession sends
+        reply = {"error": f"the checker could not make that run ({type(exc).__name__})", "code": 3}
+    try:
+        proc.stdin.write(json.dumps(encode(reply)) + "\n")
+        proc.stdin.flush()
+        return True
+    except (OSError, ValueError):
+        return False
+
+
 def check_lab(number, path, stream=None, timeout_s=DEFAULT_TIMEOUT_S):
-    """Run lab `number`'s checks on the file at path; print them (to stdout by default); return the exit status (0 =
-    all passed)."""
+    """Run lab `number`'s checks on the file at path; print them (to stdout by default) once every process the
+    student's code started has ended; return the exit status (0 = all passed)."""
     known_lab(number)
     solution_file(path)
     ended = []
     with as_script(os.path.abspath(path)) as script:   # a notebook is checked as its code cells, in order
         outcomes = collect(number, script, timeout_s, ended)
     if ended:
-        print(f"lab check: ended {processes.listed(ended, 'your code left running')}", file=sys.stderr)
+        print(f"lab check: ended {shown(usercode.listed(sorted(set(ended)), 'your code left running'))}", file=sys.stderr)
     return print_outcomes(number, outcomes, stream)
 
 
@@ -472,4 +419,5 @@ def check_namespace(number, namespace, timeout_s, stream=None):
 if __name__ == "__main__":
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
     sys.stdout.flush()
-    os._exit(child(int(sys.argv[1]), sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else 0))
+    os._exit(child(int(sys.argv[1]), sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else 0,
+                   int(sys.argv[4]) if len(sys.argv) > 4 else None))

@@ -22,7 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 
-from tfgraphs import processes
+from tfgraphs import processes, usercode
 from tfgraphs.errors import UsageError
 from tfgraphs.labs import LABS, known_lab
 
@@ -177,7 +177,7 @@ def grade_one(sub, timeout_s):
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-        sub.ended = processes.end_session(proc.pid) if _leads(proc.pid) else []
+        sub.ended = usercode.end_session(proc.pid) if _leads(proc.pid) else []
     for reader in readers:
         reader.join(5)
     sub.seconds = time.perf_counter() - start
@@ -246,6 +246,8 @@ def grade(subs, timeout_s, jobs, progress=None):
 def table(subs, seconds, jobs, stream=None):
     """Print one row a submission (and, under a failed one, why) and the class's count; return the exit status
     (0 = every check of every submission passed)."""
+    from tfgraphs.labs.verdicts import shown
+
     name_w = min(max([len(s.name) for s in subs] + [10]), WIDTH - 40)
     print(f"{'submission':<{name_w}}  lab  passed     time  result", file=stream)
     for s in subs:
@@ -254,7 +256,7 @@ def table(subs, seconds, jobs, stream=None):
         passed = f"{s.passed} of {s.checks}" if s.checks else "-"
         print(f"{name:<{name_w}}  {lab:>3}  {passed:>6}  {s.seconds:>6.1f}s  {s.status}", file=stream)
         if s.reason:
-            why = " ".join(s.reason.split())
+            why = shown(" ".join(s.reason.split()))   # a solution's own error message, escapes and all
             print(f"  {why if len(why) <= WIDTH - 2 else why[:WIDTH - 5] + '...'}", file=stream)
     good = sum(s.status == PASSED for s in subs)
     judged = [s for s in subs if s.lab is not None]

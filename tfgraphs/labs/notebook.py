@@ -68,7 +68,22 @@ def script_text(notebook_path):
         raise UsageError(f"{notebook_path} does not exist") from None
     except Exception as exc:
         raise UsageError(f"{notebook_path} is not a notebook jupytext can read: {type(exc).__name__}: {exc}") from None
+    readable(notebook, notebook_path)
     return jupytext.writes(notebook, fmt="py:percent")
+
+
+def readable(notebook, path):
+    """UsageError in one line unless the notebook is nbformat 4 and every cell's source is text."""
+    version = notebook.get("nbformat")
+    if version != 4:
+        # nbformat 3 keeps its cells in worksheets, under other keys: jupytext writes only 4.
+        raise UsageError(f"{path} is a notebook of nbformat {version}; tfgraphs reads nbformat 4 (convert it: "
+                         f"jupyter nbconvert --to notebook --inplace {path})")
+    for number, cell in enumerate(notebook.get("cells", ()), 1):
+        source = cell.get("source") if isinstance(cell, dict) else None
+        if not isinstance(source, str):
+            shown = "null" if source is None else "a number" if isinstance(source, (int, float)) else "an object"
+            raise UsageError(f"{path}: cell {number}'s source is {shown}, not text or a list of lines")
 
 
 @contextmanager

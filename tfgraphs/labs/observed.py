@@ -1,98 +1,42 @@
-"""Labs 4-6, whose checks see the student's code as it runs in its own process, and the sessions that record it.
+"""Labs 4-6, whose judge runs what the student's code built or asked for in its own process (labs.rerun,
+labs.sessions), on its own inputs, against its own NumPy reference.
 
-What only that process can see is recorded there and sent as plain data: the input shapes TensorFlow's convolution
-ops get (an op callback), and which sessions the code opened and what each run fetched and fed (RecordingSession,
-TracingSession). Graphs it built are rerun by the judge (labs.rerun). Lab 4: blocked_conv1d equals a VALID 1-D
-convolution and the convolution only ever sees one shape. Lab 5: warm_up builds the very executor serve() uses,
-first_request_seconds times it, and the answer to question 1 is what the judge says of the student's own samples.
-Lab 6: train() fits like NumPy's gradient descent, in one graph that never grows, finalized before it runs.
+Lab 4: blocked_conv1d builds, on placeholders of each checked shape, a graph that the judge runs on inputs and filters
+it draws itself; the output must equal a VALID 1-D convolution and, in the judge's run, every convolution op sees one
+input shape per batch size. Lab 5: the runs warm_up and serve() make are made by the judge, whose record of each run's
+executor (TensorFlow's partition graphs) says whether warm_up built the one serve() uses; first_request_seconds opens
+one session and runs that executor; the answer to question 1 is what the judge says of the student's own samples.
+Lab 6: train()'s runs are made by the judge: the losses it returns are values those runs fetched and match NumPy's
+gradient descent, in one session on a graph that never grows, finalized before it runs.
 """
 
+import hashlib
+import math
 import numbers
-from contextlib import contextmanager
+import reprlib
 
 import numpy as np
 import tensorflow as tf
-from tensorflow.python.framework import op_callbacks   # sees every op TensorFlow runs or builds, whatever the API
 
-from tfgraphs.labs import rerun
-from tfgraphs.labs.checking import hint, judged_by
-from tfgraphs.records.judge import FEWEST, RANK_SUM, judge
+from tfgraphs.labs import rerun, sessions
+from tfgraphs.labs.verdicts import hint, judged_by, observed, shares
+from tfgraphs.records.judge import RANK_SUM, fewest, judge
 from tfgraphs.spec import network
 
 v1 = tf.compat.v1
+OBSERVER = sessions.Observer   # the judge makes each run a check's body asks for (labs.checking finds it by name)
 
 
-def signature(graph, fetches, feed_dict=None):
-    """(fetched names, fed names) of one run: what TensorFlow keys its executors by, order left out."""
-    fetched = frozenset(graph.as_graph_element(f).name for f in tf.nest.flatten(fetches))
-    fed = frozenset(graph.as_graph_element(k).name for k in (feed_dict or {}))
-    return fetched, fed
+def judges_record(facts, seen):
+    """A check's facts: what its body returned, beside the judge's own record of the runs it made for that body."""
+    return {"returned": facts, **seen.record}
 
 
-class RecordingSession(v1.Session):
-    """A Session that keeps, for each run, its signature and whether its graph was finalized then."""
-
-    created = []   # every RecordingSession made while recording(), in order
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.runs = []
-        RecordingSession.created.append(self)
-
-    def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
-        self.runs.append((signature(self.graph, fetches, feed_dict), self.graph.finalized))
-        return super().run(fetches, feed_dict=feed_dict, options=options, run_metadata=run_metadata)
-
-    @property
-    def signatures(self):
-        """Each run's signature, in order."""
-        return [s for s, _ in self.runs]
-
-
-class TracingSession(v1.Session):
-    """A Session whose every run asks TensorFlow for the partition graphs of the executor it ran, and keeps the
-    RunMetadata's bytes, in order."""
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.metadata = []
-
-    def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
-        asked = v1.RunOptions()
-        if options is not None:
-            asked.CopyFrom(options)
-        asked.output_partition_graphs = True
-        meta = run_metadata if run_metadata is not None else v1.RunMetadata()
-        try:
-            return super().run(fetches, feed_dict=feed_dict, options=asked, run_metadata=meta)
-        finally:
-            self.metadata.append(meta.SerializeToString())
-
-
-def executor(data):
-    """(fed, fetched) tensor names of the executor a run ran, from its RunMetadata's bytes: the _Arg and _Retval
-    nodes TensorFlow put in its partition graphs ('_arg_X_0_0' feeds X:0, the last number being its place)."""
-    meta = tf.compat.v1.RunMetadata.FromString(data)
-    ends = {"_Arg": ("_arg_", set()), "_Retval": ("_retval_", set())}
-    for graph in meta.partition_graphs:
-        for node in graph.node:
-            if node.op in ends and node.name.startswith(ends[node.op][0]):
-                tensor = node.name[len(ends[node.op][0]):].rsplit("_", 1)[0]
-                ends[node.op][1].add(":".join(tensor.rsplit("_", 1)))
-    return frozenset(ends["_Arg"][1]), frozenset(ends["_Retval"][1])
-
-
-@contextmanager
-def recording():
-    """Within it, tf.compat.v1.Session makes RecordingSessions; yields the list of those created."""
-    original, created = v1.Session, []
-    RecordingSession.created = created
-    v1.Session = RecordingSession
-    try:
-        yield created
-    finally:
-        v1.Session = original
+def _parts(record):
+    """{mark: (runs, sessions opened)} of each part of a check's body, as its marks cut the judge's record."""
+    marks = list(record["marks"]) + [("", len(record["runs"]), record["sessions"])]
+    return {name: (record["runs"][at:marks[i + 1][1]], marks[i + 1][2] - opened)
+            for i, (name, at, opened) in enumerate(marks[:-1])}
 
 
 # Lab 4: one shape only.
@@ -114,49 +58,68 @@ def reference(x, filters):
     return np.einsum("botk,ktf->bof", windows.astype(np.float64), filters.astype(np.float64))
 
 
-def _inputs():
-    """(filters, [(batch, length, x), ...]): the same draws, in the same order, wherever they are made."""
-    rng = np.random.default_rng(0)
+_RAN = {}   # the digest of the graphs last judged -> what their runs gave
+
+
+def _built(mod):
+    """Facts: for each batch and length, the graph blocked_conv1d built on placeholders of that shape, as TensorFlow
+    serialized it, and the names of its input, its filters and its output."""
+    built = []
+    for batch in BATCHES:
+        for length in LENGTHS:
+            graph = tf.Graph()
+            with graph.as_default():
+                x = v1.placeholder(tf.float32, [batch, length, CHANNELS], name="x")
+                filters = v1.placeholder(tf.float32, [KERNEL, CHANNELS, FILTERS], name="filters")
+                out = mod.blocked_conv1d(x, filters, BLOCK)
+            built.append({"batch": batch, "length": length, "graph": rerun.serialized(graph), "x": x.name,
+                          "filters": filters.name, "output": rerun.name_of(graph, out)})
+    return {"built": built}
+
+
+def _rerun_built(facts):
+    """[(batch, length, largest relative error or the problem, convolution input shapes)]: each graph imported and
+    run here on an input and filters drawn from a digest of all the graphs, which the student's process could know
+    only after building them, and then could no longer change what they compute."""
+    digest = hashlib.sha256(b"".join(rerun.graph_def(case["graph"]).SerializeToString(deterministic=True)
+                                     for case in facts["built"])).digest()
+    if digest not in _RAN:   # both checks judge the same build: it runs once
+        _RAN.clear()
+        _RAN[digest] = _run_built(facts, np.random.default_rng(int.from_bytes(digest[:8], "big")))
+    return _RAN[digest]
+
+
+def _run_built(facts, rng):
+    """_rerun_built's runs, on inputs drawn from rng."""
     filters = rng.standard_normal((KERNEL, CHANNELS, FILTERS)).astype(np.float32)
-    return filters, [(b, n, rng.standard_normal((b, n, CHANNELS)).astype(np.float32)) for b in BATCHES for n in LENGTHS]
+    ran = []
+    for case in facts["built"]:
+        batch, length = int(case["batch"]), int(case["length"])
+        x = rng.standard_normal((batch, length, CHANNELS)).astype(np.float32)
+        graph = rerun.imported(case["graph"])
+        convolutions = [op for op in graph.get_operations() if _is_convolution(op.type)]
+        with graph.as_default():
+            shapes = [tf.shape(op.inputs[0]) for op in convolutions]
+        feed = {graph.get_tensor_by_name(case["x"]): x, graph.get_tensor_by_name(case["filters"]): filters}
+        with v1.Session(graph=graph) as sess:
+            got, seen = rerun.run(sess, (case["output"], shapes), feed)
+        want, got = reference(x, filters), np.asarray(got)
+        error = (f"batch {batch}, length {length}: shape {got.shape}, expected {want.shape}"
+                 if got.shape != want.shape else float(np.max(np.abs(got - want)) / (np.max(np.abs(want)) + 1e-12)))
+        ran.append((batch, length, error, {tuple(int(d) for d in s) for s in seen}))
+    return ran
 
 
-def _run(mod):
-    """Facts: every output blocked_conv1d gave, in order, and {batch: convolution input shapes seen}."""
-    filters, cases = _inputs()
-    seen, outputs = {}, []
-    batch = [None]
-
-    def watch(op_type, inputs, attrs, outputs, op_name=None, graph=None):
-        if _is_convolution(op_type):
-            seen.setdefault(batch[0], set()).add(tuple(inputs[0].shape))
-        return None
-
-    op_callbacks.add_op_callback(watch)
-    try:
-        for batch[0], length, x in cases:
-            outputs.append(np.asarray(mod.blocked_conv1d(tf.constant(x), tf.constant(filters), BLOCK)))
-            if outputs[-1].shape != reference(x, filters).shape:
-                break
-    finally:
-        op_callbacks.remove_op_callback(watch)
-    return {"outputs": outputs, "seen": seen}
-
-
-def _compared(facts):
-    """(largest relative error or None, problem or None), each output against the NumPy reference of its input."""
-    filters, cases = _inputs()
-    worst = 0.0
-    for (batch, length, x), got in zip(cases, facts["outputs"]):
-        want = reference(x, filters)
-        if got.shape != want.shape:
-            return None, f"batch {batch}, length {length}: shape {got.shape}, expected {want.shape}"
-        worst = max(worst, float(np.max(np.abs(got - want)) / (np.max(np.abs(want)) + 1e-12)))
-    return worst, None
+def _compared(ran):
+    """(largest relative error or None, problem or None) over the judge's runs."""
+    problem = next((e for _, _, e, _ in ran if isinstance(e, str)), None)
+    if problem or not ran:
+        return None, problem or "no graph was built"
+    return max(e for _, _, e, _ in ran), None
 
 
 def _matches(facts):
-    worst, problem = _compared(facts)
+    worst, problem = _compared(_rerun_built(facts))
     if problem:
         return False, problem, ""
     return worst <= 1e-4, f"largest relative error {worst:.1e} over lengths {LENGTHS} at batches {BATCHES}", ""
@@ -165,17 +128,21 @@ def _matches(facts):
 @hint("Compare your output with a VALID tf.nn.conv1d of the same input, at the lengths and batches the seen line "
       "names: step 3 says where each block starts, how many samples it holds and which outputs to keep.")
 @judged_by(_matches)
+@shares("blocked_conv1d")
 def matches_conv1d(mod):
     """blocked_conv1d(x, filters, block_len) equals tf.nn.conv1d(..., padding='VALID')"""
-    return _run(mod)
+    return _built(mod)
 
 
 def _one_shape(facts):
-    _, problem = _compared(facts)
-    seen = facts["seen"]
+    ran = _rerun_built(facts)
+    _, problem = _compared(ran)
     if problem:
         return False, problem, "Make the output right first: the check that it equals a VALID conv1d says what differs."
-    if not seen:
+    seen = {}
+    for batch, _, _, shapes in ran:
+        seen.setdefault(batch, set()).update(shapes)
+    if not any(seen.values()):
         return False, "no convolution op ran", ("The checker sees only TensorFlow's convolution ops, and "
                                                 "blocked_conv1d ran none: step 3 lists the calls it watches.")
     many = {b: sorted(s, key=str) for b, s in seen.items() if len(s) != 1}
@@ -194,9 +161,10 @@ def _one_shape(facts):
 @hint("The seen line gives the convolution's input shapes: at one batch size every call must see the same shape, "
       "made of blocks as step 3 describes; `tfgraphs shapes` times a first and a second pass over new shapes.")
 @judged_by(_one_shape)
+@shares("blocked_conv1d")
 def one_shape_only(mod):
     """every convolution op sees one input shape per batch size, of block_len + kernel - 1 samples"""
-    return _run(mod)
+    return _built(mod)
 
 
 LAB4 = (matches_conv1d, one_shape_only)
@@ -205,6 +173,7 @@ LAB4 = (matches_conv1d, one_shape_only)
 # Lab 5: warm before serving.
 
 BATCH = 8
+SERVED = (("features:0", "scores:0"), ("X:0",))   # the names the sheet gives build_model's fetches and feed
 
 
 def _served_data():
@@ -212,39 +181,38 @@ def _served_data():
     return x, w
 
 
-def _served(graph, x, fetches):
-    """The signature of the run serve() makes."""
-    return signature(graph, fetches, {x: None})
-
-
-def _executors(runs):
-    """'fetch [..] fed [..]' of each distinct executor among runs' RunMetadata, as TensorFlow's partition graphs
-    name them."""
-    return [f"fetch [{', '.join(sorted(got))}] fed [{', '.join(sorted(fed))}]"
-            for fed, got in dict.fromkeys(map(executor, runs))]
+def _executor(run):
+    """'fetch [..] fed [..]' of the executor the judge ran for one run, as TensorFlow's partition graphs name it."""
+    fed, got = run["executor"]
+    return f"fetch [{', '.join(got)}] fed [{', '.join(fed)}]"
 
 
 def _warmed(facts):
-    served, warmed = _executors(facts["served"]), _executors(facts["warmed"])
+    parts = _parts(facts)
+    warmed = [r for r in parts.get("warm", ((), 0))[0] if r["ok"]]
+    served = [r for r in parts.get("serve", ((), 0))[0] if r["ok"]]
     if not served:
-        return False, "serve() made no run", ""
-    ran = "; ".join(warmed) or "nothing"
-    return served[0] in warmed, f"warm_up ran {ran}; serve() runs {served[0]}", ""
+        return False, "serve() made no run the checker could make", ""
+    ran = "; ".join(dict.fromkeys(map(_executor, warmed))) or "nothing"
+    ok = any(_executor(r) == _executor(served[0]) and r["session"] == served[0]["session"] for r in warmed)
+    return ok, f"warm_up ran {ran}; serve() runs {_executor(served[0])}", ""
 
 
 @hint("The seen line names each executor by its fetches and feeds, as TensorFlow's partition graphs give them: "
       "compare warm_up's with serve()'s, and read what serve() passes to sess.run (step 3).")
 @judged_by(_warmed)
+@observed(judges_record)
 def warms_what_is_served(mod):
     """warm_up runs the same fetches and feeds as serve()"""
     data, w = _served_data()
     graph, x, fetches = mod.build_model(w)
-    # Each run's RunMetadata holds the partition graphs of the executor it ran: TensorFlow's own record of it.
-    with TracingSession(graph=graph) as sess:
+    # Each run is made by the judge, whose RunMetadata holds the partition graphs of the executor it ran.
+    with sessions.JudgedSession(graph=graph) as sess:
+        sessions.mark("warm")
         mod.warm_up(sess, x, fetches)
-        warmed = list(sess.metadata)
+        sessions.mark("serve")
         mod.serve(sess, x, fetches, data)
-    return {"warmed": warmed, "served": sess.metadata[len(warmed):]}
+    return {}
 
 
 def _right(facts):
@@ -267,19 +235,22 @@ def answers_stay_right(mod):
     data, w = _served_data()
     graph, x, fetches = mod.build_model(w)
     before = rerun.serialized(graph)
-    with RecordingSession(graph=graph) as sess:
+    with sessions.JudgedSession(graph=graph) as sess:
         mod.warm_up(sess, x, fetches)
     return {"before": before, "after": rerun.serialized(graph), "x": rerun.name_of(graph, x),
             "fetches": {key: rerun.name_of(graph, t) for key, t in fetches.items()}}
 
 
 def _both(facts):
-    seconds, sessions, counts = facts["seconds"], facts["sessions"], facts["counts"]
+    seconds, parts = facts["returned"]["seconds"], _parts(facts)
+    counts = {}
     for warm in (False, True):
-        if sessions.get(warm) != 1:
-            return False, f"warm={warm}: {sessions.get(warm)} sessions opened, expected one fresh session", ""
-    if not all(isinstance(s, float) and s > 0 for s in seconds.values()):
-        return False, f"returned {seconds[False]!r} and {seconds[True]!r}, expected seconds > 0", ""
+        runs, opened = parts.get(f"warm={warm}", ((), 0))
+        if opened != 1:
+            return False, f"warm={warm}: {opened} sessions opened, expected one fresh session", ""
+        counts[warm] = sum(r["ok"] and (tuple(r["fetched"]), tuple(r["fed"])) == SERVED for r in runs)
+    if not all(isinstance(s, float) and 0 < s < math.inf for s in seconds.values()):
+        return False, f"returned {seconds.get(False)!r} and {seconds.get(True)!r}, expected seconds > 0", ""
     ok = counts[False] == 1 and counts[True] >= 2
     return ok, (f"cold session ran serve()'s executor {counts[False]} time(s), the warmed one {counts[True]}; first "
                 f"request {seconds[False] * 1e3:.2f} ms cold, {seconds[True] * 1e3:.2f} ms warmed, one of each: "
@@ -289,21 +260,16 @@ def _both(facts):
 @hint("The seen line counts the sessions each call opened and the runs of serve()'s executor in each: step 4 says "
       "what one call of first_request_seconds opens, runs, times and returns.")
 @judged_by(_both)
+@observed(judges_record)
 def measures_both_first_requests(mod):
     """first_request_seconds times the first serve() in a fresh session, cold and warmed"""
     data, w = _served_data()
-    seconds, sessions, counts = {}, {}, {}
-    for warm in (False, True):
-        with recording() as created:
+    seconds = {}
+    with sessions.judged():
+        for warm in (False, True):
+            sessions.mark(f"warm={warm}")
             seconds[warm] = mod.first_request_seconds(w, data, warm)
-        sessions[warm] = len(created)
-        if len(created) != 1:
-            break
-        graph = created[0].graph
-        x = graph.get_tensor_by_name("X:0")
-        fetches = {"scores": graph.get_tensor_by_name("scores:0"), "features": graph.get_tensor_by_name("features:0")}
-        counts[warm] = created[0].signatures.count(_served(graph, x, fetches))
-    return {"seconds": seconds, "sessions": sessions, "counts": counts}
+    return {"seconds": seconds}
 
 
 OUTCOMES = ("differs", "no difference", "cannot tell")
@@ -311,13 +277,18 @@ COPY_HINT = ("Run the Try it and copy the COLD_MS and WARM_MS lists it printed, 
              "them, into JUDGE_SAID.")
 
 
+# The Try it prints ROUNDS times a side (8): a list far longer is no copy of it, and the rank test's work grows as n x m.
+MAX_SAMPLES = 1_000
+MAX_MS = 3_600_000.0   # an hour: a first request that took longer, or an infinite or NaN one, is no time measured
+
+
 def _samples(values):
-    """The values as a list of times > 0, or None when they are not that."""
+    """The values as a list of at most MAX_SAMPLES finite times > 0, or None when they are not that."""
     if isinstance(values, np.ndarray):
         values = values.tolist()
-    if not isinstance(values, (list, tuple)):
+    if not isinstance(values, (list, tuple)) or len(values) > MAX_SAMPLES:
         return None
-    ok = all(isinstance(v, numbers.Real) and not isinstance(v, bool) and v > 0 for v in values)
+    ok = all(isinstance(v, numbers.Real) and not isinstance(v, bool) and 0 < v <= MAX_MS for v in values)
     return list(values) if ok else None
 
 
@@ -325,13 +296,14 @@ def judge_answer(facts):
     """(passed, seen, hint) of answer_is_what_your_run_shows: JUDGE_SAID is the judge's outcome of the samples."""
     cold, warm, judge_said = _samples(facts["cold"]), _samples(facts["warm"]), facts["said"]
     if not cold or not warm:
-        shown = [list(v) if isinstance(v, tuple) else v for v in (facts["cold"], facts["warm"])]
-        return False, f"COLD_MS = {shown[0]!r}, WARM_MS = {shown[1]!r}: expected two lists of times > 0", ""
-    fewest = FEWEST[RANK_SUM]
-    if min(len(cold), len(warm)) < fewest:
+        shown = [reprlib.repr(list(v) if isinstance(v, tuple) else v) for v in (facts["cold"], facts["warm"])]
+        return False, (f"COLD_MS = {shown[0]}, WARM_MS = {shown[1]}: expected two lists of times > 0 in ms, finite, "
+                       f"at most {MAX_MS:,.0f} each and {MAX_SAMPLES:,} a side"), ""
+    least = fewest(RANK_SUM)
+    if min(len(cold), len(warm)) < least:
         # Below this a rank test cannot say "differs" whatever the times: the question could not be answered.
-        return False, f"n={len(cold)} and {len(warm)}: a rank test needs {fewest} a side to be able to say differs", (
-            f"Run the Try it with ROUNDS of at least {fewest}, and copy its lists.")
+        return False, f"n={len(cold)} and {len(warm)}: a rank test needs {least} a side to be able to say differs", (
+            f"Run the Try it with ROUNDS of at least {least}, and copy its lists.")
     verdict = judge(cold, warm)
     answer = judge_said.strip().lower() if isinstance(judge_said, str) else ""
     given = next((o for o in OUTCOMES if answer.startswith(o)), None)
@@ -377,9 +349,14 @@ def reference_losses(x, y, steps):
 
 def _numpy(facts):
     x, y = _training_data()
-    losses, want = facts["losses"], reference_losses(x, y, 6)
+    losses, want = facts["returned"]["losses"], reference_losses(x, y, 6)
     if len(losses) != len(want):
         return False, f"{len(losses)} losses for 6 steps", ""
+    fetched = {v for r in facts["runs"] for v in r["scalars"]}
+    made = [v for v in losses if v not in fetched]
+    if made:
+        return False, (f"train() returned {made[0]!r}, which none of its {len(facts['runs'])} session runs fetched"), (
+            "Return the losses the session's runs give: the checker makes those runs itself.")
     # Relative: TensorFlow's reductions add in another order than NumPy's.
     err = max(abs(a - b) / abs(b) for a, b in zip(losses, want))
     return err < 1e-6, f"largest relative difference from NumPy {err:.1e} over 6 steps", ""
@@ -387,62 +364,79 @@ def _numpy(facts):
 
 @hint("Keep the loss and the update the same: only where they are created should change.")
 @judged_by(_numpy)
+@observed(judges_record)
 def matches_numpy(mod):
     """train(x, y, steps) returns the same losses as gradient descent in NumPy"""
     x, y = _training_data()
-    losses, _ = mod.train(x, y, 6)
+    with sessions.judged():
+        losses, _ = mod.train(x, y, 6)
     return {"losses": [float(v) for v in losses]}
 
 
 def _no_growth(facts):
-    sizes = {steps: len(rerun.graph_def(data).node) for steps, data in facts["graphs"].items()}
+    parts = _parts(facts)
+    sizes = {}
+    for steps in (2, 8):
+        runs = [r for r in parts.get(f"steps={steps}", ((), 0))[0] if "ops" in r]
+        if not runs:
+            return False, f"train() made no run in {steps} steps", ""
+        sizes[steps] = max(r["ops"] for r in runs)
     return sizes[2] == sizes[8], f"{sizes[2]} ops after 2 steps, {sizes[8]} after 8", ""
 
 
 @hint("The graph has more ops after 8 training steps than after 2: count its operations inside the loop, as the "
       "sheet's step 4 does, to find the lines that add them.")
 @judged_by(_no_growth)
+@observed(judges_record)
 def graph_does_not_grow(mod):
     """the graph has as many ops after 8 steps as after 2"""
     x, y = _training_data()
-    return {"graphs": {steps: rerun.serialized(mod.train(x, y, steps)[1]) for steps in (2, 8)}}
+    with sessions.judged():
+        for steps in (2, 8):
+            sessions.mark(f"steps={steps}")
+            mod.train(x, y, steps)
+    return {}
 
 
 def _one_each(facts):
-    ok = facts["sessions"] == 1 and facts["same"]
-    return ok, f"{facts['sessions']} sessions on {facts['graphs']} graphs for 4 steps", ""
+    opened, graphs = facts["sessions"], facts["graphs"]
+    ok = opened == 1 and graphs == 1 and len({r["session"] for r in facts["runs"]}) == 1
+    return ok, f"{opened} sessions on {graphs} graphs for 4 steps", ""
 
 
-@hint("The seen line counts the sessions and graphs your steps ran in: step 5 asks for one of each for every "
+@hint("The seen line counts the sessions your steps ran in: step 5 asks for one session on one graph for every "
       "step.")
 @judged_by(_one_each)
+@observed(judges_record)
 def one_graph_one_session(mod):
     """every step runs in the same session and graph"""
     x, y = _training_data()
-    with recording() as created:
-        _, graph = mod.train(x, y, 4)
-    return {"sessions": len(created), "graphs": len({id(s.graph) for s in created}),
-            "same": len(created) == 1 and created[0].graph is graph}
+    with sessions.judged():
+        mod.train(x, y, 4)
+    return {}
 
 
 def _finalized(facts):
-    runs, finalized = facts["runs"], facts["finalized"]
+    runs, finalized = facts["runs"], facts["returned"]["finalized"]
     # The first run may be the initializer, made before or after finalize(); every step after it must be guarded.
-    late = sum(not f for f in runs[1:])
-    ok = finalized and bool(runs) and late == 0
+    late = sum(not r["finalized"] for r in runs[1:])
+    # What the judge saw itself: a graph said finalized gains no op afterwards.
+    grown = any(a["finalized"] and "ops" in a and "ops" in b and b["ops"] > a["ops"] for a, b in zip(runs, runs[1:]))
+    ok = finalized and bool(runs) and late == 0 and not grown
     return ok, f"{len(runs)} runs, {late} after the first on a graph not yet finalized; finalized at the end: " \
-               f"{finalized}", ""
+               f"{finalized}" + ("; ops were added after it was finalized" if grown else ""), ""
 
 
 @hint("The seen line counts the training runs made on a graph not yet finalized: step 6 says when to finalize "
       "it.")
 @judged_by(_finalized)
+@observed(judges_record)
 def finalized_before_training(mod):
     """the graph is finalized before the training steps run"""
     x, y = _training_data()
-    with recording() as created:
+    with sessions.judged():
         _, graph = mod.train(x, y, 3)
-    return {"runs": [finalized for s in created for _, finalized in s.runs], "finalized": bool(graph.finalized)}
+    return {"finalized": bool(graph.finalized)}
 
 
 LAB6 = (matches_numpy, graph_does_not_grow, one_graph_one_session, finalized_before_training)

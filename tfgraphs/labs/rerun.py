@@ -7,6 +7,7 @@ loads it once into a variable. Lab 2: session presets as ConfigProto, reading tr
 Lab 3: count Const bytes, find the 2 GiB batch limit, strip tensor contents.
 """
 
+import math
 import secrets
 
 import numpy as np
@@ -15,7 +16,8 @@ from tensorflow.core.protobuf import rewriter_config_pb2
 from tensorflow.python.framework import op_def_registry
 
 from tfgraphs.graphdef import consts
-from tfgraphs.labs.checking import GraphFailed, hint, judged_by, on_error, shares
+from tfgraphs.labs.verdicts import (GraphFailed, hint, judged_by, on_error, remaining_ms, shares,
+                                    stopped_detail)
 from tfgraphs.spec import network
 from tfgraphs.worker import graphs
 from tfgraphs.worker.graphs import session_config
@@ -23,9 +25,16 @@ from tfgraphs.worker.graphs import session_config
 VARIABLE_OPS = {"VariableV2", "Variable", "VarHandleOp"}
 # The ops with effects beyond their outputs that a lab's graph may hold: its variables. Every other op TensorFlow
 # registers as stateful (printing, writing files, calling Python) is not run here, nor Abort, which ends the process.
-RUNNABLE_STATEFUL = VARIABLE_OPS | {"AssignVariableOp", "ReadVariableOp", "VarIsInitializedOp"}
+RUNNABLE_STATEFUL = VARIABLE_OPS | {"AssignVariableOp", "ReadVariableOp", "VarIsInitializedOp",
+                                    "AssignAddVariableOp", "AssignSubVariableOp", "ResourceApplyGradientDescent"}
 NEVER_RUN = {"Abort"}
-RUN_MS = 60_000   # a graph that loops or waits is stopped here, as the child is by the checks' timeout
+# Ops TensorFlow registers as stateless that still read the judge's files: their inputs or attributes name a file, a
+# path, a folder, a pattern of names or a memory region (ReadFile, MatchingFiles, ImmutableConst, DecodeProtoV2...),
+# and datasets, which read what their source names when a stateless op reduces them.
+FILE_WORDS = ("file", "path", "dir", "pattern", "descriptor", "region", "prefix")
+# A tensor the judge makes from a student's graph: at most this many bytes each, and in all, known before the run.
+MAX_TENSOR_BYTES = 256 * 2**20
+MAX_GRAPH_BYTES = 2 * 2**30
 
 
 class ForeignFeed(Exception):
@@ -62,10 +71,10 @@ def imported(data):
     """A new Graph holding the GraphDef in data, its node names unchanged; GraphFailed, before anything is imported,
     when it holds an op the judge does not run."""
     proto = graph_def(data)
-    refused = sorted({n.op for _, n in consts.located_nodes(proto) if not _runnable(n.op)})
+    refused = refused_ops(proto)
     if refused:
-        raise GraphFailed(f"it holds {', '.join(refused)}: ops whose effects reach beyond the graph's outputs, or that "
-                          f"TensorFlow does not know, are not run by the checker")
+        raise GraphFailed(f"it holds {', '.join(refused)[:200]}: ops whose effects reach beyond the graph's outputs, "
+                          f"that read files, or that TensorFlow does not know, are not run by the checker")
     graph = tf.Graph()
     with graph.as_default():
         tf.compat.v1.import_graph_def(proto, name="")
@@ -73,11 +82,44 @@ def imported(data):
 
 
 def _runnable(op_type):
-    """True for an op the judge runs: one TensorFlow registers, without effects beyond its outputs but a variable's."""
+    """True for an op the judge runs: one TensorFlow registers, without effects beyond its outputs but a variable's,
+    that reads no file."""
     op_def = op_def_registry.get(op_type)
-    if op_def is None or op_type in NEVER_RUN:
+    if op_def is None or op_type in NEVER_RUN or "Dataset" in op_type:
+        return False
+    named = [a.name.lower() for a in op_def.input_arg] + [a.name.lower() for a in op_def.attr]
+    if any(word in name for name in named for word in FILE_WORDS):
         return False
     return not op_def.is_stateful or op_type in RUNNABLE_STATEFUL
+
+
+def refused_ops(proto):
+    """The op types of a GraphDef (function bodies too) that the judge does not run, sorted."""
+    return sorted({n.op for _, n in consts.located_nodes(proto) if not _runnable(n.op)})
+
+
+def bounded(graph, feed):
+    """GraphFailed, before anything runs, when an op of graph would make a tensor past MAX_TENSOR_BYTES (or all of
+    them past MAX_GRAPH_BYTES) once fed feed's shapes, as TensorFlow's shape inference knows them before the run (a
+    size that only values decide, as a gradient's, is bounded by the check's time limit alone)."""
+    shaped = tf.Graph()
+    with shaped.as_default():
+        given = {t.name: tf.compat.v1.placeholder(t.dtype.base_dtype, np.shape(v)) for t, v in feed.items()}
+        tf.compat.v1.import_graph_def(graph.as_graph_def(), input_map=given, name="")
+    total = 0
+    for op in shaped.get_operations():
+        for out in op.outputs:
+            if out.dtype == tf.resource or out.dtype == tf.variant:
+                continue
+            shape = out.shape
+            if not shape.is_fully_defined():
+                continue
+            size = math.prod(shape.as_list()) * (consts.TSTRING_BYTES if out.dtype == tf.string else
+                                                 out.dtype.base_dtype.size)
+            total += size
+            if size > MAX_TENSOR_BYTES or total > MAX_GRAPH_BYTES:
+                raise GraphFailed(f"{op.type} {op.name[:80]!r} would make {size:,} bytes ({total:,} in all), more "
+                                  f"than the checker makes for a lab ({MAX_TENSOR_BYTES:,} a tensor)")
 
 
 def own_feed(graph, given, replacements):
@@ -92,10 +134,18 @@ def own_feed(graph, given, replacements):
     return feed
 
 
-def run(sess, fetches, feed_dict=None):
-    """sess.run in the judge, its error raised as GraphFailed."""
+def run(sess, fetches, feed_dict=None, options=None, run_metadata=None):
+    """sess.run in the judge, bounded in size before it starts and in time by what is left of the check's limit; its
+    error raised as GraphFailed."""
+    bounded(sess.graph, {sess.graph.as_graph_element(k): v for k, v in (feed_dict or {}).items()})
+    asked = tf.compat.v1.RunOptions()
+    if options is not None:
+        asked.CopyFrom(options)
+    asked.timeout_in_ms = remaining_ms()
     try:
-        return sess.run(fetches, feed_dict=feed_dict, options=tf.compat.v1.RunOptions(timeout_in_ms=RUN_MS))
+        return sess.run(fetches, feed_dict=feed_dict, options=asked, run_metadata=run_metadata)
+    except tf.errors.DeadlineExceededError:
+        raise GraphFailed(stopped_detail(), ran=True) from None
     except (tf.errors.OpError, ValueError, TypeError, KeyError) as exc:
         raise GraphFailed(str(exc)) from exc
 
@@ -117,8 +167,8 @@ def holding(sess, reads, value):
     held = []
     for name, read in reads:
         try:
-            got = sess.run(read)
-        except tf.errors.OpError:
+            got = run(sess, read)
+        except GraphFailed:
             continue
         if np.shape(got) == np.shape(value) and np.array_equal(got, value):
             held.append(name)
@@ -448,7 +498,7 @@ LAB2 = (configs_match, op_types_match, excess_is_robust)
 
 def _sample_graph_def():
     """Consts stored three ways (tensor_content, a repeated value, a scalar), and one inside a function body."""
-    @tf.function
+    @tf.function(autograph=False)   # autograph writes a module to TMPDIR for each function it converts
     def scale(v):
         return v * tf.constant(np.linspace(0.0, 1.0, 500), tf.float64)   # 4,000 bytes in the function's body
 

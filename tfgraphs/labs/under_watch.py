@@ -1,5 +1,6 @@
-"""Lab 7, whose checks run the student's main() under `tfgraphs watch`: it keeps the starter's result, and watch names
-no embed, growth or feed."""
+"""Lab 7, whose judge runs the student's main() under `tfgraphs watch` itself, once a file: main() keeps the starter's
+result, fetched from a Session.run, and watch names no embed, growth or feed. Nothing the check's child process
+runs decides these checks: the judge starts watch, within the check's limit, and reads what it wrote."""
 
 import hashlib
 import json
@@ -12,15 +13,12 @@ import tempfile
 import numpy as np
 
 from tfgraphs import processes
-from tfgraphs.labs import watched
-from tfgraphs.labs.checking import hint, judged_by
+from tfgraphs.labs import confine, watched
+from tfgraphs.labs.verdicts import hint, judged_by, observed
 
 FEATURES, STEPS, EVAL_EVERY, LEARNING_RATE = 32, 30, 10, 0.1   # as in the starter, which main() must keep
 # --min-bytes 100KiB: x (5.1 MB), x_val (1.3 MB) and y (160 kB) count, y_val (40 kB) does not.
 MIN_BYTES = 100 * 1024
-# Below the checks' default timeout of 60 s: a script that never ends is stopped here once, and every check says so,
-# rather than each check timing out in turn.
-WATCH_S = 50.0
 DRIVER = "_tfgraphs_lab7_main.py"
 _WATCHED = {}   # (file, digest of its bytes) -> facts: one watch run serves every check of the same file
 
@@ -45,16 +43,23 @@ def reference_loss():
     return float(np.mean((x_val @ w - y_val) ** 2))
 
 
-def watched_main(path):
-    """What watch saw of main() in the file at path: run once per content of the file in this process."""
+def watched_main(path, left_s, limit_s=None):
+    """What watch saw of main() in the file at path, stopped after left_s, what is left of the check's limit_s: run
+    once per content of the file in this process, so a script that never ends is stopped once and every check says
+    so."""
     with open(path, "rb") as f:
         key = (os.path.realpath(path), hashlib.sha256(f.read()).hexdigest())
     if key not in _WATCHED:
-        _WATCHED[key] = _watch(path)
+        _WATCHED[key] = _watch(path, left_s, left_s if limit_s is None else limit_s)
     return _WATCHED[key]
 
 
-def _watch(path):
+def watch_of(facts, seen):
+    """A check's facts: what watch, started by the judge itself, saw of main() in the student's file."""
+    return watched_main(seen.path, seen.left_s, seen.limit_s)
+
+
+def _watch(path, left_s, limit_s):
     """`tfgraphs watch --json` of labs.watched calling main() in a copy of the file, both in a folder of their own."""
     # Their own folder: the one Python puts first on sys.path for the watched script holds nothing else.
     with tempfile.TemporaryDirectory(prefix="tfgraphs-lab7-") as folder:
@@ -64,7 +69,7 @@ def _watch(path):
         shutil.copyfile(watched.__file__, driver)
         doc, out = os.path.join(folder, "watch.json"), os.path.join(folder, "main.json")
         failed = _run([sys.executable, "-m", "tfgraphs", "watch", "--quiet", "--json", doc, "--min-bytes",
-                       str(MIN_BYTES), driver, script, out, os.path.dirname(os.path.abspath(path))])
+                       str(MIN_BYTES), driver, script, out, os.path.dirname(os.path.abspath(path))], left_s, limit_s)
         if failed is None and not os.path.exists(doc):
             failed = "tfgraphs watch ended without writing what it saw"
         if failed is not None:
@@ -72,18 +77,23 @@ def _watch(path):
         return _facts(_read(doc), _read(out) if os.path.exists(out) else {}, script)
 
 
-def _run(argv):
-    """None once watch has ended by itself, else why it was stopped; the watched script ends with it."""
-    proc = processes.start(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+def _run(argv, left_s, limit_s):
+    """None once watch has ended by itself within left_s, else why it was stopped (the check's limit_s named); the
+    watched script, and all it started, end with it."""
+    proc = processes.start(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        proc.wait(WATCH_S)
+        proc.wait(left_s)
         return None
     except subprocess.TimeoutExpired:
-        return f"main() did not finish within {WATCH_S:g} s under tfgraphs watch (a loop that never ends?); stopped"
+        return f"main() did not finish within {limit_s:g} s under tfgraphs watch (a loop that never ends?); stopped"
     finally:
-        if proc.poll() is None:   # ended here or interrupted: the watch process, and through it the script, end too
+        if proc.poll() is None:   # ended here or interrupted: watch, the script and what it started end too
+            confine.end_tree(proc.pid)
             proc.kill()
-            proc.wait()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            pass
 
 
 def _read(path):
@@ -126,9 +136,10 @@ def _ran(facts):
 
 @hint("Run `python lab7/starter.py`: main() must print the validation loss and end without an error.")
 @judged_by(_ran)
+@observed(watch_of)
 def runs_to_its_end(mod):
     """main() runs to its end under tfgraphs watch, exit status 0"""
-    return watched_main(mod.__file__)
+    return {"main": callable(mod.main)}   # the file's main(), which the judge runs under watch itself
 
 
 RAN_FIRST = "Make main() run to its end first: the first check says why it did not."
@@ -201,23 +212,26 @@ def _feed_hint(found):
 
 @hint("Load every large array once into a variable (a placeholder as its initial value); embed none.")
 @judged_by(_none_of("embedded-constant", _const, _embed_hint))
+@observed(watch_of)
 def embeds_no_array(mod):
     """watch names no embedded constant (a Const of 100 KiB or more)"""
-    return watched_main(mod.__file__)
+    return {"main": callable(mod.main)}   # the file's main(), which the judge runs under watch itself
 
 
 @hint("Create every op once, before the loop, and finalize the graph.")
 @judged_by(_none_of("graph-growth", _growth, _growth_hint))
+@observed(watch_of)
 def graph_does_not_grow(mod):
     """watch names no graph growth (ops made after the first run, on 2 or more runs)"""
-    return watched_main(mod.__file__)
+    return {"main": callable(mod.main)}   # the file's main(), which the judge runs under watch itself
 
 
 @hint("Feed a large array at most once, to a variable's initializer.")
 @judged_by(_none_of("repeated-feed", _feed, _feed_hint))
+@observed(watch_of)
 def feeds_no_array_again(mod):
     """watch names no repeated feed (the same array of 100 KiB or more fed on every call)"""
-    return watched_main(mod.__file__)
+    return {"main": callable(mod.main)}   # the file's main(), which the judge runs under watch itself
 
 
 RESULT_HINT = ("Keep make_data(), STEPS, EVAL_EVERY, LEARNING_RATE and the loss as the starter has them. A variable "
@@ -237,6 +251,9 @@ def _same_result(facts):
     if not facts["runs"]:
         return False, f"main() returned {got:.6g} without a Session.run", (
             "Keep the training in the TF1 graph and its session: watch judges what the graph costs.")
+    if got not in facts.get("fetched", ()):
+        return False, f"main() returned {got:.6g}, which none of its {facts['runs']} Session.run calls fetched", (
+            "Return the validation loss as the session's run gives it: the graph computes it, not NumPy.")
     want = reference_loss()
     err = abs(got - want) / abs(want)
     ok = err < 1e-6   # relative: TensorFlow's reductions add in another order than NumPy's
@@ -246,9 +263,10 @@ def _same_result(facts):
 
 @hint(RESULT_HINT)
 @judged_by(_same_result)
+@observed(watch_of)
 def returns_the_starters_loss(mod):
     """main() returns the starter's validation loss, as NumPy's gradient descent gives it"""
-    return watched_main(mod.__file__)
+    return {"main": callable(mod.main)}   # the file's main(), which the judge runs under watch itself
 
 
 LAB7 = (runs_to_its_end, embeds_no_array, graph_does_not_grow, feeds_no_array_again, returns_the_starters_loss)

@@ -1,8 +1,10 @@
 """Split the first run's excess over the later runs into Grappler, classic constant folding and the rest."""
 
+import math
 from dataclasses import asdict, dataclass, fields
 
-from tfgraphs.records.judge import MARGIN, judge
+from tfgraphs.records.judge import FLOOR, MARGIN, judge
+from tfgraphs.records.schema import SECONDS, check_record, check_type, known, ranged
 from tfgraphs.spec.network import VARIANTS
 
 PARTS = ("grappler_s", "folding_s", "rest_s", "interaction_s")
@@ -40,6 +42,43 @@ class ExplainedGraph:
     def from_dict(cls, d):
         held = {f.name: d.get(f.name) for f in fields(cls)}
         return cls(**{**held, **{k: tuple(held[k] or ()) for k in ("presets", "fetches", "inputs", "outputs")}})
+
+
+@dataclass(frozen=True)
+class Attribution:
+    """One saved attribution: a variant's first-run excess and its parts (None unless all four presets ran); a part
+    may be negative (see attribute)."""
+
+    variant: str
+    excess_s: float | None = ranged(-math.inf)
+    grappler_s: float | None = ranged(-math.inf)
+    folding_s: float | None = ranged(-math.inf)
+    rest_s: float | None = ranged(-math.inf)
+    interaction_s: float | None = ranged(-math.inf)
+
+
+@dataclass(frozen=True)
+class SingleThread:
+    """The saved single-threaded worker: its runs, or why there are none."""
+
+    variant: str
+    intra_op_threads: int = ranged(1, default=1)
+    inter_op_threads: int = ranged(1, default=1)
+    status: str = "ok"
+    error: str | None = None
+    first_run_s: float | None = ranged(**SECONDS)
+    runs_s: tuple = ranged(**SECONDS, default=())
+    max_abs_err: float | None = ranged(unbounded=True)
+
+
+def check_sections(d):
+    """ValueError naming the first field of explain's saved attribution and single-threaded run a run cannot make."""
+    attribution = d.get("attribution") or ()
+    check_type("attribution", attribution, tuple)
+    for i, saved in enumerate(attribution):
+        check_record(Attribution(**known(Attribution, saved)), f"attribution[{i}].")
+    if d.get("single_thread") is not None:
+        check_record(SingleThread(**known(SingleThread, d["single_thread"])), "single_thread.")
 
 
 def attribute(by_preset):
@@ -91,7 +130,9 @@ def excesses_judged(a, b, whole):
     negative): 'no difference' means within a quarter of whole, the excess the difference is a part of."""
     # A quarter, the judge's own margin for a ratio (x0.8 to x1.25), read as a share of the excess being split.
     margin = abs(whole) * (MARGIN - 1) if whole else None
-    return judge(a.first_run_excesses_s, b.first_run_excesses_s, scale="shift", margin=margin)
+    # Under 2% of the excess is under the run's resolution, as for a ratio (FLOOR): never "differs".
+    floor = abs(whole) * (FLOOR - 1) if whole else None
+    return judge(a.first_run_excesses_s, b.first_run_excesses_s, scale="shift", margin=margin, floor=floor)
 
 
 def part_first_runs(rows, variant, part, whole, remote=False):

@@ -6,8 +6,8 @@ from dataclasses import MISSING, asdict, dataclass, field, fields, replace
 from typing import ClassVar
 
 from tfgraphs.records.judge import judge
-from tfgraphs.records.schema import (GRAPH_BYTES, PROVENANCE, Provenance, Range, check_record, envelope, known,
-                                     provenance, provenance_of, ranged)
+from tfgraphs.records.schema import (GRAPH_BYTES, PROVENANCE, Provenance, Range, check_object, check_record, envelope,
+                                     known, provenance, provenance_of, ranged)
 from tfgraphs.spec.owngraph import CAUSES, DIAGNOSES
 
 
@@ -149,10 +149,10 @@ class Unembedding(OneRecord):
     @classmethod
     def read(cls, d):
         """The fields a saved document holds; one holding only the keys unembed first wrote leaves the rest unknown."""
-        given = super().read(d)
+        check_object(cls, d)
+        given = super().read({"path": None, "out": None, "min_bytes": None, **d})
         # Only a --check run measures the graphs, so measured runs say it ran when the document does not.
-        ran = bool(given["after"].get("runs_s"))
-        return {"path": None, "out": None, "min_bytes": None, "checked": ran, **given}
+        return {"checked": bool(given["after"].get("runs_s")), **given}
 
 
 # The keys the --json document was first specified with; every other key was added to re-render it.
@@ -167,8 +167,8 @@ CALLS = {"line": LINE, "n": Range(1), "signatures": Range(1), "first_s": Range()
          "feed_bytes_per_call": Range(), "times_s": Range(), "signature_first_s": Range(), "first_run_index": Range(),
          "sessions": Range(1), "session_first_s": Range(), "repeat_median_s": Range()}
 # A Const's NodeDef is read serialized, as one protobuf; its tensor's bytes count every element, even of a splat.
-CONSTS = {"line": LINE, "bytes": Range(**GRAPH_BYTES), "tensor_bytes": Range(), "shape": Range(),
-          "runs_before": Range()}
+CONSTS = {"line": LINE, "bytes": Range(**GRAPH_BYTES), "tensor_bytes": Range(), "data_bytes": Range(),
+          "shape": Range(), "runs_before": Range()}
 GROWTH = {"line": LINE, "ops": Range(1), "runs": Range(1), "op_types": Range(1), "causes": Range(1),
           "loop": {"line": LINE}, "via": {"line": LINE}, "after_s": Range(), "after_site": {"line": LINE}}
 FEEDS = {"line": LINE, "bytes": Range(), "calls": Range(1), "same_calls": Range(), "convert_s": Range()}
@@ -196,8 +196,8 @@ class Watching(OneRecord):
     # ({file, line, kind, n, signatures, first_s, later_median_s, feed_bytes_per_call, times_s, signature_first_s,
     #   first_run_index}, ...)
     calls: tuple = ranged(keys=CALLS, default=())
-    consts: tuple = ranged(keys=CONSTS, default=())   # ({file, line, name, bytes, tensor_bytes, dtype, shape,
-                                                      #   runs_before}, ...)
+    consts: tuple = ranged(keys=CONSTS, default=())   # ({file, line, name, bytes, tensor_bytes, data_bytes, dtype,
+                                                      #   shape, runs_before}, ...)
     growth: tuple = ranged(keys=GROWTH, default=())   # ({file, line, ops, runs, op_types}, ...)
     # ({file, line, feed, bytes, calls, same_calls, how[, converted_from]}, ...)
     feeds: tuple = ranged(keys=FEEDS, default=())
@@ -245,8 +245,16 @@ class Watching(OneRecord):
 
 def diagnoses(w):
     """The named diagnoses of a watched script, each with the measured evidence it rests on, what it cost in this
-    run, its remedy and where the course teaches it."""
-    return tuple({**d, "remedy": _remedy(d), "lesson": DIAGNOSES[d["kind"]].lesson} for d in _found(w))
+    run, its remedy and where the course teaches it: the most costly first, those whose cost was not measured last."""
+    ranked = sorted(_found(w), key=_rank)
+    return tuple({**d, "remedy": _remedy(d), "lesson": DIAGNOSES[d["kind"]].lesson} for d in ranked)
+
+
+def _rank(d):
+    """A diagnosis's place: by its measured cost, most first; one not measured after every one that was (a stable
+    sort keeps kind and line order among equals)."""
+    cost = d["evidence"].get("cost_s")
+    return (cost is None, -(cost or 0.0))
 
 
 def _remedy(d):
@@ -265,16 +273,25 @@ def _costed(evidence, cost_s, script_s):
 def _found(w):
     """Every diagnosis of w, each with its kind, where in the script, and its evidence."""
     # The remedy moves an array's data out of the graph: it fits a Const whose NodeDef is mostly data, not one whose
-    # bytes are its name and attributes (a gradient's scalar, say).
-    found = [_embedded(w, c) for c in w.consts if c["tensor_bytes"] is None or 2 * c["tensor_bytes"] >= c["bytes"]]
+    # bytes are its name and attributes (a gradient's scalar, say, or one value broadcast, as tf.zeros stores it).
+    found = [_embedded(w, c) for c in w.consts if _mostly_data(c)]
     found += [_repeated(w, f) for f in w.feeds if f["calls"] >= 2 and f["same_calls"] == f["calls"]]
     found += [_growth(w, g) for g in w.growth if g["runs"] >= 2]
     found += [d for d in (_new_signatures(c, w.script_s) for c in w.calls) if d]
+    # The hooks count traces, not their time: a retracing's cost is not measured.
     found += [{"kind": "retracing", "file": f["file"], "line": f["line"],
-               "evidence": {"name": f["name"], "traces": f["traces"]}} for f in w.functions if f["traces"] >= 2]
+               "evidence": _costed({"name": f["name"], "traces": f["traces"]}, None, w.script_s)}
+              for f in w.functions if f["traces"] >= 2]
     found += [_session_per_pass(w, s) for s in w.sessions
               if s["made"] >= 2 and s["graphs"] == 1 and len(s["first_s"]) >= 2 and s["line"]]
     return found
+
+
+def _mostly_data(const):
+    """True when at least half a Const's NodeDef is tensor data (its stored data where the document has it, else
+    its tensor's bytes), or its size is unknown."""
+    data = const.get("data_bytes", const["tensor_bytes"])
+    return data is None or 2 * data >= const["bytes"]
 
 
 def _embedded(w, const):

@@ -4,7 +4,7 @@ declares, rows that agree with their trials, and a config a run could have had. 
 one line naming where (variants[0].graph_bytes)."""
 
 import math
-from dataclasses import dataclass, field, fields, is_dataclass
+from dataclasses import MISSING, dataclass, field, fields, is_dataclass
 
 import tfgraphs
 from tfgraphs.machine import now_utc, timing_env
@@ -109,16 +109,37 @@ def check_type(where, value, kind):
     types = tuple(j for t in allowed for j in JSON_TYPES.get(t, (t,)))
     if not isinstance(value, types) or (isinstance(value, bool) and bool not in allowed):
         wanted = " or ".join(JSON_NAMES.get(t, t.__name__) for t in allowed) + (" or null" if nullable else "")
-        raise ValueError(f"{where} is {str(value)[:40]!r}, not {wanted}")
+        raise ValueError(f"{where} is {shown(value)[:40]}, not {wanted}")
+
+
+def json_kind(value):
+    """What a JSON value is, in a refusal's words: null, a string, a number, true or false, a list, an object."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true or false"
+    for kind, name in ((str, "a string"), ((int, float), "a number"), ((list, tuple), "a list"), (dict, "an object")):
+        if isinstance(value, kind):
+            return name
+    return type(value).__name__
+
+
+def check_object(cls, d):
+    """ValueError unless d, read as a cls record, is a JSON object."""
+    if not isinstance(d, dict):
+        article = "an" if cls.__name__[0] in "AEIOU" else "a"
+        raise ValueError(f"{article} {cls.__name__} record is {json_kind(d)}, not an object")
 
 
 def known(cls, d, **tuples):
     """The keys of d that are fields of cls (unknown keys are ignored), with the named ones made tuples by tuples[k];
     ValueError naming the field for a value of the wrong type (a saved document is read through here)."""
-    if not isinstance(d, dict):
-        raise ValueError(f"a {cls.__name__} record is {type(d).__name__}, not an object")
+    check_object(cls, d)
     kinds = {f.name: f.type for f in fields(cls)}
     out = {k: v for k, v in d.items() if k in kinds}
+    lacking = [f.name for f in fields(cls) if f.default is MISSING and f.default_factory is MISSING and f.name not in d]
+    if lacking:
+        raise KeyError(f"{cls.__name__}.{lacking[0]}")
     for key, value in out.items():
         check_type(f"{cls.__name__}.{key}", value, kinds[key])
     if out.get("status", "ok") not in STATUSES:
@@ -129,6 +150,14 @@ def known(cls, d, **tuples):
     return out
 
 
+# No figure a run records reaches 2**63 (int64 holds every count and size): a larger one would overflow the sums
+# and medians a page is made of.
+LARGEST = 2**63
+# The finest duration a clock tfgraphs reads can give (time.perf_counter counts nanoseconds): a positive time below
+# it was never measured, and a ratio to it would overflow.
+FINEST_S = 1e-9
+
+
 @dataclass(frozen=True)
 class Range:
     """From least to most, finite unless unbounded (an output that differs in shape or holds NaN is saved so)."""
@@ -137,6 +166,8 @@ class Range:
     most: float = math.inf
     unbounded: bool = False
     why: str = ""   # written after the bounds: where most comes from
+    finest: float = 0   # a positive number below it is refused (FINEST_S for a time)
+    nested: bool = False   # a list of lists of numbers (one list per pass)
 
     def fault(self, number):
         """What is wrong with number, or None."""
@@ -145,6 +176,10 @@ class Range:
         if not math.isfinite(number):
             bounds = self.text()
             return None if self.unbounded else "must be a finite number" + (f", {bounds}" if bounds else "")
+        if abs(number) >= LARGEST and not self.unbounded:
+            return "larger than any figure a run records (2**63 or more)"
+        if 0 < abs(number) < self.finest:
+            return f"a time below {self.finest:g} s, finer than the clock that measures it"
         return None if self.least <= number <= self.most else f"must be {self.text()}"
 
     def text(self):
@@ -156,12 +191,18 @@ class Range:
         return (f"from {self.least:,} to {self.most:,}" if low else f"at most {self.most:,}") + self.why
 
 
-def ranged(least=0, most=math.inf, *, unbounded=False, why="", default=None, factory=None, keys=None):
+def ranged(least=0, most=math.inf, *, unbounded=False, why="", finest=0, nested=False, default=None, factory=None,
+           keys=None):
     """A record field of default (or factory()) whose numbers, in tuples and dicts too, lie in the range; with keys
     ({key: Range}), the field holds dicts (or lists of them) whose numbers under each key lie in that key's range,
     and whose other keys hold names, not numbers."""
     made = {"default_factory": factory} if factory else {"default": default}
-    return field(**made, metadata={"range": keys if keys is not None else Range(least, most, unbounded, why)})
+    span = keys if keys is not None else Range(least, most, unbounded, why, finest, nested)
+    return field(**made, metadata={"range": span})
+
+
+# A time in seconds, as time.perf_counter measures it.
+SECONDS = dict(finest=FINEST_S)
 
 
 # A serialized GraphDef is a protobuf message, which cannot reach 2 GiB.
@@ -184,32 +225,57 @@ def check_value(value, place, span):
     """ValueError naming the first number value holds outside span: a Range, or {key: Range} for the dicts it holds."""
     for at, number, inner in _numbers(value, place, span):
         if isinstance(inner, dict):
-            raise ValueError(f"{at} is {_shown(number)[:40]}, not an object")
+            raise ValueError(f"{at} is {shown(number)[:40]}, not an object")
+        if inner is None:
+            raise ValueError(f"{at} is {shown(number)[:40]}, not a list")
         fault = inner.fault(number)
         if fault:
-            raise ValueError(f"{at} is {_shown(number)}, {fault}")
+            raise ValueError(f"{at} is {shown(number)}, {fault}")
 
 
-def _numbers(value, place, span):
-    """(where, number, its range) of every number value holds, inside tuples, lists and dicts too; None holds none,
-    and a dict's keys that span does not name hold none."""
+def _numbers(value, place, span, depth=0):
+    """(where, number, its range) of every number value holds, inside tuples, lists and dicts too; a null field holds
+    none, and a dict's keys that span does not name hold none. A field of one Range holds a number, a list of them
+    (of lists, when nested) or an object of them, and each item is a number: a null, a list or an object there is
+    yielded, to be refused (with no range for an item of a nested field that is no list)."""
+    if isinstance(span, dict) or (value is None and depth == 0):
+        yield from _keyed(value, place, span)
+    elif isinstance(value, (tuple, list)) and (depth == 0 or span.nested and depth == 1):
+        for i, inner in enumerate(value):
+            yield from _numbers(inner, f"{place}[{i}]", span, depth + 1)
+    elif isinstance(value, dict) and depth == 0:
+        for key, inner in value.items():
+            yield from _numbers(inner, f"{place}.{key}", span, depth + 1)
+    else:
+        yield place, value, None if span.nested and depth == 1 else span
+
+
+def _keyed(value, place, span):
+    """_numbers of a field whose dicts name a Range per key: what each key holds, and None anywhere holds none."""
     if value is None:
         return
     if isinstance(value, (tuple, list)):
         for i, item in enumerate(value):
-            yield from _numbers(item, f"{place}[{i}]", span)
+            if item is None and isinstance(span, dict):
+                yield f"{place}[{i}]", item, span   # a list of records holds no null
+            yield from _keyed(item, f"{place}[{i}]", span)
     elif isinstance(value, dict):
         for key, item in value.items():
             inner = span.get(key) if isinstance(span, dict) else span
             if inner is not None:
-                yield from _numbers(item, f"{place}.{key}", inner)
+                yield from _keyed(item, f"{place}.{key}", inner)
     else:
         yield place, value, span
 
 
-def _shown(number):
-    """number as a message shows it: whole numbers with thousands separators."""
-    return f"{number:,}" if isinstance(number, int) and not isinstance(number, bool) else repr(number)
+def shown(number):
+    """number as a message shows it: whole numbers with thousands separators, anything else but a number in JSON's
+    words."""
+    if isinstance(number, bool):
+        return "true" if number else "false"
+    if isinstance(number, int):
+        return f"{number:,}"
+    return repr(number) if isinstance(number, (float, str)) else json_kind(number)
 
 
 def check_agrees(row, where, medians, int_fields):
@@ -227,7 +293,7 @@ def check_agrees(row, where, medians, int_fields):
         median = median_or_none(values)
         median = int(median) if name in int_fields else median
         if not (math.isclose(given, median, rel_tol=1e-9) or math.isnan(given) and math.isnan(median)):
-            raise ValueError(f"{where}.{name} is {_shown(given)}, but the median of its trials' is {_shown(median)}")
+            raise ValueError(f"{where}.{name} is {shown(given)}, but the median of its trials' is {shown(median)}")
     pooled = [s for t in row.trials for s in t.runs_s]
     if pooled and sorted(pooled) != sorted(row.runs_s):
         raise ValueError(f"{where}.runs_s holds {len(row.runs_s)} runs, not the {len(pooled)} of its trials")
@@ -252,7 +318,7 @@ def _check_whole(place, value, check):
     if value is None:
         return
     if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"{place} is {str(value)[:40]!r}, not a whole number")
+        raise ValueError(f"{place} is {shown(value)[:40]}, not a whole number")
     fault = Range(check.least, math.inf if check.most is None else check.most).fault(value)
     if fault:
         raise ValueError(f"{place} is {value:,}, {fault}")

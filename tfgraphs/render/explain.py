@@ -53,13 +53,13 @@ def attribution_table(results):
         rows.append(tuple(cells) + ((_in(one, scale),) if single else ()))
     legend = (f"Times in {u}. Grappler = excess(default) - excess(no-grappler); constant folding = excess(default) - "
               "excess(no-folding), which also holds common-subexpression elimination (OptimizerOptions.L0 turns "
-              "both off); the rest = excess(bare); interaction = excess - the three parts: negative when switching "
-              "both off saves less than the sum of switching each off (the parts overlap), positive when it saves "
-              "more. A share is given only for a part that is a difference of two presets' first runs, one per fresh "
-              "worker: the part over the excess, with the 95% interval of the difference of those presets' "
-              "first-run excesses (Hodges-Lehmann, Mann-Whitney U) over the excess. Fewer than "
-              f"{FEWEST[RANK_SUM]} fresh workers a preset cannot bound that interval, so no share is given then "
-              f"(--trials {FEWEST[RANK_SUM]}).")
+              "both off); the rest = excess(bare); interaction = excess - the three parts. The Grappler and constant "
+              "folding parts overlap by design: Grappler's constant folding is off in both no-grappler and "
+              "no-folding. A share is given only for a part that is a difference of two presets' first runs, one "
+              "per fresh worker: the part over the excess, without an interval (the judge's interval, in the findings, is of "
+              "the part in time: the difference of those presets' first-run excesses, Hodges-Lehmann, Mann-Whitney "
+              f"U). Fewer than {FEWEST[RANK_SUM]} fresh workers a preset cannot bound that difference, so no share is "
+              f"given then (--trials {FEWEST[RANK_SUM]}).")
     if single:
         legend += (" 1-thread eval = the median later run of the network (placeholder) in a session with one intra-op "
                    "and one inter-op thread, its own worker: the classic folder evaluates a constant subgraph so.")
@@ -73,18 +73,23 @@ def stages_table(results):
     for r in results.rows:
         spans = logged_spans(r) if r.preset == "default" else []
         for s in spans:
-            rows.append((where(r.variant, r.remote), s["stage"], s["source"], sig3(s["seconds"] * 1000),
-                         f"{100 * s['seconds'] / r.logged_first_run_s:.0f}%"))
+            rows.append((where(r.variant, r.remote), s["stage"], f"{s['source']} > {s['to']}",
+                         sig3(s["seconds"] * 1000), f"{100 * s['seconds'] / r.logged_first_run_s:.0f}%"))
         outside = r.logged_first_run_s - sum(s["seconds"] for s in spans) if spans else 0.0
         if spans and outside >= 0.0005:
             rows.append((where(r.variant, r.remote), "outside the log's lines", "-",
                          sig3(outside * 1000), f"{100 * outside / r.logged_first_run_s:.0f}%"))
     legend = (f"Times in ms, from the times TensorFlow's log printed on its lines in one first run in an untimed "
-              f"worker per variant (TF_CPP_VMODULE={tflog.VMODULE}). Each stage lasts from the line that opens it "
-              f"(opened by: its file) to the line that opens the next; the first opens when session.run is called and the "
-              f"last ends when it returns, both marked by the worker on the same clock. % = of that first run. Step "
-              f"-1 is the id TensorFlow's GraphRunner gives the runs the classic constant folder makes.")
-    return Table(("variant", "stage", "opened by", "ms", "% first run"), tuple(rows), keys=2), legend
+              f"worker per variant (TF_CPP_VMODULE={tflog.VMODULE}). Each stage lies between two lines (between: "
+              + "; ".join(f"{tflog.LINES[k].format(step='S')} from {f}" for k, f in tflog.LINE_FILES.items())
+              + "), named for the code between them in TensorFlow's source: BuildGraph is logged as it begins, "
+              "\"Optimized N functions\" as Grappler's last line, \"Added send/recv\" as Partition()'s last "
+              "statement, and the classic folder's count after its search, before its GraphRunner is made. The first "
+              "stage opens when session.run is called and the last ends when it returns, both marked by the worker "
+              "on the same clock. % = of that first run. Step -1 is the id TensorFlow's GraphRunner gives the runs "
+              "the classic constant folder makes.")
+    return Table(("variant", "stage", "between", "ms", "% first run"), tuple(rows), keys=2,
+                 wrap=((1, 30), (2, 24))), legend
 
 
 def passes_table(results):
@@ -107,7 +112,7 @@ def passes_table(results):
     legend = ("Times in ms, as TensorFlow's meta optimizer logged each Grappler pass of the same first run with its "
               "time and the change in nodes; % = of that first run. passes = how often the pass ran (Grappler runs "
               f"its passes in rounds); the {TOP_STAGES} longest of each variant are shown, the others summed."
-              + (" The passes run inside the BuildGraph and Grappler stage above." if any(
+              + (" The passes run inside the Grappler stage above." if any(
                   logged_spans(r) for r in results.rows) else ""))
     return Table(("variant", "pass", "passes", "ms", "% first run", "nodes"), tuple(rows), keys=2,
                  wrap=((1, 40),)), legend

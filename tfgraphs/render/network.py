@@ -122,13 +122,18 @@ def workers_text(rows):
     """'4 fresh workers per variant, forked from one that imported TensorFlow, the first measuring every phase'."""
     trials = [t for r in rows for t in r.trials] or rows
     most = max((len(r.trials) for r in rows), default=1)
-    full = max((sum(bool(t.runs_s) for t in r.trials) for r in rows), default=1)
+    # A worker that measured every phase read its peak memory; where no other timed later runs, runs_s tells.
+    peaked = any(t.peak_rss_bytes is not None for r in rows for t in r.trials)
+    full = max((sum(bool(t.peak_rss_bytes is not None if peaked else t.runs_s) for t in r.trials) for r in rows),
+               default=1)
+    later = peaked and any(t.runs_s and t.peak_rss_bytes is None for r in rows for t in r.trials)
     starts = {t.worker_start for t in trials}
     how = {frozenset({"forked"}): ", forked from one process that imported TensorFlow",
            frozenset({"fresh"}): ", each importing TensorFlow itself"}.get(frozenset(starts), "")
     count = "One fresh worker" if most == 1 else f"{most} fresh workers"
     first = "the first" if full == 1 else f"the first {full}"
-    whole = "" if full >= most else f", {first} measuring every phase, the others up to the first run"
+    others = "the first and later runs" if later else "up to the first run"
+    whole = "" if full >= most else f", {first} measuring every phase, the others {others}"
     return f"{count} per variant{how}{whole}"
 
 

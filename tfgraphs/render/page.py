@@ -154,11 +154,24 @@ def _text(head, sections, title, sentences, failed, fmt, width, answer, verbose,
     if title is not None:
         shown = list(sentences) if verbose else list(sentences)[:SHOWN]
         more = len(sentences) - len(shown)
-        parts += [title + (f" ({len(shown)} of {len(sentences)}, most important first; --verbose shows all)"
-                           if more else "")]
+        notes = [f"{len(shown)} of {len(sentences)}, most important first; --verbose shows all"] if more else []
+        notes += [held for held in (verdicts_held(sentences),) if held]
+        parts += _fold(title + (f" ({'; '.join(notes)})" if notes else ""), width, "  ")
         parts += [line for s in shown for line in _fold(f"- {s}", width, "  ")] + [""]
     parts += [line for f in failed for line in _fold(f, width, "  ")]
     return "\n".join(parts).rstrip() + "\n"
+
+
+def verdicts_held(sentences):
+    """'12 verdicts, each alone' (each at 5%, no family correction), or that each lesson's were judged as a family;
+    '' for none."""
+    verdicts = [v for s in sentences for v in getattr(s, "verdicts", ())]
+    if not verdicts:
+        return ""
+    held = f"{len(verdicts)} verdict{'' if len(verdicts) == 1 else 's'}"
+    if any(v.family > 1 for v in verdicts):
+        return f"{held}, each lesson's judged together (Holm)"
+    return f"{held}, each alone" if len(verdicts) > 1 else held
 
 
 def _html_block(table):
@@ -180,7 +193,8 @@ def html_page(head, sections=(), title=None, sentences=(), failed=(), answer=(),
             parts += [f"<p><small>{html.escape(legend)}</small></p>"] if legend else []
     if title is not None:
         items = [f"<li>{html.escape(s)}</li>" for s in sentences]
-        parts += [f"<h4>{html.escape(title)}</h4>", "<ul>", *items[:SHOWN], "</ul>"]
+        held = verdicts_held(sentences)
+        parts += [f"<h4>{html.escape(title + (f' ({held})' if held else ''))}</h4>", "<ul>", *items[:SHOWN], "</ul>"]
         if items[SHOWN:]:
             parts += [f"<details><summary>{len(items) - SHOWN} more findings</summary><ul>", *items[SHOWN:],
                       "</ul></details>"]
@@ -200,7 +214,9 @@ def markdown_page(head, sections=(), title=None, sentences=(), failed=(), answer
             parts += [f"**{name}**", "", render_table(replace(table, wrap=()), "github"), ""]
             parts += [f"<small>{legend}</small>", ""] if legend else []
     if title is not None and sentences:
-        parts += [f"**{title}**", "", *(f"- {s}" for s in list(sentences)[:SHOWN]), ""]
+        held = verdicts_held(sentences)
+        parts += [f"**{title}**" + (f" ({held})" if held else ""), "", *(f"- {s}" for s in list(sentences)[:SHOWN]),
+                  ""]
     parts += [f"**{f}**" for f in failed]
     return "\n".join(parts).rstrip() + "\n"
 
@@ -209,7 +225,7 @@ def runs_text(c):
     """'10 later runs x 4 trials', or where only the first trials ran later runs, how many did."""
     trials = c.trials
     full = min(c.full_trials, trials)
-    if full < trials:
+    if full < trials and not getattr(c, "later_every_trial", False):
         return (f"{trials} trials, the first {full} with {c.runs} later runs" if full > 1 else
                 f"{trials} trials, the first with {c.runs} later runs")
     return f"{c.runs} later runs x {trials} trial{'s' if trials != 1 else ''}"

@@ -1,7 +1,8 @@
 """The shapes page: per-mode costs, the backend switch, per-length times, and why (no TensorFlow here)."""
 
 from tfgraphs.findings.shapes import answer_and_findings
-from tfgraphs.findings.shapes import control_verdict, costs_by_mode, later_label, run_cost, short_device, split
+from tfgraphs.findings.shapes import later_label, short_device
+from tfgraphs.records.shapes import control_verdict, costs_by_mode, first_workers, run_cost, split
 from tfgraphs.records.judge import DISTURBED, FEWEST, SIGNED_RANK, ratio_text
 from tfgraphs.records.judge import median_or_none
 from tfgraphs.render.page import WIDTH, Table, failures, machine_line, page, time_unit
@@ -45,9 +46,10 @@ def _unit(runs):
 
 
 def mode_table(results):
-    """Per mode: device, traces, first call, median pass-1 and later call, throughput, and their ratio."""
+    """Per mode (its first worker): device, traces, first call, median pass-1 and later call, throughput, and their
+    ratio."""
     main, _ = split(results)
-    ok = [r for r in main if r.ok]
+    ok = list(first_workers(main))
     u, scale = _unit(ok)
     later = later_label(results)
     headers = ["mode", "device", "traces", "first call", "pass 1", later, "pass 1 kHz",
@@ -60,13 +62,19 @@ def mode_table(results):
                      sig3(c.new_s / scale), sig3(c.seen_s and c.seen_s / scale), _f(r.khz[0], ",.0f"),
                      _f(_later_khz(r), ",.0f"), *_decision(c)))
     table = Table(tuple(headers), tuple(body))
-    legend = (f"Times in {u}, one call timed alone per length and pass, each mode in a fresh worker. first call = the "
+    legend = (f"Times in {u}, one call timed alone per length and pass, {_workers(results)}. first call = the "
               f"worker's very first call, start-up included: it is the first length's pass-1 call, so the first "
               f"length is left out of every other column, in every pass. pass 1 and {later} are medians over the "
               f"other lengths; kHz = batch x length / 1000 / s, the median over them. {_verdict_legend(later)} "
               f"traces = tf.function traces (graph: graphs built). Every call takes and returns a NumPy array, so "
               f"copies in and out count alike.")
     return table, legend, u
+
+
+def _workers(results):
+    """'each mode in a fresh worker', or which of several workers a mode's row shows."""
+    k = results.config.trials
+    return "each mode in a fresh worker" if k == 1 else f"each mode in {k} fresh workers, the first of them shown"
 
 
 def _later_khz(run):
@@ -87,7 +95,7 @@ def switch_table(results):
     """The switch modes with the device's per-shape switch on and off."""
     switch = results.switch
     main, off = split(results)
-    pairs = [(on, o) for o in off if o.ok for on in main if on.ok and on.mode == o.mode]
+    pairs = [(on, o) for o in first_workers(off) for on in first_workers(main) if on.mode == o.mode]
     if not pairs:
         return None
     u, scale = _unit([r for pair in pairs for r in pair])
@@ -109,9 +117,9 @@ def switch_table(results):
 
 
 def length_table(results):
-    """Every call's time: one row per length, one column per mode, passes separated by '/'."""
+    """Every call's time: one row per length, one column per mode (its first worker), passes separated by '/'."""
     main, _ = split(results)
-    ok = [r for r in main if r.ok]
+    ok = list(first_workers(main))
     u, scale = _unit(ok)
     c = results.config
     body = tuple((f"{length:,}", *("/".join(sig3(p[i] / scale) for p in r.times_s) for r in ok))

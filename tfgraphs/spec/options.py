@@ -335,7 +335,8 @@ def batches(name, value):
     """Two or more different batches, each a whole number >= 1, sorted."""
     items = value.split(",") if isinstance(value, str) else value
     try:
-        found = sorted({Whole()(name, b) for b in items if not (isinstance(b, str) and not b.strip())})
+        each = Whole(most=MOST_EXAMPLES)
+        found = sorted({each(name, b) for b in items if not (isinstance(b, str) and not b.strip())})
     except TypeError:
         raise UsageError(f"{flag(name)} {value!r} is not a list of batches") from None
     if len(found) < 2:
@@ -403,6 +404,10 @@ PRESETS = {
 }
 
 
+# The most examples a batch holds: far past any machine's memory (10^12 float64 examples of 8 KiB are 8 PB), and
+# small enough that every byte count made from it (X, the activations, the peak estimate) fits int64.
+MOST_EXAMPLES = 10**12
+
 # How many runs and fresh workers a measuring command takes, and which presets.
 RUNS = Option(10, Whole(most=1_000_000), "timed runs after the first")
 TRIALS = Option(1, Whole(most=1_000), "fresh workers per variant, in rotating order; the report shows the median")
@@ -415,7 +420,9 @@ CHOSEN_PRESETS = Option(tuple(PRESETS), Names(tuple(PRESETS), "preset"), "comma-
 
 def later_runs_option(config):
     """The option whose workers run later runs: --full-trials where only the first trials run them, else --trials."""
-    return "--full-trials" if config.full_trials < config.trials else "--trials"
+    if getattr(config, "later_every_trial", False) or config.full_trials >= config.trials:
+        return "--trials"
+    return "--full-trials"
 
 
 # The longest any wait may be: a timeout past a day is a slip of the keyboard, and a huge one overflows the clock.

@@ -5,10 +5,10 @@ import itertools
 from dataclasses import asdict, dataclass, field
 from typing import ClassVar
 
+from tfgraphs.processes import choice
 from tfgraphs.spec import tflog
 from tfgraphs.spec.network import BATCH, CHOSEN_VARIANTS, VARIANTS
 from tfgraphs.spec.options import FEWEST, ONE_AGAINST, SEED, SIGNED_RANK, Names, Option, Whole
-from tfgraphs.spec.protocol import choice
 
 DTYPE = "float64"   # every lesson runs the seed network in float64, as compare does by default
 

@@ -4,8 +4,8 @@ the Config a user asks for, and the task of one shapes worker."""
 from dataclasses import asdict, dataclass, field
 from typing import ClassVar
 
+from tfgraphs.processes import choice
 from tfgraphs.spec.options import SEED, Names, Option, Whole
-from tfgraphs.spec.protocol import choice
 
 MODES = ("eager", "keras", "function", "function-relaxed", "function-signature", "graph", "blocked")
 DTYPE = "float32"   # only float32 for now, as in the seed
@@ -64,6 +64,11 @@ class Config:
     passes: int = Option(3, Whole(most=1_000), "passes over every length; pass 1 meets each length for the first "
                                                "time, and blocked's pass 2 against its pass 3 is the control, work "
                                                "that must not differ").field()
+    # One worker a mode judges each mode within its worker; setting modes (or the switch on and off) against each
+    # other rests on one sample a worker, and a rank test needs 4 a side.
+    trials: int = Option(1, Whole(most=1_000), "fresh workers per mode (and per switch mode), in rotating order; "
+                         "modes, and the switch on against off, are compared one median a worker, so 4 or more let "
+                         "the judge tell them apart").field()
     seed: int = SEED.field()
     modes: tuple = Option(MODES, Names(MODES, "mode"), f"comma-separated, from {', '.join(MODES)}",
                           shown="all").field()
@@ -79,7 +84,10 @@ class Config:
 
     def to_dict(self):
         # The dtype is not a setting: every worker runs in spec.shapes.DTYPE, and the document says which.
-        return {**asdict(self), "modes": list(self.modes), "switch_modes": list(self.switch_modes), "dtype": DTYPE}
+        d = {**asdict(self), "modes": list(self.modes), "switch_modes": list(self.switch_modes), "dtype": DTYPE}
+        if self.trials == 1:
+            d.pop("trials")   # absent reads as one worker a mode
+        return d
 
     @property
     def dtype(self):

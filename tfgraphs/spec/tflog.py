@@ -36,10 +36,11 @@ def traced_writes(task, stem, board_name):
 # VLOG(1) of Grappler's meta optimizer (one line per pass) and of both constant folders' source files; 2.12 matches
 # a module by its exact basename, absl (2.16 and newer) by glob too.
 PASSES = "meta_optimizer=1,constant_folding=1"
-# ... and of the files whose first line opens each stage of a first run: placement, BuildGraph, partitioning, and the
-# executor's line per node with its step id. They log per node on every run, so only a worker that times no run
-# beside its logged one asks for them.
-VMODULE = PASSES + ",placer=1,graph_execution_state=1,graph_partition=1,executor=1"
+# ... and of the files whose lines bound the stages of a first run: the optimization passes before placement,
+# placement, BuildGraph, partitioning, the executor's line per node with its step id, and the profiler a traced run
+# starts. They log per node on every run, so only a worker that times no run beside its logged one asks for them.
+VMODULE = PASSES + (",optimization_registry=1,placer=1,graph_execution_state=1,graph_partition=1,executor=1,"
+                    "profiler_session=1")
 ENV = {"TF_CPP_MIN_LOG_LEVEL": "0", "TF_CPP_VMODULE": PASSES}
 STAGES_ENV = {"TF_CPP_MIN_LOG_LEVEL": "0", "TF_CPP_VMODULE": VMODULE}
 
@@ -48,15 +49,17 @@ _LINE = re.compile(r"(?:^|[\s/])(?P<path>(?:[\w.-]+/)*(?P<file>[\w.-]+\.cc)):(?P
 # meta_optimizer.cc: "NAME: Graph size after: 5 nodes (0), 4 edges (0), time = 8.368ms."
 _PASS = re.compile(r"^(?P<name>\S.*?): Graph size after: (?P<nodes>\d+) nodes \((?P<dnodes>-?\d+)\), "
                    r"(?P<edges>\d+) edges \((?P<dedges>-?\d+)\), time = (?P<ms>[0-9.eE+-]+) ?ms\.?$")
-# common_runtime/constant_folding.cc: "Constant foldable 7 : 8" (foldable nodes : nodes), or none found.
+# common_runtime/constant_folding.cc: "Constant foldable 7 : 8", the node ids of the constant graph it built (a new
+# Graph, its _SOURCE and _SINK among them) : of the graph it folds; or none found.
 _FOLDABLE = re.compile(r"^Constant foldable (?P<foldable>\d+) : (?P<nodes>\d+)$")
-_NONE_FOLDABLE = "No constant foldable nodes found"
+_NONE_FOLDABLE = ("No constant foldable nodes found", "No constant nodes found that feed into the original graph.")
 # ... and one line per tensor it did replace: "Replacing relu :: 0 with a constant".
 _REPLACING = re.compile(r"^Replacing (?P<node>\S+) :: (?P<output>\d+) with a constant$")
 _GRAPPLER_START = re.compile(r"^Starting optimization for grappler item: (?P<item>.+)$")
+_GRAPPLED = re.compile(r"^Optimized \d+ functions")   # Grappler's last line of an item, after its function library
 
-ASKED_FILES = ("meta_optimizer.cc", "constant_folding.cc", "placer.cc", "graph_execution_state.cc",
-               "graph_partition.cc", "executor.cc")
+ASKED_FILES = ("meta_optimizer.cc", "constant_folding.cc", "optimization_registry.cc", "placer.cc",
+               "graph_execution_state.cc", "graph_partition.cc", "executor.cc", "profiler_session.cc")
 
 # Each line's time: absl's "I1202 08:24:08.404580" (month and day 0000 when its clock is unset, and then the seconds
 # are since the epoch), the older "2026-12-02 08:24:08.404580: I"; both local time, to the microsecond.
@@ -68,11 +71,6 @@ _MARK = re.compile(r"^(?P<epoch>\d+\.\d+) (?P<mark>tfgraphs: session\.run (?:cal
 # executor.cc: "Process node: 4 step -1 {{node conv}} = Conv2D[...]"; step -1 is LogMemory::CONSTANT_FOLDING_STEP_ID,
 # the id GraphRunner gives the runs the classic constant folder makes.
 _PROCESS = re.compile(r"^Process node: \d+ step (?P<step>-?\d+) ")
-HANDED = "graph handed over"
-PLACED = "graph handed over, placed"
-FOLDER_RUN = "classic folder's run (step -1)"
-FOLDING = "classic folder's search"
-_OPENED_BY = {"graph_partition.cc": "partitioning", "constant_folding.cc": FOLDING}
 _PER_NODE = ("placer.cc", "executor.cc")   # files that log one line per node, in runs thinned to KEPT and the last
 KEPT = 64
 _NODE_OP = re.compile(r"\{\{node [^}]+\}\} = (?P<op>[A-Za-z0-9_]+)[\[(]")
@@ -142,22 +140,73 @@ def stamp(line):
     return whole + float(found.group("s"))
 
 
-def _opens(line):
-    """The stage a line opens, or None for a line inside one (or one this module does not read)."""
+# Each stage of a logged first run lies between two lines, TensorFlow's own or the worker's marks, that end one piece
+# of work and begin the next; the stage is named for the code between them. An event is such a line: its kind, and
+# what the line is, as the pages name it.
+LINES = {"called": "run called", "returned": "run returned", "passes": "first pass", "placed": "last placed",
+         "buildgraph": "BuildGraph", "grappler": "Grappler starts", "grappled": "Optimized N functions",
+         "partitioned": "Added send/recv", "searched": "folder's count", "first": "step {step} first node",
+         "last": "step {step} last node", "profiler": "profiler starts", "teardown": "profiler tear down"}
+# The file each of those lines comes from (the marks are the worker's own).
+LINE_FILES = {"passes": "optimization_registry.cc", "placed": "placer.cc", "buildgraph": "graph_execution_state.cc",
+              "grappler": "meta_optimizer.cc", "grappled": "meta_optimizer.cc", "partitioned": "graph_partition.cc",
+              "searched": "constant_folding.cc", "first": "executor.cc", "last": "executor.cc",
+              "profiler": "profiler_session.cc", "teardown": "profiler_session.cc"}
+# (the line that opens a stage, the line that closes it): the stage. graph_execution_state.cc logs BuildGraph as it
+# begins; meta_optimizer.cc logs "Optimized N functions" as Grappler's last line; graph_partition.cc logs "Added
+# send/recv" as Partition()'s last statement, after which direct_session.cc's CreateGraphs turns each partition into
+# a Graph and runs the post-partitioning passes, and GetOrCreateExecutors runs the classic GraphOptimizer, whose
+# folder (common_runtime/constant_folding.cc) logs its count after its search and before its GraphRunner is made.
+HANDED = "graph handed over"
+FOLDER_RUN = "classic folder's run (step -1)"
+EXECUTOR = "the executor of the graph that runs made"
+STAGES = {
+    ("called", "passes"): HANDED, ("called", "placed"): "graph handed over, placed",
+    ("called", "buildgraph"): "to BuildGraph",
+    ("passes", "placed"): "pre-placement passes, placement", ("passes", "buildgraph"): "passes, placement",
+    ("placed", "buildgraph"): "post-placement passes, to BuildGraph",
+    ("buildgraph", "grappler"): "BuildGraph: Grappler's GraphDef made", ("grappler", "grappled"): "Grappler",
+    ("buildgraph", "grappled"): "BuildGraph and Grappler",
+    ("grappled", "partitioned"): "Grappler's output made a Graph, pruned, partitioned",
+    ("buildgraph", "partitioned"): "BuildGraph, partitioned",
+    ("partitioned", "searched"): "partitions made Graphs, classic optimizer to its folder's count",
+    ("searched", "first-1"): "the folder's GraphRunner made", ("first-1", "last-1"): FOLDER_RUN,
+    ("last-1", "profiler"): f"after the folder's run: {EXECUTOR}",
+    ("last-1", "first"): f"after the folder's run: {EXECUTOR}",
+    ("searched", "profiler"): f"after the folder's count: {EXECUTOR}",
+    ("searched", "first"): f"after the folder's count: {EXECUTOR}",
+    ("partitioned", "profiler"): f"partitions made Graphs, {EXECUTOR}",
+    ("partitioned", "first"): f"partitions made Graphs, {EXECUTOR}",
+    ("profiler", "first"): "the run's start", ("first", "last"): "the run (step {step})",
+    ("last", "teardown"): "the run's end, its trace collected", ("teardown", "returned"): "return to Python",
+    ("last", "returned"): "the run's end, return to Python",
+}
+_LATEST = ("placed", "grappled", "last")   # of a run of these, the last line is the event
+_BEFORE_THE_RUN = ("passes", "placed", "buildgraph", "grappler", "grappled", "partitioned", "searched")
+
+
+def _event(line):
+    """(kind, step or None) of a line that bounds a stage, or None."""
     if _MARK.match(line):
-        return HANDED if _MARK.match(line).group("mark") == CALLED else RETURNED
+        return ("called" if _MARK.match(line).group("mark") == CALLED else "returned"), None
     m = _LINE.search(line)
-    message = m and m.group("message").strip()
     if not m:
         return None
-    if m.group("file") == "graph_execution_state.cc":
-        return "BuildGraph and Grappler" if message == "BuildGraph" else None
-    if m.group("file") == "executor.cc":
-        p = _PROCESS.match(message)
-        return None if not p else FOLDER_RUN if p.group("step") == "-1" else f"the run (step {p.group('step')})"
-    if m.group("file") == "constant_folding.cc" and not (_FOLDABLE.match(message) or message == _NONE_FOLDABLE):
-        return None   # its "Replacing" lines, and Grappler's folder of the same basename: inside the stage they're in
-    return _OPENED_BY.get(m.group("file"))
+    file, message = m.group("file"), m.group("message").strip()
+    p = _PROCESS.match(message) if file == "executor.cc" else None
+    if p:
+        return "first", int(p.group("step"))
+    grappler = "grappler" in m.group("path")
+    kind = {"optimization_registry.cc": "passes", "placer.cc": "placed",
+            "graph_execution_state.cc": "buildgraph" if message == "BuildGraph" else None,
+            "meta_optimizer.cc": "grappler" if _GRAPPLER_START.match(message) else
+            "grappled" if _GRAPPLED.match(message) else None,
+            "graph_partition.cc": "partitioned" if message.startswith("Added send/recv") else None,
+            "constant_folding.cc": "searched" if not grappler and (_FOLDABLE.match(message) or message in
+                                                                   _NONE_FOLDABLE) else None,
+            "profiler_session.cc": {"Profiler session initializing.": "profiler",
+                                    "Profiler session tear down.": "teardown"}.get(message)}.get(file)
+    return (kind, None) if kind else None
 
 
 def marked(lines):
@@ -166,26 +215,58 @@ def marked(lines):
     return found == {CALLED, RETURNED}
 
 
-def spans(lines):
-    """[{stage, source, seconds}] of a logged first run in order: each stage from the line that opens it to the line
-    that opens the next, the last to the run's return mark (or the last line)."""
-    out, last = [], None
+def events(lines):
+    """[(kind, step, time)] of the lines that bound a logged first run's stages, in order; a run of like lines is one
+    event (of placement's and Grappler's, the last line; of an executor step's, its first and its last), and once
+    the run's own step has begun, only the executor's, the profiler's and the return mark are."""
+    out = []
     for line in lines:
-        at, stage = stamp(line), _opens(line)
-        if at is None:
+        found, at = _event(line), stamp(line)
+        if found is None or at is None:
             continue
-        last = at
-        if out and out[-1]["stage"] == HANDED and _LINE.search(line) and "placer.cc:" in line:
-            out[-1]["stage"] = PLACED   # placement logs each node as it ends, inside the hand-over
-        if stage in (None, RETURNED) or (out and out[-1]["stage"] == stage):
+        kind, step = found
+        began = any(k == "first" and s != -1 for k, s, _ in out)
+        if (began and kind in _BEFORE_THE_RUN) or (kind == "passes" and any(k != "called" for k, _, _ in out)):
             continue
-        source = "session.run" if stage == HANDED else _LINE.search(line).group("file").removesuffix(".cc")
-        out.append({"stage": stage, "source": source, "start": at})
-    if all(span["stage"] in (HANDED, PLACED) for span in out):
-        return []   # no line of TensorFlow's opened a stage: its log was not read, so nothing is timed by it
-    for span, after in zip(out, out[1:] + [{"start": last}]):
-        span["seconds"] = after["start"] - span.pop("start")
+        last = out[-1] if out else None
+        if kind == "first" and last and last[0] in ("first", "last") and last[1] == step:
+            out[-1:] = [last, ("last", step, at)] if last[0] == "first" else [("last", step, at)]
+        elif last and last[0] == kind and last[1] == step:
+            if kind in _LATEST:
+                out[-1] = (kind, step, at)
+        else:
+            out.append((kind, step, at))
     return out
+
+
+def _key(kind, step):
+    return f"{kind}-1" if step == -1 else kind
+
+
+def spans(lines):
+    """[{stage, source, to, seconds, own}] of a logged first run in order: each stage from one bounding line to the
+    next (events), named for the code between them (STAGES), else for the two lines; own is True when both are
+    TensorFlow's. [] when no line of TensorFlow's bounds a stage."""
+    found = events(lines)
+    if all(kind in ("called", "returned") for kind, _, _ in found):
+        return []
+    out = []
+    for (a, sa, ta), (b, sb, tb) in zip(found, found[1:]):
+        step = sa if a in ("first", "last") else sb
+        name = STAGES.get((_key(a, sa), _key(b, sb)))
+        opened, closed = LINES[a].format(step=sa), LINES[b].format(step=sb)
+        out.append({"stage": name.format(step=step) if name else f"{opened} to {closed}",
+                    "source": opened, "to": closed, "seconds": tb - ta,
+                    "own": a not in ("called", "returned") and b not in ("called", "returned")})
+    return out
+
+
+def own_share(lines):
+    """(seconds from TensorFlow's first bounding line to its last, seconds of the whole logged run), or None."""
+    found = spans(lines)
+    if not found:
+        return None
+    return sum(s["seconds"] for s in found if s["own"]), sum(s["seconds"] for s in found)
 
 
 def stages(lines):
@@ -209,7 +290,7 @@ def stages(lines):
             if f:
                 out.append({"stage": "classic/constant_folding", "seconds": None, "source": source,
                             "foldable": int(f.group("foldable")), "nodes": int(f.group("nodes"))})
-            elif message == _NONE_FOLDABLE:
+            elif message == _NONE_FOLDABLE[0]:
                 out.append({"stage": "classic/constant_folding", "seconds": None, "source": source, "foldable": 0})
             elif _REPLACING.match(message):
                 out.append({"stage": "classic/constant_folding", "seconds": None, "source": source,

@@ -209,12 +209,15 @@ def folded(top_ops):
 
 
 def traced_pair(sess, fetches, feed, phase, around_first=nullcontext):
-    """The first and second run with FULL_TRACE and the partition graphs: ([RunMetadata, ...], [wall s, ...], the
-    second run's output, what around_first() yielded for the first run)."""
-    options = tf.compat.v1.RunOptions(trace_level=tf.compat.v1.RunOptions.FULL_TRACE, output_partition_graphs=True)
+    """The first and second run with FULL_TRACE, the second with its partition graphs: ([RunMetadata, ...], [wall s,
+    ...], the second run's output, what around_first() yielded for the first run)."""
     metas, walls, out, held = [], [], None, None
     for label in ("first", "second"):
         phase(f"traced {label} run")
+        # The first run's own time and log leave out copying the graph that ran into its RunMetadata, which an
+        # embedded X makes as large as X; the second run reports that graph.
+        options = tf.compat.v1.RunOptions(trace_level=tf.compat.v1.RunOptions.FULL_TRACE,
+                                          output_partition_graphs=label == "second")
         meta = tf.compat.v1.RunMetadata()
         with around_first() if label == "first" else nullcontext() as caught:
             t0 = time.perf_counter()

@@ -8,9 +8,9 @@ because stdout is reserved for the result.
 import sys
 import time
 
-from tfgraphs import machine
+from tfgraphs import machine, processes
 from tfgraphs.graphdef import consts
-from tfgraphs.spec import network, protocol, tflog
+from tfgraphs.spec import network, tflog
 from tfgraphs.spec.network import VARIANTS, SeedTask, task_of
 from tfgraphs.tfimport import import_tensorflow
 
@@ -23,7 +23,7 @@ def _to_first_run(task, tf, built, rss):
 
     out = {"rss_bytes": rss}
     config = graphs.session_config(task.preset)
-    protocol.phase("session")
+    processes.phase("session")
     t0 = time.perf_counter()
     sess = tf.compat.v1.Session(task.target or "", graph=built.graph, config=config)
     out["session_s"] = time.perf_counter() - t0
@@ -31,13 +31,13 @@ def _to_first_run(task, tf, built, rss):
 
     out["init_s"] = None
     if built.init is not None:
-        protocol.phase("init")
+        processes.phase("init")
         t0 = time.perf_counter()
         sess.run(built.init, feed_dict=built.init_feed)
         out["init_s"] = time.perf_counter() - t0
         rss["init"] = machine.rss_bytes()
 
-    protocol.phase("first run")
+    processes.phase("first run")
     t0 = time.perf_counter()
     first = sess.run(built.output, feed_dict=built.feed)
     out["first_run_s"] = time.perf_counter() - t0
@@ -46,20 +46,28 @@ def _to_first_run(task, tf, built, rss):
 
 
 def _first_run(task, tf, built, x, w, rss):
-    """The phases up to the first run alone, its output checked on the first CHECKED examples: an extra trial."""
+    """The phases up to the first run, then task.runs later runs (none by default), the first and last outputs
+    checked on the first CHECKED examples: an extra trial."""
     out, sess, first = _to_first_run(task, tf, built, rss)
+    last, out["runs_s"] = first, []
+    if task.runs:
+        processes.phase("later runs")
+    for _ in range(task.runs):
+        t0 = time.perf_counter()
+        last = sess.run(built.output, feed_dict=built.feed)
+        out["runs_s"].append(time.perf_counter() - t0)
     sess.close()
-    protocol.phase("check")
+    processes.phase("check")
     out["returns"] = task.returns
-    out["max_abs_err"] = (network.sum_error(x, w, first) if task.returns == "sum"
-                          else network.max_abs_error(x[:CHECKED], w, first[:CHECKED]))
+    out["max_abs_err"] = (max(network.sum_error(x, w, first), network.sum_error(x, w, last)) if task.returns == "sum"
+                          else network.max_abs_error(x[:CHECKED], w, first[:CHECKED], last[:CHECKED]))
     return out
 
 
 def _timed(task, tf, built, x, w, rss):
     """Time session, init, first run and later runs; then size the graph once the peak is recorded."""
     out, sess, first = _to_first_run(task, tf, built, rss)
-    protocol.phase("later runs")
+    processes.phase("later runs")
     runs, last = [], None
     for _ in range(task.runs):
         t0 = time.perf_counter()
@@ -68,7 +76,7 @@ def _timed(task, tf, built, x, w, rss):
     out["runs_s"] = runs
     rss["later_runs"] = machine.rss_bytes()
     out["peak_rss_bytes"] = max(machine.peak_rss_bytes(), max(rss.values()))
-    protocol.phase("partition graphs")
+    processes.phase("partition graphs")
     out.update(_folded(tf, sess, built, VARIANTS[task.variant].embeds_data))
     out.update(_wire(task, tf, sess, built, last))
     sess.close()
@@ -82,7 +90,7 @@ def _timed(task, tf, built, x, w, rss):
 
 def _error(task, x, w, first, last):
     """The largest difference of the first and last outputs from the NumPy reference (of its sum, when summed)."""
-    protocol.phase("check")
+    processes.phase("check")
     if task.returns == "sum":
         return max(network.sum_error(x, w, first), network.sum_error(x, w, last))
     return network.max_abs_error(x, w, first, last)
@@ -114,7 +122,7 @@ def data_device(built, network_device):
 
 def between_tasks(tf, sess, built):
     """One traced run after the timed ones: bytes TensorFlow reports received from another task, and its wall time."""
-    protocol.phase("traced run")
+    processes.phase("traced run")
     options = tf.compat.v1.RunOptions(trace_level=tf.compat.v1.RunOptions.FULL_TRACE)
     meta = tf.compat.v1.RunMetadata()
     t0 = time.perf_counter()
@@ -148,7 +156,7 @@ def _folded(tf, sess, built, embeds_data):
 
 def _sizes(graph):
     """Serialize the graph, timed; its bytes, nodes and Const bytes."""
-    protocol.phase("serialize")
+    processes.phase("serialize")
     t0 = time.perf_counter()
     graph_def = graph.as_graph_def()
     graph_bytes = len(graph_def.SerializeToString())
@@ -165,7 +173,7 @@ def _traced(task, tf, built, x, w, rss):
     sess = tf.compat.v1.Session(task.target or "", graph=built.graph, config=graphs.session_config(task.preset))
     if built.init is not None:
         sess.run(built.init, feed_dict=built.init_feed)
-    metas, walls, y, log = graphs.traced_pair(sess, built.output, built.feed, protocol.phase,
+    metas, walls, y, log = graphs.traced_pair(sess, built.output, built.feed, processes.phase,
                                                around_first=graphs.captured_stderr)
     sess.close()
     top_ops = graphs.op_table(metas[0].step_stats, metas[1].step_stats)
@@ -186,7 +194,7 @@ def _traced(task, tf, built, x, w, rss):
     if traces:
         out["trace_files"] = graphs.write_chrome_traces(metas, traces)
     if board:
-        protocol.phase("tensorboard")
+        processes.phase("tensorboard")
         out["tensorboard_dir"] = graphs.write_tensorboard_graph(built.graph, board)
     return out
 
@@ -201,7 +209,7 @@ def _single_thread(task, tf, built, x, w, rss):
     sess = tf.compat.v1.Session(graph=built.graph, config=config)
     if built.init is not None:
         sess.run(built.init, feed_dict=built.init_feed)
-    protocol.phase("single-threaded runs")
+    processes.phase("single-threaded runs")
     t0 = time.perf_counter()
     first = sess.run(built.output, feed_dict=built.feed)
     out = {"first_run_s": time.perf_counter() - t0, "runs_s": []}
@@ -222,7 +230,7 @@ def _limit(task, tf):
     # Below the limit TensorFlow accepts the view and copies it into a TensorProto, which is not what this probes.
     assert size >= network.TENSOR_LIMIT, f"limit mode needs X of at least 2 GiB, not {size:,} bytes"
     x = np.broadcast_to(np.zeros((), task.dtype), (task.batch, network.HEIGHT, network.WIDTH, network.CHANNELS))
-    protocol.phase("embed past the limit")
+    processes.phase("embed past the limit")
     out = {"data_bytes": size, "refused": False, "message": None, "rss_before_bytes": machine.rss_bytes()}
     with tf.Graph().as_default():
         try:
@@ -235,7 +243,7 @@ def _limit(task, tf):
 
 def measure(task):
     """Make the data, build the graph, and run the chosen measurement."""
-    protocol.phase("import tensorflow")
+    processes.phase("import tensorflow")
     t0 = time.perf_counter()
     tf = import_tensorflow()
     import_s = time.perf_counter() - t0
@@ -244,10 +252,10 @@ def measure(task):
     if task.mode == "limit":
         return {"tf_version": tf.__version__, **_limit(task, tf)}
     rss = {"start": machine.rss_bytes()}
-    protocol.phase("data")
+    processes.phase("data")
     x, w = network.make_data(task.batch, task.dtype, task.seed)
     rss["data"] = machine.rss_bytes()
-    protocol.phase("build")
+    processes.phase("build")
     t0 = time.perf_counter()
     built = graphs.build(task.variant, x, w, task.returns, task.network_device, task.data_device)
     build_s = time.perf_counter() - t0
@@ -263,4 +271,4 @@ def measure(task):
 MODES = {"timed": _timed, "first-run": _first_run, "traced": _traced, "single-thread": _single_thread}
 
 if __name__ == "__main__":
-    sys.exit(protocol.main(SeedTask, measure))
+    sys.exit(processes.main(SeedTask, measure))

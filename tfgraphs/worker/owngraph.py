@@ -6,9 +6,9 @@ import os
 import sys
 import time
 
-from tfgraphs import machine
+from tfgraphs import machine, processes
 from tfgraphs.graphdef import consts, files
-from tfgraphs.spec import owngraph, protocol, tflog
+from tfgraphs.spec import owngraph, tflog
 from tfgraphs.spec.owngraph import GraphTask
 from tfgraphs.tfimport import import_tensorflow
 
@@ -18,7 +18,7 @@ def _open(task, tf, config, out, rss):
     v1 = tf.compat.v1
     out["build_s"] = out["init_s"] = None
     if task.tag is None:
-        protocol.phase("import")
+        processes.phase("import")
         t0 = time.perf_counter()
         graph_def, _ = files.load(task.path)
         graph = tf.Graph()
@@ -27,13 +27,13 @@ def _open(task, tf, config, out, rss):
         out["build_s"] = time.perf_counter() - t0
         del graph_def
         rss["build"] = machine.rss_bytes()
-    protocol.phase("session")
+    processes.phase("session")
     t0 = time.perf_counter()
     sess = v1.Session(graph=graph if task.tag is None else tf.Graph(), config=config)
     out["session_s"] = time.perf_counter() - t0
     rss["session"] = machine.rss_bytes()
     if task.tag is not None:
-        protocol.phase("load and restore")
+        processes.phase("load and restore")
         folder = task.path if os.path.isdir(task.path) else os.path.dirname(task.path)
         t0 = time.perf_counter()
         with sess.graph.as_default():
@@ -49,12 +49,12 @@ def _timed(task, tf, feed, fetches, rss):
 
     out = {"rss_bytes": rss}
     sess = _open(task, tf, graphs.session_config(task.preset), out, rss)
-    protocol.phase("first run")
+    processes.phase("first run")
     t0 = time.perf_counter()
     first = sess.run(fetches, feed_dict=feed)
     out["first_run_s"] = time.perf_counter() - t0
     rss["first_run"] = machine.rss_bytes()
-    protocol.phase("later runs")
+    processes.phase("later runs")
     runs = []
     for _ in range(task.runs):
         t0 = time.perf_counter()
@@ -75,7 +75,7 @@ def _timed(task, tf, feed, fetches, rss):
 
 def _sizes(graph):
     """The graph's bytes, nodes and Const bytes, serialized after the peak was read (it makes one more copy)."""
-    protocol.phase("serialize")
+    processes.phase("serialize")
     t0 = time.perf_counter()
     graph_def = graph.as_graph_def()
     graph_bytes = graph_def.ByteSize()
@@ -89,7 +89,7 @@ def _traced(task, tf, feed, fetches, rss):
     from tfgraphs.worker import graphs
 
     sess = _open(task, tf, graphs.session_config(task.preset), {}, rss)
-    metas, walls, _, log = graphs.traced_pair(sess, fetches, feed, protocol.phase,
+    metas, walls, _, log = graphs.traced_pair(sess, fetches, feed, processes.phase,
                                               around_first=graphs.captured_stderr)
     graph = sess.graph
     sess.close()
@@ -101,7 +101,7 @@ def _traced(task, tf, feed, fetches, rss):
     if traces:
         out["trace_files"] = graphs.write_chrome_traces(metas, traces)
     if board:
-        protocol.phase("tensorboard")
+        processes.phase("tensorboard")
         out["tensorboard_dir"] = graphs.write_tensorboard_graph(graph, board)
     return out
 
@@ -115,7 +115,7 @@ def short_message(message):
 
 def measure(task):
     """Make the seeded feeds, open the graph, and run the chosen measurement; a failed run keeps TF's message."""
-    protocol.phase("import tensorflow")
+    processes.phase("import tensorflow")
     tf = import_tensorflow()
     try:
         return _measure(task, tf)
@@ -128,7 +128,7 @@ def measure(task):
 def _measure(task, tf):
     """The measurement itself, with TensorFlow imported."""
     rss = {"start": machine.rss_bytes()}
-    protocol.phase("data")
+    processes.phase("data")
     feed = owngraph.feed_data(owngraph.decode_feeds(task.feeds), task.seed, task.int_high)
     fetches = list(owngraph.decode_fetches(task.fetches))
     rss["data"] = machine.rss_bytes()
@@ -138,4 +138,4 @@ def _measure(task, tf):
 
 
 if __name__ == "__main__":
-    sys.exit(protocol.main(GraphTask, measure))
+    sys.exit(processes.main(GraphTask, measure))

@@ -12,9 +12,9 @@ import time
 
 import numpy as np
 
-from tfgraphs import machine
+from tfgraphs import machine, processes
 from tfgraphs.graphdef import consts
-from tfgraphs.spec import network, protocol, tflog
+from tfgraphs.spec import network, tflog
 from tfgraphs.spec.pitfalls import (ALIGNMENT_CASES, CHECKPOINT, DEFAULT_CASES, DTYPE, EXECUTOR_CASES, FOLDING_CASES,
                                     FROZEN, GRAPH, GROWTH_CASES, LEAK_CASES, LEAKED_SETS, LESSONS, META,
                                     PRUNING_CASES, RAISED_FOLD_LIMIT, REPEATED_CASES, PitfallsTask)
@@ -25,10 +25,10 @@ ALIGN = 64   # bytes; TensorFlow's CPU allocator aligns its own buffers so
 
 def measure(task):
     """Run the task's lesson on its variant."""
-    protocol.phase("import tensorflow")
+    processes.phase("import tensorflow")
     tf = import_tensorflow()
 
-    protocol.phase("data")
+    processes.phase("data")
     x, w = network.make_data(task.batch, DTYPE, task.seed)
     result = runs_of_lessons()[task.lesson](tf, task, x, w)
     return {"tf_version": tf.__version__, "devices": [d.name for d in tf.config.list_physical_devices()], **result}
@@ -59,7 +59,7 @@ def reference_mean(x, w, chunk=1000):
 
 def timed_case(name, call, repeats=1):
     """({"case", "seconds"[, "runs_s"]}, the last value) for call() timed `repeats` times, each alone."""
-    protocol.phase(name)
+    processes.phase(name)
     times, value = [], None
     for _ in range(repeats):
         t0 = time.perf_counter()
@@ -179,11 +179,11 @@ def graph_growth(tf, task, x, w):
     a pair); then the leaky step once more, finalized."""
     loops = [growth_loop(tf, task, x, w, leaky=True), growth_loop(tf, task, x, w, leaky=False)]
     for i in range(task.steps):
-        protocol.phase(f"{GROWTH_CASES[0]} and {GROWTH_CASES[1]}: step {i + 1}/{task.steps}")
+        processes.phase(f"{GROWTH_CASES[0]} and {GROWTH_CASES[1]}: step {i + 1}/{task.steps}")
         for step, _ in loops:
             step()
     (leaky, graph, make_op), (fixed, _, _) = (finish() for _, finish in loops)
-    protocol.phase("finalize")
+    processes.phase("finalize")
     graph.finalize()
     try:
         with graph.as_default():
@@ -231,9 +231,9 @@ def saved_copies(tf, task, x, w):
     built = graphs.build(task.variant, x, w)
     cases = []
     with tempfile.TemporaryDirectory() as folder:
-        protocol.phase(GRAPH)
+        processes.phase(GRAPH)
         cases.append(artifact(GRAPH, built.graph.as_graph_def().SerializeToString(), x))
-        protocol.phase(META)
+        processes.phase(META)
         meta = export_meta(tf, built.graph, os.path.join(folder, "model.meta"))
         probe = {}
         if task.batch > 1:
@@ -255,11 +255,11 @@ def _variable_artifacts(tf, built, names, x, w, prefix):
         sess.run(built.init, built.init_feed)
         check_output(x, w, sess.run(built.output))
         if CHECKPOINT in names:
-            protocol.phase(CHECKPOINT)
+            processes.phase(CHECKPOINT)
             saver.save(sess, prefix, write_meta_graph=False)
             cases.append(artifact(CHECKPOINT, _file_bytes(glob.glob(prefix + ".*")), x))
         if FROZEN in names:
-            protocol.phase(FROZEN)
+            processes.phase(FROZEN)
             frozen = v1.graph_util.convert_variables_to_constants(sess, built.graph.as_graph_def(),
                                                                   [built.output.op.name])
             cases.append(artifact(FROZEN, frozen.SerializeToString(), x))
@@ -272,7 +272,7 @@ def placeholder_default(tf, task, x, w):
 
     v1, cases = tf.compat.v1, []
     for name in DEFAULT_CASES:
-        protocol.phase(name)
+        processes.phase(name)
         graph = tf.Graph()
         with graph.as_default():
             if name == DEFAULT_CASES[0]:
@@ -322,7 +322,7 @@ def folding(tf, task, x, w):
 
     cases = []
     for case in FOLDING_CASES:
-        protocol.phase(case)
+        processes.phase(case)
         built = _folding_graph(case, x, w)
         with tf.compat.v1.Session(graph=built.graph, config=_folding_config(tf, case)) as sess:
             with graphs.captured_stderr() as log:
@@ -365,7 +365,7 @@ def pruning(tf, task, x, w):
         sess.run(init)
         options = v1.RunOptions(trace_level=v1.RunOptions.FULL_TRACE)
         for case, fetch in fetches.items():
-            protocol.phase(case)
+            processes.phase(case)
             meta = v1.RunMetadata()
             value = sess.run(fetch, feed_dict=built.feed, options=options, run_metadata=meta)
             if case == PRUNING_CASES[0]:
@@ -401,7 +401,7 @@ def feed_alignment(tf, task, x, w):
     with v1.Session(graph=graph) as sess:
         for buffer in fed:
             assert sess.run(size, {xp: buffer}) == x.size, "tf.size disagrees with NumPy"
-        protocol.phase(" and ".join(ALIGNMENT_CASES))
+        processes.phase(" and ".join(ALIGNMENT_CASES))
         # In turns, not one block after the other: a change of load during the lesson falls on both alike.
         for _ in range(task.steps):
             for times, buffer in zip(runs, fed):
@@ -430,7 +430,7 @@ def executor_leak(tf, task, x, w):
     with tf.compat.v1.Session(graph=built.graph) as sess:
         before = machine.rss_bytes()
         for name, combo in zip(LEAK_CASES, signatures + [signatures[0]]):
-            protocol.phase(name)
+            processes.phase(name)
             t0 = time.perf_counter()
             sess.run(combo, feed_dict=built.feed)
             seconds = time.perf_counter() - t0
@@ -440,4 +440,4 @@ def executor_leak(tf, task, x, w):
 
 
 if __name__ == "__main__":
-    sys.exit(protocol.main(PitfallsTask, measure))
+    sys.exit(processes.main(PitfallsTask, measure))

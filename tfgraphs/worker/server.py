@@ -11,8 +11,8 @@ import sys
 import threading
 
 from tfgraphs.errors import UsageError
+from tfgraphs.processes import from_argv
 from tfgraphs.spec.network import ServerTask, parse_cluster
-from tfgraphs.spec.protocol import from_argv
 from tfgraphs.tfimport import import_tensorflow
 
 

@@ -11,12 +11,13 @@ import time
 
 import numpy as np
 
-from tfgraphs.spec import protocol
+from tfgraphs import processes
 from tfgraphs.spec.shapes import DTYPE, SWITCHES, ShapesTask
 from tfgraphs.tfimport import import_tensorflow
 
 CHECK_POSITIONS = 257   # output positions checked against NumPy, first and last included
 TOLERANCE = 1e-4        # largest |TF - NumPy| / max |NumPy| accepted in DTYPE
+CONTROL_SIZE = 1 << 18  # the control: sorting this many float32 values, the same work in every worker
 
 
 def make_data(task):
@@ -121,19 +122,35 @@ def schedule(count, passes):
     return [(p, k - p) for k in range(count + passes - 1) for p in range(passes) if 0 <= k - p < count]
 
 
+def control(seed):
+    """control() -> seconds of one fixed NumPy sort: work that is the same in every worker and every mode, so its
+    time tells a worker's own speed (the machine's load while it ran) apart from its mode's. A sort runs on one
+    thread, so the time is the work's, not a thread pool's waking up."""
+    a = np.random.default_rng(seed).standard_normal(CONTROL_SIZE, dtype=np.float32)
+
+    def timed():
+        t0 = time.perf_counter()
+        np.sort(a)
+        return time.perf_counter() - t0
+    return timed
+
+
 def measure(task):
-    """Run every length once per pass, timing each call alone."""
-    protocol.phase("import tensorflow")
+    """Run every length once per pass, timing each call alone, and the control once a turn of the passes."""
+    processes.phase("import tensorflow")
     tf = import_tensorflow()   # its start-up lines would otherwise be the last stderr line a failure quotes
 
-    protocol.phase("data")
+    processes.phase("data")
     x, w = make_data(task)
     lengths = range(task.start, task.start + task.count)
-    protocol.phase("build")
+    processes.phase("build")
     call, traces, device = build(tf, task.mode, w, task)
     times, err, first_call_traces = [[None] * task.count for _ in range(task.passes)], 0.0, None
-    protocol.phase(f"{task.passes} passes, interleaved")
+    sort, controls = control(task.seed), []
+    processes.phase(f"{task.passes} passes, interleaved")
     for p, i in schedule(task.count, task.passes):
+        if len(controls) == p + i:
+            controls.append(sort())   # once before each turn of the passes (schedule's k): beside the calls
         a = np.ascontiguousarray(x[:, :lengths[i]])   # the copy is made outside the timed call
         t0 = time.perf_counter()
         y = call(a)
@@ -142,7 +159,7 @@ def measure(task):
         first_call_traces = traces() if (p, i) == (0, 0) else first_call_traces
         if i in (0, task.count - 1):
             err = max(err, max_rel_error(a, w, y))
-    protocol.phase("check")
+    processes.phase("check")
     if not err <= TOLERANCE:
         raise ValueError(f"output differs from the NumPy reference by {err:.3g} relative (tolerance {TOLERANCE:g})")
     from tfgraphs.worker.graphs import build_facts   # imports TensorFlow, imported above already
@@ -150,9 +167,9 @@ def measure(task):
     return {"tf_version": tf.__version__, "tf_build": build_facts(),
             "devices": [d.name for d in tf.config.list_physical_devices()],
             "device": device(), "traces": traces(), "first_call_traces": first_call_traces, "times_s": times,
-            "max_rel_err": err,
+            "max_rel_err": err, "control_s": controls,
             "env": {k: os.environ.get(k) for k in SWITCHES}}
 
 
 if __name__ == "__main__":
-    sys.exit(protocol.main(ShapesTask, measure))
+    sys.exit(processes.main(ShapesTask, measure))

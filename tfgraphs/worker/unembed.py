@@ -5,14 +5,15 @@ Each moved Const N becomes VariableV2 `N/variable`, read by an Identity still na
 edge and colocation of N is untouched; its value goes to the checkpoint instead of the GraphDef.
 """
 
+import errno
 import os
 import sys
 import time
 
-from tfgraphs import machine
+from tfgraphs import machine, processes
 from tfgraphs.graphdef import files
 from tfgraphs.graphdef.consts import const_nodes, content_bytes, located_nodes, tensor_bytes
-from tfgraphs.spec import owngraph, protocol
+from tfgraphs.spec import owngraph
 from tfgraphs.spec.owngraph import UnembedTask
 from tfgraphs.tfimport import import_tensorflow
 LEFT_IN_FUNCTION = ("inside function {function!r}: a function body cannot read a graph variable without a new "
@@ -133,7 +134,7 @@ def _import(task, tf, graph_def, source_meta):
     folder = task.path if os.path.isdir(task.path) else os.path.dirname(task.path)
     checkpoint = os.path.join(folder, "variables", "variables")
     if saver is not None and os.path.exists(checkpoint + ".index"):
-        protocol.phase("restore the original variables")
+        processes.phase("restore the original variables")
         with graph.as_default():
             saver.restore(sess, checkpoint)
     return sess
@@ -166,6 +167,9 @@ def _save(task, sess, source_meta, feeds):
         builder.save()
 
 
+NO_SPACE = os.strerror(errno.ENOSPC)   # "No space left on device"
+
+
 def _compact(graph_def, source_meta):
     """Fresh copies of the rewritten graph (and meta graph): the parsed ones still hold the moved bytes in memory."""
     if source_meta is not None:
@@ -176,16 +180,16 @@ def _compact(graph_def, source_meta):
 
 def measure(task):
     """Read, rewrite and save, each phase timed; the sizes before and after, what moved or stayed."""
-    protocol.phase("import tensorflow")
+    processes.phase("import tensorflow")
     tf = import_tensorflow()
     tf_rss = machine.rss_bytes()   # TensorFlow's own footprint, which the rewrite's memory is measured above
     phases = {}
-    protocol.phase("read")
+    processes.phase("read")
     t0 = time.perf_counter()
     graph_def, source = files.load(task.path, task.tag)
     phases["read_s"] = time.perf_counter() - t0
     moved, left = choose(graph_def, task.min_bytes)
-    protocol.phase("rewrite")
+    processes.phase("rewrite")
     t0 = time.perf_counter()
     values, taken = take_values(graph_def, moved)
     before = sizes(graph_def, taken)
@@ -198,9 +202,15 @@ def measure(task):
     del graph_def
     variables(sess.graph, list(values))
     phases["rewrite_s"] = time.perf_counter() - t0
-    protocol.phase("save")
+    processes.phase("save")
     t0 = time.perf_counter()
-    _save(task, sess, source_meta, {name + "/variable:0": values.pop(name) for name in list(values)})
+    try:
+        _save(task, sess, source_meta, {name + "/variable:0": values.pop(name) for name in list(values)})
+    except tf.errors.ResourceExhaustedError as exc:
+        # TensorFlow reports a full disk as memory exhausted; its message names the file and the OS's reason.
+        if NO_SPACE not in exc.message:
+            raise
+        raise OSError(errno.ENOSPC, NO_SPACE, task.out) from None
     phases["save_s"] = time.perf_counter() - t0
     sess.close()
     peak = machine.peak_rss_bytes()
@@ -211,4 +221,4 @@ def measure(task):
 
 
 if __name__ == "__main__":
-    sys.exit(protocol.main(UnembedTask, measure))
+    sys.exit(processes.main(UnembedTask, measure))

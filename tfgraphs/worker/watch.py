@@ -432,6 +432,26 @@ def print_user_traceback(exc):
     print("".join(shown.format()), end="", file=sys.stderr)
 
 
+def report_uncaught(exc):
+    """Report exc as python reports an exception nothing caught: through sys.excepthook when the script set its own
+    (the frames of this runner left out), else as print_user_traceback prints it."""
+    hook = sys.excepthook
+    if hook is sys.__excepthook__:
+        print_user_traceback(exc)
+        return
+    tb = exc.__traceback__
+    while tb is not None and is_ours(tb.tb_frame.f_code.co_filename):
+        tb = tb.tb_next
+    try:
+        hook(type(exc), exc, tb)
+    except BaseException as failed:   # python's own words when the hook itself fails (pythonrun.c)
+        print("Error in sys.excepthook:", file=sys.stderr)
+        failed.__context__ = None   # python shows the hook's failure alone, then the original
+        print_user_traceback(failed)
+        print("\nOriginal exception was:", file=sys.stderr)
+        print_user_traceback(exc)
+
+
 def _chained(shown, seen=None):
     """shown and every exception it was raised from or during, each once."""
     seen = set() if seen is None else seen
@@ -460,10 +480,10 @@ def outcome(work):
     except SystemExit as exc:
         return exit_status(exc.code), "exit"
     except KeyboardInterrupt as exc:
-        print_user_traceback(exc)
+        report_uncaught(exc)
         return INTERRUPTED, "interrupted"
     except BaseException as exc:
-        print_user_traceback(exc)
+        report_uncaught(exc)
         return 1, "raised"
 
 

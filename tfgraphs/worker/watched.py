@@ -326,6 +326,7 @@ BYTES_PER_DIM = 12
 SAVER_TYPES = frozenset({"SaveV2", "RestoreV2", "MergeV2Checkpoints", "ShardedFilename", "SaveSlices", "RestoreSlice"})
 INITIALIZER_TYPES = frozenset({"Assign", "AssignVariableOp"})
 MAX_AFTER = 1000   # runs after new ops kept per growth entry
+LARGE_NODE_DEF = 64 * 1024   # a Const's NodeDef this large is read by its size alone, never parsed
 
 
 class GraphState:
@@ -449,7 +450,8 @@ class GraphOps:
         if node_def_bytes < self.min_bytes:
             return None
         return {"file": where[0], "line": where[1], "name": op.name, "bytes": node_def_bytes,
-                "tensor_bytes": tensor_bytes, "dtype": out.dtype.name, "shape": dims, "runs_before": runs_so_far}
+                "tensor_bytes": tensor_bytes, "data_bytes": _data_bytes(op, node_def_bytes, tensor_bytes),
+                "dtype": out.dtype.name, "shape": dims, "runs_before": runs_so_far}
 
     @staticmethod
     def _node_def_bytes(op):
@@ -491,6 +493,19 @@ class GraphOps:
                  **({"after_site": {"file": e["after_site"][0], "line": e["after_site"][1]}}
                     if e["after_site"] else {})}
                 for ((f, line), loop), e in sorted(self.growth.items())]
+
+
+def _data_bytes(op, node_def_bytes, tensor_bytes):
+    """The bytes of tensor data a Const's NodeDef stores: its tensor_content, else its repeated values, which
+    make_tensor_proto keeps fewer of than the elements where one value is broadcast (tf.zeros of a small shape)."""
+    # A NodeDef of 64 KiB or more and at least the tensor's bytes holds them: a broadcast value's NodeDef is small.
+    if tensor_bytes is not None and node_def_bytes >= max(tensor_bytes, LARGE_NODE_DEF):
+        return tensor_bytes
+    value = op.get_attr("value")
+    if value.tensor_content:
+        return len(value.tensor_content)
+    empty = type(value)(dtype=value.dtype, tensor_shape=value.tensor_shape, version_number=value.version_number)
+    return value.ByteSize() - empty.ByteSize()
 
 
 def loop_of(chain, run_chain):
