@@ -470,7 +470,7 @@ def test_reordered_and_callable_sentences_follow_the_numbers():
     assert "does not make a new executor" not in said and "cannot tell with n=1 and 3" in said
     said = " ".join(why.answer_and_findings(_report(_cache(three, reordered_fetches=0.5, new_fetches=1.1)))[1])
     assert ("the same fetches reordered ([pool, relu]) took 500.0 ms against 100.0 ms for that list's repeat: differs "
-            f"(x5.00, 97.5% CI x4.76 to x5.27; n=1 and {THREE}, p=0.017, Holm p=0.05 over 3); the new fetch list "
+            f"(x5.00, 97.5% CI x4.76 to x5.27; n=1 and {THREE}, p=0.017, Holm p=0.0496 over 3); the new fetch list "
             "itself took 1.10 s.") in said
     assert "does not make a new executor" not in said and "n=1 and 40" not in said
     # A family of two: the first run and the callable's first call, each against its repeats.
