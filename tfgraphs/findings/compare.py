@@ -6,7 +6,7 @@ import math
 import statistics
 from dataclasses import dataclass, replace
 
-from tfgraphs.findings.evidence import FINDINGS, finding, has, judged, sentences_of, together
+from tfgraphs.findings.evidence import FINDINGS, answer_then_findings, finding, has, judged
 from tfgraphs.records.judge import CANNOT_TELL, FEWEST, RANK_SUM, judge, ratio
 from tfgraphs.spec import network
 from tfgraphs.spec.network import VARIANTS
@@ -591,6 +591,4 @@ def first_run_memory(view):
 
 def answer_and_findings(results):
     """(the answer, the findings): every compare finding said over one view of the results, split by headline."""
-    view = View.of(results)
-    return (together([f for f in FINDINGS["compare"] if f.headline], lambda: View.of(results)),
-            sentences_of([f for f in FINDINGS["compare"] if not f.headline], view))
+    return answer_then_findings(FINDINGS["compare"], lambda: View.of(results))

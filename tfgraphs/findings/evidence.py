@@ -120,18 +120,36 @@ def sentences_of(findings, view):
     return out
 
 
-def together(findings, view_of, most=None, block=None):
-    """What the findings say over view_of() (the first most of it), their verdicts one family (or one a block, block
-    naming a sentence's): said once to gather every verdict stated, then again over a fresh view, each comparison as
-    Holm judged its family together."""
-    said = sentences_of(findings, view_of())[:most]
-    families = {}
-    for s in said:
-        families.setdefault(block(s) if block else None, []).extend(getattr(s, "verdicts", ()))
-    if all(len(f) < 2 for f in families.values()):
+def together(findings, view_of):
+    """What the findings say over view_of(), their verdicts one family (Holm)."""
+    said = sentences_of(findings, view_of())
+    family = [v for s in said for v in getattr(s, "verdicts", ())]
+    if len(family) < 2:
         return said
-    with adjusted(*families.values()):
-        return sentences_of(findings, view_of())[:most]
+    with adjusted(family):
+        return sentences_of(findings, view_of())
+
+
+def families_of(findings, view, block):
+    """The verdicts the findings state over view, one list a block (block names a sentence's)."""
+    families = {}
+    for s in sentences_of(findings, view):
+        families.setdefault(block(s), []).extend(getattr(s, "verdicts", ()))
+    return list(families.values())
+
+
+def answer_then_findings(findings, view_of, most=None):
+    """(the answer, the findings): the headline findings' verdicts one family (Holm), the first most of them; the
+    other findings said under the same correction, so a comparison the answer states reads alike wherever it is
+    stated, and any other stands alone."""
+    heads = [f for f in findings if f.headline]
+    others = [f for f in findings if not f.headline]
+    said = sentences_of(heads, view_of())[:most]
+    family = [v for s in said for v in getattr(s, "verdicts", ())]
+    if len(family) < 2:
+        return said, sentences_of(others, view_of())
+    with adjusted(family):
+        return sentences_of(heads, view_of())[:most], sentences_of(others, view_of())
 
 
 def _sentences(one, held, item):

@@ -6,7 +6,7 @@ import statistics
 from dataclasses import dataclass, replace
 
 from tfgraphs.findings import remote
-from tfgraphs.findings.evidence import FINDINGS, finding, has, judged, more_trials, sentences_of, together
+from tfgraphs.findings.evidence import FINDINGS, answer_then_findings, finding, has, judged, more_trials, sentences_of
 from tfgraphs.records.explain import (FROM_PRESETS, LABELS, NEEDED, PARTS, excesses_judged, is_remote,
                                       part_first_runs, placed, where)
 from tfgraphs.spec import tflog
@@ -333,8 +333,9 @@ def excess(view, a):
                        *verdicts.values())]
     k = max(differ, key=lambda p: abs(a[p]))
     share = share_text(a[k], a["excess_s"], verdicts[k])
+    # Both parts were judged to pick the largest: both belong to the answer's family.
     return [judged(line + f"; the largest part told apart: {SAVED[k]} {fmt_s(a[k])} ("
-                   + (f"{share}; " if share else "") + f"{verdicts[k].brief(fmt_s)}).", verdicts[k])]
+                   + (f"{share}; " if share else "") + f"{verdicts[k].brief(fmt_s)}).", *verdicts.values())]
 
 
 @finding("explain.bare_excess", AGAINST, headline=True, per=first_two,
@@ -594,7 +595,5 @@ def slowest_ops(view):
 
 def answer_and_findings(results):
     """(the answer, the findings): every explain finding said over one view of the results, split by headline."""
-    view = View.of(results)
     # The answer keeps its first SHOWN lines; the excess of a third variant is among the findings.
-    return (together([f for f in FINDINGS["explain"] if f.headline], lambda: View.of(results), SHOWN),
-            sentences_of([f for f in FINDINGS["explain"] if not f.headline], view))
+    return answer_then_findings(FINDINGS["explain"], lambda: View.of(results), SHOWN)

@@ -9,9 +9,9 @@ from dataclasses import dataclass, replace
 
 from tfgraphs.findings import cases as text
 from tfgraphs.findings.cases import against, paired_runs, runs_of, short_s, signed_bytes
-from tfgraphs.findings.evidence import FINDINGS, finding, has, judged, sentences_of, together
+from tfgraphs.findings.evidence import FINDINGS, families_of, finding, has, judged, sentences_of
 from tfgraphs.findings.compare import data_bytes
-from tfgraphs.records.judge import judge
+from tfgraphs.records.judge import adjusted, judge
 from tfgraphs.spec.network import GRAPHDEF_LIMIT
 from tfgraphs.spec.pitfalls import (ALIGNMENT_CASES, CHECKPOINT, DEFAULT_CASES, FOLDING_CASES, FROZEN, GRAPH,
                                     GROWTH_CASES, LEAK_AGAIN, META)
@@ -527,9 +527,8 @@ CLOSING = tuple(f for f in FINDINGS["pitfalls"] if f.headline and f.kind not in 
 def answer_and_findings(results):
     """(the answer, the findings): the answer keeps the headlines that fit, then names the lessons left to the
     findings; the findings are every run's, lesson by lesson."""
-    view = View(results)
-    heads = together(HEADLINES, lambda: View(results))
-    # Each lesson's findings are one family, as the answer is.
-    return (heads[:text.fitting(heads)] + sentences_of(CLOSING, view),
-            together([f for f in FINDINGS["pitfalls"] if not f.headline], lambda: View(results),
-                     block=lambda s: LESSON_OF.get(s.kind)))
+    others = [f for f in FINDINGS["pitfalls"] if not f.headline]
+    # Each lesson's findings are one family; the answer restates some of their comparisons, judged as there.
+    with adjusted(*families_of(others, View(results), block=lambda s: LESSON_OF.get(s.kind))):
+        heads, found = sentences_of(HEADLINES, View(results)), sentences_of(others, View(results))
+    return heads[:text.fitting(heads)] + sentences_of(CLOSING, View(results)), found

@@ -11,7 +11,7 @@ import statistics
 from dataclasses import dataclass, replace
 
 from tfgraphs.findings.cases import short_s
-from tfgraphs.findings.evidence import FINDINGS, finding, has, judged, sentences_of, together
+from tfgraphs.findings.evidence import FINDINGS, answer_then_findings, finding, has, judged, sentences_of
 from tfgraphs.records.judge import DISTURBED, FEWEST, RANK_SUM, SIGNED_RANK
 from tfgraphs.records.shapes import (CONTROL, CONTROL_PASSES, across, control_verdict, costs_by_mode, extra,
                                      first_workers, judge, new_khz, run_cost, seen_khz, split, timed, workers_of)
@@ -502,6 +502,4 @@ def accuracy(view):
 
 def answer_and_findings(results):
     """(the answer, the findings): every shapes finding said over one view of the results, split by headline."""
-    view = View.of(results)
-    return (together([f for f in FINDINGS["shapes"] if f.headline], lambda: View.of(results), SHOWN),
-            sentences_of([f for f in FINDINGS["shapes"] if not f.headline], view))
+    return answer_then_findings(FINDINGS["shapes"], lambda: View.of(results), SHOWN)

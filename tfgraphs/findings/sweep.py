@@ -6,7 +6,7 @@ from functools import cached_property
 
 import numpy as np
 
-from tfgraphs.findings.evidence import FINDINGS, finding, has, judged, more_trials, sentences_of, together
+from tfgraphs.findings.evidence import FINDINGS, answer_then_findings, finding, has, judged, more_trials, sentences_of
 from tfgraphs.records.judge import FEWEST, RANK_SUM, judge, median_or_none
 from tfgraphs.records.sweep import fits, one_regime
 from tfgraphs.spec import network
@@ -400,6 +400,4 @@ def peak_growth(view, variant):
 
 def answer_and_findings(results):
     """(the answer, the findings): every sweep finding said over one view of the results, split by headline."""
-    view = View(results)
-    return (together([f for f in FINDINGS["sweep"] if f.headline], lambda: View(results), SHOWN),
-            sentences_of([f for f in FINDINGS["sweep"] if not f.headline], view))
+    return answer_then_findings(FINDINGS["sweep"], lambda: View(results), SHOWN)

@@ -5,7 +5,7 @@ import os
 import signal
 import statistics
 
-from tfgraphs.findings.evidence import FINDINGS, Record, finding, judged, sentences_of, together
+from tfgraphs.findings.evidence import FINDINGS, Record, answer_then_findings, finding, judged
 from tfgraphs.records.judge import Verdict
 from tfgraphs.spec.owngraph import CAUSES
 from tfgraphs.units import fmt_bytes, fmt_s, shape_text, sig3
@@ -437,6 +437,4 @@ def _first_runs(w, c):
 def answer_and_findings(results):
     """(the answer, the findings): the ending, up to four diagnoses and what was not found when nothing was; then the
     diagnoses and each call site's first run against its later runs."""
-    view = Record(results)
-    return (together([f for f in FINDINGS["watch"] if f.headline], lambda: Record(results)),
-            sentences_of([f for f in FINDINGS["watch"] if not f.headline], view))
+    return answer_then_findings(FINDINGS["watch"], lambda: Record(results))

@@ -163,14 +163,14 @@ def _text(head, sections, title, sentences, failed, fmt, width, answer, verbose,
 
 
 def verdicts_held(sentences):
-    """'12 verdicts, each alone' (each at 5%, no family correction), or that each lesson's were judged as a family;
-    '' for none."""
+    """'12 verdicts, each alone' (each at 5%, no family correction), or, where some were judged in a family (each
+    pitfalls lesson's, or the answer's stated again), that a Holm p marks them; '' for none."""
     verdicts = [v for s in sentences for v in getattr(s, "verdicts", ())]
     if not verdicts:
         return ""
     held = f"{len(verdicts)} verdict{'' if len(verdicts) == 1 else 's'}"
     if any(v.family > 1 for v in verdicts):
-        return f"{held}, each lesson's judged together (Holm)"
+        return f"{held}, those with a Holm p judged as a family"
     return f"{held}, each alone" if len(verdicts) > 1 else held
 
 
