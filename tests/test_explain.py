@@ -123,12 +123,13 @@ def old_range_rule(a, b):
 
 def test_attribution_arithmetic(tmp_path, capfd):
     excesses = {"default": 10.0, "no-grappler": 6.0, "no-folding": 7.0, "bare": 2.0}
-    rows = [make_row("constant", p, e, spread=0.2, trials=4) for p, e in excesses.items()]
-    rows += [make_row("placeholder", p, 2.0, spread=0.2, trials=4) for p in excesses]
+    # 5 trials: the two parts are one family (Holm), which 4 a side cannot pass.
+    rows = [make_row("constant", p, e, spread=0.2, trials=5) for p, e in excesses.items()]
+    rows += [make_row("placeholder", p, 2.0, spread=0.2, trials=5) for p in excesses]
     (a,) = attributions(rows)
     assert a == pytest.approx({"variant": "constant", "excess_s": 10.0, "grappler_s": 4.0, "folding_s": 3.0,
                                "rest_s": 2.0, "interaction_s": 1.0})
-    report = results("explain", {"batch": 10, "dtype": "float64", "runs": 3, "trials": 4, "seed": 0},
+    report = results("explain", {"batch": 10, "dtype": "float64", "runs": 3, "trials": 5, "seed": 0},
                     tuple(rows), extra={"attribution": [a]})
     path = tmp_path / "hand.json"
     write_doc(report.to_dict(), path)
@@ -140,13 +141,13 @@ def test_attribution_arithmetic(tmp_path, capfd):
     # and no interval for it (the judge's is of the part in seconds). The rest and the interaction: no share.
     assert "constant 10.0 4.00 (40%) 3.00 (30%) 2.00" in said and "(40%, 95% CI" not in said
     assert ("the largest part whose presets' first-run excesses differ is Grappler (default against no-grappler: "
-            "differs (4.00 s, 95% CI 3.80 s to 4.20 s; n=4 and 4, p=0.029)).") in said
+            "differs (4.00 s, 97.5% CI 3.85 s to 4.15 s; n=5 and 5, p=0.0079, Holm p=0.016 over 2)).") in said
     assert "interaction term" not in said and "no part is told apart" not in said
     assert ("With both optimizers off, constant's first-run excess (2.00 s) against placeholder's (2.00 s): no "
-            "difference beyond 500.0 ms (0.0 ms, 95% CI -200.0 ms to 200.0 ms; n=4 and 4, p=1); what remains is "
+            "difference beyond 500.0 ms (0.0 ms, 95% CI -150.0 ms to 150.0 ms; n=5 and 5, p=1); what remains is "
             "about what the fed graph's first run pays too.") in said
     assert ("placeholder: the first run's excess over the later runs, against 2.00 s by default: 2.00 s with "
-            "no-grappler, no difference beyond 500.0 ms (0.0 ms, 95% CI -200.0 ms to 200.0 ms; n=4 and 4, p=1)"
+            "no-grappler, no difference beyond 500.0 ms (0.0 ms, 95% CI -150.0 ms to 150.0 ms; n=5 and 5, p=1)"
             ) in said
     assert "spread" not in said
 
@@ -159,8 +160,9 @@ def test_one_first_run_per_preset_judges_no_part(tmp_path):
     assert ("constant: of the 10.00 s the first run paid over the later runs (default config), Grappler 4.00 s, "
             "constant folding 3.00 s, the rest 2.00 s; no part is told apart (each judged on the first-run excesses "
             "of the two presets it is a difference of): Grappler (default against no-grappler) cannot tell with n=1 "
-            "and 1 (a rank test needs 4 a side) (4.00 s, no 95% CI at this n") in text
-    assert "run with --trials 4 or more." in text
+            "and 1 (a rank test needs 5 a side) (4.00 s, no 97.5% CI at this n") in text
+    # The two parts are the answer's family (Holm): 5 a side, not 4, could tell them.
+    assert "run with --trials 5 or more." in text
     assert "(40%" not in text and "largest part" not in text
     assert ("With both optimizers off, constant's first-run excess (2.00 s) against placeholder's (5.00 s): cannot "
             "tell with n=1 and 1 (a rank test needs 4 a side) (-3.00 s, no 95% CI at this n") in text
@@ -283,11 +285,13 @@ def explain_text(rows, single=None):
 
 def test_folding_share_beside_one_single_threaded_evaluation():
     single = {"status": "ok", "variant": "placeholder", "runs_s": [5.9, 6.0, 6.1]}
-    # Switching folding off changed the first run by 6 s, 4 fresh workers a side that do not overlap.
-    rows = four_presets({"default": 10.0, "no-grappler": 9.0, "no-folding": 4.0, "bare": 1.0}, spread=0.2, trials=4)
+    # Switching folding off changed the first run by 6 s, 5 fresh workers a side that do not overlap (the two parts
+    # are the answer's family: 4 a side could not tell them).
+    rows = four_presets({"default": 10.0, "no-grappler": 9.0, "no-folding": 4.0, "bare": 1.0}, spread=0.2, trials=5)
     text = explain_text(rows, single)
     assert ("constant: switching constant folding off changed the first run by 6.00 s (first-run excesses, default "
-            "against no-folding: differs (6.00 s, 95% CI 5.80 s to 6.20 s; n=4 and 4, p=0.029)); one "
+            "against no-folding: differs (6.00 s, 95% CI 5.85 s to 6.15 s; n=5 and 5, p=0.0079, Holm p=0.016 over "
+            "2)); one "
             "single-threaded evaluation of the network took 6.00 s (median of 3, placeholder, one intra-op and one "
             "inter-op thread).") in text
     assert "common-subexpression elimination" in text
@@ -330,14 +334,14 @@ def test_interaction_is_tabled_with_its_sign_and_never_judged(bare, interaction)
 
 
 def test_a_share_is_given_without_an_interval_and_only_where_the_part_is_bounded():
-    # Grappler's part (0.1 s) on first runs 0.4 s wide, 4 a side: a share, and no interval that is not the share's
+    # Grappler's part (0.1 s) on first runs 0.4 s wide, 5 a side: a share, and no interval that is not the share's
     # (the judge's interval is of the part in seconds; divided by a median excess it would not bound the share).
     text = explain_text(four_presets({"default": 10.0, "no-grappler": 9.9, "no-folding": 4.0, "bare": 3.9},
-                                     spread=0.4, trials=4))
+                                     spread=0.4, trials=5))
     assert "Grappler 100.0 ms (1%)" in text and "(1%, 95% CI -3% to 5%)" not in text
     assert "constant folding 6.00 s (60%)" in text and "(60%, 95% CI 56% to 64%)" not in text
     assert ("the largest part whose presets' first-run excesses differ is constant folding (default against "
-            "no-folding: differs (6.00 s, 95% CI 5.60 s to 6.40 s; n=4 and 4, p=0.029))") in text
+            "no-folding: differs (6.00 s, 97.5% CI 5.70 s to 6.30 s; n=5 and 5, p=0.0079, Holm p=0.016 over 2))") in text
     overlapping = judge((9.8, 10.0, 10.2, 10.4), (9.7, 9.9, 10.1, 10.3), scale="shift")
     assert share_text(0.1, 10.0, overlapping) == "1%"
     assert share_text(1.0, 10.0, judge((9.8, 10.0, 10.2, 10.4), (8.8, 9.0, 9.2, 9.4), scale="shift")) == "10%"
