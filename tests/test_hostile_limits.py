@@ -148,6 +148,16 @@ def test_a_text_graph_nested_past_the_parser_is_one_line(tmp_path, capfd, comman
                                                 f"messages nest deeper than the parser follows)")
 
 
+def test_a_text_graph_the_text_parser_follows_is_refused_past_the_binary_depth(tmp_path, capfd):
+    """40 levels (124 nested messages) parse as text but not back as binary, the form TensorFlow reads; 30 do."""
+    path = tmp_path / "deep.pbtxt"
+    path.write_text('node { name: "c" op: "NoOp" attr { key: "deep" value { ' + nested_funcs(40) + " } } }\n")
+    assert one_line(run_main(capfd, "inspect", path)) == (f"tfgraphs: {path} is not a GraphDef: not valid text "
+                                                          "protobuf (its messages nest deeper than the parser follows)")
+    path.write_text('node { name: "c" op: "NoOp" attr { key: "deep" value { ' + nested_funcs(30) + " } } }\n")
+    assert run_main(capfd, "inspect", path).returncode == 0
+
+
 STRING_GRAPH = ('node { name: "s" op: "Const" attr { key: "dtype" value { type: DT_STRING } } attr { key: "value" '
                 'value { tensor { dtype: DT_STRING tensor_shape { dim { size: 1000000000 } } string_val: "%s" } } } }\n'
                 'node { name: "i" op: "Identity" input: "s" attr { key: "T" value { type: DT_STRING } } }\n')

@@ -634,17 +634,24 @@ def test_the_answer_states_the_judges_verdicts():
     from tfgraphs.findings.pitfalls import answer_and_findings
 
     said = answer_and_findings(_report(_cache((0.09, 0.1001, 0.11), first=1.1, new_fetches=1.1)))[0]
+    # The lesson's two comparisons are one family: the hint names the repeats its first Holm step needs.
     assert said[0] == ("executor-cache, constant: first run 1.10 s against its repeat 100.1 ms, new fetches 1.10 s "
-                       "against theirs 100.1 ms: each cannot tell with n=1 and 3 (no 95% CI); --steps 40.")
+                       f"against theirs 100.1 ms: each cannot tell with n=1 and 3 (no 97.5% CI; Holm p=1 over 2); "
+                       f"--steps {TWO}.")
+    assert "--steps 40" not in said[0] and "95% CI" not in said[0].replace("97.5% CI", "")
     assert "beyond" not in said[0] and "differs" not in said[0]
-    # Two distinct verdicts, a family of two: 40 repeats place neither run, and the hint names what would.
+    # Two distinct verdicts in the lesson's family of three: 40 repeats place neither run, and the hint names what
+    # would.
     said = answer_and_findings(_report(_cache(first=1.1, new_fetches=0.101)))[0]
-    assert said[0].endswith(f"(no 97.5% CI; Holm p=0.83 over 2); --steps {TWO}.") and "--steps 40" not in said[0]
-    assert "differs" not in said[0] and "beyond" not in said[0]
-    said = answer_and_findings(_report(_cache(_spread(TWO), first=1.1, new_fetches=0.101)))[0]
-    assert said[0] == ("executor-cache, constant: first run 1.10 s against its repeat 100.0 ms, differs (x11.0, 97.5% "
-                       f"CI x10.4 to x11.6; n=1 and {TWO}, Holm p=0.049 over 2); new fetches 101.0 ms against theirs "
-                       f"100.0 ms, cannot tell with n=1 and {TWO} (x1.01, 95% CI x0.96 to x1.07; Holm p=0.81 over 2).")
+    assert said[0] == ("executor-cache, constant: first run 1.10 s against its repeat 100.0 ms, cannot tell with n=1 "
+                       "and 40 (no 98.3% CI; Holm p=0.15 over 3); new fetches 101.0 ms against theirs 100.0 ms, cannot "
+                       f"tell with n=1 and 40 (no 98.3% CI; Holm p=1 over 3); --steps {THREE}.")
+    assert "--steps 40" not in said[0] and "differs" not in said[0] and "beyond" not in said[0]
+    said = answer_and_findings(_report(_cache(_spread(THREE), first=1.1, new_fetches=0.101)))[0]
+    assert said[0] == ("executor-cache, constant: first run 1.10 s against its repeat 100.0 ms, differs (x11.0, 98.3% "
+                       f"CI x10.4 to x11.6; n=1 and {THREE}, Holm p=0.0496 over 3); new fetches 101.0 ms against "
+                       f"theirs 100.0 ms, cannot tell with n=1 and {THREE} (x1.01, 97.5% CI x0.96 to x1.07; Holm p=1 "
+                       "over 3).")
     # One run is one sample: never "no difference", however near its repeats.
     assert [v.outcome for v in said[0].verdicts] == ["differs", "cannot tell"] and "beyond" not in said[0]
     aligned = [0.0002 + i * 1e-6 for i in range(8)]
@@ -683,12 +690,18 @@ def test_the_answer_sets_no_step_against_a_folded_fixed_loop():
     (said,) = answer_and_findings(_report(folded))[0]
     assert said.startswith("graph-growth, constant: +2 nodes a step (7 -> 11), a step 515.0 ms; the op made once was "
                            "folded to a constant") and "with the op made once" not in said
-    both = answer_and_findings(_report(_cache(_spread(TWO), first=1.1, new_fetches=1.2)))[0][0]
-    assert ("both differ (x11.0, 97.5% CI x10.4 to x11.6; x12.0, 95% CI x11.4 to x12.7; n=1 and "
-            f"{TWO}).") in both
-    # Against 40 repeats neither differs in a family of two.
+    # Both differing, the lesson's answer is a family of three: 120 repeats place each run.
+    both = answer_and_findings(_report(_cache(_spread(THREE), first=1.1, new_fetches=1.2)))[0][0]
+    assert both == ("executor-cache, constant: first run 1.10 s, new fetches 1.20 s, against repeats of 100.0 ms and "
+                    "100.0 ms: both differ (x11.0, 98.3% CI x10.4 to x11.6; x12.0, 97.5% CI x11.4 to x12.7; n=1 and "
+                    f"{THREE}).")
+    # Against 80 repeats neither differs in that family of three.
+    short = answer_and_findings(_report(_cache(_spread(TWO), first=1.1, new_fetches=1.2)))[0][0]
+    assert short.endswith(f"each cannot tell with n=1 and {TWO} (no 98.3% CI; Holm p=0.074 over 3); --steps {THREE}.")
+    assert "differ " not in short
+    # Against 40 repeats neither differs either.
     few = answer_and_findings(_report(_cache(first=1.1, new_fetches=1.2)))[0][0]
-    assert "differ" not in few and few.endswith(f"; --steps {TWO}.")
+    assert "differ" not in few and few.endswith(f"; --steps {THREE}.")
 
 
 def test_a_saved_lesson_run_without_its_cases_is_refused(tmp_path, capsys):

@@ -5,6 +5,7 @@ import statistics
 from dataclasses import replace
 from pathlib import Path
 
+
 from conftest import run_cli, words
 
 from tfgraphs.findings import compare as why
@@ -51,56 +52,64 @@ def range_rule(a, b):
 
 
 def test_embedded_first_run_stands_out():
-    text = said(row("constant", graph=DATA + 900, first=3.0, later=0.1, build=0.3, peak=20 * DATA),
-                row("placeholder", graph=450, first=0.15, later=0.1))
+    # Five workers a side: the first and later runs are the answer's family of two, which four a side cannot reject.
+    text = said(row("constant", graph=DATA + 900, first=3.0, later=0.1, build=0.3, peak=20 * DATA, trials=5),
+                row("placeholder", graph=450, first=0.15, later=0.1, trials=5))
     assert "The constant GraphDef is up to 8.2 MB, 1.00x the 8.2 MB of X" in text
     assert "The placeholder GraphDef is at most 450 bytes" in text
     assert "First run over median later run: 30.0x (constant), against 1.5x for placeholder" in text
     assert ("First run longer than placeholder's 150.0 ms, paid once before the first "
-            "result: constant 3.00 s, differs (x20.0, 95% CI x20.0 to x20.0; n=4 and 4, p=0.029)") in text
-    assert ("Building against placeholder's 1.0 ms: constant 300.0 ms, differs (x300, 95% CI x300 to x300; n=4 and "
-            "4, p=0.029); resident memory grew by 1.0x the bytes of X: about the size of the 1 copy of X that the "
+            "result: constant 3.00 s, differs (x20.0, 97.5% CI x20.0 to x20.0; n=5 and 5, p=0.0079, Holm p=0.016 "
+            "over 2)") in text
+    assert ("Building against placeholder's 1.0 ms: constant 300.0 ms, differs (x300, 95% CI x300 to x300; n=5 and "
+            "5, p=0.0079); resident memory grew by 1.0x the bytes of X: about the size of the 1 copy of X that the "
             "GraphDef's Const tensors hold.") in text
     assert ("Creating the session took at most 1.0 ms in every worker, under 5% of the shortest first run of any "
             "worker (150.0 ms)") in text
-    assert ("Peak memory against placeholder's 81.9 MB: constant 163.8 MB, differs (x2.00, 95% CI x2.00 to x2.00; n=4 and 4, "
-            "p=0.029); a difference of 81.9 MB (constant) (+10.0x (constant) the 8.2 MB of X).") in text
+    assert ("Peak memory against placeholder's 81.9 MB: constant 163.8 MB, differs (x2.00, 95% CI x2.00 to x2.00; n=5 and 5, "
+            "p=0.0079); a difference of 81.9 MB (constant) (+10.0x (constant) the 8.2 MB of X).") in text
     assert "copies of X to memory" not in text
     assert "up to batch 262,143" in text
 
 
 def test_overlapping_first_runs_are_not_called_longer():
-    # Four fresh workers a side whose first runs interleave: the rank test finds nothing, and n=4 bounds no interval
+    # Five fresh workers a side whose first runs interleave: the rank test finds nothing, and n=5 bounds no interval
     # inside x0.8 to x1.25 here, so neither "longer" nor "about as long" is said.
-    text = said(row("constant", graph=DATA + 900, first=0.18, later=0.1, session=0.5, firsts=[0.14, 0.17, 0.19, 0.25]),
-                row("placeholder", graph=450, first=0.15, later=0.1, session=0.5, firsts=[0.13, 0.15, 0.16, 0.22]))
-    assert ("First run against placeholder's 150.0 ms: constant 180.0 ms, cannot tell "
-            "with n=4 and 4 (x1.13, 95% CI x0.63 to x1.93; p=0.49).") in text
+    text = said(row("constant", graph=DATA + 900, first=0.182, later=0.1, session=0.5, trials=5,
+                    firsts=[0.14, 0.17, 0.182, 0.19, 0.25]),
+                row("placeholder", graph=450, first=0.15, later=0.1, session=0.5, trials=5,
+                    firsts=[0.13, 0.15, 0.16, 0.2, 0.22]))
+    assert ("First run against placeholder's 150.0 ms: constant 182.0 ms, cannot tell "
+            "with n=5 and 5 (x1.13, 97.5% CI x0.70 to x1.67; p=0.69, Holm p=1 over 2).") in text
     assert "First run longer" not in text and "paid once" not in text and "about as long as placeholder's 150" not in text
-    assert "--trials 4" not in text                   # four a side is enough for the test; the data decide
+    assert "--trials" not in text      # five a side is enough for a family of two; the data decide
     assert "Creating the session" not in text        # 0.5 s is not negligible against a 0.15 s first run
     assert "Building against placeholder's 1.0 ms: constant 1.0 ms, no difference" in text
-    # Non-overlapping first runs, four a side: longer, though each side's range is wider than the medians' distance.
-    a, b = [0.16, 0.173, 0.187, 0.2], [0.13, 0.14, 0.145, 0.155]
+    # Non-overlapping first runs, five a side: longer, though each side's range is wider than the medians' distance.
+    a, b = [0.16, 0.17, 0.18, 0.19, 0.2], [0.13, 0.14, 0.145, 0.15, 0.155]
     assert not range_rule(a, b)
-    text = said(row("constant", graph=DATA + 900, first=0.18, later=0.1, firsts=a),
-                row("placeholder", graph=450, first=0.1425, later=0.1, firsts=b))
-    assert "First run longer than placeholder's 142.5 ms" in text and ", differs (x" in text
+    text = said(row("constant", graph=DATA + 900, first=0.18, later=0.1, firsts=a, trials=5),
+                row("placeholder", graph=450, first=0.145, later=0.1, firsts=b, trials=5))
+    assert ("First run longer than placeholder's 145.0 ms, paid once before the first result: constant 180.0 ms, "
+            "differs (x1.24, 97.5% CI x1.06 to x1.47; n=5 and 5, p=0.0079, Holm p=0.016 over 2)") in text
 
 
 def test_first_runs_of_one_worker_each_cannot_tell():
     # 3.0 s against 0.15 s, but one first run a side is one sample of a fresh worker: no test can tell at n=1.
     text = said(row("constant", graph=DATA + 900, first=3.0, later=0.1, trials=1),
                 row("placeholder", graph=450, first=0.15, later=0.1, trials=1))
-    assert ("First run against placeholder's 150.0 ms: constant 3.00 s: cannot tell with "
-            "n=1 and 1 (a rank test needs 4 a side); run with --trials 4 or more to tell.") in text
+    # In the answer's family of two the test runs at 2.5%, where a rank test needs five a side.
+    assert sentence(text, "First run against").startswith("First run against placeholder's 150.0 ms: constant 3.00 s: "
+                                                           "cannot tell with n=1 and 1 (a rank test needs 5 a side)")
+    assert "needs 4 a side" not in sentence(text, "First run against")
     assert "longer" not in text and "paid once" not in text and "First run over median later run" not in text
     # A side with four first runs against one with one: still cannot tell, and the counts are said as they are.
     mixed = said(row("constant", graph=DATA + 900, first=3.0, later=0.1, trials=1),
                  row("placeholder", graph=450, first=0.15, later=0.1, trials=4, first_range=0.01))
-    # One first run is placed among the other side's only from 40 of them; four a side is what --trials gives.
-    assert ("First run against placeholder's 150.0 ms: constant 3.00 s: cannot tell with n=1 and 4 (one run is placed "
-            "among repeats only from 40 of them); run with --trials 4 or more to tell.") in mixed
+    # One first run is placed among the other side's only from 80 of them at 2.5%, the level of a family of two.
+    assert sentence(mixed, "First run against").startswith(
+        "First run against placeholder's 150.0 ms: constant 3.00 s: cannot tell with n=1 and 4 (one run is placed "
+        "among repeats only from 80 of them)")
     assert "paid once" not in mixed and "no difference" not in mixed and "needs 4 a side" not in mixed
 
 
@@ -113,40 +122,49 @@ def test_three_fresh_workers_a_side_cannot_tell_even_apart():
     text = said(row("numpy", graph=DATA + 900, first=0.808, later=0.1, firsts=numpy),
                 row("placeholder", graph=450, first=0.187, later=0.1, firsts=placeholder))
     assert ("First run against placeholder's 187.0 ms: numpy 808.0 ms: cannot tell with "
-            "n=3 and 3 (a rank test needs 4 a side)") in text and "--trials 4" in text
+            "n=3 and 3 (a rank test needs 5 a side)") in text
     assert "no difference" not in sentence(text, "First run against")
     assert "longer" not in text
-    # A fourth worker a side, still apart: now the test tells.
-    text = said(row("numpy", graph=DATA + 900, first=0.808, later=0.1, firsts=numpy + [0.9]),
+    # Four workers a side cannot reject in the answer's family of two; a fifth, still apart: now the test tells.
+    four = said(row("numpy", graph=DATA + 900, first=0.808, later=0.1, firsts=numpy + [0.9]),
                 row("placeholder", graph=450, first=0.187, later=0.1, firsts=placeholder + [0.2]))
-    assert "First run longer than placeholder's" in text and "n=4 and 4, p=0.029" in text
+    assert ("First run against placeholder's 187.0 ms: numpy 808.0 ms: cannot tell with n=4 and 4 (a rank test needs "
+            "5 a side); run with --trials 5 or more to tell.") in four
+    assert "First run longer" not in four
+    text = said(row("numpy", graph=DATA + 900, first=0.808, later=0.1, firsts=numpy + [0.9, 1.0], trials=5),
+                row("placeholder", graph=450, first=0.187, later=0.1, firsts=placeholder + [0.2, 0.21], trials=5))
+    assert ("First run longer than placeholder's 187.0 ms, paid once before the first result: numpy 808.0 ms, differs "
+            "(x4.32, 97.5% CI x1.91 to x6.29; n=5 and 5, p=0.0079, Holm p=0.016 over 2)") in text
 
 
 def test_later_runs_and_remedy():
-    text = said(row("constant", graph=DATA + 900, first=3.0, later=0.01),
-                row("placeholder", graph=450, first=0.15, later=0.1),
-                row("variable", graph=1300, first=0.1, later=0.08, init=0.02))
+    text = said(row("constant", graph=DATA + 900, first=3.0, later=0.01, trials=5),
+                row("placeholder", graph=450, first=0.15, later=0.1, trials=5),
+                row("variable", graph=1300, first=0.1, later=0.08, init=0.02, trials=5))
     # One median later run a worker: the variants ran in different workers.
     assert ("Later runs shorter than placeholder's 100.0 ms median: constant 10.0 ms, differs (x0.10, 95% CI x0.10 to "
-            "x0.10; n=4 and 4, p=0.029)") in text
+            "x0.10; n=5 and 5, p=0.0079, Holm p=0.016 over 2)") in text
     assert ("variable's init, the session's first run (the initializer, fed X), took 20.0 ms once; its later runs "
             "need no feed and took 80.0 ms median against placeholder's 100.0 ms: less, differs (x0.80, 95% CI x0.80 "
-            "to x0.80; n=4 and 4, p=0.029)") in text
+            "to x0.80; n=5 and 5, p=0.0079)") in text
 
 
 def test_later_runs_within_the_margin_are_called_the_same_and_few_cannot_tell():
-    text = said(row("constant", graph=DATA + 900, first=3.0, later=0.101, peak=int(10.3 * DATA), later_range=0.01),
-                row("placeholder", graph=450, first=0.15, later=0.1, later_range=0.01),
-                row("variable", graph=1300, first=0.1, later=0.1, init=0.02, later_range=0.004))
+    text = said(row("constant", graph=DATA + 900, first=3.0, later=0.101, peak=int(10.3 * DATA), later_range=0.01,
+                    trials=5),
+                row("placeholder", graph=450, first=0.15, later=0.1, later_range=0.01, trials=5),
+                row("variable", graph=1300, first=0.1, later=0.1, init=0.02, later_range=0.004, trials=5))
     assert ("Once the first run is paid, later runs take about as long as placeholder's 100.0 ms median: constant "
-            "101.0 ms, no difference beyond 25% (x1.01, 95% CI") in text
-    assert "against placeholder's 100.0 ms: no difference beyond 25% (x1.00, 95% CI" in text
+            "101.0 ms, no difference beyond 25% (x1.01, 95% CI x0.93 to x1.09; n=5 and 5, p=0.69, Holm p=0.69 over "
+            "2).") in text
+    assert ("against placeholder's 100.0 ms: no difference beyond 25% (x1.00, 95% CI x0.95 to x1.06; n=5 and 5, "
+            "p=1)") in text
     # The same medians from three workers a side: no interval at this n, so "about as long" is not said.
     few = said(row("constant", graph=DATA + 900, first=3.0, later=0.101, trials=3, later_range=0.01),
                row("placeholder", graph=450, first=0.15, later=0.1, trials=3, later_range=0.01))
     assert "about as long" not in few and "no difference" not in sentence(few, "Later runs")
     assert ("Later runs against placeholder's 100.0 ms median: constant 101.0 ms: cannot tell with n=3 and 3 (a rank "
-            "test needs 4 a side)") in few and "run with --trials 4 or more to tell" in few
+            "test needs 5 a side)") in few
 
 
 def test_one_slow_later_run_does_not_hide_a_difference():
@@ -161,11 +179,12 @@ def test_one_slow_later_run_does_not_hide_a_difference():
 
 
 def test_later_differences_are_named_with_their_interval():
-    text = said(row("constant", graph=DATA + 900, first=3.0, later=0.104, later_range=0.002),
-                row("placeholder", graph=450, first=0.15, later=0.1, later_range=0.002),
-                row("variable", graph=1300, first=0.1, later=0.095, init=0.02, later_range=0.002))
-    assert "Later runs longer than placeholder's 100.0 ms median: constant 104.0 ms, differs (x1.04, 95% CI" in text
-    assert "against placeholder's 100.0 ms: less, differs (x0.95, 95% CI" in text
+    text = said(row("constant", graph=DATA + 900, first=3.0, later=0.104, later_range=0.002, trials=5),
+                row("placeholder", graph=450, first=0.15, later=0.1, later_range=0.002, trials=5),
+                row("variable", graph=1300, first=0.1, later=0.095, init=0.02, later_range=0.002, trials=5))
+    assert ("Later runs longer than placeholder's 100.0 ms median: constant 104.0 ms, differs (x1.04, 95% CI x1.02 to "
+            "x1.06; n=5 and 5, p=0.0079, Holm p=0.016 over 2)") in text
+    assert "against placeholder's 100.0 ms: less, differs (x0.95, 95% CI x0.93 to x0.97; n=5 and 5, p=0.0079)" in text
 
 
 def test_peaks_are_the_same_only_within_the_allocators_slack_and_on_enough_workers():
@@ -266,3 +285,12 @@ def test_a_summed_page_opens_with_what_folding_did(tmp_path):
     assert "In constant (sum), constant folding replaced the network" in head
     shows = proc.stdout.split("What the summed runs show:", 1)
     assert len(shows) == 1 or "constant folding replaced the network" not in shows[1]
+
+
+def test_the_hint_names_the_workers_the_family_needs():
+    text = said(row("constant", graph=DATA + 900, first=3.0, later=0.1, trials=1),
+                row("placeholder", graph=450, first=0.15, later=0.1, trials=1))
+    assert ("First run against placeholder's 150.0 ms: constant 3.00 s: cannot tell with n=1 and 1 (a rank test needs "
+            "5 a side); run with --trials 5 or more to tell.") in text
+    assert ("Later runs against placeholder's 100.0 ms median: constant 100.0 ms: cannot tell with n=1 and 1 (a rank "
+            "test needs 5 a side); run with --trials 5 or more to tell.") in text

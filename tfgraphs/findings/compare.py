@@ -1,13 +1,12 @@
-"""compare's findings: its one view of the results' rows (which variants hold X in their graph, which are fed it),
-the measures and verdicts they share, resident memory in units of X's bytes, and each finding as a named function;
-the headline ones open the page, the rest are its findings."""
+"""compare's findings: one view of the results' rows (which variants hold X in their graph, which are fed it), the
+measures and verdicts they share, memory in X's bytes, each finding a named function (headlines open the page)."""
 
 import math
 import statistics
 from dataclasses import dataclass, replace
 
 from tfgraphs.findings.evidence import FINDINGS, answer_then_findings, finding, has, judged
-from tfgraphs.records.judge import CANNOT_TELL, FEWEST, RANK_SUM, judge, ratio
+from tfgraphs.records.judge import CANNOT_TELL, fewest_a_side, judge, ratio
 from tfgraphs.spec import network
 from tfgraphs.spec.network import VARIANTS
 from tfgraphs.spec.options import later_runs_option
@@ -188,8 +187,9 @@ def pooled_verdict(rows, base, name):
 
 
 def too_few(verdicts):
-    """True when a side of some verdict has fewer samples than its test needs to say "differs"."""
-    return any(min(v.n_a, v.n_b) < FEWEST[v.method] for v in verdicts)
+    """True when no outcome of some verdict's test, at its n and level, could say "differs"."""
+    return any(v.need for v in verdicts)
+
 
 
 def verdict_text(v, unit=None):
@@ -332,7 +332,7 @@ def first_run_line(view):
     if not (_paired(view) and view.paired):
         return []
     pooled = pooled_verdict(view.embedded, view.base, "first_runs_s")
-    return [_line("First run, embedded vs fed: ", {"embedded": pooled}, f"--trials {FEWEST[RANK_SUM]}")]
+    return [_line("First run, embedded vs fed: ", {"embedded": pooled}, f"--trials {fewest_a_side([pooled])}")]
 
 
 @finding("compare.folded", ("folded",), headline=True,
@@ -354,8 +354,9 @@ def later_line(view):
     """The judge's verdict on the embedded later runs that computed the network against the fed one's."""
     if not (_paired(view) and not _folded(view.whole) and view.base is not None and _computed(view)):
         return []
-    return [_line("Later runs vs fed: ", {"embedded": pooled_verdict(_computed(view), view.base, "later_medians_s")},
-                  f"{later_runs_option(view.results.config)} {FEWEST[RANK_SUM]}")]
+    pooled = pooled_verdict(_computed(view), view.base, "later_medians_s")
+    option = f"{later_runs_option(view.results.config)} {fewest_a_side([pooled])}"
+    return [_line("Later runs vs fed: ", {"embedded": pooled}, option)]
 
 
 @finding("compare.remedy", ("runs_s", "graph_bytes"), headline=True,
@@ -455,7 +456,7 @@ def first_run(view):
     ratios = (f"First run over median later run: {each(computed, lambda r: f'{r.first_run_s / r.later_median_s:.1f}x')}"
               f", against {base.first_run_s / base.later_median_s:.1f}x for {base.variant}. " if computed else "")
     unknown = [verdict for _, verdict in firsts.get("cannot tell", [])]
-    more = f"; run with --trials {FEWEST[RANK_SUM]} or more to tell" if too_few(unknown) else ""
+    more = f"; run with --trials {fewest_a_side(unknown)} or more to tell" if too_few(unknown) else ""
     forms = {"larger": (f"{ratios}First run longer than {against}, paid once before the first result: ",
                         "; `tfgraphs explain` shows what it is spent on."),
              "smaller": (f"First run shorter than {against}: ", "."),
@@ -476,8 +477,9 @@ def later_runs(view):
         return []
     later = by_outcome(_computed(view), lambda r: pooled_verdict((r,), base, "later_medians_s"))
     against = f"{base.variant}'s {fmt_s(base.later_median_s)} median"
-    more = (f"; run with {later_runs_option(view.results.config)} {FEWEST[RANK_SUM]} or more to tell"
-            if too_few([verdict for _, verdict in later.get("cannot tell", [])]) else "")
+    unknown = [verdict for _, verdict in later.get("cannot tell", [])]
+    more = (f"; run with {later_runs_option(view.results.config)} {fewest_a_side(unknown)} or more to tell"
+            if too_few(unknown) else "")
     forms = {"larger": (f"Later runs longer than {against}: ", "; `tfgraphs explain` traces which ops still run."),
              "smaller": (f"Later runs shorter than {against}: ", "; `tfgraphs explain` traces which ops still run."),
              "same": (f"Once the first run is paid, later runs take about as long as {against}: ", "."),

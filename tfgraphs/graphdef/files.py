@@ -27,6 +27,7 @@ HEAD_BYTES = 4096   # read first, to refuse a file that cannot be protobuf befor
 # backslash escape (\000 or \x00: 137 times a text made only of them). Rounded up.
 TEXT_BYTES_PER_CHAR = 6
 TEXT_BYTES_PER_ESCAPE = 560
+TOO_DEEP = "not valid text protobuf (its messages nest deeper than the parser follows)"
 
 
 def protos():
@@ -105,11 +106,26 @@ def _parse(data, cls, text, text_format, message, path):
                          f"free some, or raise this process's limit (ulimit -v)") from None
     except RecursionError:
         # Python's text parser recurses once a nested message; binary parsing stops at protobuf's own depth limit.
-        return None, "not valid text protobuf (its messages nest deeper than the parser follows)"
+        return None, TOO_DEEP
     except (message.DecodeError, text_format.ParseError, UnicodeDecodeError, ValueError) as exc:
         reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         return None, ("not valid text protobuf" if text else "not valid binary protobuf") + f" ({reason[:150]})"
+    if text and not _reads_back(proto, cls, message, path):
+        return None, TOO_DEEP
     return proto, None
+
+
+def _reads_back(proto, cls, message, path):
+    """Whether proto, parsed from text, reads back from binary protobuf, the form TensorFlow reads a graph in."""
+    # Binary parsing stops at protobuf's depth limit (100 nested messages), which the text parser may pass.
+    try:
+        cls.FromString(proto.SerializeToString())
+    except (message.DecodeError, message.EncodeError):
+        return False
+    except MemoryError:
+        raise UsageError(f"{path}: ran out of memory while reading it back as binary protobuf; free some, "
+                         "or raise this process's limit (ulimit -v)") from None
+    return True
 
 
 def _check(graph_def):

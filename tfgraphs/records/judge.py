@@ -119,6 +119,15 @@ def fewest(method, level=ALPHA):
     return k
 
 
+def fewest_a_side(verdicts):
+    """The fewest samples on each rank-sum verdict's smaller side (its larger side as many times as now) with which it
+    could say "differs" at its level: 4 alone, 5 a side in a family of two; never fewer than 4."""
+    def enough(v, t):
+        k = max(1, v.n_a // max(v.n_b, 1))
+        return 2 / math.comb((k + 1) * t, t) < v.level
+    return max((next(t for t in range(FEWEST[RANK_SUM], 10**4) if enough(v, t)) for v in verdicts),
+               default=FEWEST[RANK_SUM])
+
 def _with_u(m, n, u):
     """m and n distinct values whose U (pairs where the first sample's value is the larger) is u."""
     b = np.arange(n, dtype=float)
