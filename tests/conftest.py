@@ -102,6 +102,11 @@ def words(text):
     return " ".join(text.split())
 
 
+def interruptible():
+    """In a child a test sends SIGINT to: take it as a terminal's Ctrl-C, whatever disposition this process passed on."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def run_cli(*args, timeout=600):
     """Run `python -m tfgraphs ARGS`; return the CompletedProcess (text)."""
     return subprocess.run([sys.executable, "-m", "tfgraphs", *map(str, args)], capture_output=True, text=True,

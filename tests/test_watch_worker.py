@@ -10,6 +10,7 @@ import textwrap
 import numpy as np
 import pytest
 
+from conftest import interruptible
 from tfgraphs.machine import installed_tf_version
 
 MIN_BYTES = 1000
@@ -212,7 +213,8 @@ with tf.Session() as sess:
 def test_ctrl_c_exits_130_and_keeps_what_was_seen(tmp_path):
     script, marks = write_script(tmp_path, "sleepy.py", SLEEPING_SCRIPT)
     out = tmp_path / "doc.json"
-    child = subprocess.Popen(watch_command(script, out), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    child = subprocess.Popen(watch_command(script, out), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             preexec_fn=interruptible)
     try:
         assert child.stdout.readline() == "ready\n"
         child.send_signal(signal.SIGINT)

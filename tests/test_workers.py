@@ -12,7 +12,7 @@ from dataclasses import replace
 import psutil
 import pytest
 
-from conftest import WORKERS, run_main, running
+from conftest import WORKERS, interruptible, run_main, running
 from tfgraphs import processes
 
 SEED = ["-m", "tfgraphs.worker.network", "--variant", "placeholder", "--batch", "10"]
@@ -160,12 +160,17 @@ def _all_gone(pids, seconds=10):
 def test_the_commands_end_while_a_forked_worker_measures_leaves_no_process(sig, own_servers):
     proc = subprocess.Popen([sys.executable, "-m", "tfgraphs", "compare", "--batch", "20", "--runs", "1000000",
                              "--trials", "1", "--variants", "placeholder", "--quiet"], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+                            stderr=subprocess.DEVNULL, preexec_fn=interruptible)
     try:
         pids = _forked_worker_of(proc)
     finally:
         proc.send_signal(sig)
-        proc.wait(60)
+        try:
+            proc.wait(60)
+        except subprocess.TimeoutExpired:   # the signal did not end it: end it, so the test leaves nothing behind
+            proc.kill()
+            proc.wait()
+            raise
     assert _all_gone(pids)
 
 
