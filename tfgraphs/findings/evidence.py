@@ -5,7 +5,7 @@ it, and each sentence it says keeps its kind, evidence and the judge's verdicts.
 from dataclasses import dataclass, fields
 from typing import Callable
 
-from tfgraphs.records.judge import ALPHA, CANNOT_TELL, RANK_SUM, adjusted, fewest
+from tfgraphs.records.judge import CANNOT_TELL, adjusted, fewest_a_side
 
 
 class Sentence(str):
@@ -30,10 +30,9 @@ def judged(text, *verdicts):
 def more_trials(*verdicts, option="--trials"):
     """'; run with --trials 4 or more' when a verdict could not tell for too few samples a side, else ''; option names
     the workers that give those samples (--full-trials for later runs where only the full trials run them)."""
-    # In a family of k verdicts (Holm) the first has to reject at ALPHA / k: 4 a side alone, 5 in a family of two.
-    least = fewest(RANK_SUM, min((ALPHA / v.family for v in verdicts), default=ALPHA))
-    short = any(v.outcome == CANNOT_TELL and min(v.n_a, v.n_b) < least for v in verdicts)
-    return f"; run with {option} {least} or more" if short else ""
+    # At each verdict's own level: 4 a side alone, 5 in a family of two (Holm), as the judge counts them.
+    short = [v for v in verdicts if v.outcome == CANNOT_TELL and v.need]
+    return f"; run with {option} {fewest_a_side(short)} or more" if short else ""
 
 
 def has(row, names):

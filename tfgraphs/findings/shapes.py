@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 
 from tfgraphs.findings.cases import short_s
 from tfgraphs.findings.evidence import FINDINGS, answer_then_findings, finding, has, judged, sentences_of
-from tfgraphs.records.judge import DISTURBED, FEWEST, RANK_SUM, SIGNED_RANK
+from tfgraphs.records.judge import DISTURBED, FEWEST, RANK_SUM, SIGNED_RANK, fewest_a_side
 from tfgraphs.records.shapes import (CONTROL, CONTROL_PASSES, across, control_verdict, costs_by_mode, extra,
                                      first_workers, judge, new_khz, run_cost, seen_khz, split, timed, workers_of)
 from tfgraphs.spec.shapes import AUTOTUNE, SWITCH_NAMES
@@ -43,10 +43,10 @@ ON_OFF = "one median a worker, the workers with it on against those with it off"
 
 
 def more_workers(*verdicts):
-    """'; run with --trials 4 or more to tell' where a comparison across workers had fewer than 4 a side."""
-    if any(min(v.n_a, v.n_b) < FEWEST[RANK_SUM] for v in verdicts):
-        return f"; run with --trials {FEWEST[RANK_SUM]} or more to tell"
-    return ""
+    """'; run with --trials 4 or more to tell' where a comparison across workers had too few a side to tell at its
+    level (5 in a family of two)."""
+    short = [v for v in verdicts if v.method == RANK_SUM and v.need]
+    return f"; run with --trials {fewest_a_side(short)} or more to tell" if short else ""
 
 
 @dataclass(frozen=True)
