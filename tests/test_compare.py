@@ -34,6 +34,25 @@ def test_envelope(compare_json):
     assert doc["machine"]["cpu_count"] >= 1 and "/physical_device:CPU:0" in doc["machine"]["devices"]
 
 
+def test_a_feed_cost_in_a_family_names_the_workers_its_level_needs(compare_json):
+    from tfgraphs.findings import remote
+    from tfgraphs.records.judge import adjusted, fewest_a_side, judge
+
+    # The real run's placeholder (fed per run) against variable (loaded once), judged in a family of two: at Holm's
+    # 2.5% four workers a side cannot tell, and the sentence asks the judge how many can, not a fixed 4.
+    rows = {r.variant: r for r in load(compare_json[1]).rows}
+    fed, once = rows["placeholder"], rows["variable"]
+    family = [judge(fed.later_medians_s, once.later_medians_s), judge(rows["numpy"].later_medians_s,
+                                                                      once.later_medians_s)]
+    with adjusted(family):
+        (said,) = remote.sentences_of_rows([remote.feed_cost], [fed, once])
+        (verdict,) = said.verdicts
+    assert (verdict.n_a, verdict.n_b, verdict.family) == (4, 4, 2) and verdict.need
+    assert said.endswith(f"cannot tell with n=4 and 4{verdict.need}; run with --trials {fewest_a_side([verdict])} or "
+                         f"more to tell.")
+    assert fewest_a_side([verdict]) == 5
+
+
 def test_graph_sizes(compare_json):
     r = rows(compare_json[1])
     for name in ("numpy", "constant"):

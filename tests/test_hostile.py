@@ -67,7 +67,7 @@ CASES = [
     (["report", "/dev/zero"], "is not a regular file"),
     (["report", "{tmp}/folder"], "is not a regular file"),
     (["report", "{tmp}/deep.json"], "nested too deeply"),
-    (["report", "{tmp}/digits.json"], "digits.json: it holds the number 99999999999999999999"),
+    (["report", "{tmp}/digits.json"], "digits.json: config.batch is 99999999999999999999"),
     (["report", "{tmp}/no-graph-bytes.json"], "no-graph-bytes.json: row 'numpy' has no graph_bytes"),
     (["report", "{tmp}/runs-abc.json"], "runs-abc.json: Row.runs_s is 'abc', not a list"),
     (["report", "{tmp}/variants-hello.json"], "variants-hello.json: variants is 'hello', not a list"),

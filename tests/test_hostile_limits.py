@@ -294,7 +294,7 @@ def test_lab_start_on_a_full_disk_leaves_no_folder(tmp_path, monkeypatch, capfd)
     assert os.listdir(tmp_path) == []
     monkeypatch.undo()
     assert run_main(capfd, "lab", "start", "7", target).returncode == 0   # the retry finds nothing in its way
-    assert sorted(os.listdir(target)) == sorted(labs.FILES)
+    assert sorted(os.listdir(target)) == sorted(labs.COPIED)
 
 
 def test_unembed_on_a_full_disk_is_one_line(tmp_path, capfd):

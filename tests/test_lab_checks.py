@@ -1,6 +1,7 @@
 """Every lab check fails plausible wrong solutions and passes right ones written differently (run in-process)."""
 
 import functools
+import io
 import statistics
 from pathlib import Path
 
@@ -8,6 +9,7 @@ import pytest
 
 from tfgraphs.labs import observed, rerun, under_watch
 from tfgraphs.labs.checking import load, run_check
+from tfgraphs.labs.verdicts import SEEN_CHARS, print_outcomes
 
 TESTS = Path(__file__).resolve().parent
 VARIANTS = TESTS / "lab_variants"
@@ -124,6 +126,15 @@ HINTS = [
      "not what you expected"),
     (5, observed.answer_is_what_your_run_shows, "lab5_wrong_too_few", "n=3 and 3: a rank test needs 4 a side",
      "ROUNDS of at least 4"),
+    # A wrong warm_up fails the check of first_request_seconds too: its hint names the check it depends on.
+    (5, observed.measures_both_first_requests, "lab5_wrong_warms_features", "the warmed one 1;",
+     "this check depends on the one that warm_up runs what serve() runs"),
+    # Ops made after the session's first run reach the judge's graph: an update colocated with a variable made before.
+    (6, observed.graph_does_not_grow, "starter", "114 ops after 2 steps, 432 after 8", "count its operations"),
+    (3, rerun.const_bytes_match, "starter", "got 4,000, not the bytes the sample's Consts expand to", "step 3 names"),
+    (3, rerun.max_batch_matches_tensorflow, "starter", "not the largest batch TensorFlow accepts: float64: 262,144",
+     "make_tensor_proto"),
+    (4, observed.one_shape_only, "starter", "the convolution saw 7 shapes, 4 of them: [", "The seen line gives"),
     (7, under_watch.embeds_no_array, "starter", "Const 'MatVec/MatMul/a' of 5,120,078 bytes (float64 20000x32) in the "
      "graph (line 60)", "straight to an op"),
     (7, under_watch.embeds_no_array, "lab7_wrong_variable_from_array", "Const 'Variable/Initializer/initial_value' of "
@@ -151,6 +162,17 @@ def test_each_wrong_solution_is_told_what_was_seen_and_the_likely_mistake(lab, c
     assert not outcome.passed and seen in outcome.detail and hint in outcome.hint, outcome
     # One line of what was seen: never TensorFlow's stack of the op, nor the checker's traceback.
     assert "\n" not in outcome.detail and "Traceback" not in outcome.detail and len(outcome.detail) < 600
+
+
+def test_a_long_seen_line_is_cut_and_says_how_long_it_was():
+    # The starter's session_config switches nothing: every field of three combinations differs.
+    outcome = judged(2, rerun.configs_match, "starter")
+    out = io.StringIO()
+    print_outcomes(2, [outcome], out)
+    seen = out.getvalue().splitlines()[1]
+    assert len(outcome.detail) > SEEN_CHARS and seen.startswith("      seen: grappler=")
+    assert seen.endswith(f" ... ({SEEN_CHARS} of {len(outcome.detail):,} characters shown)")
+    assert len(seen) < SEEN_CHARS + 60
 
 
 def test_no_step_or_hint_of_lab_2_names_the_statistic_its_check_asks_for():

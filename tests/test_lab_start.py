@@ -5,6 +5,7 @@ and to show that a notebook that fails to import leaves one line on stderr of a 
 """
 
 import io
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -15,7 +16,8 @@ from conftest import run_cli, run_main
 from tfgraphs.labs import LABS
 
 COURSE = Path(__file__).resolve().parent.parent / "tfgraphs" / "labs" / "course"
-FILES = ["README.md", "starter.ipynb", "starter.py"]
+FILES = ["README.md", "course.md", "starter.ipynb", "starter.py"]
+LINK = re.compile(r"\]\(([^)\s#]*)(?:#[^)\s]*)?\)")
 
 
 def run_in(folder, monkeypatch, capfd, *args):
@@ -28,10 +30,25 @@ def test_start_copies_the_lab(tmp_path):
     proc = run_cli("lab", "start", 2, tmp_path / "mine")
     assert proc.returncode == 0, proc.stderr
     assert sorted(p.name for p in (tmp_path / "mine").iterdir()) == FILES
-    for name in FILES:
+    for name in ("starter.py", "starter.ipynb"):
         assert (tmp_path / "mine" / name).read_bytes() == (COURSE / "2-first-run" / name).read_bytes()
     assert proc.stdout.splitlines() == [str(tmp_path / "mine" / name) for name in ("README.md", "starter.py",
-                                                                                     "starter.ipynb")]
+                                                                                     "starter.ipynb", "course.md")]
+
+
+@pytest.mark.parametrize("number", sorted(LABS))
+def test_every_link_of_a_copied_page_opens_a_copied_file(tmp_path, number):
+    from tfgraphs.labs import start
+
+    start(number, tmp_path)
+    sheet, course = (tmp_path / name for name in ("README.md", "course.md"))
+    for page in (sheet, course):
+        targets = [t for t in LINK.findall(page.read_text()) if "://" not in t]
+        assert targets and all((tmp_path / t).is_file() for t in targets), (page.name, targets)
+    # The course page is the shipped one but for its links; the sheet links it, and it links the sheet back.
+    assert "](course.md)" in sheet.read_text() and "](README.md)" in course.read_text()
+    shipped = (COURSE / "README.md").read_text()
+    assert re.sub(r"\]\([^)]*\)|[\[\]]", "", course.read_text()) == re.sub(r"\]\([^)]*\)|[\[\]]", "", shipped)
 
 
 def test_start_defaults_to_lab_n(tmp_path, monkeypatch, capfd):
@@ -75,7 +92,7 @@ def test_list_says_how_to_start(capfd):
     assert proc.returncode == 0
     lines = proc.stdout.splitlines()
     assert lines[:len(LABS)] == [f"{n}. {title}" for n, title in LABS.items()]
-    assert lines[len(LABS)].startswith("Start lab N: `tfgraphs lab start N` copies its sheet, starter.py and")
+    assert lines[len(LABS)].startswith("Start lab N: `tfgraphs lab start N` copies its sheet, its two starters and")
     assert lines[-1].startswith("Grade a class: `tfgraphs lab check N FOLDER`")
     assert max(map(len, lines)) <= 100
 

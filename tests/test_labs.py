@@ -238,3 +238,18 @@ def test_lab5_try_it_alternates_after_a_thrown_away_session_and_prints_the_judge
 
     assert lines[2] == f"first request, cold against warm: {judge(cold, warm).says()}"
     assert lines[2].split(": ", 1)[1].startswith(("differs (", "no difference beyond 25% (", "cannot tell with n="))
+
+
+def test_checks_judged_on_one_build_build_it_once(tmp_path):
+    from tfgraphs.labs.observed import BATCHES, LENGTHS
+
+    calls = tmp_path / "calls"
+    path = tmp_path / "lab4.py"
+    path.write_text((ROOT / "tests" / "lab_solutions" / "lab4.py").read_text()
+                    + f"\n\n_built = blocked_conv1d\n\n\ndef blocked_conv1d(x, filters, block_len):\n"
+                      f"    with open({str(calls)!r}, 'a') as f:\n        f.write('.')\n"
+                      f"    return _built(x, filters, block_len)\n")
+    code, out = check(4, path)
+    assert code == 0, out
+    # Both checks are judged on the graphs the first one sent: the child builds each shape once.
+    assert len(calls.read_text()) == len(BATCHES) * len(LENGTHS)

@@ -269,12 +269,24 @@ def test_saved_copies_find_x_where_it_is(tf):
     assert variable["graph"]["bytes"] < 10_000 and variable["saver .meta"]["bytes"] < 10_000
     meta = Case.from_dict(constant["saver .meta"])
     assert meta.probe_batch == 1
-    per_example, over = why.meta_limit(meta, BATCH)
-    # Not exact: the varint that prefixes X's bytes grows by a byte or two with the batch.
-    assert per_example == pytest.approx(network.example_bytes("float64"), abs=1)
-    # The predicted batch is the first whose .meta would reach 2 GiB on the fitted line: one fewer stays under.
-    overhead = meta.probe_bytes - per_example
-    assert (over - 1) * per_example + overhead < GRAPHDEF_LIMIT <= over * per_example + overhead
+    per_example, left, (earliest, latest) = why.meta_limit(meta, BATCH, x_bytes)
+    # Whole bytes per example, X's own, and a few bytes more once: the length prefixes around X took a byte more
+    # each as its bytes passed 16,384 (128**2) between the two exports.
+    assert per_example == network.example_bytes("float64") and 0 < left < 16
+    # The predicted batch is the first whose .meta would reach 2 GiB on that line through this export: one fewer
+    # stays under; the prefixes widening again as X grows does not move it.
+    overhead = meta.bytes - per_example * BATCH
+    assert (latest - 1) * per_example + overhead < GRAPHDEF_LIMIT <= latest * per_example + overhead
+    assert earliest == latest == GRAPHDEF_LIMIT // per_example
+    run = LessonRun("saved-copies", "constant", cases=(Case.from_dict(constant["graph"]), meta))
+    said = " ".join(why.answer_and_findings(_report(run, batch=BATCH))[1])
+    assert (f"the .meta grew by {meta.bytes - meta.probe_bytes:,} bytes from batch 1 to {BATCH}: 8,192 bytes per "
+            f"example and {left} bytes besides; on a line of 8,192 bytes per example through this export, exporting "
+            f"it would pass 2 GiB at batch 262,144,") in said
+    # A slope through the two exports counts those bytes again for every example, and crosses 2 GiB too early.
+    slope = (meta.bytes - meta.probe_bytes) / (BATCH - 1)
+    assert (GRAPHDEF_LIMIT - 1 - (meta.probe_bytes - slope)) // slope + 1 < 262_144
+    assert f"{(GRAPHDEF_LIMIT - 1 - (meta.probe_bytes - slope)) // slope + 1:,.0f}" not in said
 
 
 def test_holds_notices_a_missing_or_changed_copy():
@@ -615,7 +627,8 @@ def test_a_folded_fixed_loop_is_no_baseline():
 def test_meta_prediction_follows_the_bytes():
     x_bytes = network.data_bytes(1000, "float64")
     meta = Case("saver .meta", bytes=1000 * 8192 + 900, holds_data=True, probe_batch=1, probe_bytes=8192 + 900)
-    assert why.meta_limit(meta, 1000) == (8192, (GRAPHDEF_LIMIT - 1 - 900) // 8192 + 1)
+    limit = (GRAPHDEF_LIMIT - 1 - 900) // 8192 + 1
+    assert why.meta_limit(meta, 1000, x_bytes) == (8192, 0, (limit, limit))
     run = LessonRun("saved-copies", "constant", cases=(Case("graph", bytes=x_bytes + 800, holds_data=True), meta))
     said = " ".join(why.answer_and_findings(_report(run))[1])
     assert f"would pass 2 GiB at batch {(GRAPHDEF_LIMIT - 1 - 900) // 8192 + 1:,}" in said

@@ -24,7 +24,8 @@ from tfgraphs.findings import remote as why
 from tfgraphs.jobs import network, runner, servers
 from fakes import results
 from tfgraphs.records.results import Measurement, Row
-from tfgraphs.records.judge import FEWEST, RANK_SUM
+from tfgraphs.records.judge import RANK_SUM
+from tfgraphs.spec.options import FEWEST
 from tfgraphs.spec import network as spec
 from tfgraphs.spec.network import SeedTask
 

@@ -27,7 +27,7 @@ from fakes import results
 from tfgraphs.records.results import ShapesResults
 from tfgraphs.records.results import load
 from tfgraphs.records.results import ModeRun
-from tfgraphs.records.judge import CANNOT_TELL, DIFFERS, DISTURBED, SAME, judge
+from tfgraphs.records.judge import CANNOT_TELL, DIFFERS, DISTURBED, RANK_SUM, SAME, SIGNED_RANK, fewest, judge
 from tfgraphs.spec.shapes import MODES, ONEDNN, SWITCHES_ON
 from tfgraphs.spec.shapes import Config as ShapesConfig
 from tfgraphs.spec.shapes import ShapesTask
@@ -589,6 +589,19 @@ def test_every_worker_times_the_control(shapes_json):
     for m in shapes_json[1]["modes"]:
         assert len(m["control_s"]) == TINY["count"] + TINY["passes"] - 1 and min(m["control_s"]) > 0
         assert "trial" not in m
+
+
+def test_the_hints_name_what_the_judge_needs(shapes_json):
+    # count 5: four lengths after the first, fewer pairs than the paired test needs alone, so no mode's pass 1 can
+    # differ and the answer asks for the count the judge's own test needs; one worker a mode, the workers' line the
+    # judge's rank-sum count.
+    said = words(shapes_json[2].stdout)
+    pairs = fewest(SIGNED_RANK)
+    assert "disturbed" in said or (f"{TINY['count'] - 1} lengths after the first are too few to find one (the paired "
+                                   f"test needs {pairs}): run with --count {pairs + 1} or more.") in said
+    report = load(shapes_json[1])
+    (workers,) = [str(s) for s in shapes_why.answer_and_findings(report)[1] if s.kind == "shapes._workers"]
+    assert f"the judge cannot tell modes apart: run with --trials {fewest(RANK_SUM)} or more" in words(workers)
 
 
 def test_trials_rotate_the_modes_and_the_switch(monkeypatch, tmp_path):

@@ -304,3 +304,17 @@ def test_sheets_quote_output_only_in_console_blocks():
             assert kind in ("sh", "python") or (kind, indent) == ("console", ""), f"{sheet}: a ```{kind} block"
         for command, _ in console_blocks(text):
             assert command.startswith("tfgraphs "), f"{sheet}: $ {command}"
+
+
+ITEM = re.compile(r"^(?:[-*] |\d+\. )")   # a list item's first line
+
+
+@pytest.mark.parametrize("page", PAGES, ids=[str(p.relative_to(ROOT)) for p in PAGES])
+def test_every_list_begins_after_a_blank_line(page):
+    # Python-Markdown, which builds the site, reads a list right under a paragraph's line as that paragraph's text.
+    lines = prose(page.read_text()).split("\n")
+    glued = [f"{i + 1}: {line[:40]}" for i, (before, line) in enumerate(zip(lines, lines[1:]), 1)
+             if ITEM.match(line) and before.strip() and not ITEM.match(before)
+             and not before.startswith((" ", "#", "|", "<!--"))]
+    assert not glued, f"{page.name}: a list item right under a paragraph: {glued}"
+

@@ -14,21 +14,35 @@ from tfgraphs.spec import tflog
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 # One first run of constant at batch 3000, as each supported TensorFlow logged it with spec.tflog.VMODULE.
 LOGS = {version: (FIXTURES / f"first-run-log-{version}.txt").read_text().splitlines() for version in ("2.12", "2.21")}
-ORDER = ["graph handed over", "pre-placement passes, placement", "post-placement passes, to BuildGraph",
-         "BuildGraph: Grappler's GraphDef made", "Grappler", "Grappler's output made a Graph, pruned, partitioned",
-         "partitions made Graphs, classic optimizer to its folder's count", "the folder's GraphRunner made",
-         tflog.FOLDER_RUN, f"after the folder's run: {tflog.EXECUTOR}", "the run's start", "the run (step 1)",
-         "the run's end, its trace collected", "return to Python"]
-# The line each event of that run is, by its file and the start of its message: what each stage's name rests on.
-EVIDENCE = {"passes": ("optimization_registry.cc", ""), "placed": ("placer.cc", "W(Const) placed on"),
-            "buildgraph": ("graph_execution_state.cc", "BuildGraph"),
-            "grappler": ("meta_optimizer.cc", "Starting optimization for grappler item"),
-            "grappled": ("meta_optimizer.cc", "Optimized 0 functions"),
-            "partitioned": ("graph_partition.cc", "Added send/recv"),
-            "searched": ("constant_folding.cc", "Constant foldable 7 : 8"),
-            "first": ("executor.cc", "Process node: 0 step"), "last": ("executor.cc", "Process node: 7 step"),
-            "profiler": ("profiler_session.cc", "Profiler session initializing."),
-            "teardown": ("profiler_session.cc", "Profiler session tear down.")}
+AFTER_FOLDER = (f"after the folder's run: GraphRunner's copy of its result, the classic optimizer's rest, "
+                f"{tflog.EXECUTOR}")
+ORDER = [tflog.HANDED, "pre-placement passes", "placement", "the placer's end", "post-placement passes",
+         f"back to Python, {tflog.FEEDS}", "BuildGraph: Grappler's GraphDef made", "Grappler",
+         "Grappler's output made a Graph, pruned to the feeds and fetches", "post-rewrite passes",
+         "the client graph copied, partitioned", "partitions made Graphs", "post-partitioning passes",
+         "the classic optimizer to its folder's count", "the folder's GraphRunner and its executor made",
+         tflog.FOLDER_RUN, AFTER_FOLDER, "the run's start", "the run (step 1)", "the run's end, its trace collected",
+         "return to Python"]
+# The line each event of that run is, by its file and the start of its message (2.12's, then 2.21's, where they
+# differ): what each stage's name rests on.
+EVIDENCE = {"passes": ("optimization_registry.cc", ("Starting optimization of a group", "Running optimization phase")),
+            "grouped": ("optimization_registry.cc", ("Finished optimization of a group",)),
+            "placed": ("placer.cc", ("W(Const) placed on",)), "buildgraph": ("graph_execution_state.cc", ("BuildGraph",)),
+            "grappler": ("meta_optimizer.cc", ("Starting optimization for grappler item",)),
+            "grappled": ("meta_optimizer.cc", ("Optimized 0 functions",)),
+            "partitioned": ("graph_partition.cc", ("Added send/recv",)),
+            "searched": ("constant_folding.cc", ("Constant foldable 7 : 8",)),
+            "first": ("executor.cc", ("Process node: 0 step",)), "last": ("executor.cc", ("Process node: 7 step",)),
+            "profiler": ("profiler_session.cc", ("Profiler session initializing.",)),
+            "teardown": ("profiler_session.cc", ("Profiler session tear down.",))}
+# Names that would hide logged work (the post-placement passes and the feeds, the post-rewrite passes, the
+# post-partitioning passes, GraphRunner's copy of the folded result): each of those is a stage of its own.
+HIDING = ("post-placement passes, to BuildGraph", "Grappler's output made a Graph, pruned, partitioned",
+             "partitions made Graphs, classic optimizer to its folder's count",
+             f"after the folder's run: {tflog.EXECUTOR}")
+# The groups of optimization passes (optimization_registry.h): each stage named for one is bounded by its own lines.
+GROUPS = {"pre-placement passes": 0, "post-placement passes": 1, "post-rewrite passes": 2,
+          "post-partitioning passes": 3}
 
 
 @pytest.fixture
@@ -46,22 +60,29 @@ def test_every_stage_lies_between_two_lines_and_is_named_for_the_code_between_th
     lines = LOGS[version]
     spans = tflog.spans(lines)
     assert [s["stage"] for s in spans] == ORDER
-    assert [(s["source"], s["to"]) for s in spans][4:7] == [
-        ("Grappler starts", "Optimized N functions"), ("Optimized N functions", "Added send/recv"),
-        ("Added send/recv", "folder's count")]
+    bounds = {s["stage"]: (s["source"], s["to"]) for s in spans}
+    assert bounds["Grappler"] == ("Grappler starts", "Optimized N functions")
+    assert bounds["the client graph copied, partitioned"] == ("pass group 2 finished", "Added send/recv")
+    assert bounds["the classic optimizer to its folder's count"] == ("pass group 3 finished", "folder's count")
+    assert bounds[f"back to Python, {tflog.FEEDS}"] == ("pass group 1 finished", "BuildGraph")
+    for stage, group in GROUPS.items():
+        assert bounds[stage] == (f"pass group {group} starts", f"pass group {group} finished")
     # The evidence: each event is the line its kind names, at the time the stage opens or closes.
     for kind, step, at in tflog.events(lines):
         line = next(line for line in lines if tflog.stamp(line) == at)
         if kind in ("called", "returned"):
             assert line.endswith(tflog.CALLED if kind == "called" else tflog.RETURNED)
             continue
-        file, message = EVIDENCE[kind]
-        assert f"{file}:" in line and line.split("] ", 1)[1].startswith(message), (kind, line)
-        assert step in (None, -1, 1)
+        file, messages = EVIDENCE[kind]
+        assert f"{file}:" in line and line.split("] ", 1)[1].startswith(messages), (kind, line)
+        assert step in ((0, 1, 2, 3) if kind in ("passes", "grouped") else (None, -1, 1))
+        if kind == "grouped":
+            assert line.endswith(f"group {step}")
     assert all(s["seconds"] >= 0 for s in spans)
     # Partitioning ends on "Added send/recv", so no stage after that line is named for it, nor the folder's search
-    # for what follows its count.
-    assert not {"partitioning", "classic folder's search", "BuildGraph and Grappler"} & {s["stage"] for s in spans}
+    # for what follows its count; the pass groups, the fed arrays and GraphRunner's copy have stages named for them.
+    assert not {"partitioning", "classic folder's search", "BuildGraph and Grappler", *HIDING} & {
+        s["stage"] for s in spans}
     # From the worker's mark at session.run to its mark at the return, nothing is left out; TensorFlow's own lines
     # bound all but the first and last stage.
     called, returned = tflog.stamp(lines[0]), tflog.stamp(lines[-1])
@@ -84,8 +105,7 @@ def test_without_the_marks_the_stages_run_from_tensorflows_first_line_to_its_las
 def test_a_log_without_the_profilers_lines_ends_the_run_at_its_last_node(utc):
     lines = [line for line in LOGS["2.21"] if "profiler_session.cc" not in line]
     stages = [s["stage"] for s in tflog.spans(lines)]
-    assert stages[-3:] == [f"after the folder's run: {tflog.EXECUTOR}", "the run (step 1)",
-                           "the run's end, return to Python"]
+    assert stages[-3:] == [AFTER_FOLDER, "the run (step 1)", "the run's end, return to Python"]
 
 
 def test_marks_alone_time_nothing():
@@ -114,9 +134,24 @@ def test_the_real_log_spans_each_logged_first_run(rows):
     for variant, r in rows.items():
         spans = explain.logged_spans(r)
         assert spans and sum(s["seconds"] for s in spans) >= 0.9 * r.logged_first_run_s, variant
+        bounds = {s["stage"]: (s["source"], s["to"]) for s in spans}
+        assert not set(HIDING) & set(bounds), variant
+        for stage, group in GROUPS.items():
+            # The variable's logged run comes after its initializer's: its graph was placed by then.
+            assert group < 2 and variant == "variable" or bounds[stage] == (f"pass group {group} starts",
+                                                                             f"pass group {group} finished"), variant
+    # The fed arrays are made tensors after the graph is extended and before BuildGraph: placeholder's X among them.
+    bounds = {s["stage"]: (s["source"], s["to"]) for s in explain.logged_spans(rows["placeholder"])}
+    assert bounds[f"back to Python, {tflog.FEEDS}"] == ("pass group 1 finished", "BuildGraph")
+    # Folded at batch 20: GraphRunner's copy of relu's value made a Const before the folder's "Replacing" line.
+    bounds = {s["stage"]: (s["source"], s["to"]) for s in explain.logged_spans(rows["constant"])}
+    assert bounds["GraphRunner's copy of the folder's result, made a Const"] == ("step -1 last node",
+                                                                                 "folder's Replacing")
     said = words(" ".join(explain.where_it_went(rows.values())))
     assert "constant [default]: TensorFlow's own lines, from its first to its last, bound " in said
-    assert "TensorFlow's log lines span" not in said and "partitioning" not in said
+    assert "TensorFlow's log lines span" not in said and "post-partitioning passes" in said
+    assert "partitioning" not in said.replace("post-partitioning passes", "")
+    assert not [name for name in HIDING if name in said]
 
 
 def test_the_network_runs_twice_only_where_the_folder_ran_it_and_did_not_keep_it(rows, utc):

@@ -113,6 +113,27 @@ def test_slope_sentence_claims_no_residual_only_from_three_points(points, residu
     assert says in said and ("no residual" in said) == (points >= 3 and residual == 0)
 
 
+def test_a_residual_is_named_for_the_length_prefixes_only_where_the_sizes_show_them():
+    # Real GraphDefs at batches 1, 4 and 16: X's 8,192 bytes at batch 1 take a 2-byte length prefix, its 32,768 at
+    # batch 4 a 3-byte one, in each of the five fields around it, so the rest grows by 5 bytes once.
+    sizes = dict(zip((1, 4, 16), graph_sizes("constant", "float64", (1, 4, 16))))
+    (found,) = fits.fit_all([Row(variant="constant", batch=n, graph_bytes=s) for n, s in sizes.items()], ["constant"])
+    assert found.bytes_per_example == 8192 and found.max_residual_bytes > 0
+    assert sizes[16] - 16 * 8192 == sizes[4] - 4 * 8192 == sizes[1] - 8192 + 5
+    said = growth.slope_sentence(found, "float64", 16, sizes)
+    assert "each example adds 8,192 bytes to the GraphDef, 32x32x1 values x 8 bytes (float64)" in said
+    assert "exactly" not in said
+    assert (f"(largest residual {found.max_residual_bytes} bytes: X's data passed 16,384 bytes (128^2) between "
+            f"batch 1 and 4, where each of the 5 length prefixes around a copy of it") in said
+    assert "less those bytes, all 3 batches lie on the line)" in said
+    # A residual the prefixes do not account for is only stated, and a line with none is exact.
+    assert "length prefixes" not in growth.slope_sentence(found, "float64", 16, {**sizes, 16: sizes[16] + 1})
+    flat = dict(zip((3, 10, 40), graph_sizes("constant", "float64", (3, 10, 40))))
+    (exact,) = fits.fit_all([Row(variant="constant", batch=n, graph_bytes=s) for n, s in flat.items()], ["constant"])
+    said = growth.slope_sentence(exact, "float64", 40, flat)
+    assert "exactly 32x32x1 values x 8 bytes" in said and "length prefixes" not in said
+
+
 def point(batch, firsts, peak=None, variant="placeholder"):
     """One sweep point of len(firsts) fresh workers, each with its own first run, later runs and peak memory."""
     peaks = peak or [100 * 2**20 + batch] * len(firsts)

@@ -12,6 +12,7 @@ from tfgraphs.findings import compare as why
 from fakes import results
 from tfgraphs.records.results import Measurement, Row, load
 from tfgraphs.spec import network
+from tfgraphs.units import fmt_s
 
 BATCH = 1000
 DATA = network.data_bytes(BATCH, "float64")
@@ -275,16 +276,35 @@ def test_the_bytes_besides_xs_data_are_not_called_the_other_nodes():
     assert "its other nodes take" not in text
 
 
-def test_a_summed_page_opens_with_what_folding_did(tmp_path):
+def test_a_summed_page_opens_with_what_folding_did_and_what_fetching_costs(tmp_path):
+    from tfgraphs.api.commands import render
+    from tfgraphs.findings import remote
+
     path = tmp_path / "sum.json"
-    proc = run_cli("compare", "--returns", "sum", "--variants", "constant,placeholder", "--batch", 20, "--runs", 2,
-                   "--trials", 1, "--json", path, "--quiet")
+    proc = run_cli("compare", "--returns", "output,sum", "--variants", "constant,placeholder", "--batch", 20, "--runs",
+                   2, "--trials", 1, "--json", path, "--quiet")
     assert proc.returncode == 0, proc.stderr
     head = words(proc.stdout.split("The output summed in the graph", 1)[0])
     # At batch 20 the classic folder replaces constant's summed network with a Const: that is the page's answer.
     assert "In constant (sum), constant folding replaced the network" in head
-    shows = proc.stdout.split("What the summed runs show:", 1)
-    assert len(shows) == 1 or "constant folding replaced the network" not in shows[1]
+    shows = proc.stdout.split("What the summed runs show:", 1)[1].split("Phases (ms)", 1)[0]
+    assert "constant folding replaced the network" not in shows
+    # Then what the option is for: placeholder computed the network both ways, so its later runs fetching the whole
+    # output are judged against those fetching its sum; constant's summed run folded, so it is not.
+    doc = load(json.loads(path.read_text()))
+    fed = {r.returns: r for r in doc.rows if r.variant == "placeholder"}
+    assert ("Fetching against computing, placeholder in-process: later runs took "
+            f"{fmt_s(fed['output'].later_median_s)} median fetching the whole output "
+            f"({fed['output'].bytes_fetched_per_run:,} bytes) and {fmt_s(fed['sum'].later_median_s)} fetching its "
+            "sum (8 bytes): cannot tell with n=1 and 1") in head
+    assert "Fetching against computing, constant" not in head and "fetched only the sum" not in head
+    # The same run's summed rows alone: no output was fetched, so the page names the run that would tell.
+    summed = replace(doc, rows=tuple(r for r in doc.rows if r.returns == "sum"))
+    answer = " ".join(remote.answer_and_findings(summed)[0])
+    assert ("Fetching against computing: this run fetched only the sum of constant and placeholder (8 bytes a run); "
+            "run with --returns output,sum") in answer
+    assert "Fetching against computing, placeholder" not in answer
+    assert "run with --returns output,sum" in words(render(summed).split("The output summed in the graph", 1)[0])
 
 
 def test_the_hint_names_the_workers_the_family_needs():

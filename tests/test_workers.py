@@ -6,6 +6,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import replace
 
@@ -193,3 +194,33 @@ def test_a_worker_past_its_timeout_is_a_failed_row_and_leaves_no_process(capfd, 
     assert proc.returncode == 1 and trial == {**trial, "status": "failed", "worker_start": "forked",
                                               "error": "worker killed after the 2 s timeout"}
     assert [argv for argv, env in running().values() if env.get("PROBE_MARK") == "timed-out"] == []
+
+
+def test_a_temporary_folder_too_long_for_a_socket_still_forks_and_leaves_nothing(capfd, tmp_path, monkeypatch,
+                                                                                  own_servers):
+    deep = tmp_path / ("a" * 120)
+    deep.mkdir()
+    monkeypatch.setenv("TMPDIR", str(deep))
+    monkeypatch.setattr(tempfile, "tempdir", None)   # gettempdir() reads TMPDIR again
+    made, chosen = [], processes.socket_folder
+
+    def seen(name):
+        made.append(chosen(name))
+        return made[-1]
+    monkeypatch.setattr(processes, "socket_folder", seen)
+    out = tmp_path / "c.json"
+    proc = run_main(capfd, "compare", "--batch", 8, "--runs", 1, "--trials", 1, "--variants", "placeholder",
+                    "--json", out, "--quiet")
+    assert (proc.returncode, proc.stderr) == (0, "")
+    (trial,) = json.loads(out.read_text())["variants"][0]["trials"]
+    assert trial["worker_start"] == "forked"
+    (folder,) = made
+    assert not folder.startswith(str(deep)) and not os.path.exists(folder) and list(deep.iterdir()) == []
+
+
+def test_a_socket_no_temporary_folder_can_hold_leaves_the_workers_fresh_and_no_folder(tmp_path, monkeypatch):
+    deep = tmp_path / ("a" * 120)
+    deep.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(deep))
+    monkeypatch.setattr(processes, "SHORT_TEMP", (str(deep), str(tmp_path / "missing")))
+    assert processes.socket_folder(processes.key(WORKERS) + ".sock") is None and list(deep.iterdir()) == []

@@ -71,50 +71,6 @@ def fresh(argv, **kwargs):
     return proc
 
 
-PR_SET_CHILD_SUBREAPER, PR_GET_CHILD_SUBREAPER = 36, 37   # linux/prctl.h
-
-
-@contextmanager
-def adopting(grace_s=2):
-    """Within, this process adopts the orphans of the processes it starts (a child subreaper, on Linux), whatever
-    session they made; on leaving, the list yielded holds [(pid, name)] of those still running, each ended (SIGTERM,
-    then SIGKILL after grace_s) and reaped."""
-    ended = []
-    if PRCTL is None:
-        yield ended
-        return
-    import psutil   # here, not at the top: the command line starts without it
-    me, was = psutil.Process(), ctypes.c_int()
-    before = {child.pid for child in me.children()}
-    PRCTL(PR_GET_CHILD_SUBREAPER, ctypes.byref(was), 0, 0, 0)
-    PRCTL(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
-    try:
-        yield ended
-    finally:
-        try:
-            ended += _end_adopted(me, before, grace_s)
-        finally:
-            PRCTL(PR_SET_CHILD_SUBREAPER, was.value, 0, 0, 0)
-
-
-def _end_adopted(me, before, grace_s):
-    """[(pid, name)] of the processes below me, but not below the children it had before, that still ran: ended."""
-    import psutil
-    named = {}
-    for sig, wait_s in ((signal.SIGTERM, grace_s), (signal.SIGKILL, 1)):
-        found = [c for child in me.children() if child.pid not in before
-                 for c in (child, *child.children(recursive=True))]
-        for proc in found:
-            try:
-                if proc.status() != psutil.STATUS_ZOMBIE:
-                    named.setdefault(proc.pid, proc.name())
-                    proc.send_signal(sig)
-            except psutil.Error:
-                pass
-        psutil.wait_procs(found, timeout=wait_s)   # reaps those that are this process's children
-    return sorted(named.items())
-
-
 def start(argv, **kwargs):
     """A handle like subprocess.Popen(argv)'s: forked from a server for its environment when a fork gives what
     `python -m MODULE` gives (see fresh_because) within a workers() scope; otherwise a fresh interpreter.
@@ -191,7 +147,8 @@ def _connection(env):
     if conn is not None or not _scopes:
         return conn
     if name not in servers:
-        servers[name] = start_server(env, tempfile.mkdtemp(prefix="tfgraphs-workers-"))
+        folder = socket_folder(name)
+        servers[name] = None if folder is None else start_server(env, folder)
     if servers[name] is None:
         return None
     try:
@@ -201,6 +158,27 @@ def _connection(env):
         servers[name] = None
         end_server(proc, os.path.dirname(path))   # and its folder goes with it
         return None
+
+
+# An AF_UNIX address holds a path of at most 107 bytes (sun_path's 108, the last a NUL: linux/un.h); a server binds
+# its socket's path + ".new" first.
+SOCKET_PATH_BYTES = 107
+# Shorter folders a server's socket may go in when the temporary folder's path is too long for one.
+SHORT_TEMP = ("/tmp", "/var/tmp", "/dev/shm")
+
+
+def socket_folder(name):
+    """A new folder where a server's socket `name` fits an AF_UNIX address: in the temporary folder, else in the
+    first of SHORT_TEMP that fits and is writable; None when none is (its workers then start fresh)."""
+    for parent in (None, *SHORT_TEMP):
+        try:
+            folder = tempfile.mkdtemp(prefix="tfgraphs-workers-", dir=parent)
+        except OSError:
+            continue
+        if len(os.fsencode(os.path.join(folder, name + ".new"))) <= SOCKET_PATH_BYTES:
+            return folder
+        os.rmdir(folder)
+    return None
 
 
 def start_server(env, folder):
@@ -265,6 +243,9 @@ def connect(path, server=None, wait_s=300):
         except ConnectionRefusedError:
             conn.close()
             raise RuntimeError("the worker server has ended") from None
+        except OSError as exc:   # a path no AF_UNIX address holds, say
+            conn.close()
+            raise RuntimeError(f"cannot reach the worker server: {exc}") from None
 
 
 def send(conn, request, fds=()):

@@ -1,17 +1,21 @@
-"""A user's code run in a session, and so a process group, of its own, ended with everything it left running."""
+"""A user's code run in a session, and so a process group, of its own, ended with everything it left running; and
+how any processes a user's code left are ended, named."""
 
+import ctypes
 import os
 import signal
 import threading
 import time
 from contextlib import contextmanager
 
-from tfgraphs.processes import fresh
+from tfgraphs.processes import PRCTL, fresh
 
 # What a terminal sends its foreground group, passed on to a grouped() process, which no terminal reaches directly.
 FORWARDED = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT")
                   if hasattr(signal, name))
 GRACE_S = 2   # how long a process left running has to end on SIGTERM before it gets SIGKILL
+KILL_WAIT_S = 1   # how long a process is waited for after SIGKILL (a stopped or exiting one ends in far less)
+PR_SET_CHILD_SUBREAPER, PR_GET_CHILD_SUBREAPER = 36, 37   # linux/prctl.h
 
 
 class Group:
@@ -57,27 +61,80 @@ def grouped(argv, forward=FORWARDED, grace_s=GRACE_S, **kwargs):
                 signal.signal(sig, signal.SIG_DFL if handler is None else handler)
 
 
-def end_session(sid, grace_s=GRACE_S):
-    """[(pid, name)] of the processes of session sid, each ended: SIGTERM, then SIGKILL after grace_s."""
+def end_processes(find, grace_s=GRACE_S, rounds=3, freeze=False):
+    """[(pid, name)] of the processes find() returns, each ended: SIGTERM, then SIGKILL to those left after grace_s;
+    find() is asked again each round (a process forked while the others end is found by the next), SIGKILL from the
+    second. freeze: each is stopped (SIGSTOP) before any is signalled, so that none forks or reparents its children
+    as it ends, and killed at once (a stopped process takes no SIGTERM). This process's children are collected."""
     import psutil   # here, not at the top: the command line starts without it
-    ended = {}
-    # A process forked while the others end is found by the next round.
-    for sig, wait_s in ((signal.SIGTERM, grace_s), (signal.SIGKILL, 1), (signal.SIGKILL, 1)):
-        left = _in_session(sid)
+    named = {}
+    for round_ in range(rounds):
+        left = [p for p in find() if _alive(p)]
         if not left:
             break
-        for proc in left:
+        ending = signal.SIGTERM if round_ == 0 and grace_s > 0 and not freeze else signal.SIGKILL
+        for sig in (signal.SIGSTOP, ending) if freeze else (ending,):
+            for proc in left:
+                try:
+                    named.setdefault(proc.pid, proc.name())
+                    proc.send_signal(sig)   # psutil checks that the pid is still the process found
+                except psutil.Error:
+                    pass
+        _wait_ended(left, grace_s if ending == signal.SIGTERM else KILL_WAIT_S)
+    return sorted(named.items())
+
+
+def _wait_ended(procs, wait_s):
+    """Wait up to wait_s for procs to end, collecting those that are this process's children."""
+    import psutil
+    deadline = time.monotonic() + wait_s
+    while procs:
+        _gone, procs = psutil.wait_procs(procs, timeout=0)   # a child that ended is collected here
+        procs = [p for p in procs if _alive(p) or _mine(p)]   # another's zombie has ended: its parent collects it
+        if not procs or time.monotonic() >= deadline:
+            return
+        time.sleep(0.02)
+
+
+def end_session(sid, grace_s=GRACE_S):
+    """[(pid, name)] of the processes of session sid, each ended (end_processes)."""
+    return end_processes(lambda: _in_session(sid), grace_s)
+
+
+@contextmanager
+def adopting(grace_s=GRACE_S):
+    """Within, this process adopts the orphans of the processes it starts (a child subreaper, on Linux), whatever
+    session they made; on leaving, the list yielded holds [(pid, name)] of those still running, each ended
+    (end_processes) and collected."""
+    ended = []
+    if PRCTL is None:
+        yield ended
+        return
+    import psutil
+    me, was = psutil.Process(), ctypes.c_int()
+    before = {child.pid for child in me.children()}
+    PRCTL(PR_GET_CHILD_SUBREAPER, ctypes.byref(was), 0, 0, 0)
+    PRCTL(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    try:
+        yield ended
+    finally:
+        try:
+            ended += end_processes(lambda: _adopted(me, before), grace_s, rounds=2)
+        finally:
+            PRCTL(PR_SET_CHILD_SUBREAPER, was.value, 0, 0, 0)
+
+
+def _adopted(me, before):
+    """The processes below me, but not below the children it had before."""
+    import psutil
+    found = []
+    for child in me.children():
+        if child.pid not in before:
             try:
-                ended.setdefault(proc.pid, proc.name())
-                proc.send_signal(sig)   # psutil checks that the pid is still this process's
-            except psutil.Error:
+                found += [child, *child.children(recursive=True)]
+            except psutil.Error:   # it ended while being looked at
                 pass
-        deadline = time.monotonic() + wait_s
-        while left and time.monotonic() < deadline:
-            left = [p for p in left if _alive(p)]
-            if left:
-                time.sleep(0.02)
-    return sorted(ended.items())
+    return found
 
 
 def listed(ended, which=""):
@@ -98,6 +155,15 @@ def _in_session(sid):
         except OSError:   # it ended while being looked at
             pass
     return found
+
+
+def _mine(proc):
+    """True when proc is this process's child (a zombie of which this process has to collect)."""
+    import psutil
+    try:
+        return proc.ppid() == os.getpid()
+    except psutil.Error:
+        return False
 
 
 def _alive(proc):

@@ -64,7 +64,7 @@ def run_lab_list(args):
     from tfgraphs.labs import LABS
     for number, title in LABS.items():
         print(f"{number}. {title}")
-    print("Start lab N: `tfgraphs lab start N` copies its sheet, starter.py and starter.ipynb into ./labN.")
+    print("Start lab N: `tfgraphs lab start N` copies its sheet, its two starters and course.md into ./labN.")
     print("Check it: `tfgraphs lab check N labN/starter.py`, or run the notebook's last cell.")
     print("Grade a class: `tfgraphs lab check N FOLDER` or `tfgraphs lab check all FOLDER --json grades.json`.")
     return 0

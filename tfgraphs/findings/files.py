@@ -6,7 +6,8 @@ import statistics
 
 from tfgraphs.errors import UsageError
 from tfgraphs.findings.evidence import FINDINGS, Record, finding, judged, sentences_of
-from tfgraphs.records.judge import FEWEST, RANK_SUM, judge
+from tfgraphs.records.judge import RANK_SUM, judge
+from tfgraphs.spec.options import FEWEST
 from tfgraphs.records.judge import ratio
 from tfgraphs.spec.network import GRAPHDEF_LIMIT
 from tfgraphs.spec.owngraph import MIN_BYTES

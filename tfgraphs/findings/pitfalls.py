@@ -3,7 +3,6 @@ one a lesson, open the page. All are said over one view of the results' runs, wh
 hold the evidence a finding needs; the longer sentences are written in findings.cases."""
 
 import functools
-import math
 import statistics
 from dataclasses import dataclass, replace
 
@@ -377,31 +376,43 @@ def checkpoint(view, run):
             f"for {view.x:,} bytes of X."]
 
 
-def meta_limit(case, batch):
-    """(bytes per example, first batch whose .meta passes 2 GiB or None) from the two exports of a .meta case."""
+def meta_limit(case, batch, x_bytes):
+    """(whole bytes per example, bytes the exports differ by beyond them, (earliest, latest) first batch whose .meta
+    passes 2 GiB or None) from the two exports of a .meta case, X holding x_bytes at this batch."""
     if case.probe_batch is None or batch == case.probe_batch:
-        return None, None
-    per_example = (case.bytes - case.probe_bytes) / (batch - case.probe_batch)
-    if per_example < 1:   # under a byte per example: the batch written in its shapes, not data
-        return per_example, None
-    overhead = max(0.0, case.probe_bytes - case.probe_batch * per_example)
-    # The slope is not a whole number of bytes (protobuf framing grows in steps); rounding it up would move the batch.
-    return per_example, math.floor((GRAPHDEF_LIMIT - 1 - overhead) / per_example) + 1
+        return None, 0, None
+    grown, more = case.bytes - case.probe_bytes, batch - case.probe_batch
+    if grown < more:   # under a byte per example: the batch written in its shapes, not data
+        return grown / more, 0, None
+    # Whole bytes per example, and what is left over: a slope through two exports would count those few bytes (a
+    # length prefix that took a byte more as X's bytes passed a power of 128) again for every example.
+    per_example, left = divmod(grown, more)
+    overhead = case.bytes - per_example * batch
+    # Past this batch, X's bytes may pass more powers of 128 before 2 GiB, each widening the prefixes by as much.
+    again = left * sum(x_bytes < 128 ** p < GRAPHDEF_LIMIT for p in range(1, 5))
+    return per_example, left, ((GRAPHDEF_LIMIT - 1 - overhead - again) // per_example + 1,
+                               (GRAPHDEF_LIMIT - 1 - overhead) // per_example + 1)
 
 
 @finding("pitfalls._meta", META_PROBE, per=each_run,
-         template="{variant}: the .meta grew by {bytes} bytes per example (batch {n} against {n}), so exporting it "
-         "would pass 2 GiB at batch {n}, ... / {variant}: the .meta did not grow with the data ...",
+         template="{variant}: the .meta grew by {bytes} bytes from batch {n} to {n}: {bytes} bytes per example and {n} "
+         "bytes besides; on a line of {bytes} bytes per example through this export, exporting it would pass 2 GiB at "
+         "batch {n}, ... / {variant}: the .meta did not grow with the data ...",
          unless="the .meta was not exported again at a second batch")
 @of_lesson("saved-copies", ())
 def meta(view, run):
     """How the .meta grows with the batch, and the batch at which it would pass 2 GiB."""
     case, batch = run.case(META), view.results.config.batch
-    per_example, over = meta_limit(case, batch) if case else (None, None)
+    per_example, left, over = meta_limit(case, batch, view.x) if case else (None, 0, None)
     if over is not None:
-        return [f"{run.variant}: the .meta grew by {per_example:,.0f} bytes per example (batch "
-                f"{case.probe_batch} against {batch:,}), so exporting it would pass 2 GiB at batch {over:,}, "
-                f"{over / batch:.1f}x this run's batch (predicted, not allocated)."]
+        earliest, latest = over
+        at = (f"at batch {latest:,}, {latest / batch:,.1f}x this run's batch" if earliest == latest else
+              f"between batch {earliest:,} and {latest:,} (its length prefixes may widen again as X grows)")
+        besides = f" and {left:,} byte{'s' if left != 1 else ''} besides" if left else ""
+        return [f"{run.variant}: the .meta grew by {case.bytes - case.probe_bytes:,} bytes from batch "
+                f"{case.probe_batch} to {batch:,}: {per_example:,} bytes per example{besides}; on a line of "
+                f"{per_example:,} bytes per example through this export, exporting it would pass 2 GiB {at} "
+                f"(predicted, not allocated)."]
     if per_example is not None:
         return [f"{run.variant}: the .meta did not grow with the data ({case.probe_bytes:,} bytes at batch "
                 f"{case.probe_batch}, {case.bytes:,} at {batch:,}, under a byte per example): the batch does not "

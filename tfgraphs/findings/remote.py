@@ -3,13 +3,15 @@ tasks; said over the rows (of compare's page, or of explain's)."""
 
 from dataclasses import dataclass, replace
 
+from contextlib import nullcontext
+
 from tfgraphs.findings.compare import holds_data, regime_sentences
-from tfgraphs.findings.evidence import finding, has, judged, sentences_of, together
-from tfgraphs.records.judge import FEWEST, judge
+from tfgraphs.findings.evidence import finding, has, judged, more_trials, sentences_of, together
+from tfgraphs.records.judge import CANNOT_TELL, adjusted, judge
 from tfgraphs.spec import network
 from tfgraphs.spec.network import VARIANTS, task_of
 from tfgraphs.spec.options import later_runs_option
-from tfgraphs.units import fmt_s
+from tfgraphs.units import fmt_s, join
 
 
 SHOWN = 3   # answer lines of a page of summed rows alone
@@ -49,11 +51,11 @@ def _signed_s(seconds):
 
 
 def _verdict_text(v, option, unit=None):
-    """The verdict as printed; below the fewest samples its test needs, the outcome alone (it names n: there is no
-    interval to give) and what to run: '...; run with --runs 4 or more to tell'."""
-    if min(v.n_a, v.n_b) >= FEWEST[v.method]:
+    """The verdict as printed; where its test could not reject at these n, the outcome alone (it names n: there is no
+    interval to give) and what to run, as the judge counts it: '...; run with --runs 4 or more to tell'."""
+    if not (v.outcome == CANNOT_TELL and v.need):
         return v.says(unit)
-    return f"{v.phrase(unit)}; run with {option} {FEWEST[v.method]} or more to tell"
+    return f"{v.phrase(unit)}{more_trials(v, option=option)} to tell"
 
 
 def _excess_verdict(a, b):
@@ -141,6 +143,55 @@ def fetch_cost(view):
     return sentences
 
 
+def _share(ratio):
+    """The part of the whole output's run that a whole-over-sum ratio leaves to fetching: 1.25 -> '20%'."""
+    return f"{max(0.0, 1 - 1 / ratio):.0%}"
+
+
+def _fetch_part(v, option):
+    """What the judge's whole-over-sum verdict says of the part fetching takes of the whole output's later runs, or
+    the option to run more of (--trials, --full-trials) where it cannot tell."""
+    if v.same and v.bounded:
+        return f"; so fetching the output is at most {_share(v.high)} of them"
+    if v.larger:
+        ends = f", {v.confidence} {_share(v.low)} to {_share(v.high)}" if v.bounded else ""
+        return f"; so fetching the output, less the sum's own work, is {_share(v.effect)} of them{ends}"
+    if v.smaller:
+        return "; the sum's runs took longer, so fetching the output is not what they spend"
+    return more_trials(v, option=option)
+
+
+@finding("remote.fetch_answer", ("runs_s", "bytes_fetched_per_run"), headline=True,
+         template="Fetching against computing, {variant} {place}: later runs took {time} median fetching the whole "
+                  "output ({bytes} bytes) and {time} fetching its sum ({bytes} bytes): {verdict}; so fetching the "
+                  "output is at most {share} of them ... / Fetching against computing: this run fetched only the "
+                  "sum of {variants} ... run with --returns output,sum ...",
+         unless="no row fetched a sum, or no variant fetched both and computed the network both ways (folding "
+                "replaced it)")
+def fetch_answer(view):
+    """Per variant and place that fetched both and computed the network both ways: how much of the whole output's
+    later runs fetching it takes, by the judge; where only sums ran, the run that would tell."""
+    got = _by_key(view.rows)
+    summed = [(v, remote) for (v, remote, f) in got if f == "sum"]
+    pairs = [(got[(v, remote, "output")], got[(v, remote, "sum")]) for v, remote in summed
+             if (v, remote, "output") in got]
+    if summed and not pairs:
+        return [f"Fetching against computing: this run fetched only the sum of {join(v for v, _ in summed)} "
+                f"({got[summed[0] + ('sum',)].bytes_fetched_per_run:,} bytes a run); run with --returns output,sum to "
+                f"set the whole output's later runs beside them, and so tell how much of them fetching it takes."]
+    sentences = []
+    for whole, total in pairs:
+        if not (whole.partition_computes.get("Conv2D") and total.partition_computes.get("Conv2D")):
+            continue   # a folded run computes nothing (fetch_cost says so), and an unread one may not
+        v = judge(whole.later_medians_s, total.later_medians_s)
+        sentences.append(judged(
+            f"Fetching against computing, {whole.variant} {'remote' if whole.remote else 'in-process'}: later runs "
+            f"took {fmt_s(whole.later_median_s)} median fetching the whole output ({whole.bytes_fetched_per_run:,} "
+            f"bytes) and {fmt_s(total.later_median_s)} fetching its sum ({total.bytes_fetched_per_run:,} bytes): "
+            f"{v.brief()}{_fetch_part(v, view.more)}.", v))
+    return sentences
+
+
 @finding("remote.first_run_extra", ("first_runs_s", "runs_s"))
 def first_run_extra(view):
     """Per variant and fetch: what the remote first run paid beyond its later runs, against in-process, one sample
@@ -198,9 +249,15 @@ def answer_and_findings(results):
     # A summed fetch is an op added to the graph, so folding may replace it with the rest: said as for the output.
     summed = [r for r in rows if r.ok and r.returns == "sum" and holds_data(r, results)]
     # compare's later runs (and so the first run's excess over them) may come from its --full-trials workers alone.
-    findings = sentences_of_rows([remote_over_local, feed_cost, fetch_cost, first_run_extra], rows, later_runs_option(c))
-    folding = regime_sentences(summed)
-    if not answer:
-        # Without a remote row, what folding did to the summed graphs is the answer that opens the page.
-        answer, folding = folding[:SHOWN], folding[SHOWN:]
+    folding, ok = regime_sentences(summed), Rows(tuple(r for r in rows if r.ok), later_runs_option(c))
+    # Without a remote row, what folding did to the summed graphs opens the page, then what fetching the whole output
+    # costs the later runs: the question a summed fetch answers.
+    fetching = [] if answer else [fetch_answer.finding]
+    family = [v for s in sentences_of(fetching, ok) for v in getattr(s, "verdicts", ())]
+    # The answer's verdicts are one family, and the findings restate its comparisons under the same correction.
+    with adjusted(family) if len(family) > 1 else nullcontext():
+        if not answer:
+            answer, folding = folding[:SHOWN] + sentences_of(fetching, ok), folding[SHOWN:]
+        findings = sentences_of_rows([remote_over_local, feed_cost, fetch_cost, first_run_extra], rows,
+                                     later_runs_option(c))
     return answer, folding + findings + between_tasks(rows, c.batch, c.dtype)

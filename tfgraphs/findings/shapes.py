@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 
 from tfgraphs.findings.cases import short_s
 from tfgraphs.findings.evidence import FINDINGS, answer_then_findings, finding, has, judged, sentences_of
-from tfgraphs.records.judge import DISTURBED, FEWEST, RANK_SUM, SIGNED_RANK, fewest_a_side
+from tfgraphs.records.judge import CANNOT_TELL, DISTURBED, RANK_SUM, fewest, fewest_a_side
 from tfgraphs.records.shapes import (CONTROL, CONTROL_PASSES, across, control_verdict, costs_by_mode, extra,
                                      first_workers, judge, new_khz, run_cost, seen_khz, split, timed, workers_of)
 from tfgraphs.spec.shapes import AUTOTUNE, SWITCH_NAMES
@@ -182,10 +182,11 @@ def worst(view):
     later = later_label(results)
     paid = [c for c in costs if c.penalized]
     if not paid:
-        pairs = min(c.penalty.n_a for c in costs)
-        short = (f"; {pairs} lengths after the first are too few to find one (the paired test needs "
-                 f"{FEWEST[SIGNED_RANK]}): run with --count {FEWEST[SIGNED_RANK] + 1} or more"
-                 if pairs < FEWEST[SIGNED_RANK] else "")
+        # As the judge counts them: the pairs its paired test needs at each verdict's own level.
+        few = [c.penalty for c in costs if c.penalty.outcome == CANNOT_TELL and c.penalty.need]
+        needed = max((fewest(v.method, v.level) for v in few), default=0)
+        short = (f"; {min(v.n_a for v in few)} lengths after the first are too few to find one (the paired test "
+                 f"needs {needed}): run with --count {needed + 1} or more" if few else "")
         return [f"No mode's pass 1 differed from {later}, paired by length{short}."]
     most = max(paid, key=lambda c: c.penalty.effect)
     return [judged(f"A new length cost {most.mode} a median {signed(most.extra_s)} a call: pass 1 against {later}, "
@@ -293,7 +294,7 @@ def workers(view):
     count = min(per.values())
     medians = [statistics.median(r.control_s) for r in rows]
     few = (f"; with {count} worker{'s' if count != 1 else ''} a mode the judge cannot tell modes apart: run with "
-           f"--trials {FEWEST[RANK_SUM]} or more" if count < FEWEST[RANK_SUM] else "")
+           f"--trials {fewest(RANK_SUM)} or more" if count < fewest(RANK_SUM) else "")
     few += "; pass 1 against later passes, and the control within blocked, read each mode's first worker" * (count > 1)
     low, high = fmt_s(min(medians)), fmt_s(max(medians))
     return [f"Each mode ran in {count if len(set(per.values())) == 1 else f'{count} or more'} "

@@ -7,10 +7,10 @@ from functools import cached_property
 import numpy as np
 
 from tfgraphs.findings.evidence import FINDINGS, answer_then_findings, finding, has, judged, more_trials, sentences_of
-from tfgraphs.records.judge import FEWEST, RANK_SUM, judge, median_or_none
+from tfgraphs.records.judge import RANK_SUM, judge, median_or_none
 from tfgraphs.records.sweep import fits, one_regime
 from tfgraphs.spec import network
-from tfgraphs.spec.options import later_runs_option
+from tfgraphs.spec.options import FEWEST, later_runs_option
 from tfgraphs.units import fmt_bytes, fmt_s
 
 SHOWN = 5   # answer lines at most
@@ -60,30 +60,69 @@ def _times(q):
     return f"{q:,.0f}x" if q >= 100 else f"{q:.3g}x"
 
 
-def slope_sentence(fit, dtype, largest):
-    """A fitted line: bytes per example, the rest, its residual, and how far it stays under 2 GiB."""
-    example, item = network.example_bytes(dtype), np.dtype(dtype).itemsize
-    v, a, b = fit.variant, fit.bytes_per_example, fit.overhead_bytes
+# A GraphDef holds each copy of X's bytes inside five length-delimited fields (the NodeDef, its attr map entry, the
+# AttrValue, the TensorProto, its tensor_content), each prefixed by its length as a varint of one byte per 7 bits.
+PREFIXES = 5
+PREFIXED = "NodeDef, attr entry, AttrValue, TensorProto, tensor_content"
+
+
+def varint_bytes(n):
+    """The bytes of n's length prefix: a protobuf varint, 7 bits a byte."""
+    return max(1, (n.bit_length() + 6) // 7)
+
+
+def prefix_widening(points, fit, example):
+    """[(p, batch before, batch after)] for each power 128**p X's data passed between two measured batches, when
+    the fit's whole residual is its length prefixes widening there: the sizes less PREFIXES varint bytes a copy of X
+    lie on a line of the fit's slope at every batch; else None."""
+    copies, rest = divmod(fit.bytes_per_example, example)
+    if not fit.max_residual_bytes or rest or not copies or len(points) < 3:
+        return None
+    batches = sorted(points)
+    left = {points[n] - PREFIXES * copies * varint_bytes(n * example) - fit.bytes_per_example * n for n in batches}
+    if len(left) != 1:
+        return None
+    return [(p, lo, hi) for lo, hi in zip(batches, batches[1:]) for p in range(1, 5)
+            if lo * example < 128 ** p <= hi * example] or None
+
+
+def _residual_clause(fit, points, example):
+    """' (largest residual 5 bytes ...)': the residual, and where the run's sizes show it is the prefixes widening."""
     r = fit.max_residual_bytes
     residual = f"{r} byte{'s' if r != 1 else ''}"
     if fit.points is not None and fit.points < 3:
         # Through two points a line always fits; only rounding a to whole bytes can leave a residual.
-        wobble = (f" (a line through {fit.points} batches fits them by construction"
-                  + (f"; its largest residual, {residual}, comes from rounding a to whole bytes" if r else "")
-                  + ", so this does not check that growth is linear)")
-    elif r:
-        wobble = f" (largest residual {residual})"
-    else:
-        wobble = f" (no residual: all {fit.points} batches lie on the line)" if fit.points else " (no residual)"
+        return (f" (a line through {fit.points} batches fits them by construction"
+                + (f"; its largest residual, {residual}, comes from rounding a to whole bytes" if r else "")
+                + ", so this does not check that growth is linear)")
+    if not r:
+        return f" (no residual: all {fit.points} batches lie on the line)" if fit.points else " (no residual)"
+    widened = prefix_widening(points or {}, fit, example)
+    if not widened:
+        return f" (largest residual {residual})"
+    where = "; ".join(f"{128 ** p:,} bytes (128^{p}) between batch {lo:,} and {hi:,}" for p, lo, hi in widened)
+    return (f" (largest residual {residual}: X's data passed {where}, where each of the {PREFIXES} length prefixes "
+            f"around a copy of it ({PREFIXED}) takes a byte more; less those bytes, all {fit.points} batches lie on "
+            f"the line)")
+
+
+def slope_sentence(fit, dtype, largest, points=None):
+    """A fitted line: bytes per example, the rest, its residual (and, from points {batch: graph bytes}, whether the
+    length prefixes account for it), and how far it stays under 2 GiB."""
+    example, item = network.example_bytes(dtype), np.dtype(dtype).itemsize
+    v, a, b = fit.variant, fit.bytes_per_example, fit.overhead_bytes
+    wobble = _residual_clause(fit, points, example)
     if a == 0:
         return (f"{v}'s GraphDef stays at about {b:,} bytes at every batch{wobble}: X is not in it, "
                 f"so neither 2 GiB limit (one tensor, or the serialized GraphDef) sets a largest batch for it.")
+    # "exactly" only where every batch lies on the line: a residual means some example added more.
+    exactly = "" if fit.max_residual_bytes else "exactly "
     if a == example:
-        what = (f"exactly {network.HEIGHT}x{network.WIDTH}x{network.CHANNELS} values x {item} bytes ({dtype}), "
+        what = (f"{exactly}{network.HEIGHT}x{network.WIDTH}x{network.CHANNELS} values x {item} bytes ({dtype}), "
                 f"the example itself stored in the graph")
     elif a % example == 0:
         k = a // example
-        what = f"exactly {k} copies of each {example:,}-byte {dtype} example: X is in the graph {k} times"
+        what = f"{exactly}{k} copies of each {example:,}-byte {dtype} example: X is in the graph {k} times"
     else:
         what = f"{a / example:.3f}x the {example:,} bytes of one {dtype} example"
     line = f"{v}: each example adds {a:,} bytes to the GraphDef, {what}; the rest takes {b:,} bytes{wobble}."
@@ -286,7 +325,8 @@ def slope(view, line):
     """A fitted line in full, against the largest batch measured."""
     if not _fitted(view, line):
         return []
-    return [slope_sentence(line, view.results.config.dtype, max(r.batch for r in view.whole.ok))]
+    points = {r.batch: r.graph_bytes for r in series(view.whole.results, line.variant) if r.graph_bytes is not None}
+    return [slope_sentence(line, view.results.config.dtype, max(r.batch for r in view.whole.ok), points)]
 
 
 @finding("sweep.limit",

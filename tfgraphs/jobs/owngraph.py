@@ -21,13 +21,13 @@ from tfgraphs.graphdef.files import resolve
 from tfgraphs.jobs import runner
 from tfgraphs.jobs.runner import Job, Plan
 from tfgraphs.records.explain import ExplainedGraph, attribute
-from tfgraphs.records.judge import FEWEST, RANK_SUM
+from tfgraphs.records.judge import RANK_SUM
 from tfgraphs.records.one_record import Inspection, Unembedding, side
 from tfgraphs.records.results import ExplainResults
 from tfgraphs.records.results import Measurement, Row
 from tfgraphs.spec import options
 from tfgraphs.spec.network import GRAPHDEF_LIMIT
-from tfgraphs.spec.options import REQUIRED, Option, Whole, byte_size, optional_path, switch
+from tfgraphs.spec.options import FEWEST, REQUIRED, Option, Whole, byte_size, optional_path, switch
 from tfgraphs.spec.owngraph import (FEED, FETCH, GRAPH_PATH, INT_HIGH_OPTION, MIN_BYTES, SIGNATURE, TAG, GraphTask,
                                     UnembedTask, encode_feeds, encode_fetches, graph_name, max_abs_difference, tolerance)
 from tfgraphs.tfimport import import_tensorflow

@@ -7,7 +7,7 @@ import sys
 import tempfile
 from dataclasses import dataclass, replace
 
-from tfgraphs import processes, usercode
+from tfgraphs import usercode
 from tfgraphs.errors import UsageError
 from tfgraphs.fileio import read_doc
 from tfgraphs.jobs import runner
@@ -57,7 +57,7 @@ def run(config, plan, progress, timeout=None):
         progress.say(os.path.basename(config.script), "running under watch")
         # The script's environment is the user's, as `python SCRIPT` would get it: TensorFlow logs what it would.
         # What it starts in a session of its own is adopted here once its parent ends, and ended with the rest.
-        with processes.adopting() as adopted:
+        with usercode.adopting() as adopted:
             with usercode.grouped(argv(config, out), env=dict(os.environ)) as group:
                 code = _wait(group.proc, timeout)
         left = sorted(dict(group.ended + adopted).items())

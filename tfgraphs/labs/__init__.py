@@ -2,6 +2,7 @@
 checkers (`tfgraphs lab check N PATH`, or `tfgraphs.labs.check(N)` in a notebook)."""
 
 import os
+import re
 from importlib import resources
 from pathlib import Path
 
@@ -17,6 +18,9 @@ LABS = {
     7: "Watch your own script: fix what `tfgraphs watch` flags",
 }
 FILES = ("README.md", "starter.py", "starter.ipynb")   # what a student gets; the solutions are not shipped
+COURSE_PAGE = "course.md"   # the course's README, copied beside each lab's sheet so that the sheet's link to it works
+COPIED = FILES + (COURSE_PAGE,)
+LINK = re.compile(r"\[([^\]]*)\]\(([^)\s#]*)(#[^)\s]*)?\)")   # a markdown link: [text](target#anchor)
 
 
 def check(number, namespace=None, timeout=60.0):
@@ -56,7 +60,7 @@ def start(number, directory=None):
         raise UsageError(f"{target} is a file, not a folder")
     # lexists: a link, even one to nowhere, counts as there; the writes below never follow one.
     there = [str(target / name) + (" (a symbolic link)" if os.path.islink(target / name) else "")
-             for name in FILES if os.path.lexists(target / name)]
+             for name in COPIED if os.path.lexists(target / name)]
     if there:
         raise UsageError(f"{', '.join(there)} already exist{'s' if len(there) == 1 else ''}; "
                          f"choose another folder: tfgraphs lab start {number} DIR")
@@ -64,8 +68,8 @@ def start(number, directory=None):
     copied = []
     try:
         target.mkdir(parents=True, exist_ok=True)
-        for name in FILES:
-            _write_new(target / name, (source / name).read_bytes())
+        for name, data in copies(source).items():
+            _write_new(target / name, data)
             copied.append(target / name)
     except OSError as exc:
         # A read-only, missing or full place: what was copied and the folders made are taken back, so the lab's
@@ -77,6 +81,30 @@ def start(number, directory=None):
                 folder.rmdir()
         raise UsageError(f"cannot write lab {number} into {target}: {exc.strerror}") from None
     return copied
+
+
+def copies(source):
+    """{name in the copy: bytes} of the lab in folder source: its FILES and the course page, each markdown link
+    pointed where the copy has its target, or made plain text where the copy has none (the site's lessons)."""
+    # The sheet links the course page as ../README.md; the course page links this lab's sheet by its folder.
+    moved = {"README.md": {"../README.md": COURSE_PAGE},
+             COURSE_PAGE: {f"{source.name}/README.md": "README.md"}}
+    texts = {name: (source / name).read_bytes() for name in FILES}
+    texts[COURSE_PAGE] = (course() / "README.md").read_bytes()
+    for name, links in moved.items():
+        texts[name] = relinked(texts[name].decode("utf-8"), links, set(texts)).encode("utf-8")
+    return texts
+
+
+def relinked(markdown, links, present):
+    """markdown with each relative link's target renamed by links; one to no file of present left as its text."""
+    def relink(match):
+        text, target, anchor = match.group(1), links.get(match.group(2), match.group(2)), match.group(3) or ""
+        if not target or "://" in target or target.startswith(("mailto:", "/")) or target in present:
+            return f"[{text}]({target}{anchor})"
+        return text
+
+    return LINK.sub(relink, markdown)
 
 
 def _write_new(path, data):

@@ -180,12 +180,18 @@ def child(number, path, first=0, judge_pid=None):
         say(usage=str(exc))
         return 2
     say(checks=[check_name(c) for c in checks])
+    shared = set()   # the keys (shares) whose facts this process sent: the judge judges their later checks on those
     for check in checks[first:]:
         say(start=check_name(check))
+        key = getattr(check, "shares", None)
+        if key is not None and key in shared:
+            say(facts=None)
+            continue
         found, failed = collect(check, module)
         if failed is None:
             try:
                 say(facts=plain(found))
+                shared.add(key)
                 continue
             except (TypeError, ValueError) as exc:
                 failed = Outcome(check_name(check), False, f"returned something that is not plain data ({exc})")

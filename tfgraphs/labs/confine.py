@@ -12,7 +12,6 @@ import os
 import platform
 import signal
 import struct
-import time
 from contextlib import contextmanager
 
 PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, PR_SET_CHILD_SUBREAPER, PR_GET_CHILD_SUBREAPER = 38, 22, 36, 37   # linux/prctl.h
@@ -115,29 +114,14 @@ def _alive(proc):
 def end_tree(pid):
     """[(pid, name)] of pid's descendants, each killed, pid frozen first so that it starts no more; pid itself is
     left stopped for its starter to kill and collect."""
-    import psutil
+    from tfgraphs.usercode import end_processes
+
     try:
         os.kill(pid, signal.SIGSTOP)
     except OSError:
         return []
-    ended = {}
-    for _ in range(ENDING_ROUNDS):
-        left = _descendants(pid)
-        if not left:
-            break
-        for proc in left:
-            try:
-                ended.setdefault(proc.pid, proc.name())
-                proc.send_signal(signal.SIGSTOP)   # frozen first: a parent killed first would orphan its children
-            except psutil.Error:
-                pass
-        for proc in left:
-            try:
-                proc.send_signal(signal.SIGKILL)
-            except psutil.Error:
-                pass
-        time.sleep(0.02)
-    return sorted(ended.items())
+    # Each frozen before any is killed: a parent killed first would orphan its children.
+    return end_processes(lambda: _descendants(pid), rounds=ENDING_ROUNDS, freeze=True)
 
 
 def children():
@@ -164,18 +148,12 @@ def reaping(on):
 def ended_orphans(known):
     """[(pid, name)] of the processes reparented to this one (its children not in known) and theirs, each ended and
     collected."""
-    import psutil
-    ended = []
-    for pid in sorted(children() - set(known)):
-        ended += end_tree(pid)
-        try:
-            proc = psutil.Process(pid)
-            ended.append((pid, proc.name()))
-            proc.kill()
-            proc.wait(5)
-        except (psutil.Error, ChildProcessError):
-            pass
-    return sorted(set(ended))
+    from tfgraphs.usercode import end_processes
+
+    def orphans():
+        below_known = {p.pid for pid in known for p in _descendants(pid)}
+        return [p for p in _descendants(os.getpid()) if p.pid not in known and p.pid not in below_known]
+    return end_processes(orphans, rounds=ENDING_ROUNDS, freeze=True)
 
 
 @contextmanager

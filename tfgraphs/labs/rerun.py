@@ -102,10 +102,12 @@ def bounded(graph, feed):
     """GraphFailed, before anything runs, when an op of graph would make a tensor past MAX_TENSOR_BYTES (or all of
     them past MAX_GRAPH_BYTES) once fed feed's shapes, as TensorFlow's shape inference knows them before the run (a
     size that only values decide, as a gradient's, is bounded by the check's time limit alone)."""
-    shaped = tf.Graph()
-    with shaped.as_default():
-        given = {t.name: tf.compat.v1.placeholder(t.dtype.base_dtype, np.shape(v)) for t, v in feed.items()}
-        tf.compat.v1.import_graph_def(graph.as_graph_def(), input_map=given, name="")
+    shaped = graph   # fed the shapes it was built with, its shapes are those TensorFlow inferred already
+    if any(not t.shape.is_fully_defined() or t.shape.as_list() != list(np.shape(v)) for t, v in feed.items()):
+        shaped = tf.Graph()
+        with shaped.as_default():
+            given = {t.name: tf.compat.v1.placeholder(t.dtype.base_dtype, np.shape(v)) for t, v in feed.items()}
+            tf.compat.v1.import_graph_def(graph.as_graph_def(), input_map=given, name="")
     total = 0
     for op in shaped.get_operations():
         for out in op.outputs:
@@ -480,8 +482,8 @@ def judge_excess(facts):
     # The observation, not the statistic: which runs the student's summary was dragged towards.
     dragged = any(slow for (_, _, slow), _ in zip(EXCESS_CASES, facts["excess"]))
     return not wrong, "; ".join(wrong) if wrong else f"{len(EXCESS_CASES)} cases", (
-        "" if not wrong else "Your typical later run lies outside the usual runs: one slow run moved it. Which "
-        "summary of a list stays among the usual values whatever one outlier is?" if dragged else "")
+        "" if not wrong else "Your typical later run lies outside the usual later runs the seen line lists: one slow "
+        "run moved it." if dragged else "")
 
 
 @hint("A typical later run must lie among the usual later runs, whatever one slow run is.")
@@ -513,7 +515,8 @@ def _sample_graph_def():
 
 def _const_bytes(facts):
     want, got = consts.const_bytes(_sample_graph_def()), facts["got"]
-    return got == want, f"got {got:,}, expected {want:,}" if got != want else f"{got:,} bytes", ""
+    seen = f"got {got:,}, not the bytes the sample's Consts expand to" if got != want else f"{got:,} bytes"
+    return got == want, seen, ""
 
 
 @hint("Your total is not the expanded bytes of the sample's Consts (one in tensor_content, one written as a single "
@@ -530,18 +533,16 @@ def _max_batch(facts):
     for dtype in network.DTYPES:
         n = facts["batches"][dtype]
         per = network.example_bytes(dtype)
-        if n * per >= 2**31:
-            wrong.append(f"{dtype}: {n:,} (TensorFlow refuses that batch itself)")
-        elif (n + 1) * per < 2**31:
-            # Asking TensorFlow here would copy a tensor of nearly 2 GiB: the arithmetic already says it fits.
-            wrong.append(f"{dtype}: {n:,} (batch {n + 1:,} is still under 2 GiB)")
-        elif not _refused(n + 1, dtype):
-            wrong.append(f"{dtype}: {n:,} (TensorFlow accepted batch {n + 1:,})")
-    return not wrong, "wrong: " + ", ".join(wrong) if wrong else "float64, float32, float16", ""
+        # Asking TensorFlow of batch n + 1 would copy a tensor of nearly 2 GiB when the arithmetic already says it
+        # fits. Which side of the boundary a batch lies on is left unsaid: that side is what the question asks.
+        if n * per >= 2**31 or (n + 1) * per < 2**31 or not _refused(n + 1, dtype):
+            wrong.append(f"{dtype}: {n:,}")
+    return not wrong, ("not the largest batch TensorFlow accepts: " + ", ".join(wrong) if wrong else
+                       "float64, float32, float16"), ""
 
 
-@hint("Read the size check tf.constant makes, in make_tensor_proto (tensorflow/python/framework/tensor_util.py): "
-      "the seen line says, for each dtype, whether your batch is past that boundary or short of it.")
+@hint("Read the size check tf.constant makes, in make_tensor_proto (tensorflow/python/framework/tensor_util.py), "
+      "or the `max batch` column of the Why table `tfgraphs compare --dtype D --verbose` prints (question 2).")
 @judged_by(_max_batch)
 def max_batch_matches_tensorflow(mod):
     """max_embedded_batch(dtype) is the last batch TensorFlow accepts"""

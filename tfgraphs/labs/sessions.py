@@ -83,6 +83,8 @@ class Held:
         if not held:
             part.library.CopyFrom(proto.library)
         part.node.extend(n for n in proto.node if n.name not in held)
+        for node in part.node:
+            _colocated_within(node, held)
         with self.graph.as_default():
             v1.import_graph_def(part, input_map=self._inputs(part, held), name="")
         if self.session is None:
@@ -106,6 +108,20 @@ class Held:
                     mapped[name if ":" in name else name + ":0"] = self.graph.get_tensor_by_name(
                         name if ":" in name else name + ":0")
         return mapped
+
+
+def _colocated_within(node, held):
+    """Drop from node's colocation list (its `_class` attr, loc:@OP) the ops the judge holds already: TensorFlow's
+    importer checks that list against the GraphDef it imports, which holds only the new ops, and refuses an update op
+    colocated with a variable made before the first run. One device runs every op here, so the list places nothing."""
+    if "_class" not in node.attr:
+        return
+    kept = [c for c in node.attr["_class"].list.s if not (c.startswith(b"loc:@") and c[5:].decode() in held)]
+    if kept:
+        del node.attr["_class"].list.s[:]
+        node.attr["_class"].list.s.extend(kept)
+    else:
+        del node.attr["_class"]
 
 
 class Observer:

@@ -14,6 +14,7 @@ import numpy as np
 
 DEFAULT_TIMEOUT_S = 60.0
 STOPPED = "did not finish within"   # how a check that hung begins its detail
+SEEN_CHARS = 240   # the most of a detail a `seen:` line shows: three lines of a terminal (--json keeps it whole)
 # Lines of a TensorFlow error that frame its message: the stack of the op that failed, and its headers.
 FRAMING = ("Graph execution error", "Detected at node", "Node:", "[[", "File ", "Traceback", "Original stack")
 # How the student's process asks the judge for a run (labs.sessions): ask(request) -> reply, set by the process that
@@ -225,6 +226,12 @@ def shown(text):
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(text))
 
 
+def brief(text, most=SEEN_CHARS):
+    """text as a `seen:` line shows it: cut after `most` characters, saying how many it had."""
+    text = shown(text)
+    return text if len(text) <= most else f"{text[:most].rstrip()} ... ({most} of {len(text):,} characters shown)"
+
+
 def print_outcomes(number, outcomes, stream=None):
     """Print each check's ok or WRONG line (with what was seen and the hint) and the count; return the exit status."""
     for o in outcomes:
@@ -233,7 +240,7 @@ def print_outcomes(number, outcomes, stream=None):
             continue
         # The goal, then what was observed, then the likely mistake behind it.
         print(f"WRONG {shown(o.name)}", file=stream)
-        print(f"      seen: {shown(o.detail) or 'nothing to judge'}", file=stream)
+        print(f"      seen: {brief(o.detail) or 'nothing to judge'}", file=stream)
         if o.hint:
             print(f"      hint: {shown(o.hint)}", file=stream)
     passed = sum(o.passed for o in outcomes)

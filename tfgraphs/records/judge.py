@@ -14,7 +14,7 @@ from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_EVEN, Context, Decima
 
 import numpy as np
 
-from tfgraphs.spec.options import ALPHA, FEWEST, ONE_AGAINST, RANK_SUM, SIGNED_RANK
+from tfgraphs.spec.options import ALPHA, ONE_AGAINST, RANK_SUM, SIGNED_RANK
 
 # scipy.stats is imported by the functions that test, so that --help and the option checks never load it.
 
@@ -125,8 +125,8 @@ def fewest_a_side(verdicts):
     def enough(v, t):
         k = max(1, v.n_a // max(v.n_b, 1))
         return 2 / math.comb((k + 1) * t, t) < v.level
-    return max((next(t for t in range(FEWEST[RANK_SUM], 10**4) if enough(v, t)) for v in verdicts),
-               default=FEWEST[RANK_SUM])
+    least = fewest(RANK_SUM)
+    return max((next(t for t in range(least, 10**4) if enough(v, t)) for v in verdicts), default=least)
 
 def _with_u(m, n, u):
     """m and n distinct values whose U (pairs where the first sample's value is the larger) is u."""

@@ -6,8 +6,8 @@ from dataclasses import MISSING, asdict, dataclass, field, fields, replace
 from typing import ClassVar
 
 from tfgraphs.records.judge import judge
-from tfgraphs.records.schema import (GRAPH_BYTES, PROVENANCE, Provenance, Range, check_object, check_record, envelope,
-                                     known, provenance, provenance_of, ranged)
+from tfgraphs.records.schema import (GRAPH_BYTES, PROVENANCE, Number, Numbers, Provenance, Tally, Text, Texts,
+                                     check_object, check_record, envelope, known, provenance, provenance_of, ranged)
 from tfgraphs.spec.owngraph import CAUSES, DIAGNOSES
 
 
@@ -50,7 +50,15 @@ class OneRecord(Provenance):
         return cls(**{**cls.read(d), **provenance_of(d)})
 
 
-# inspect: one GraphDef's sizes and contents, as numbers (nothing was run).
+# inspect: one GraphDef's sizes and contents, as numbers (nothing was run). What each list's entries hold, key by key.
+OP_TYPES = {"op": Text(), "nodes": Number(1), "bytes": Number()}
+LARGEST_CONSTS = {"name": Text(), "function": Text(null=True), "dtype": Text(), "shape": Numbers(),
+                  "bytes": Number(), "node_bytes": Number(**GRAPH_BYTES), "graph_share": Number(most=1)}
+# Identical tensors: two copies or more, each named by its node.
+REPEATS = {"bytes": Number(), "copies": Number(2), "nodes": Texts(), "in_functions": Number()}
+META_GRAPH = {"of": Number(1), "tags": Texts()}
+
+
 @dataclass(frozen=True)
 class Inspection(OneRecord):
     """The sizes and contents of one GraphDef, as numbers."""
@@ -65,11 +73,12 @@ class Inspection(OneRecord):
     const_bytes: int = ranged(default=MISSING)      # bytes of all Const tensors once expanded (elements x itemsize)
     const_node_bytes: int = ranged(default=MISSING)   # what those Const nodes take in the serialized graph
     headroom_bytes: int = ranged(default=MISSING)   # bytes the graph could still grow before TensorFlow refuses it
-    op_types: tuple             # ({"op", "nodes", "bytes"}, ...), most nodes first
-    largest_consts: tuple       # ({"name", "function", "dtype", "shape", "bytes", "node_bytes", "graph_share"}, ...)
-    repeats: tuple = ()         # ({"bytes", "copies", "nodes", "in_functions"}, ...): identical tensors >= 1 KiB
-    elided_consts: int | None = None   # Const nodes listing fewer values than their shape holds (None: not counted)
-    meta_graph: dict | None = None
+    op_types: tuple = ranged(keys=OP_TYPES, default=MISSING)   # most nodes first
+    largest_consts: tuple = ranged(keys=LARGEST_CONSTS, default=MISSING)
+    repeats: tuple = ranged(keys=REPEATS, default=())   # identical tensors >= 1 KiB
+    elided_consts: int | None = ranged(default=None)   # Const nodes listing fewer values than their shape holds (None:
+                                                       # not counted)
+    meta_graph: dict | None = ranged(keys=META_GRAPH)   # which meta graph of a SavedModel, and its tags
 
     command = "inspect"
     # inspect reads the graph without running it: its document names the TensorFlow that parsed it, no machine.
@@ -80,11 +89,13 @@ class Inspection(OneRecord):
 # The keys of `before` and `after` and their ranges: the sizes the rewrite reads, then what a --check run measured
 # (None without); either graph was read from, or written as, one GraphDef protobuf, the other numbers are sizes and
 # times.
-SIDE = {"graph_bytes": Range(**GRAPH_BYTES), **{k: Range() for k in ("const_bytes", "largest_const_bytes", "session_s",
-                                                                     "load_s", "first_run_s", "runs_s",
-                                                                     "peak_rss_bytes")}}
-# The numbers of a moved or left Const: its tensor's bytes and dimensions.
-CONST = {"bytes": Range(), "shape": Range()}
+SIDE = {"graph_bytes": Number(**GRAPH_BYTES), "const_bytes": Number(), "largest_const_bytes": Number(),
+        **{k: Number(null=True) for k in ("session_s", "load_s", "first_run_s", "peak_rss_bytes")},
+        "runs_s": Numbers()}
+# A moved Const: its name, its tensor's bytes, dtype and dimensions; a Const left also names the function holding it
+# and why it stayed.
+MOVED = {"name": Text(), "bytes": Number(), "dtype": Text(), "shape": Numbers()}
+LEFT = {**MOVED, "function": Text(), "reason": Text()}
 
 
 def side(sizes, measured=None):
@@ -108,8 +119,8 @@ class Unembedding(OneRecord):
     min_bytes: int | None = ranged(least=1, default=MISSING)   # --min-bytes reads a size of at least 1 byte
     before: dict = ranged(keys=SIDE, factory=dict)
     after: dict = ranged(keys=SIDE, factory=dict)
-    moved: tuple = ranged(keys=CONST, default=())   # ({"name", "bytes", "dtype", "shape"}, ...)
-    left: tuple = ranged(keys=CONST, default=())    # ({"name", "bytes", "dtype", "shape", "function", "reason"}, ...)
+    moved: tuple = ranged(keys=MOVED, default=())
+    left: tuple = ranged(keys=LEFT, default=())
     checked: bool = False
     max_abs_err: float | None = ranged(unbounded=True)   # inf: an output of another shape; NaN: holding NaN
     tolerance: float | None = ranged(unbounded=True)     # of the output whose difference is the largest (scaled by
@@ -119,7 +130,7 @@ class Unembedding(OneRecord):
     unembed_peak_rss_bytes: int | None = ranged()
     unembed_phases: dict = ranged(factory=dict)   # read_s, rewrite_s, save_s (and assign_s in older runs)
     tf_rss_bytes: int | None = ranged()           # the rewriting worker's RSS once TensorFlow was imported
-    errors: tuple = ()           # ("what: TensorFlow's message", ...) of every worker that failed
+    errors: tuple = ranged(holds=Texts(), default=())   # ("what: TensorFlow's message", ...) of every worker that failed
 
     command = "unembed"
 
@@ -151,6 +162,12 @@ class Unembedding(OneRecord):
         """The fields a saved document holds; one holding only the keys unembed first wrote leaves the rest unknown."""
         check_object(cls, d)
         given = super().read({"path": None, "out": None, "min_bytes": None, **d})
+        if given["path"] is not None and given["min_bytes"] is None:
+            raise ValueError("Unembedding.min_bytes is null, not a whole number: a document naming its path names the "
+                             "--min-bytes it ran with")
+        if bool(given["before"]) != bool(given["after"]):
+            empty = "after" if given["before"] else "before"
+            raise ValueError(f"{empty} is an empty object, but a rewrite measures both sides")
         # Only a --check run measures the graphs, so measured runs say it ran when the document does not.
         return {"checked": bool(given["after"].get("runs_s")), **given}
 
@@ -160,21 +177,28 @@ CORE = ("before", "after", "moved", "max_abs_err")
 
 
 # watch: a user's script's runs, Consts, growth and feeds, tied to the script's own lines.
-# A line of the script: 0 where no frame of it made the op (worker.watched.UNKNOWN).
-LINE = Range()
-# What each list's entries hold, key by key; each entry is made by the first call, op or feed it counts.
-CALLS = {"line": LINE, "n": Range(1), "signatures": Range(1), "first_s": Range(), "later_median_s": Range(),
-         "feed_bytes_per_call": Range(), "times_s": Range(), "signature_first_s": Range(), "first_run_index": Range(),
-         "sessions": Range(1), "session_first_s": Range(), "repeat_median_s": Range()}
-# A Const's NodeDef is read serialized, as one protobuf; its tensor's bytes count every element, even of a splat.
-CONSTS = {"line": LINE, "bytes": Range(**GRAPH_BYTES), "tensor_bytes": Range(), "data_bytes": Range(),
-          "shape": Range(), "runs_before": Range()}
-GROWTH = {"line": LINE, "ops": Range(1), "runs": Range(1), "op_types": Range(1), "causes": Range(1),
-          "loop": {"line": LINE}, "via": {"line": LINE}, "after_s": Range(), "after_site": {"line": LINE}}
-FEEDS = {"line": LINE, "bytes": Range(), "calls": Range(1), "same_calls": Range(), "convert_s": Range()}
-SESSIONS = {"line": LINE, "made": Range(1), "graphs": Range(1), "init_s": Range(), "runs": Range(), "first_s": Range(),
-            "repeat_s": Range()}
-FUNCTIONS = {"line": LINE, "traces": Range()}
+# Where in the script: its file, and a line of it (0 where no frame of it made the op: worker.watched.UNKNOWN).
+WHERE = {"file": Text(), "line": Number()}
+# What each list's entries hold, key by key; each entry is made by the first call, op or feed it counts. A key null
+# is allowed for was absent from older documents, or is null when nothing measured it (a call made once has no
+# later median).
+CALLS = {**WHERE, "kind": Text(), "n": Number(1), "signatures": Number(1), "first_s": Number(),
+         "later_median_s": Number(null=True), "feed_bytes_per_call": Number(), "times_s": Numbers(),
+         "signature_first_s": Numbers(), "first_run_index": Number(null=True), "sessions": Number(1, null=True),
+         "session_first_s": Numbers(null=True), "repeat_median_s": Number(null=True)}
+# A Const's NodeDef is read serialized, as one protobuf; its tensor's bytes count every element, even of a splat
+# (null, as its shape's dimensions, where TensorFlow does not know them).
+CONSTS = {**WHERE, "name": Text(), "bytes": Number(**GRAPH_BYTES), "tensor_bytes": Number(null=True),
+          "data_bytes": Number(null=True), "dtype": Text(), "shape": Numbers(null=True, unknown=True),
+          "runs_before": Number()}
+GROWTH = {**WHERE, "ops": Number(1), "runs": Number(1), "op_types": Tally(1), "causes": Tally(1, null=True),
+          "loop": WHERE, "via": WHERE, "after_s": Numbers(null=True), "after_site": WHERE}
+FEEDS = {**WHERE, "feed": Text(), "bytes": Number(), "calls": Number(1), "same_calls": Number(), "how": Text(),
+         "convert_s": Number(null=True), "converted_from": Text(null=True)}
+SESSIONS = {**WHERE, "made": Number(1), "graphs": Number(1), "init_s": Numbers(), "runs": Numbers(),
+            "first_s": Numbers(), "repeat_s": Numbers()}
+FUNCTIONS = {**WHERE, "name": Text(), "traces": Number()}
+LEFT_RUNNING = {"pid": Number(1), "name": Text(null=True)}
 EXIT_STATUS = dict(most=255, why=" (a process's exit status)")
 
 
@@ -184,7 +208,7 @@ class Watching(OneRecord):
     session's first run, the large arrays fed, and tf.function trace counts (TensorFlow's own)."""
 
     script: str | None
-    argv: tuple = ()
+    argv: tuple = ranged(holds=Texts(), default=())
     tf1: bool = False
     min_bytes: int | None = ranged(least=1)   # --min-bytes reads a size of at least 1 byte
     exit_code: int | None = ranged(**EXIT_STATUS)
@@ -208,7 +232,7 @@ class Watching(OneRecord):
     findings: tuple = ()   # ({kind, file, line, evidence, remedy, lesson}, ...): diagnoses(), from the fields above
     # ({pid, name}, ...): processes of the script's session still running when its own process ended, which watch
     # ended (left out of the document when none)
-    left_running: tuple = ranged(keys={"pid": Range(1)}, default=())
+    left_running: tuple = ranged(keys=LEFT_RUNNING, default=())
     status: str = "ok"     # "failed": the hooks could not watch (the script still ran as it would)
     error: str | None = None
 

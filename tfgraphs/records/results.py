@@ -538,15 +538,15 @@ def _has_row_keys(row):
 def _numbers_a_run_makes(doc):
     """ValueError for a whole number in the document no run makes: past 2**63 in size (floats may be inf or nan:
     an output that differs in shape, or holds NaN, is recorded as such)."""
-    pending = [doc]
+    pending = [(doc, "")]
     while pending:
-        value = pending.pop()
+        value, place = pending.pop()
         if isinstance(value, dict):
-            pending.extend(value.values())
+            pending.extend((v, f"{place}.{k}" if place else str(k)) for k, v in value.items())
         elif isinstance(value, list):
-            pending.extend(value)
+            pending.extend((v, f"{place}[{i}]") for i, v in enumerate(value))
         elif isinstance(value, int) and not isinstance(value, bool) and not abs(value) < 2 ** 63:
-            raise ValueError(f"it holds the number {str(value)[:40]}..., which no run makes")
+            raise ValueError(f"{place} is {str(value)[:40]}..., larger than any figure a run records (2**63 or more)")
 
 
 def load(doc):

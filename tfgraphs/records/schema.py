@@ -192,13 +192,105 @@ class Range:
 
 
 def ranged(least=0, most=math.inf, *, unbounded=False, why="", finest=0, nested=False, default=None, factory=None,
-           keys=None):
+           keys=None, holds=None):
     """A record field of default (or factory()) whose numbers, in tuples and dicts too, lie in the range; with keys
     ({key: Range}), the field holds dicts (or lists of them) whose numbers under each key lie in that key's range,
-    and whose other keys hold names, not numbers."""
+    and whose other keys hold names, not numbers (a key checked by a Number or Text must be there, unless its null
+    is allowed); with holds (Texts(), ...), what the field holds, checked whole."""
     made = {"default_factory": factory} if factory else {"default": default}
-    span = keys if keys is not None else Range(least, most, unbounded, why, finest, nested)
+    span = next((s for s in (keys, holds) if s is not None), None) or Range(least, most, unbounded, why, finest,
+                                                                            nested)
     return field(**made, metadata={"range": span})
+
+
+@dataclass(frozen=True)
+class Number(Range):
+    """One number under a key of a record's objects: null, or the key absent, only where null is allowed."""
+
+    null: bool = False
+
+    def fault(self, value):
+        if value is None:
+            return None if self.null else "not a number"
+        return super().fault(value)
+
+    def held(self, value, place):
+        """(where, value, its check) of what the key holds."""
+        yield place, value, self
+
+
+@dataclass(frozen=True)
+class Numbers(Number):
+    """A list of numbers under a key; unknown: an item may be null (a dimension TensorFlow does not know)."""
+
+    unknown: bool = False
+
+    def fault(self, value):
+        return None if value is None and self.null else "not a list"
+
+    def held(self, value, place):
+        if not isinstance(value, (list, tuple)):
+            yield place, value, self
+            return
+        each = Number(self.least, self.most, self.unbounded, self.why, self.finest, null=self.unknown)
+        for i, item in enumerate(value):
+            yield f"{place}[{i}]", item, each
+
+
+@dataclass(frozen=True)
+class Tally(Numbers):
+    """An object of names to counts under a key (op types by how many ops each)."""
+
+    def fault(self, value):
+        return None if value is None and self.null else "not an object"
+
+    def held(self, value, place):
+        if not isinstance(value, dict):
+            yield place, value, self
+            return
+        each = Number(self.least, self.most, self.unbounded, self.why, self.finest)
+        for key, item in value.items():
+            yield f"{place}.{key}", item, each
+
+
+@dataclass(frozen=True)
+class Text:
+    """A name under a key of a record's objects (a file, an op, a dtype): a string, null only where allowed."""
+
+    null: bool = False
+
+    def fault(self, value):
+        if isinstance(value, str) or value is None and self.null:
+            return None
+        return "not a string" + (" or null" if self.null else "")
+
+    def held(self, value, place):
+        yield place, value, self
+
+
+@dataclass(frozen=True)
+class Texts(Text):
+    """A list of names (a script's arguments, the nodes holding one tensor)."""
+
+    def fault(self, value):
+        return None if value is None and self.null else "not a list"
+
+    def held(self, value, place):
+        if not isinstance(value, (list, tuple)):
+            yield place, value, self
+            return
+        for i, item in enumerate(value):
+            yield f"{place}[{i}]", item, Text()
+
+
+# The checks of one key that hold its value whole: a number, a list or object of them, a name or a list of names.
+HELD = (Number, Text)
+
+
+def needed(span):
+    """True when an object must hold the key span checks: a Number or Text that allows no null (a plain Range checks
+    only the numbers an object holds)."""
+    return isinstance(span, HELD) and not span.null
 
 
 # A time in seconds, as time.perf_counter measures it.
@@ -238,8 +330,8 @@ def _numbers(value, place, span, depth=0):
     none, and a dict's keys that span does not name hold none. A field of one Range holds a number, a list of them
     (of lists, when nested) or an object of them, and each item is a number: a null, a list or an object there is
     yielded, to be refused (with no range for an item of a nested field that is no list)."""
-    if isinstance(span, dict) or (value is None and depth == 0):
-        yield from _keyed(value, place, span)
+    if isinstance(span, (dict, *HELD)) or (value is None and depth == 0):
+        yield from _keyed(value, place, span, entry=False)
     elif isinstance(value, (tuple, list)) and (depth == 0 or span.nested and depth == 1):
         for i, inner in enumerate(value):
             yield from _numbers(inner, f"{place}[{i}]", span, depth + 1)
@@ -250,16 +342,24 @@ def _numbers(value, place, span, depth=0):
         yield place, value, None if span.nested and depth == 1 else span
 
 
-def _keyed(value, place, span):
-    """_numbers of a field whose dicts name a Range per key: what each key holds, and None anywhere holds none."""
-    if value is None:
+def _keyed(value, place, span, entry=True):
+    """_numbers of a field whose dicts name a check per key: what each key holds, None holding none where a Range
+    checks it; an object in a list (an entry) holds every key needed(), a field's own object only when not empty."""
+    if isinstance(span, HELD):
+        yield from span.held(value, place)
+    elif value is None:
         return
-    if isinstance(value, (tuple, list)):
+    elif isinstance(value, (tuple, list)):
         for i, item in enumerate(value):
-            if item is None and isinstance(span, dict):
-                yield f"{place}[{i}]", item, span   # a list of records holds no null
-            yield from _keyed(item, f"{place}[{i}]", span)
+            if (item is None or isinstance(item, (tuple, list))) and isinstance(span, dict):
+                yield f"{place}[{i}]", item, span   # a list of records holds objects, no null and no list
+            else:
+                yield from _keyed(item, f"{place}[{i}]", span)
     elif isinstance(value, dict):
+        if isinstance(span, dict) and (entry or value):
+            lacking = [key for key, inner in span.items() if key not in value and needed(inner)]
+            if lacking:
+                raise ValueError(f"{place} has no {', '.join(lacking)}")
         for key, item in value.items():
             inner = span.get(key) if isinstance(span, dict) else span
             if inner is not None:

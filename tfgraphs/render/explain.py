@@ -8,11 +8,11 @@ from tfgraphs.findings.explain import share_text
 from tfgraphs.findings.explain import grouped
 from tfgraphs.findings.explain import logged_spans
 from tfgraphs.records.explain import LABELS, PARTS, ExplainedGraph, is_remote, part_first_runs, where
-from tfgraphs.records.judge import FEWEST, RANK_SUM
+from tfgraphs.records.judge import RANK_SUM
 from tfgraphs.render.page import WIDTH, Table, failures, machine_line, page, time_unit
 from tfgraphs.render.network import header
 from tfgraphs.spec import tflog
-from tfgraphs.spec.options import PRESETS
+from tfgraphs.spec.options import FEWEST, PRESETS
 from tfgraphs.units import fmt_int, shape_text, sig3
 
 TOP_OPS = 5
@@ -84,7 +84,9 @@ def stages_table(results):
               + "; ".join(f"{tflog.LINES[k].format(step='S')} from {f}" for k, f in tflog.LINE_FILES.items())
               + "), named for the code between them in TensorFlow's source: BuildGraph is logged as it begins, "
               "\"Optimized N functions\" as Grappler's last line, \"Added send/recv\" as Partition()'s last "
-              "statement, and the classic folder's count after its search, before its GraphRunner is made. The first "
+              "statement, the classic folder's count after its search, before its GraphRunner is made, and each "
+              "group of optimization passes between its first line and its \"Finished optimization of a group N\". "
+              "The first "
               "stage opens when session.run is called and the last ends when it returns, both marked by the worker "
               "on the same clock. % = of that first run. Step -1 is the id TensorFlow's GraphRunner gives the runs "
               "the classic constant folder makes.")

@@ -11,10 +11,11 @@ from tfgraphs.findings.files import comparison_sentences, lines
 from tfgraphs.findings.compare import PHASES, growth_rows
 from tfgraphs.findings.remote import has_remote
 from tfgraphs.findings.sweep import PEAK_SPAN_BYTES, peak_per_example
-from tfgraphs.records.judge import ALPHA, FEWEST, MARGIN, RANK_SUM, Summary, ratio, ratio_text
+from tfgraphs.records.judge import ALPHA, MARGIN, RANK_SUM, Summary, ratio, ratio_text
 from tfgraphs.records.sweep import fits
 from tfgraphs.render.page import WIDTH, Page, Table, failures, machine_line, page, runs_text, time_unit
 from tfgraphs.spec import network
+from tfgraphs.spec.options import FEWEST
 from tfgraphs.units import fmt_bytes, fmt_int, sig3
 
 TIME_FIELDS = (("build", "build_s"), ("serialize", "serialize_s"), ("session", "session_s"), ("init", "init_s"),

@@ -3,7 +3,8 @@
 from tfgraphs.findings.shapes import answer_and_findings
 from tfgraphs.findings.shapes import later_label, short_device
 from tfgraphs.records.shapes import control_verdict, costs_by_mode, first_workers, run_cost, split
-from tfgraphs.records.judge import DISTURBED, FEWEST, SIGNED_RANK, ratio_text
+from tfgraphs.records.judge import DISTURBED, SIGNED_RANK, ratio_text
+from tfgraphs.spec.options import FEWEST
 from tfgraphs.records.judge import median_or_none
 from tfgraphs.render.page import WIDTH, Table, failures, machine_line, page, time_unit
 from tfgraphs.spec.shapes import SWITCH_NAMES

@@ -143,46 +143,100 @@ def stamp(line):
 # Each stage of a logged first run lies between two lines, TensorFlow's own or the worker's marks, that end one piece
 # of work and begin the next; the stage is named for the code between them. An event is such a line: its kind, and
 # what the line is, as the pages name it.
-LINES = {"called": "run called", "returned": "run returned", "passes": "first pass", "placed": "last placed",
-         "buildgraph": "BuildGraph", "grappler": "Grappler starts", "grappled": "Optimized N functions",
-         "partitioned": "Added send/recv", "searched": "folder's count", "first": "step {step} first node",
+LINES = {"called": "run called", "returned": "run returned", "passes": "pass group {step} starts",
+         "grouped": "pass group {step} finished", "placed": "last placed", "buildgraph": "BuildGraph",
+         "grappler": "Grappler starts", "grappled": "Optimized N functions", "partitioned": "Added send/recv",
+         "searched": "folder's count", "replaced": "folder's Replacing", "first": "step {step} first node",
          "last": "step {step} last node", "profiler": "profiler starts", "teardown": "profiler tear down"}
 # The file each of those lines comes from (the marks are the worker's own).
-LINE_FILES = {"passes": "optimization_registry.cc", "placed": "placer.cc", "buildgraph": "graph_execution_state.cc",
-              "grappler": "meta_optimizer.cc", "grappled": "meta_optimizer.cc", "partitioned": "graph_partition.cc",
-              "searched": "constant_folding.cc", "first": "executor.cc", "last": "executor.cc",
+LINE_FILES = {"passes": "optimization_registry.cc", "grouped": "optimization_registry.cc", "placed": "placer.cc",
+              "buildgraph": "graph_execution_state.cc", "grappler": "meta_optimizer.cc",
+              "grappled": "meta_optimizer.cc", "partitioned": "graph_partition.cc", "searched": "constant_folding.cc",
+              "replaced": "constant_folding.cc", "first": "executor.cc", "last": "executor.cc",
               "profiler": "profiler_session.cc", "teardown": "profiler_session.cc"}
-# (the line that opens a stage, the line that closes it): the stage. graph_execution_state.cc logs BuildGraph as it
-# begins; meta_optimizer.cc logs "Optimized N functions" as Grappler's last line; graph_partition.cc logs "Added
-# send/recv" as Partition()'s last statement, after which direct_session.cc's CreateGraphs turns each partition into
-# a Graph and runs the post-partitioning passes, and GetOrCreateExecutors runs the classic GraphOptimizer, whose
-# folder (common_runtime/constant_folding.cc) logs its count after its search and before its GraphRunner is made.
-HANDED = "graph handed over"
+# optimization_registry.cc's RunGrouping logs each group's passes ("Running optimization phase", 2.12 first "Starting
+# optimization of a group N") and then "Finished optimization of a group N", even for a group without passes; the
+# groups (optimization_registry.h): 0 PRE_PLACEMENT and 1 POST_PLACEMENT in GraphExecutionState::InitBaseGraph around
+# the Placer, 2 POST_REWRITE_FOR_EXEC in BuildGraph after Grappler and PruneGraph, 3 POST_PARTITIONING in
+# DirectSession::CreateGraphs after the partitions are made Graphs.
+_GROUP_START = re.compile(r"^(?:Starting optimization of a group (?P<group>\d+)|Running optimization phase -?\d+)$")
+_GROUP_END = re.compile(r"^Finished optimization of a group (?P<group>\d+)$")
+# (the line that opens a stage, the line that closes it): the stage, named for the code between the two lines.
+# Python's session.run extends the session's graph (ExtendSession: groups 0 and 1, placement) and then, in
+# TF_SessionRun_wrapper (tf_session_helper.cc), makes each fed array a tensor (NdarrayToTensor) before TF_SessionRun;
+# DirectSession::Run's GetOrCreateExecutors then misses its cache and CreateGraphs calls BuildGraph, logged as it
+# begins. meta_optimizer.cc logs "Optimized N functions" as Grappler's last line; OptimizeGraph then makes its output a
+# Graph and BuildGraph prunes it to the feeds and fetches, runs group 2 and copies the result for the client graph.
+# graph_partition.cc logs "Added send/recv" as Partition()'s last statement, after which CreateGraphs makes each
+# partition a Graph and runs group 3, and CreateExecutors runs the classic GraphOptimizer, whose folder
+# (common_runtime/constant_folding.cc) logs its count after its search and before its GraphRunner is made.
+# GraphRunner::Run deep-copies what the folder's run computed; ReplaceTensorWithConstant logs "Replacing" once that
+# copy is a Const's NodeDef, before the node is put in the graph; a graph that changed gets another round of the
+# optimizer, folder and all. Then NewLocalExecutor makes the executor of the graph that runs.
+HANDED = "graph handed to the session, made a Graph"
+FEEDS = "the fed arrays made tensors, to BuildGraph"
 FOLDER_RUN = "classic folder's run (step -1)"
 EXECUTOR = "the executor of the graph that runs made"
+_REST = f"the classic optimizer's rest, {EXECUTOR}"
+_TO_RUN = {"grouped3": f"the classic optimizer, {EXECUTOR}",
+           "partitioned": f"partitions made Graphs, post-partitioning passes, the classic optimizer, {EXECUTOR}",
+           "searched": f"after the folder's count: {_REST}",
+           "last-1": f"after the folder's run: GraphRunner's copy of its result, {_REST}",
+           "replaced": f"the folded Const put in the graph, {_REST}"}
 STAGES = {
-    ("called", "passes"): HANDED, ("called", "placed"): "graph handed over, placed",
-    ("called", "buildgraph"): "to BuildGraph",
-    ("passes", "placed"): "pre-placement passes, placement", ("passes", "buildgraph"): "passes, placement",
-    ("placed", "buildgraph"): "post-placement passes, to BuildGraph",
+    ("called", "passes0"): HANDED, ("called", "placed"): f"{HANDED}, pre-placement passes, placement",
+    ("called", "buildgraph"): FEEDS,
+    ("passes0", "grouped0"): "pre-placement passes", ("grouped0", "placed"): "placement",
+    ("passes0", "placed"): "pre-placement passes, placement", ("placed", "passes1"): "the placer's end",
+    ("passes1", "grouped1"): "post-placement passes", ("placed", "grouped1"): "the placer's end, post-placement passes",
+    ("grouped1", "buildgraph"): f"back to Python, {FEEDS}",
+    ("placed", "buildgraph"): f"post-placement passes, back to Python, {FEEDS}",
     ("buildgraph", "grappler"): "BuildGraph: Grappler's GraphDef made", ("grappler", "grappled"): "Grappler",
     ("buildgraph", "grappled"): "BuildGraph and Grappler",
-    ("grappled", "partitioned"): "Grappler's output made a Graph, pruned, partitioned",
-    ("buildgraph", "partitioned"): "BuildGraph, partitioned",
-    ("partitioned", "searched"): "partitions made Graphs, classic optimizer to its folder's count",
-    ("searched", "first-1"): "the folder's GraphRunner made", ("first-1", "last-1"): FOLDER_RUN,
-    ("last-1", "profiler"): f"after the folder's run: {EXECUTOR}",
-    ("last-1", "first"): f"after the folder's run: {EXECUTOR}",
-    ("searched", "profiler"): f"after the folder's count: {EXECUTOR}",
-    ("searched", "first"): f"after the folder's count: {EXECUTOR}",
-    ("partitioned", "profiler"): f"partitions made Graphs, {EXECUTOR}",
-    ("partitioned", "first"): f"partitions made Graphs, {EXECUTOR}",
+    ("grappled", "passes2"): "Grappler's output made a Graph, pruned to the feeds and fetches",
+    ("buildgraph", "passes2"): "BuildGraph without Grappler: the graph copied, pruned to the feeds and fetches",
+    ("passes2", "grouped2"): "post-rewrite passes",
+    ("grappled", "grouped2"): "Grappler's output made a Graph, pruned, post-rewrite passes",
+    ("buildgraph", "grouped2"): "BuildGraph without Grappler: the graph copied, pruned, post-rewrite passes",
+    ("grouped2", "partitioned"): "the client graph copied, partitioned",
+    ("grappled", "partitioned"): "Grappler's output made a Graph, pruned, post-rewrite passes, partitioned",
+    ("buildgraph", "partitioned"): "BuildGraph without Grappler, post-rewrite passes, partitioned",
+    ("partitioned", "passes3"): "partitions made Graphs", ("passes3", "grouped3"): "post-partitioning passes",
+    ("partitioned", "grouped3"): "partitions made Graphs, post-partitioning passes",
+    ("grouped3", "searched"): "the classic optimizer to its folder's count",
+    ("partitioned", "searched"): "partitions made Graphs, post-partitioning passes, the classic optimizer to its "
+                                 "folder's count",
+    ("searched", "first-1"): "the folder's GraphRunner and its executor made", ("first-1", "last-1"): FOLDER_RUN,
+    ("last-1", "replaced"): "GraphRunner's copy of the folder's result, made a Const",
+    ("replaced", "searched"): "the folded Const put in the graph, the classic optimizer's next round to its folder's "
+                              "count",
+    **{(a, b): name for a, name in _TO_RUN.items() for b in ("profiler", "first")},
     ("profiler", "first"): "the run's start", ("first", "last"): "the run (step {step})",
     ("last", "teardown"): "the run's end, its trace collected", ("teardown", "returned"): "return to Python",
     ("last", "returned"): "the run's end, return to Python",
 }
-_LATEST = ("placed", "grappled", "last")   # of a run of these, the last line is the event
-_BEFORE_THE_RUN = ("passes", "placed", "buildgraph", "grappler", "grappled", "partitioned", "searched")
+_IN_RUN = {("first", "last"), ("first-1", "last-1"), ("last", "teardown"), ("last", "returned"),
+           ("teardown", "returned")}
+_LATEST = ("placed", "grappled", "replaced", "last")   # of a run of these, the last line is the event
+_BEFORE_THE_RUN = ("passes", "grouped", "placed", "buildgraph", "grappler", "grappled", "partitioned", "searched",
+                   "replaced")
+
+
+def _registry_event(message):
+    """(passes or grouped, its group or None) of an optimization_registry.cc line that opens or closes a group."""
+    start, end = _GROUP_START.match(message), _GROUP_END.match(message)
+    if end:
+        return "grouped", int(end.group("group"))
+    if start:
+        return "passes", int(start.group("group")) if start.group("group") else None
+    return None
+
+
+def _folder_event(message):
+    """(searched or replaced, None) of a line of the classic folder's that bounds a stage."""
+    if _FOLDABLE.match(message) or message in _NONE_FOLDABLE:
+        return "searched", None
+    return ("replaced", None) if _REPLACING.match(message) else None
 
 
 def _event(line):
@@ -196,14 +250,15 @@ def _event(line):
     p = _PROCESS.match(message) if file == "executor.cc" else None
     if p:
         return "first", int(p.group("step"))
-    grappler = "grappler" in m.group("path")
-    kind = {"optimization_registry.cc": "passes", "placer.cc": "placed",
+    if file == "optimization_registry.cc":
+        return _registry_event(message)
+    if file == "constant_folding.cc":
+        return None if "grappler" in m.group("path") else _folder_event(message)
+    kind = {"placer.cc": "placed",
             "graph_execution_state.cc": "buildgraph" if message == "BuildGraph" else None,
             "meta_optimizer.cc": "grappler" if _GRAPPLER_START.match(message) else
             "grappled" if _GRAPPLED.match(message) else None,
             "graph_partition.cc": "partitioned" if message.startswith("Added send/recv") else None,
-            "constant_folding.cc": "searched" if not grappler and (_FOLDABLE.match(message) or message in
-                                                                   _NONE_FOLDABLE) else None,
             "profiler_session.cc": {"Profiler session initializing.": "profiler",
                                     "Profiler session tear down.": "teardown"}.get(message)}.get(file)
     return (kind, None) if kind else None
@@ -217,8 +272,9 @@ def marked(lines):
 
 def events(lines):
     """[(kind, step, time)] of the lines that bound a logged first run's stages, in order; a run of like lines is one
-    event (of placement's and Grappler's, the last line; of an executor step's, its first and its last), and once
-    the run's own step has begun, only the executor's, the profiler's and the return mark are."""
+    event (of placement's and Grappler's, the last line; of an executor step's, its first and its last; of a pass
+    group's, its first, numbered by the group's closing line), and once the run's own step has begun, only the
+    executor's, the profiler's and the return mark are."""
     out = []
     for line in lines:
         found, at = _event(line), stamp(line)
@@ -226,9 +282,11 @@ def events(lines):
             continue
         kind, step = found
         began = any(k == "first" and s != -1 for k, s, _ in out)
-        if (began and kind in _BEFORE_THE_RUN) or (kind == "passes" and any(k != "called" for k, _, _ in out)):
-            continue
         last = out[-1] if out else None
+        if (began and kind in _BEFORE_THE_RUN) or (kind == "passes" and last and last[0] == "passes"):
+            continue
+        if kind == "grouped" and last and last[0] == "passes" and last[1] is None:
+            out[-1] = ("passes", step, last[2])
         if kind == "first" and last and last[0] in ("first", "last") and last[1] == step:
             out[-1:] = [last, ("last", step, at)] if last[0] == "first" else [("last", step, at)]
         elif last and last[0] == kind and last[1] == step:
@@ -240,7 +298,15 @@ def events(lines):
 
 
 def _key(kind, step):
+    """The event as STAGES names it: step -1's executor lines apart, and each pass group by its number."""
+    if kind in ("passes", "grouped") and step is not None:
+        return f"{kind}{step}"
     return f"{kind}-1" if step == -1 else kind
+
+
+def _line(kind, step):
+    """What the event's line is, as the pages name it; a pass group's unnumbered when its closing line is missing."""
+    return "a pass group starts" if kind == "passes" and step is None else LINES[kind].format(step=step)
 
 
 def spans(lines):
@@ -250,11 +316,15 @@ def spans(lines):
     found = events(lines)
     if all(kind in ("called", "returned") for kind, _, _ in found):
         return []
-    out = []
-    for (a, sa, ta), (b, sb, tb) in zip(found, found[1:]):
+    out, run = [], next((s for k, s, _ in found if k == "first" and s != -1), None)
+    for i, ((a, sa, ta), (b, sb, tb)) in enumerate(zip(found, found[1:])):
         step = sa if a in ("first", "last") else sb
-        name = STAGES.get((_key(a, sa), _key(b, sb)))
-        opened, closed = LINES[a].format(step=sa), LINES[b].format(step=sb)
+        key = (_key(a, sa), _key(b, sb))
+        # Once the run's own step has begun, other steps (a dataset's functions, their folder) interleave with it:
+        # only a step's own span and the run's end are named for their code there.
+        inside = any(k == "first" and s == run for k, s, _ in found[:i + 1])
+        name = STAGES.get(key) if not inside or (key in _IN_RUN and sa in (run, -1, None)) else None
+        opened, closed = _line(a, sa), _line(b, sb)
         out.append({"stage": name.format(step=step) if name else f"{opened} to {closed}",
                     "source": opened, "to": closed, "seconds": tb - ta,
                     "own": a not in ("called", "returned") and b not in ("called", "returned")})

@@ -46,7 +46,7 @@ def op_types_that_ran(run_metadata):
 
 def first_run_excess(first_s, later_s):
     """What only the first run pays: the first run's time minus the typical later run."""
-    # TODO: is the mean the right summary of the later runs?
+    # TODO: step 5 says which later runs the checker gives this function.
     return first_s - statistics.mean(later_s)
 
 
