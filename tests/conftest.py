@@ -6,7 +6,9 @@ Which tests start processes, and why:
   once for the session (processes.SERVERS names their folder), not one per command. It runs the same module with the
   same argv, environment, descriptors and process group. The runs are module- or session-scoped fixtures that the
   tests of a file (or of several files: compare_json, explain_json) read, not one run per test.
-- A watched script (tfgraphs.worker.watch) starts fresh, as in the product: it imports TensorFlow itself.
+- A watched script (tfgraphs.worker.watch) is forked too, in a session of its own, TensorFlow hidden until it
+  imports it (forking/sitecustomize.py); the product starts it fresh. A test of what watch adopts from a script
+  asks for own_servers, so that the script is this process's child, as in the product.
 - A test about how processes start and end asks for own_servers: the command starts its own server, as a user's does
   (a parent's end, PR_SET_PDEATHSIG; Ctrl-C reaching a watch's group). The command line itself always starts fresh
   (its process never imports TensorFlow).

@@ -183,7 +183,8 @@ def test_short_strings_live_inside_their_tstrings():
 
 # watch.
 
-def test_watch_ends_and_names_a_child_in_a_session_of_its_own(tmp_path, monkeypatch, capfd):
+def test_watch_ends_and_names_a_child_in_a_session_of_its_own(tmp_path, monkeypatch, capfd, own_servers):
+    """The script starts fresh, a child of this process, which adopts the orphan it leaves in a session of its own."""
     (tmp_path / "daemon.py").write_text(
         "import subprocess\n"
         "open('sleep.pid', 'w').write(str(subprocess.Popen(['sleep', '30'], start_new_session=True).pid))\n")

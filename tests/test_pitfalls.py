@@ -426,24 +426,24 @@ def test_one_run_against_its_repeats_needs_enough_of_them_for_its_family():
     [new] = [s for s in said if "a new fetch list" in s]
     # Judged with the first run against its repeat, one family of two: placing the run needs TWO repeats, not 40.
     assert [v.family for v in new.verdicts] == [2] and TWO == 80
-    assert new == ("constant: a new fetch list ([relu, pool]) took 1.10 s against 100.1 ms for its repeat: cannot tell "
+    assert new == ("constant: a new fetch list ([relu, pool]) took 1.10 s against its repeats' median 100.1 ms: cannot tell "
                    f"with n=1 and 3 (one run is placed among repeats only from {TWO} of them: --steps {TWO}) "
                    "(x11.0, no 97.5% CI at this n; p=0.5, Holm p=1 over 2).")
     assert not any("built an executor" in s for s in said)
     assert not any("only from 40 of them" in s or "--steps 40" in s for s in said)
     # 40 repeats place a run judged alone (p = 2/41), but not in this family: Holm p = 2 x 2/41.
     said = " ".join(why.answer_and_findings(_report(_cache(new_fetches=1.1)))[1])
-    assert ("a new fetch list ([relu, pool]) took 1.10 s against 100.0 ms for its repeat: cannot tell with n=1 and 40 "
+    assert ("a new fetch list ([relu, pool]) took 1.10 s against its repeats' median 100.0 ms: cannot tell with n=1 and 40 "
             f"(one run is placed among repeats only from {TWO} of them: --steps {TWO}) (x11.0, no 97.5% CI at this n; "
             "p=0.049, Holm p=0.098 over 2).") in said
     assert "differs" not in said and "built an executor" not in said
     # TWO - 1 repeats still cannot place it (p = 2/TWO, not under 5% / 2); TWO can.
     said = " ".join(why.answer_and_findings(_report(_cache(_spread(TWO)[:-1], new_fetches=1.1)))[1])
-    assert ("a new fetch list ([relu, pool]) took 1.10 s against 99.9 ms for its repeat: cannot tell with "
+    assert ("a new fetch list ([relu, pool]) took 1.10 s against its repeats' median 99.9 ms: cannot tell with "
             f"n=1 and {TWO - 1} (one run is placed among repeats only from {TWO} of them: --steps {TWO}) (x11.0, no "
             "97.5% CI at this n; p=0.025, Holm p=0.05 over 2).") in said
     said = why.answer_and_findings(_report(_cache(_spread(TWO), new_fetches=1.1)))[1]
-    assert ("constant: a new fetch list ([relu, pool]) took 1.10 s against 100.0 ms for its repeat: differs (x11.0, "
+    assert ("constant: a new fetch list ([relu, pool]) took 1.10 s against its repeats' median 100.0 ms: differs (x11.0, "
             f"97.5% CI x10.4 to x11.6; n=1 and {TWO}, p=0.025, Holm p=0.049 over 2): a set of fetches the session had "
             "not run, for which DirectSession builds an executor (keyed by the sorted names); how the time splits "
             "inside that run is not measured here.") in said
@@ -453,13 +453,13 @@ def test_new_fetch_list_sentence_follows_the_numbers():
     said = " ".join(why.answer_and_findings(_report(_cache(_spread(TWO), new_fetches=0.101)))[1])
     # Among enough repeats for its family of two: no verdict of "built"; the interval lies inside x0.8 to x1.25, but
     # one run is one sample, which never shows "no difference".
-    assert ("a new fetch list ([relu, pool]) took 101.0 ms against 100.0 ms for its repeat: cannot tell with n=1 and "
+    assert ("a new fetch list ([relu, pool]) took 101.0 ms against its repeats' median 100.0 ms: cannot tell with n=1 and "
             f"{TWO} (x1.01, 97.5% CI x0.96 to x1.07; p=0.81, Holm p=1 over 2).") in said
     assert "built an executor" not in said and "no difference beyond" not in said and "--steps" not in said
     # Judged against the new list's own repeats, not the first list's.
     said = " ".join(why.answer_and_findings(_report(_cache(new_fetches=0.3,
                                                            new_fetches_repeat=tuple(3 * t for t in REPEATS))))[1])
-    assert "a new fetch list ([relu, pool]) took 300.0 ms against 300.0 ms for its repeat: cannot tell with n=1" in said
+    assert "a new fetch list ([relu, pool]) took 300.0 ms against its repeats' median 300.0 ms: cannot tell with n=1" in said
     assert "no difference" not in said
 
 
@@ -469,31 +469,31 @@ def test_reordered_and_callable_sentences_follow_the_numbers():
     # enough repeats for its family of three it lies inside x0.8 to x1.25 and still cannot be told.
     three = _spread(THREE)
     said = " ".join(why.answer_and_findings(_report(_cache(three, reordered_fetches=0.101, new_fetches=1.1)))[1])
-    assert "a new fetch list ([relu, pool]) took 1.10 s against 100.0 ms for its repeat: differs (x11.0" in said
-    assert ("the same fetches reordered ([pool, relu]) took 101.0 ms against 100.0 ms for that list's repeat: cannot "
+    assert "a new fetch list ([relu, pool]) took 1.10 s against its repeats' median 100.0 ms: differs (x11.0" in said
+    assert ("the same fetches reordered ([pool, relu]) took 101.0 ms against that list's repeats' median 100.0 ms: cannot "
             f"tell with n=1 and {THREE} (x1.01, 97.5% CI x0.96 to x1.07; p=0.81, Holm p=1 over 3).") in said
     assert "does not make a new executor" not in said and "no difference beyond" not in said
     said = " ".join(why.answer_and_findings(_report(_cache(reordered_fetches=0.101)))[1])
     assert "does not make a new executor" not in said and "no difference beyond" not in said
-    assert ("reordered ([pool, relu]) took 101.0 ms against 100.0 ms for that list's repeat: cannot tell with "
+    assert ("reordered ([pool, relu]) took 101.0 ms against that list's repeats' median 100.0 ms: cannot tell with "
             "n=1") in said
     # Not said where the judge cannot tell: the same times against 3 repeats.
     said = " ".join(why.answer_and_findings(_report(_cache((0.09, 0.1001, 0.11), reordered_fetches=0.101)))[1])
     assert "does not make a new executor" not in said and "cannot tell with n=1 and 3" in said
     said = " ".join(why.answer_and_findings(_report(_cache(three, reordered_fetches=0.5, new_fetches=1.1)))[1])
-    assert ("the same fetches reordered ([pool, relu]) took 500.0 ms against 100.0 ms for that list's repeat: differs "
+    assert ("the same fetches reordered ([pool, relu]) took 500.0 ms against that list's repeats' median 100.0 ms: differs "
             f"(x5.00, 97.5% CI x4.76 to x5.27; n=1 and {THREE}, p=0.017, Holm p=0.0496 over 3); the new fetch list "
             "itself took 1.10 s.") in said
     assert "does not make a new executor" not in said and "n=1 and 40" not in said
     # A family of two: the first run and the callable's first call, each against its repeats.
     said = " ".join(why.answer_and_findings(_report(_cache(_spread(TWO), make_callable=0.00001,
                                                            callable_first_call=0.9)))[1])
-    assert ("make_callable(conv, feed_list=[...]) returned in 10 us; its first call took 900.0 ms against 100.0 ms "
-            f"for its repeat: differs (x9.00, 97.5% CI x8.57 to x9.48; n=1 and {TWO}, p=0.025, Holm p=0.049 over 2): "
+    assert ("make_callable(conv, feed_list=[...]) returned in 10 us; its first call took 900.0 ms against its "
+            f"repeats' median 100.0 ms: differs (x9.00, 97.5% CI x8.57 to x9.48; n=1 and {TWO}, p=0.025, Holm p=0.049 over 2): "
             "make_callable returns a function that runs the session as sess.run does (client/session.py), so the "
             "executor was built at the first call") in said
     said = " ".join(why.answer_and_findings(_report(_cache(callable_first_call=0.1)))[1])
-    assert ("its first call took 100.0 ms against 100.0 ms for its repeat: cannot tell with n=1 and 40 (x1.00, 95% CI "
+    assert ("its first call took 100.0 ms against its repeats' median 100.0 ms: cannot tell with n=1 and 40 (x1.00, 95% CI "
             "x0.95 to x1.06; p=1).") in said
     assert "built at the first call" not in said and "no difference beyond" not in said
     # The real callable builds its executor when it is made; only its first call is judged, and one call against its
@@ -648,22 +648,22 @@ def test_the_answer_states_the_judges_verdicts():
 
     said = answer_and_findings(_report(_cache((0.09, 0.1001, 0.11), first=1.1, new_fetches=1.1)))[0]
     # The lesson's two comparisons are one family: the hint names the repeats its first Holm step needs.
-    assert said[0] == ("executor-cache, constant: first run 1.10 s against its repeat 100.1 ms, new fetches 1.10 s "
-                       f"against theirs 100.1 ms: each cannot tell with n=1 and 3 (no 97.5% CI; Holm p=1 over 2); "
+    assert said[0] == ("executor-cache, constant: first run 1.10 s against its repeats' median 100.1 ms, new fetches 1.10 s "
+                       f"against their repeats' median 100.1 ms: each cannot tell with n=1 and 3 (no 97.5% CI; Holm p=1 over 2); "
                        f"--steps {TWO}.")
     assert "--steps 40" not in said[0] and "95% CI" not in said[0].replace("97.5% CI", "")
     assert "beyond" not in said[0] and "differs" not in said[0]
     # Two distinct verdicts in the lesson's family of three: 40 repeats place neither run, and the hint names what
     # would.
     said = answer_and_findings(_report(_cache(first=1.1, new_fetches=0.101)))[0]
-    assert said[0] == ("executor-cache, constant: first run 1.10 s against its repeat 100.0 ms, cannot tell with n=1 "
-                       "and 40 (no 98.3% CI; Holm p=0.15 over 3); new fetches 101.0 ms against theirs 100.0 ms, cannot "
+    assert said[0] == ("executor-cache, constant: first run 1.10 s against its repeats' median 100.0 ms, cannot tell with n=1 "
+                       "and 40 (no 98.3% CI; Holm p=0.15 over 3); new fetches 101.0 ms against their repeats' median 100.0 ms, cannot "
                        f"tell with n=1 and 40 (no 98.3% CI; Holm p=1 over 3); --steps {THREE}.")
     assert "--steps 40" not in said[0] and "differs" not in said[0] and "beyond" not in said[0]
     said = answer_and_findings(_report(_cache(_spread(THREE), first=1.1, new_fetches=0.101)))[0]
-    assert said[0] == ("executor-cache, constant: first run 1.10 s against its repeat 100.0 ms, differs (x11.0, 98.3% "
+    assert said[0] == ("executor-cache, constant: first run 1.10 s against its repeats' median 100.0 ms, differs (x11.0, 98.3% "
                        f"CI x10.4 to x11.6; n=1 and {THREE}, Holm p=0.0496 over 3); new fetches 101.0 ms against "
-                       f"theirs 100.0 ms, cannot tell with n=1 and {THREE} (x1.01, 97.5% CI x0.96 to x1.07; Holm p=1 "
+                       f"their repeats' median 100.0 ms, cannot tell with n=1 and {THREE} (x1.01, 97.5% CI x0.96 to x1.07; Holm p=1 "
                        "over 3).")
     # One run is one sample: never "no difference", however near its repeats.
     assert [v.outcome for v in said[0].verdicts] == ["differs", "cannot tell"] and "beyond" not in said[0]
@@ -682,7 +682,7 @@ def test_one_run_within_enough_repeats_cannot_be_told_and_asks_for_no_more():
     # 50 to 150 ms, as many as a family of two needs (the first run, the new fetches): a run of 120 ms lies among them
     wide = _spread(TWO, low=0.05, width=0.1)
     said = " ".join(why.answer_and_findings(_report(_cache(wide, first=0.12)))[1])
-    assert ("the first run took 120.0 ms against 100.0 ms for its repeat: cannot tell with n=1 and "
+    assert ("the first run took 120.0 ms against its repeats' median 100.0 ms: cannot tell with n=1 and "
             f"{TWO} (x1.20, 97.5% CI x0.80 to x2.40; p=0.62, Holm p=1 over 2).") in said
     assert "--steps" not in said and "only from" not in said
 
@@ -705,7 +705,7 @@ def test_the_answer_sets_no_step_against_a_folded_fixed_loop():
                            "folded to a constant") and "with the op made once" not in said
     # Both differing, the lesson's answer is a family of three: 120 repeats place each run.
     both = answer_and_findings(_report(_cache(_spread(THREE), first=1.1, new_fetches=1.2)))[0][0]
-    assert both == ("executor-cache, constant: first run 1.10 s, new fetches 1.20 s, against repeats of 100.0 ms and "
+    assert both == ("executor-cache, constant: first run 1.10 s, new fetches 1.20 s, against their repeats' medians, 100.0 ms and "
                     "100.0 ms: both differ (x11.0, 98.3% CI x10.4 to x11.6; x12.0, 97.5% CI x11.4 to x12.7; n=1 and "
                     f"{THREE}).")
     # Against 80 repeats neither differs in that family of three.

@@ -301,8 +301,12 @@ def test_a_summed_page_opens_with_what_folding_did_and_what_fetching_costs(tmp_p
     # The same run's summed rows alone: no output was fetched, so the page names the run that would tell.
     summed = replace(doc, rows=tuple(r for r in doc.rows if r.returns == "sum"))
     answer = " ".join(remote.answer_and_findings(summed)[0])
-    assert ("Fetching against computing: this run fetched only the sum of constant and placeholder (8 bytes a run); "
-            "run with --returns output,sum") in answer
+    placeholder = fed["sum"]
+    assert ("Fetching against computing: each run fetched only the sum (8 bytes), so the later runs of the rows that "
+            f"computed the network ({placeholder.label} {fmt_s(placeholder.later_median_s)} median) are computing it, "
+            "and feeding what is fed, with next to nothing to fetch; run with --returns output,sum") in answer
+    # Folding replaced constant's summed network: its later runs compute nothing, so they are not named.
+    assert answer.startswith("Fetching against computing") and "constant (sum) " not in answer.split(";")[0]
     assert "Fetching against computing, placeholder" not in answer
     assert "run with --returns output,sum" in words(render(summed).split("The output summed in the graph", 1)[0])
 

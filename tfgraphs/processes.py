@@ -35,7 +35,7 @@ from tfgraphs import pagetables
 FORKABLE = ("tfgraphs.worker.", "tfgraphs.labs.checking", "tfgraphs.labs.grading")
 NEVER_FORKED = ("tfgraphs.worker.watch",)
 # What a fork reproduces of Popen's options; any other starts a fresh interpreter.
-FORK_OPTIONS = {"stdin", "stdout", "stderr", "env", "text", "errors"}
+FORK_OPTIONS = {"stdin", "stdout", "stderr", "env", "text", "errors", "start_new_session"}
 # A folder of servers already running, one socket per load-time environment (a test session keeps one there).
 SERVERS = "TFGRAPHS_WORKER_SERVERS"
 FORKED_START, FRESH_START = "forked", "fresh"
@@ -259,7 +259,8 @@ class Forked:
 
     started = FORKED_START
 
-    def __init__(self, conn, argv, stdin=None, stdout=None, stderr=None, env=None, text=False, errors=None):
+    def __init__(self, conn, argv, stdin=None, stdout=None, stderr=None, env=None, text=False, errors=None,
+                 start_new_session=False):
         self.args, self.returncode, self._conn, self._unread = argv, None, conn, b""
         self.stdin = self.stdout = self.stderr = None
         fds, mine = [], []
@@ -281,7 +282,7 @@ class Forked:
                 fds.append(how if isinstance(how, int) else how.fileno())
         try:
             send(conn, {"argv": argv[2:], "env": dict(os.environ if env is None else env), "cwd": os.getcwd(),
-                        "sid": os.getsid(0), "pgid": os.getpgid(0)}, fds)
+                        "sid": os.getsid(0), "pgid": os.getpgid(0), "new_session": start_new_session}, fds)
             line = self._line(None)
             if not line.isdigit():
                 raise RuntimeError("the worker server ended before forking")
@@ -469,7 +470,9 @@ def _become(request, fds, inherited, server):
     for held in inherited:   # the server's sockets and pidfds
         held.close() if hasattr(held, "close") else os.close(held)
     sys.stdin.close()
-    if request["sid"] == os.getsid(0):   # a group of another session cannot be joined
+    if request["new_session"]:
+        os.setsid()
+    elif request["sid"] == os.getsid(0):   # a group of another session cannot be joined
         os.setpgid(0, request["pgid"])
     for number, fd in enumerate(fds):
         os.dup2(fd, number)

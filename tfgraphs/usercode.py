@@ -8,7 +8,8 @@ import threading
 import time
 from contextlib import contextmanager
 
-from tfgraphs.processes import PRCTL, fresh
+from tfgraphs import processes
+from tfgraphs.processes import PRCTL
 
 # What a terminal sends its foreground group, passed on to a grouped() process, which no terminal reaches directly.
 FORWARDED = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT")
@@ -44,10 +45,10 @@ class Group:
 
 @contextmanager
 def grouped(argv, forward=FORWARDED, grace_s=GRACE_S, **kwargs):
-    """A Group of subprocess.Popen(argv, **kwargs), a fresh process in a session of its own, bound to end with this
+    """A Group of processes.start(argv, **kwargs), a process in a session of its own, bound to end with this
     process. Within, the signals in forward that reach this process go to its group instead; on leaving, the process
     is killed if it still runs, and every process left in its session is ended and listed in the Group's ended."""
-    group = Group(fresh(argv, start_new_session=True, **kwargs))
+    group = Group(processes.start(argv, start_new_session=True, **kwargs))
     # Outside the main thread no handler can be set: the signals stay this process's.
     previous = ({sig: signal.signal(sig, lambda number, frame: group.signal(number)) for sig in forward}
                 if threading.current_thread() is threading.main_thread() else {})

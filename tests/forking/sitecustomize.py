@@ -21,7 +21,8 @@ def _patch(processes):
     real = processes.start
 
     def start(argv, **kwargs):
-        if argv[1:3] == ["-m", WATCH]:
+        # With no session server (own_servers) it starts fresh, as the product starts it: a child of the command.
+        if argv[1:3] == ["-m", WATCH] and processes.SERVERS in os.environ:
             argv = [argv[0], "-m", "forked_watch", *argv[3:]]
         return real(argv, **kwargs)
 

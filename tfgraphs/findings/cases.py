@@ -57,7 +57,13 @@ def signed_bytes(series):
 def set_against(what, case, base, base_name):
     """'{what} took 36.8 ms against 144 us for its repeat: <verdict>', and the verdict."""
     v = against(case, base)
-    return f"{what} took {short_s(case.seconds)} against {short_s(typical(base))} for {base_name}: {says(v)}", v
+    return f"{what} took {short_s(case.seconds)} against {repeats_text(base, base_name)}: {says(v)}", v
+
+
+def repeats_text(base, name):
+    """'its repeats' median 144 us' of several repeats, '144 us for its repeat' of one."""
+    many = len(runs_of(base)) > 1
+    return f"{name}s' median {short_s(typical(base))}" if many else f"{short_s(typical(base))} for {name}"
 
 
 # The longer sentences of pitfalls' findings, each from a run's own cases.
@@ -65,12 +71,12 @@ def set_against(what, case, base, base_name):
 def executor_cache_headline(variant, first, repeat, new, new_repeat):
     """executor-cache's answer line: its first run and its new fetches, each against its repeats."""
     first_v, new_v = against(first, repeat), against(new, new_repeat)
-    runs = (f"first run {fmt_s(first.seconds)} against its repeat {short_s(typical(repeat))}",
-            f"new fetches {fmt_s(new.seconds)} against theirs {short_s(typical(new_repeat))}")
+    runs = (f"first run {fmt_s(first.seconds)} against {repeats_text(repeat, 'its repeat')}",
+            f"new fetches {fmt_s(new.seconds)} against {repeats_text(new_repeat, 'their repeat')}")
     if first_v.brief() == new_v.brief():
         line = f"{runs[0]}, {runs[1]}: each {first_v.brief()}"
     elif first_v.differs and new_v.differs and first_v.samples == new_v.samples:
-        line = (f"first run {fmt_s(first.seconds)}, new fetches {fmt_s(new.seconds)}, against repeats of "
+        line = (f"first run {fmt_s(first.seconds)}, new fetches {fmt_s(new.seconds)}, against their repeats' medians, "
                 f"{short_s(typical(repeat))} and {short_s(typical(new_repeat))}: both differ ({first_v.effect_text()}; "
                 f"{new_v.effect_text()}; {first_v.samples})")
     else:

@@ -54,7 +54,7 @@ def logged_spans(row):
     """The stages of the row's logged first run (spec.tflog.spans of its log), or [] for a log not marked at both
     ends of the run (documents older than the marks)."""
     log = row.first_run_log
-    return tflog.spans(log) if log and row.logged_first_run_s and tflog.marked(log) else []
+    return tflog.spans(log, row.bytes_fed_per_run) if log and row.logged_first_run_s and tflog.marked(log) else []
 
 
 def _share(seconds, row):

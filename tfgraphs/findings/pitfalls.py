@@ -412,7 +412,7 @@ def meta(view, run):
         return [f"{run.variant}: the .meta grew by {case.bytes - case.probe_bytes:,} bytes from batch "
                 f"{case.probe_batch} to {batch:,}: {per_example:,} bytes per example{besides}; on a line of "
                 f"{per_example:,} bytes per example through this export, exporting it would pass 2 GiB {at} "
-                f"(predicted, not allocated)."]
+                f"(predicted, not allocated; X alone is {latest * view.x // batch:,} bytes at batch {latest:,})."]
     if per_example is not None:
         return [f"{run.variant}: the .meta did not grow with the data ({case.probe_bytes:,} bytes at batch "
                 f"{case.probe_batch}, {case.bytes:,} at {batch:,}, under a byte per example): the batch does not "

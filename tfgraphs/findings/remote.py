@@ -164,8 +164,9 @@ def _fetch_part(v, option):
 @finding("remote.fetch_answer", ("runs_s", "bytes_fetched_per_run"), headline=True,
          template="Fetching against computing, {variant} {place}: later runs took {time} median fetching the whole "
                   "output ({bytes} bytes) and {time} fetching its sum ({bytes} bytes): {verdict}; so fetching the "
-                  "output is at most {share} of them ... / Fetching against computing: this run fetched only the "
-                  "sum of {variants} ... run with --returns output,sum ...",
+                  "output is at most {share} of them ... / Fetching against computing: each run fetched only the "
+                  "sum ({bytes} bytes), so the later runs of the rows that computed the network ({row} {time} "
+                  "median) are computing it ... run with --returns output,sum ...",
          unless="no row fetched a sum, or no variant fetched both and computed the network both ways (folding "
                 "replaced it)")
 def fetch_answer(view):
@@ -176,9 +177,17 @@ def fetch_answer(view):
     pairs = [(got[(v, remote, "output")], got[(v, remote, "sum")]) for v, remote in summed
              if (v, remote, "output") in got]
     if summed and not pairs:
-        return [f"Fetching against computing: this run fetched only the sum of {join(v for v, _ in summed)} "
-                f"({got[summed[0] + ('sum',)].bytes_fetched_per_run:,} bytes a run); run with --returns output,sum to "
-                f"set the whole output's later runs beside them, and so tell how much of them fetching it takes."]
+        rows = [got[key + ("sum",)] for key in summed]
+        # Only a row whose graph that ran still held Conv2D computed the network on its later runs.
+        computed = [r for r in rows if (r.partition_computes or {}).get("Conv2D")]
+        said = (f"Fetching against computing: each run fetched only the sum ({rows[0].bytes_fetched_per_run:,} bytes), "
+                f"so the later runs of the rows that computed the network ("
+                f"{join(f'{r.label} {fmt_s(r.later_median_s)}' for r in computed)} median) are computing it, and "
+                f"feeding what is fed, with next to nothing to fetch; " if computed else
+                f"Fetching against computing: this run fetched only the sum of {join(v for v, _ in summed)} "
+                f"({rows[0].bytes_fetched_per_run:,} bytes a run) and no row of it computed the network; ")
+        return [said + "run with --returns output,sum to set the whole output's later runs beside them, and so tell "
+                       "how much of them fetching it takes."]
     sentences = []
     for whole, total in pairs:
         if not (whole.partition_computes.get("Conv2D") and total.partition_computes.get("Conv2D")):
@@ -250,14 +259,14 @@ def answer_and_findings(results):
     summed = [r for r in rows if r.ok and r.returns == "sum" and holds_data(r, results)]
     # compare's later runs (and so the first run's excess over them) may come from its --full-trials workers alone.
     folding, ok = regime_sentences(summed), Rows(tuple(r for r in rows if r.ok), later_runs_option(c))
-    # Without a remote row, what folding did to the summed graphs opens the page, then what fetching the whole output
-    # costs the later runs: the question a summed fetch answers.
+    # Without a remote row, what fetching the whole output costs the later runs opens the page (the question a summed
+    # fetch answers), then what folding did to the summed graphs.
     fetching = [] if answer else [fetch_answer.finding]
     family = [v for s in sentences_of(fetching, ok) for v in getattr(s, "verdicts", ())]
     # The answer's verdicts are one family, and the findings restate its comparisons under the same correction.
     with adjusted(family) if len(family) > 1 else nullcontext():
         if not answer:
-            answer, folding = folding[:SHOWN] + sentences_of(fetching, ok), folding[SHOWN:]
+            answer, folding = sentences_of(fetching, ok) + folding[:SHOWN], folding[SHOWN:]
         findings = sentences_of_rows([remote_over_local, feed_cost, fetch_cost, first_run_extra], rows,
                                      later_runs_option(c))
     return answer, folding + findings + between_tasks(rows, c.batch, c.dtype)

@@ -31,8 +31,8 @@ def ablation_table(results):
     u, scale = time_unit([v for r in ok for v in (r.first_run_s, *r.runs_s)])
     rows = tuple((where(r.variant, r.remote), r.preset, _in(r.first_run_s, scale), _in(r.later_median_s, scale),
                   _in(r.first_run_excess_s, scale), fmt_int(r.graph_bytes)) for r in ok)
-    legend = (f"Times in {u}, from timed workers only (traces are taken in separate workers). excess = first run - "
-              f"median later run. Presets: " + "; ".join(f"{k} = {p.description}" for k, p in PRESETS.items()) + "."
+    legend = (f"Times in {u}, from timed workers only (traces are taken in separate workers). excess = the median "
+              f"over trials of each worker's first run less its own median later run. Presets: " + "; ".join(f"{k} = {p.description}" for k, p in PRESETS.items()) + "."
               + (REMOTE if any(r.remote for r in ok) else ""))
     return Table(("variant", "preset", "first run", "later median", "excess", "graph bytes"), rows, keys=2), legend, u
 

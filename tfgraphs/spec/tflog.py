@@ -173,8 +173,14 @@ _GROUP_END = re.compile(r"^Finished optimization of a group (?P<group>\d+)$")
 # GraphRunner::Run deep-copies what the folder's run computed; ReplaceTensorWithConstant logs "Replacing" once that
 # copy is a Const's NodeDef, before the node is put in the graph; a graph that changed gets another round of the
 # optimizer, folder and all. Then NewLocalExecutor makes the executor of the graph that runs.
-HANDED = "graph handed to the session, made a Graph"
+HANDED = "session.run's fetches and feeds checked, the graph handed to the session, made a Graph"
 FEEDS = "the fed arrays made tensors, to BuildGraph"
+# The same span where the run fed nothing, and where the document does not say whether it fed anything.
+FEEDS_BY_FED = {True: FEEDS, False: "to BuildGraph", None: "any fed arrays made tensors, to BuildGraph"}
+# CreateExecutors makes each partition's function library runtime before its GraphOptimizer runs; the folder logs
+# its count once its search has made the constant graph (it prints that graph's node ids).
+TO_COUNT = ("the function library runtime made, the classic optimizer to its folder's count (its search, its "
+            "constant graph)")
 FOLDER_RUN = "classic folder's run (step -1)"
 EXECUTOR = "the executor of the graph that runs made"
 _REST = f"the classic optimizer's rest, {EXECUTOR}"
@@ -203,10 +209,10 @@ STAGES = {
     ("buildgraph", "partitioned"): "BuildGraph without Grappler, post-rewrite passes, partitioned",
     ("partitioned", "passes3"): "partitions made Graphs", ("passes3", "grouped3"): "post-partitioning passes",
     ("partitioned", "grouped3"): "partitions made Graphs, post-partitioning passes",
-    ("grouped3", "searched"): "the classic optimizer to its folder's count",
-    ("partitioned", "searched"): "partitions made Graphs, post-partitioning passes, the classic optimizer to its "
-                                 "folder's count",
-    ("searched", "first-1"): "the folder's GraphRunner and its executor made", ("first-1", "last-1"): FOLDER_RUN,
+    ("grouped3", "searched"): TO_COUNT,
+    ("partitioned", "searched"): f"partitions made Graphs, post-partitioning passes, {TO_COUNT}",
+    # GraphRunner::Run copies the constant graph, rewrites it for its fetches, then makes its executor.
+    ("searched", "first-1"): "the folder's GraphRunner: its graph copied, rewritten for its fetches, its executor made", ("first-1", "last-1"): FOLDER_RUN,
     ("last-1", "replaced"): "GraphRunner's copy of the folder's result, made a Const",
     ("replaced", "searched"): "the folded Const put in the graph, the classic optimizer's next round to its folder's "
                               "count",
@@ -309,10 +315,11 @@ def _line(kind, step):
     return "a pass group starts" if kind == "passes" and step is None else LINES[kind].format(step=step)
 
 
-def spans(lines):
+def spans(lines, fed_bytes=None):
     """[{stage, source, to, seconds, own}] of a logged first run in order: each stage from one bounding line to the
     next (events), named for the code between them (STAGES), else for the two lines; own is True when both are
-    TensorFlow's. [] when no line of TensorFlow's bounds a stage."""
+    TensorFlow's; fed_bytes, what the run fed (None: not recorded). [] when no line of TensorFlow's bounds a stage."""
+    fed = None if fed_bytes is None else fed_bytes > 0
     found = events(lines)
     if all(kind in ("called", "returned") for kind, _, _ in found):
         return []
@@ -324,6 +331,7 @@ def spans(lines):
         # only a step's own span and the run's end are named for their code there.
         inside = any(k == "first" and s == run for k, s, _ in found[:i + 1])
         name = STAGES.get(key) if not inside or (key in _IN_RUN and sa in (run, -1, None)) else None
+        name = name and name.replace(FEEDS, FEEDS_BY_FED[fed])
         opened, closed = _line(a, sa), _line(b, sb)
         out.append({"stage": name.format(step=step) if name else f"{opened} to {closed}",
                     "source": opened, "to": closed, "seconds": tb - ta,
