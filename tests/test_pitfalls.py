@@ -281,8 +281,11 @@ def test_saved_copies_find_x_where_it_is(tf):
     run = LessonRun("saved-copies", "constant", cases=(Case.from_dict(constant["graph"]), meta))
     said = " ".join(why.answer_and_findings(_report(run, batch=BATCH))[1])
     assert (f"the .meta grew by {meta.bytes - meta.probe_bytes:,} bytes from batch 1 to {BATCH}: 8,192 bytes per "
-            f"example and {left} bytes besides; on a line of 8,192 bytes per example through this export, exporting "
-            f"it would pass 2 GiB at batch 262,144,") in said
+            f"example and {left} bytes besides; on a line of 8,192 bytes per example through this export, the .meta "
+            f"passes 2 GiB at batch 262,144,") in said
+    # There X alone is 2 GiB: the sentence says so, and does not say the export is what fails first.
+    assert ("where X alone is 2,147,483,648 bytes, itself 2 GiB or more: the .meta does not pass 2 GiB before X "
+            "does") in said and "exporting it would pass" not in said
     # A slope through the two exports counts those bytes again for every example, and crosses 2 GiB too early.
     slope = (meta.bytes - meta.probe_bytes) / (BATCH - 1)
     assert (GRAPHDEF_LIMIT - 1 - (meta.probe_bytes - slope)) // slope + 1 < 262_144
@@ -501,7 +504,7 @@ def test_reordered_and_callable_sentences_follow_the_numbers():
     said = " ".join(why.answer_and_findings(_report(_cache(real_callable_made=0.9, real_callable_first_call=0.1)))[1])
     # Making a callable and running it are unlike work: only its first call is judged, against its repeats.
     assert ("a callable made by Session._make_callable_from_options(CallableOptions) took 900.0 ms to make and "
-            "100.0 ms at its first call, against 100.0 ms a repeat; its first call against a repeat: cannot tell with "
+            "100.0 ms at its first call, against its repeats' median 100.0 ms; its first call against a repeat: cannot tell with "
             "n=1 and 40 (x1.00, 95% CI x0.95 to x1.06; p=1).") in said
     assert "paid nothing a repeat does not" not in said and "making it against" not in said
     said = " ".join(why.answer_and_findings(_report(_cache(real_callable_made=0.9, real_callable_first_call=0.9)))[1])
@@ -631,7 +634,7 @@ def test_meta_prediction_follows_the_bytes():
     assert why.meta_limit(meta, 1000, x_bytes) == (8192, 0, (limit, limit))
     run = LessonRun("saved-copies", "constant", cases=(Case("graph", bytes=x_bytes + 800, holds_data=True), meta))
     said = " ".join(why.answer_and_findings(_report(run))[1])
-    assert f"would pass 2 GiB at batch {(GRAPHDEF_LIMIT - 1 - 900) // 8192 + 1:,}" in said
+    assert f"the .meta passes 2 GiB at batch {(GRAPHDEF_LIMIT - 1 - 900) // 8192 + 1:,}" in said
     flat = Case("saver .meta", bytes=4750, holds_data=False, probe_batch=1, probe_bytes=4742)
     said = " ".join(why.answer_and_findings(_report(LessonRun("saved-copies", "variable", cases=(flat,))))[1])
     assert "did not grow with the data" in said and "would pass" not in said and "X was not in the saver .meta" in said

@@ -106,7 +106,7 @@ def real_callable(variant, real, real_first, real_repeat):
     first = against(real_first, real_repeat)
     head = (f"{variant}: a callable made by Session._make_callable_from_options(CallableOptions) took "
             f"{fmt_s(real.seconds)} to make and {fmt_s(real_first.seconds)} at its first call, against "
-            f"{short_s(typical(real_repeat))} a repeat")
+            f"{repeats_text(real_repeat, 'its repeat')}")
     # Making a callable and running one are unlike work: only its first call is judged, against its repeats. One call
     # is one sample, which never shows no difference: that it paid nothing a repeat does not is not said.
     return [judged(f"{head}; its first call against a repeat: {says(first)}.", first)]

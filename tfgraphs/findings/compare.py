@@ -575,7 +575,7 @@ def limits(view):
         limit, tensor, rest = max_batch(r, results), max_tensor_batch(r, results), overhead_bytes(r, results)
         held = f", held {copies} times" if copies > 1 else ""
         out.append(f"In {dtype} each example adds {copies * network.example_bytes(dtype):,} bytes to {r.variant}'s "
-                   f"graph{held}, and the rest (X's node less its data, the other nodes) takes {rest:,}; up to batch "
+                   f"graph{held}, and the rest (X's node less its data, the other nodes, the GraphDef's versions) takes {rest:,}; up to batch "
                    f"{limit:,}, {limit / results.config.batch:.1f}x this run's batch, it stays under the "
                    f"{network.GRAPHDEF}. " + (f"The {network.TENSOR}, falls on the same batch." if tensor == limit else
                       f"Each copy of X is one tensor and stays under the {network.TENSOR}, up to batch {tensor:,}."))

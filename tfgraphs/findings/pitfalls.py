@@ -394,10 +394,17 @@ def meta_limit(case, batch, x_bytes):
                                (GRAPHDEF_LIMIT - 1 - overhead) // per_example + 1)
 
 
+def _x_then(x_bytes):
+    """What X alone is at the batch the .meta's line passes 2 GiB: itself 2 GiB or more there, it is reached first."""
+    if x_bytes >= 2**31:
+        return f"where X alone is {x_bytes:,} bytes, itself 2 GiB or more: the .meta does not pass 2 GiB before X does"
+    return f"where X alone is {x_bytes:,} bytes"
+
+
 @finding("pitfalls._meta", META_PROBE, per=each_run,
          template="{variant}: the .meta grew by {bytes} bytes from batch {n} to {n}: {bytes} bytes per example and {n} "
-         "bytes besides; on a line of {bytes} bytes per example through this export, exporting it would pass 2 GiB at "
-         "batch {n}, ... / {variant}: the .meta did not grow with the data ...",
+         "bytes besides; on a line of {bytes} bytes per example through this export, the .meta passes 2 GiB at "
+         "batch {n}, ..., where X alone is {bytes} bytes ... / {variant}: the .meta did not grow with the data ...",
          unless="the .meta was not exported again at a second batch")
 @of_lesson("saved-copies", ())
 def meta(view, run):
@@ -411,8 +418,8 @@ def meta(view, run):
         besides = f" and {left:,} byte{'s' if left != 1 else ''} besides" if left else ""
         return [f"{run.variant}: the .meta grew by {case.bytes - case.probe_bytes:,} bytes from batch "
                 f"{case.probe_batch} to {batch:,}: {per_example:,} bytes per example{besides}; on a line of "
-                f"{per_example:,} bytes per example through this export, exporting it would pass 2 GiB {at} "
-                f"(predicted, not allocated; X alone is {latest * view.x // batch:,} bytes at batch {latest:,})."]
+                f"{per_example:,} bytes per example through this export, the .meta passes 2 GiB {at}, "
+                f"{_x_then(latest * view.x // batch)} (predicted, not allocated)."]
     if per_example is not None:
         return [f"{run.variant}: the .meta did not grow with the data ({case.probe_bytes:,} bytes at batch "
                 f"{case.probe_batch}, {case.bytes:,} at {batch:,}, under a byte per example): the batch does not "

@@ -8,11 +8,10 @@ from tfgraphs.findings.explain import share_text
 from tfgraphs.findings.explain import grouped
 from tfgraphs.findings.explain import logged_spans
 from tfgraphs.records.explain import LABELS, PARTS, ExplainedGraph, is_remote, part_first_runs, where
-from tfgraphs.records.judge import RANK_SUM
 from tfgraphs.render.page import WIDTH, Table, failures, machine_line, page, time_unit
 from tfgraphs.render.network import header
 from tfgraphs.spec import tflog
-from tfgraphs.spec.options import FEWEST, PRESETS
+from tfgraphs.spec.options import PRESETS
 from tfgraphs.units import fmt_int, shape_text, sig3
 
 TOP_OPS = 5
@@ -58,8 +57,8 @@ def attribution_table(results):
               "no-folding. A share is given only for a part that is a difference of two presets' first runs, one "
               "per fresh worker: the part over the excess, without an interval (the judge's interval, in the findings, is of "
               "the part in time: the difference of those presets' first-run excesses, Hodges-Lehmann, Mann-Whitney "
-              f"U). Fewer than {FEWEST[RANK_SUM]} fresh workers a preset cannot bound that difference, so no share is "
-              f"given then (--trials {FEWEST[RANK_SUM]}).")
+              "U). With too few fresh workers a preset for its family's level the judge cannot bound that difference, "
+              "so no share is given then (the findings name the --trials it needs).")
     if single:
         legend += (" 1-thread eval = the median later run of the network (placeholder) in a session with one intra-op "
                    "and one inter-op thread, its own worker: the classic folder evaluates a constant subgraph so.")

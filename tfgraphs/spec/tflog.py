@@ -178,9 +178,9 @@ FEEDS = "the fed arrays made tensors, to BuildGraph"
 # The same span where the run fed nothing, and where the document does not say whether it fed anything.
 FEEDS_BY_FED = {True: FEEDS, False: "to BuildGraph", None: "any fed arrays made tensors, to BuildGraph"}
 # CreateExecutors makes each partition's function library runtime before its GraphOptimizer runs; the folder logs
-# its count once its search has made the constant graph (it prints that graph's node ids).
-TO_COUNT = ("the function library runtime made, the classic optimizer to its folder's count (its search, its "
-            "constant graph)")
+# its count once its search has made the constant graph (it prints that graph's node ids), or that it found none.
+TO_COUNT = ("the function library runtime made, the classic optimizer to its folder's count (its search, and its "
+            "constant graph where it found foldable nodes)")
 FOLDER_RUN = "classic folder's run (step -1)"
 EXECUTOR = "the executor of the graph that runs made"
 _REST = f"the classic optimizer's rest, {EXECUTOR}"
