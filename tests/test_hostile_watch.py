@@ -45,7 +45,9 @@ def shell_status(returncode):
 
 
 @pytest.mark.parametrize("name, source, said", CASES, ids=[c[0] for c in CASES])
-def test_watch_exits_as_python_would_and_leaves_nothing_running(tmp_path, monkeypatch, capfd, name, source, said):
+def test_watch_exits_as_python_would_and_leaves_nothing_running(tmp_path, monkeypatch, capfd, name, source, said,
+                                                               own_servers):
+    """The script starts fresh, as the product starts it: its /proc/self/cmdline and its orphans are its own."""
     script = os.path.join("sub", f"{name}.py")   # relative, as a user types it: sys.argv[0] keeps it so
     (tmp_path / "sub").mkdir()
     (tmp_path / script).write_text(source)

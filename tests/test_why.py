@@ -272,7 +272,7 @@ def test_the_bytes_besides_xs_data_are_not_called_the_other_nodes():
     numpy_row = next(r for r in doc.rows if r.variant == "numpy")
     rest = numpy_row.graph_bytes - network.data_bytes(doc.config.batch, doc.config.dtype)
     assert (f"In float64 each example adds 8,192 bytes to numpy's graph, and the rest (X's node less its data, the "
-            f"other nodes) takes {rest:,};") in text
+            f"other nodes, the GraphDef's versions) takes {rest:,};") in text
     assert "its other nodes take" not in text
 
 

@@ -3,7 +3,9 @@ worker servers, two differences from the product, each to save time that no test
 
 - A watched script's runner is forked too, saving its import of TensorFlow (forked_watch.py). The product starts it
   fresh, since a script imports TensorFlow itself after whatever it sets first; the tests' scripts set nothing first.
-  test_watch_worker starts the runner fresh, as the reference, and test_workers checks the product's own rule.
+  test_watch_worker starts the runner fresh, as the reference, and test_workers checks the product's own rule; a
+  test of what a script sees of its own process (/proc/self/cmdline, its orphans) asks for own_servers, and so a
+  fresh runner.
 - A forked worker maps the server's library pages but does not copy its heap up front (tfgraphs.pagetables): the
   copy (about 0.15 s a worker) only keeps a worker's first milliseconds as fast as a fresh one's, which
   scripts/worker_fidelity.py shows. Its resident memory is the same either way; the tests with servers of their own
