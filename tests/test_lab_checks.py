@@ -130,7 +130,8 @@ HINTS = [
     (5, observed.measures_both_first_requests, "lab5_wrong_warms_features", "the warmed one 1;",
      "this check depends on the one that warm_up runs what serve() runs"),
     # Ops made after the session's first run reach the judge's graph: an update colocated with a variable made before.
-    (6, observed.graph_does_not_grow, "starter", "114 ops after 2 steps, 432 after 8", "count its operations"),
+    # The counts are the TensorFlow version's own (114 and 432 on 2.21, 116 and 440 on 2.12).
+    (6, observed.graph_does_not_grow, "starter", " ops after 2 steps, ", "count its operations"),
     (3, rerun.const_bytes_match, "starter", "got 4,000, not the bytes the sample's Consts expand to", "step 3 names"),
     (3, rerun.max_batch_matches_tensorflow, "starter", "not the largest batch TensorFlow accepts: float64: 262,144",
      "make_tensor_proto"),

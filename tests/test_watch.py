@@ -458,7 +458,8 @@ def test_a_script_without_tensorflow_is_told_so_and_keeps_its_status(tmp_path):
     assert "no_tensorflow.py exited with status 3" in said
 
 
-def test_a_graph_built_and_never_run_is_said_as_seen_in_the_users_environment(tmp_path):
+def test_a_graph_built_and_never_run_is_said_as_seen_in_the_users_environment(tmp_path, own_servers):
+    """Started fresh, as the product starts it: what TensorFlow's own import sets in the environment, it sets here."""
     env = {k: v for k, v in os.environ.items() if k != "TF_CPP_MIN_LOG_LEVEL"}
     proc = subprocess.run([sys.executable, "-m", "tfgraphs", "watch", "--tf1", "--quiet", "--json",
                            str(tmp_path / "w.json"), str(SCRIPTS / "never_runs.py")], capture_output=True, text=True,
