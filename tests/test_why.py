@@ -302,9 +302,10 @@ def test_a_summed_page_opens_with_what_folding_did_and_what_fetching_costs(tmp_p
     summed = replace(doc, rows=tuple(r for r in doc.rows if r.returns == "sum"))
     answer = " ".join(remote.answer_and_findings(summed)[0])
     placeholder = fed["sum"]
-    assert ("Fetching against computing: each run fetched only the sum (8 bytes), so the later runs of the rows that "
-            f"computed the network ({placeholder.label} {fmt_s(placeholder.later_median_s)} median) are computing it, "
-            "and feeding what is fed, with next to nothing to fetch; run with --returns output,sum") in answer
+    assert ("Fetching against computing: each run fetched only the sum (8 bytes), so next to none of the later runs of "
+            f"the rows that computed the network ({placeholder.label} {fmt_s(placeholder.later_median_s)} median) is "
+            "fetching: they are the rest of a run, computing the network and whatever it feeds or moves; run with "
+            "--returns output,sum") in answer
     # Folding replaced constant's summed network: its later runs compute nothing, so they are not named.
     assert answer.startswith("Fetching against computing") and "constant (sum) " not in answer.split(";")[0]
     assert "Fetching against computing, placeholder" not in answer

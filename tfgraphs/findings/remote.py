@@ -165,8 +165,8 @@ def _fetch_part(v, option):
          template="Fetching against computing, {variant} {place}: later runs took {time} median fetching the whole "
                   "output ({bytes} bytes) and {time} fetching its sum ({bytes} bytes): {verdict}; so fetching the "
                   "output is at most {share} of them ... / Fetching against computing: each run fetched only the "
-                  "sum ({bytes} bytes), so the later runs of the rows that computed the network ({row} {time} "
-                  "median) are computing it ... run with --returns output,sum ...",
+                  "sum ({bytes} bytes), so next to none of the later runs of the rows that computed the network ({row} "
+                  "{time} median) is fetching ... run with --returns output,sum ...",
          unless="no row fetched a sum, or no variant fetched both and computed the network both ways (folding "
                 "replaced it)")
 def fetch_answer(view):
@@ -181,9 +181,9 @@ def fetch_answer(view):
         # Only a row whose graph that ran still held Conv2D computed the network on its later runs.
         computed = [r for r in rows if (r.partition_computes or {}).get("Conv2D")]
         said = (f"Fetching against computing: each run fetched only the sum ({rows[0].bytes_fetched_per_run:,} bytes), "
-                f"so the later runs of the rows that computed the network ("
-                f"{join(f'{r.label} {fmt_s(r.later_median_s)}' for r in computed)} median) are computing it, and "
-                f"feeding what is fed, with next to nothing to fetch; " if computed else
+                f"so next to none of the later runs of the rows that computed the network ("
+                f"{join(f'{r.label} {fmt_s(r.later_median_s)}' for r in computed)} median) is fetching: they are the "
+                f"rest of a run, computing the network and whatever it feeds or moves; " if computed else
                 f"Fetching against computing: this run fetched only the sum of {join(v for v, _ in summed)} "
                 f"({rows[0].bytes_fetched_per_run:,} bytes a run) and no row of it computed the network; ")
         return [said + "run with --returns output,sum to set the whole output's later runs beside them, and so tell "
