@@ -229,12 +229,8 @@ class Numbers(Number):
         return None if value is None and self.null else "not a list"
 
     def held(self, value, place):
-        if not isinstance(value, (list, tuple)):
-            yield place, value, self
-            return
-        each = Number(self.least, self.most, self.unbounded, self.why, self.finest, null=self.unknown)
-        for i, item in enumerate(value):
-            yield f"{place}[{i}]", item, each
+        yield from _items(value, place, self, Number(self.least, self.most, self.unbounded, self.why, self.finest,
+                                                     null=self.unknown))
 
 
 @dataclass(frozen=True)
@@ -276,11 +272,16 @@ class Texts(Text):
         return None if value is None and self.null else "not a list"
 
     def held(self, value, place):
-        if not isinstance(value, (list, tuple)):
-            yield place, value, self
-            return
-        for i, item in enumerate(value):
-            yield f"{place}[{i}]", item, Text()
+        yield from _items(value, place, self, Text())
+
+
+def _items(value, place, whole, each):
+    """(place, value, check) of each item of a list, checked by each; a value that is no list, by whole."""
+    if not isinstance(value, (list, tuple)):
+        yield place, value, whole
+        return
+    for i, item in enumerate(value):
+        yield f"{place}[{i}]", item, each
 
 
 # The checks of one key that hold its value whole: a number, a list or object of them, a name or a list of names.
