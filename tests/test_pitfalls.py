@@ -282,10 +282,10 @@ def test_saved_copies_find_x_where_it_is(tf):
     said = " ".join(why.answer_and_findings(_report(run, batch=BATCH))[1])
     assert (f"the .meta grew by {meta.bytes - meta.probe_bytes:,} bytes from batch 1 to {BATCH}: 8,192 bytes per "
             f"example and {left} bytes besides; on a line of 8,192 bytes per example through this export, the .meta "
-            f"passes 2 GiB at batch 262,144,") in said
-    # There X alone is 2 GiB: the sentence says so, and does not say the export is what fails first.
-    assert ("where X alone is 2,147,483,648 bytes, itself 2 GiB or more: the .meta does not pass 2 GiB before X "
-            "does") in said and "exporting it would pass" not in said
+            f"stays under 2 GiB up to batch 262,143,") in said
+    # At 262,144 X alone is 2 GiB: no graph holding it is made, so no export there is predicted.
+    assert "as far as X alone stays under 2 GiB (2,147,475,456 bytes there" in said
+    assert "exporting it would pass" not in said and "passes 2 GiB at batch 262,144" not in said
     # A slope through the two exports counts those bytes again for every example, and crosses 2 GiB too early.
     slope = (meta.bytes - meta.probe_bytes) / (BATCH - 1)
     assert (GRAPHDEF_LIMIT - 1 - (meta.probe_bytes - slope)) // slope + 1 < 262_144
@@ -634,7 +634,8 @@ def test_meta_prediction_follows_the_bytes():
     assert why.meta_limit(meta, 1000, x_bytes) == (8192, 0, (limit, limit))
     run = LessonRun("saved-copies", "constant", cases=(Case("graph", bytes=x_bytes + 800, holds_data=True), meta))
     said = " ".join(why.answer_and_findings(_report(run))[1])
-    assert f"the .meta passes 2 GiB at batch {(GRAPHDEF_LIMIT - 1 - 900) // 8192 + 1:,}" in said
+    # The line crosses 2 GiB where X alone is 2 GiB: the sentence stops one batch short of it.
+    assert limit * 8192 == 2**31 and f"the .meta stays under 2 GiB up to batch {limit - 1:,}," in said
     flat = Case("saver .meta", bytes=4750, holds_data=False, probe_batch=1, probe_bytes=4742)
     said = " ".join(why.answer_and_findings(_report(LessonRun("saved-copies", "variable", cases=(flat,))))[1])
     assert "did not grow with the data" in said and "would pass" not in said and "X was not in the saver .meta" in said

@@ -15,8 +15,8 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 # One first run of constant at batch 3000, as each supported TensorFlow logged it with spec.tflog.VMODULE.
 LOGS = {version: (FIXTURES / f"first-run-log-{version}.txt").read_text().splitlines() for version in ("2.12", "2.21")}
 AFTER_FOLDER = (f"after the folder's run: GraphRunner's copy of its result, the classic optimizer's rest, "
-                f"{tflog.EXECUTOR}")
-ORDER = [tflog.HANDED, "pre-placement passes", "placement", "the placer's end", "post-placement passes",
+                f"{tflog.EXECUTOR}, {tflog.RUN_SET_UP}")
+ORDER = ["session.run's fetches checked, the graph handed to the session, made a Graph", "pre-placement passes", "placement", "the placer's end", "post-placement passes",
          "back to Python, to BuildGraph", "BuildGraph: Grappler's GraphDef made", "Grappler",
          "Grappler's output made a Graph, pruned to the feeds and fetches", "post-rewrite passes",
          "the client graph copied, partitioned", "partitions made Graphs", "post-partitioning passes",

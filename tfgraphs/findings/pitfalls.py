@@ -394,17 +394,11 @@ def meta_limit(case, batch, x_bytes):
                                (GRAPHDEF_LIMIT - 1 - overhead) // per_example + 1)
 
 
-def _x_then(x_bytes):
-    """What X alone is at the batch the .meta's line passes 2 GiB: itself 2 GiB or more there, it is reached first."""
-    if x_bytes >= 2**31:
-        return f"where X alone is {x_bytes:,} bytes, itself 2 GiB or more: the .meta does not pass 2 GiB before X does"
-    return f"where X alone is {x_bytes:,} bytes"
-
-
 @finding("pitfalls._meta", META_PROBE, per=each_run,
          template="{variant}: the .meta grew by {bytes} bytes from batch {n} to {n}: {bytes} bytes per example and {n} "
          "bytes besides; on a line of {bytes} bytes per example through this export, the .meta passes 2 GiB at "
-         "batch {n}, ..., where X alone is {bytes} bytes ... / {variant}: the .meta did not grow with the data ...",
+         "batch {n}, ..., where X alone is {bytes} bytes / ... the .meta stays under 2 GiB up to batch {n}, ..., as far as "
+         "X alone stays under 2 GiB ... / {variant}: the .meta did not grow with the data ...",
          unless="the .meta was not exported again at a second batch")
 @of_lesson("saved-copies", ())
 def meta(view, run):
@@ -413,13 +407,18 @@ def meta(view, run):
     per_example, left, over = meta_limit(case, batch, view.x) if case else (None, 0, None)
     if over is not None:
         earliest, latest = over
+        besides = f" and {left:,} byte{'s' if left != 1 else ''} besides" if left else ""
+        grew = (f"{run.variant}: the .meta grew by {case.bytes - case.probe_bytes:,} bytes from batch "
+                f"{case.probe_batch} to {batch:,}: {per_example:,} bytes per example{besides}; on a line of "
+                f"{per_example:,} bytes per example through this export, ")
+        if earliest * view.x // batch >= 2**31:   # X alone is 2 GiB there: no graph holding it is made
+            return [grew + f"the .meta stays under 2 GiB up to batch {earliest - 1:,}, "
+                           f"{(earliest - 1) / batch:,.1f}x this run's batch, as far as X alone stays under 2 GiB "
+                           f"({(earliest - 1) * view.x // batch:,} bytes there; predicted, not allocated)."]
         at = (f"at batch {latest:,}, {latest / batch:,.1f}x this run's batch" if earliest == latest else
               f"between batch {earliest:,} and {latest:,} (its length prefixes may widen again as X grows)")
-        besides = f" and {left:,} byte{'s' if left != 1 else ''} besides" if left else ""
-        return [f"{run.variant}: the .meta grew by {case.bytes - case.probe_bytes:,} bytes from batch "
-                f"{case.probe_batch} to {batch:,}: {per_example:,} bytes per example{besides}; on a line of "
-                f"{per_example:,} bytes per example through this export, the .meta passes 2 GiB {at}, "
-                f"{_x_then(latest * view.x // batch)} (predicted, not allocated)."]
+        return [grew + f"the .meta passes 2 GiB {at}, where X alone is {latest * view.x // batch:,} bytes "
+                       f"(predicted, not allocated)."]
     if per_example is not None:
         return [f"{run.variant}: the .meta did not grow with the data ({case.probe_bytes:,} bytes at batch "
                 f"{case.probe_batch}, {case.bytes:,} at {batch:,}, under a byte per example): the batch does not "

@@ -54,10 +54,10 @@ def attribution_table(results):
               "excess(no-folding), which also holds common-subexpression elimination (OptimizerOptions.L0 turns "
               "both off); the rest = excess(bare); interaction = excess - the three parts. The Grappler and constant "
               "folding parts overlap by design: Grappler's constant folding is off in both no-grappler and "
-              "no-folding. A share is given only for a part that is a difference of two presets' first runs, one "
-              "per fresh worker: the part over the excess, without an interval (the judge's interval, in the findings, is of "
+              "no-folding. A share is given only for a part that is a difference of two presets' first-run excesses, "
+              "one per fresh worker: the part over the excess, without an interval (the judge's interval, in the findings, is of "
               "the part in time: the difference of those presets' first-run excesses, Hodges-Lehmann, Mann-Whitney "
-              "U). With too few fresh workers a preset for its family's level the judge cannot bound that difference, "
+              "U). With too few fresh workers a preset, the judge cannot bound that difference at its family's level, "
               "so no share is given then (the findings name the --trials it needs).")
     if single:
         legend += (" 1-thread eval = the median later run of the network (placeholder) in a session with one intra-op "

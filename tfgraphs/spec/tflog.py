@@ -173,7 +173,11 @@ _GROUP_END = re.compile(r"^Finished optimization of a group (?P<group>\d+)$")
 # GraphRunner::Run deep-copies what the folder's run computed; ReplaceTensorWithConstant logs "Replacing" once that
 # copy is a Const's NodeDef, before the node is put in the graph; a graph that changed gets another round of the
 # optimizer, folder and all. Then NewLocalExecutor makes the executor of the graph that runs.
-HANDED = "session.run's fetches and feeds checked, the graph handed to the session, made a Graph"
+CHECKED = "session.run's fetches and feeds checked"
+# session.py checks each fed value only where the run fed one.
+CHECKED_BY_FED = {True: CHECKED, False: "session.run's fetches checked",
+                  None: "session.run's fetches and any feeds checked"}
+HANDED = f"{CHECKED}, the graph handed to the session, made a Graph"
 FEEDS = "the fed arrays made tensors, to BuildGraph"
 # The same span where the run fed nothing, and where the document does not say whether it fed anything.
 FEEDS_BY_FED = {True: FEEDS, False: "to BuildGraph", None: "any fed arrays made tensors, to BuildGraph"}
@@ -183,9 +187,12 @@ TO_COUNT = ("the function library runtime made, the classic optimizer to its fol
             "constant graph where it found foldable nodes)")
 FOLDER_RUN = "classic folder's run (step -1)"
 EXECUTOR = "the executor of the graph that runs made"
-_REST = f"the classic optimizer's rest, {EXECUTOR}"
-_TO_RUN = {"grouped3": f"the classic optimizer, {EXECUTOR}",
-           "partitioned": f"partitions made Graphs, post-partitioning passes, the classic optimizer, {EXECUTOR}",
+# DirectSession::Run then sets the call frame's fed arguments and the run's state before the run's first line.
+RUN_SET_UP = "the run set up"
+_REST = f"the classic optimizer's rest, {EXECUTOR}, {RUN_SET_UP}"
+_TO_RUN = {"grouped3": f"the classic optimizer, {EXECUTOR}, {RUN_SET_UP}",
+           "partitioned": f"partitions made Graphs, post-partitioning passes, the classic optimizer, {EXECUTOR}, "
+                          f"{RUN_SET_UP}",
            "searched": f"after the folder's count: {_REST}",
            "last-1": f"after the folder's run: GraphRunner's copy of its result, {_REST}",
            "replaced": f"the folded Const put in the graph, {_REST}"}
@@ -331,7 +338,7 @@ def spans(lines, fed_bytes=None):
         # only a step's own span and the run's end are named for their code there.
         inside = any(k == "first" and s == run for k, s, _ in found[:i + 1])
         name = STAGES.get(key) if not inside or (key in _IN_RUN and sa in (run, -1, None)) else None
-        name = name and name.replace(FEEDS, FEEDS_BY_FED[fed])
+        name = name and name.replace(FEEDS, FEEDS_BY_FED[fed]).replace(CHECKED, CHECKED_BY_FED[fed])
         opened, closed = _line(a, sa), _line(b, sb)
         out.append({"stage": name.format(step=step) if name else f"{opened} to {closed}",
                     "source": opened, "to": closed, "seconds": tb - ta,
