@@ -1,5 +1,6 @@
 """`tfgraphs lab check` of a class: one row a submission whatever it did, one JSON record each, nothing left running."""
 
+import csv
 import json
 import os
 import sys
@@ -8,8 +9,10 @@ from pathlib import Path
 import psutil
 import pytest
 
+from tfgraphs import __version__
 from tfgraphs.cli import main
-from tfgraphs.labs.grading import lab_in_name
+from tfgraphs.labs import gradebook
+from tfgraphs.labs.grading import Submission, lab_in_name
 
 SOLUTIONS = Path(__file__).parent / "lab_solutions"
 
@@ -34,9 +37,11 @@ def klass(tmp_path):
 
 def test_a_class_is_one_row_and_one_record_a_submission(klass, tmp_path, capsys):
     before = {p.pid for p in psutil.Process().children(recursive=True)}   # the session's servers of workers stay
-    out = tmp_path / "grades.json"
-    assert main(["lab", "check", "all", str(klass), "--timeout", "1", "--jobs", "2", "--json", str(out)]) == 1
-    printed = capsys.readouterr().out.splitlines()
+    out, book = tmp_path / "grades.json", tmp_path / "grades.csv"
+    assert main(["lab", "check", "all", str(klass), "--timeout", "1", "--jobs", "2", "--json", str(out),
+                 "--csv", str(book)]) == 1
+    printed, summary = capsys.readouterr().out.split("\n\nEach check")
+    printed = printed.splitlines()
     doc = json.loads(out.read_text())
     rows = {s["name"]: (s["lab"], s["status"], s["passed"], s["checks"]) for s in doc["submissions"]}
     assert rows == {"alice/lab1.py": (1, "passed", 4, 4), "bob/lab1.py": (1, "failed", 1, 4),
@@ -54,11 +59,77 @@ def test_a_class_is_one_row_and_one_record_a_submission(klass, tmp_path, capsys)
     assert "  loading your file: the process running your code ended with status 3" in printed
     assert not [p.cmdline() for p in psutil.Process().children(recursive=True) if p.pid not in before
                 and p.status() != psutil.STATUS_ZOMBIE and "tfgraphs.processes" not in p.cmdline()]
+    assert_gradebook(doc, book, summary)
+    assert_unchanged_keep_their_rows(klass, out, doc, capsys)
+
+
+def assert_gradebook(doc, book, summary):
+    """The CSV has a row a submission and a column a check; the summary a bar a check and the most failed one."""
+    with open(book, newline="") as f:
+        rows = list(csv.DictReader(f))
+    lab1 = [o["name"] for o in next(s for s in doc["submissions"] if s["name"] == "alice/lab1.py")["outcomes"]]
+    assert [r["file"] for r in rows] == [s["name"] for s in doc["submissions"]]
+    assert list(rows[0])[:5] == ["file", "lab", "result", "passed", "checks"] and list(rows[0])[-2:] == ["seconds",
+                                                                                                         "why"]
+    assert [c for c in rows[0] if c.startswith("lab 1: ")] == [f"lab 1: {name}" for name in lab1]
+    bob = next(r for r in rows if r["file"] == "bob/lab1.py")
+    assert [bob[f"lab 1: {name}"] for name in lab1] == ["1", "0", "0", "0"] and bob["lab"] == "1"
+    erin = next(r for r in rows if r["file"] == "erin/lab1.py")
+    assert [erin[f"lab 1: {name}"] for name in lab1] == [""] * 4 and "status 3" in erin["why"]
+    lines = summary.splitlines()
+    bars = [line for line in lines if line.startswith("  #") or line.startswith("  .")]
+    assert len(bars) == 8 and all(len(line) <= 100 for line in lines)   # lab 1's four checks and lab 6's four
+    assert bars[0].split()[1:4] == ["2", "of", "3"]   # alice and bob passed lab 1's first; carol's hang did not
+    assert "Reached no check: 1 (1 crashed; each one's row says why)" in lines
+    most = " ".join(line.strip() for line in lines[lines.index("Reached no check: 1 (1 crashed; each one's row says why)") + 1:])
+    assert most.startswith("Failed most often: lab 1: ") and " (2 of 3); its most common hint: " in most
+
+
+def assert_unchanged_keep_their_rows(klass, out, doc, capsys):
+    """Graded again with the same --json, only the submission whose bytes changed is judged."""
+    (klass / "erin" / "lab1.py").write_text("import os\nos._exit(4)\n")
+    assert main(["lab", "check", "all", str(klass), "--timeout", "1", "--jobs", "2", "--json", str(out)]) == 1
+    printed = capsys.readouterr().out.splitlines()
+    again = json.loads(out.read_text())
+    judged = {s["name"]: s["judged"] for s in again["submissions"]}
+    assert judged == {"alice/lab1.py": False, "bob/lab1.py": False, "carol/lab1.py": False,
+                      "dave/6-leak/starter.py": False, "erin/lab1.py": True, "notes.py": True}
+    assert [s["outcomes"] for s in again["submissions"] if s["name"] != "erin/lab1.py"] == \
+           [s["outcomes"] for s in doc["submissions"] if s["name"] != "erin/lab1.py"]
+    assert "status 4" in next(s["reason"] for s in again["submissions"] if s["name"] == "erin/lab1.py")
+    assert sum(line.endswith(" (unchanged)") for line in printed) == 4
+    assert any(line.startswith("2 of 6 submissions passed every check; ") and
+               line.endswith("; 4 unchanged since the grades given, not judged again (--regrade judges them)")
+               for line in printed)
+
+
+def test_one_submission_as_gradescopes_results(tmp_path, capsys):
+    (tmp_path / "lab1.py").write_text("import os\nos._exit(3)\n")
+    out = tmp_path / "results.json"
+    assert main(["lab", "check", "1", str(tmp_path / "lab1.py"), "--gradescope", str(out)]) == 1
+    results = json.loads(out.read_text())
+    assert set(results) == {"score", "execution_time", "tests", "output"} and results["score"] == 0
+    assert [(t["name"], t["score"], t["max_score"], t["status"]) for t in results["tests"]] == \
+           [("loading your file", 0, 4, "failed")]
+    assert results["tests"][0]["output"].startswith("crashed: loading your file: the process running your code "
+                                                    "ended with status 3")
+    assert results["output"] == "lab 1: 0 of 4 checks passed"
+    assert "Each check" not in capsys.readouterr().out   # one submission has no class to sum up
+
+
+def test_gradescopes_results_of_a_judged_submission_score_a_point_a_check():
+    outcomes = [{"name": "a", "passed": True, "detail": "4 cases", "hint": ""},
+                {"name": "b", "passed": False, "detail": "got 3", "hint": "read step 2"}]
+    sub = Submission("lab1.py", 1, "lab1.py", "failed", "b: got 3", 1, 2, 1.5, outcomes)
+    results = gradebook.gradescope(sub)
+    assert results["score"] == 1 and results["execution_time"] == 1.5
+    assert [(t["name"], t["score"], t["max_score"], t["status"], t["output"]) for t in results["tests"]] == \
+           [("a", 1, 1, "passed", "4 cases"), ("b", 0, 1, "failed", "got 3\nhint: read step 2")]
 
 
 def test_files_of_one_lab_and_a_single_file_as_before(klass, capsys):
     assert main(["lab", "check", "1", str(klass / "alice" / "lab1.py"), str(klass / "bob")]) == 1
-    printed = capsys.readouterr().out.splitlines()
+    printed = capsys.readouterr().out.split("\n\nEach check")[0].splitlines()
     assert [line.split()[-1] for line in printed[1:3]] == ["passed", "failed"]
     assert printed[-1].startswith("1 of 2 submissions passed every check; ")
     assert main(["lab", "check", "1", str(klass / "alice" / "lab1.py")]) == 0
@@ -70,11 +141,21 @@ def test_files_of_one_lab_and_a_single_file_as_before(klass, capsys):
     (["lab", "check", "8", "{tmp}/empty"], "no lab 8"),
     (["lab", "check", "1", "{tmp}/a.md"], "is not a Python file"),
     (["lab", "check", "1", "{tmp}/x.py", "--jobs", "0"], "--jobs"),
+    (["lab", "check", "1", "{tmp}/x.py", "{tmp}/y.py", "--gradescope", "{tmp}/r.json"],
+     "--gradescope writes one submission's results.json, and 2 were given"),
+    (["lab", "check", "1", "{tmp}/x.py", "--json", "{tmp}/a.json"],
+     "a.json is not a class's grades written by `tfgraphs lab check --json`; name another file"),
+    (["lab", "check", "1", "{tmp}/x.py", "--json", "{tmp}/b.json"],
+     "b.json: submissions[0].sha256 is missing, not what `tfgraphs lab check --json` writes"),
 ])
 def test_a_class_with_bad_input_is_refused_before_anything_starts(tmp_path, capsys, args, expected):
     (tmp_path / "empty").mkdir()
     (tmp_path / "a.md").write_text("#\n")
     (tmp_path / "x.py").write_text("X = 1\n")
+    (tmp_path / "y.py").write_text("X = 1\n")
+    (tmp_path / "a.json").write_text("[]\n")
+    (tmp_path / "b.json").write_text(json.dumps({"schema": 1, "kind": "lab grades", "tfgraphs_version": __version__,
+                                                 "timeout_s": 60.0, "submissions": [{"name": "x.py", "lab": 1}]}))
     modules = set(sys.modules)
     try:
         code = main([a.format(tmp=tmp_path) for a in args])

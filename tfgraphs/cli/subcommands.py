@@ -48,7 +48,13 @@ def add_lab(sub):
                        metavar="S", help="seconds each check may take before it counts as WRONG (default 60; at "
                                          f"most {DAY_S:,g}); your code runs in a separate process")
     check.add_argument("--json", metavar="FILE", help="write one record a submission (each check's outcome and "
-                                                      "hint, time, status) to FILE")
+                                                      "hint, time, status) to FILE; where FILE holds earlier grades, "
+                                                      "a submission whose bytes have not changed keeps its row")
+    check.add_argument("--regrade", action="store_true", help="judge every submission again, changed or not")
+    check.add_argument("--csv", metavar="FILE", help="write a gradebook to FILE: one row a submission, a column a "
+                                                     "check (1 passed, 0 failed), its time and why it failed")
+    check.add_argument("--gradescope", metavar="FILE", help="write one submission's results to FILE as Gradescope's "
+                                                            "results.json (a point a check)")
     check.add_argument("--jobs", type=typed(Whole(most=64), "jobs"), default=None, metavar="K",
                        help="submissions judged at a time (default: the cores, here "
                             f"{os.cpu_count() or 1}; at most 64)")
@@ -81,7 +87,8 @@ def run_lab_start(args):
 def run_lab_check(args):
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")   # the checks report what matters; TensorFlow's logs do not
     (path, *more) = args.path
-    if args.number != "all" and not more and not os.path.isdir(path) and args.json is None and args.jobs is None:
+    alone = args.json is None and args.jobs is None and args.csv is None and args.gradescope is None
+    if args.number != "all" and not more and not os.path.isdir(path) and alone:
         from tfgraphs.labs.checking import check_lab
 
         return check_lab(args.number, path, timeout_s=args.timeout)
@@ -93,17 +100,27 @@ def run_lab_grade(args):
 
     from tfgraphs.api.outputs import writable
     from tfgraphs.fileio import write_doc
-    from tfgraphs.labs import grading
+    from tfgraphs.labs import gradebook, grading
 
     subs = grading.submissions(args.number, args.path)
-    writable(inputs=args.path, json=args.json)
+    writable(inputs=args.path, json=args.json, csv=args.csv, gradescope=args.gradescope)
+    if args.gradescope and len(subs) != 1:
+        raise UsageError(f"--gradescope writes one submission's results.json, and {len(subs)} were given")
+    earlier = gradebook.earlier(args.json, args.timeout) if args.json and not args.regrade else {}
     jobs = args.jobs or os.cpu_count() or 1
     start = time.perf_counter()
-    grading.grade(subs, args.timeout, jobs, progress=grading.print_progress)
+    grading.grade(subs, args.timeout, jobs, progress=gradebook.print_progress, earlier=earlier)
     seconds = time.perf_counter() - start
     if args.json:
-        write_doc(grading.document(subs, seconds, jobs, args.timeout), args.json)
-    return grading.table(subs, seconds, jobs)
+        write_doc(gradebook.document(subs, seconds, jobs, args.timeout), args.json)
+    if args.csv:
+        gradebook.write_csv(subs, args.csv)
+    if args.gradescope:
+        gradebook.write_gradescope(subs, args.gradescope)
+    status = gradebook.table(subs, seconds, jobs)
+    if len(subs) > 1:
+        gradebook.summary(subs)
+    return status
 
 
 def add_report(sub):

@@ -1,4 +1,5 @@
-"""Grade a class: `tfgraphs lab check N FOLDER` (or several files, or `all`), one row a submission, K at a time.
+"""Judge a class: `tfgraphs lab check N FOLDER` (or several files, or `all`), one row a submission, K at a time;
+gradebook prints and writes the rows.
 
     tfgraphs lab check all subs/ --jobs 2 --json grades.json
 
@@ -25,8 +26,8 @@ from dataclasses import asdict, dataclass, field
 from tfgraphs import processes, usercode
 from tfgraphs.errors import UsageError
 from tfgraphs.labs import LABS, known_lab
+from tfgraphs.labs.gradebook import fingerprint, lend
 
-SCHEMA = 1
 SUFFIXES = (".py", ".ipynb")
 SKIPPED = (".ipynb_checkpoints", "__pycache__")   # folders a notebook server or Python leaves, never submissions
 NAMED = re.compile(r"lab[ _-]?(\d+)", re.IGNORECASE)   # lab3.py, lab_3/, Lab-3.ipynb
@@ -34,7 +35,6 @@ COURSE_FOLDER = re.compile(r"^(\d+)-")                 # a copied course folder:
 # The statuses of a row; every one but "passed" fails the class's exit status.
 PASSED, FAILED, TIMEOUT, CRASHED, UNUSABLE, UNMATCHED = "passed", "failed", "timeout", "crashed", "unusable", \
     "unmatched"
-WIDTH = 100
 
 
 @dataclass
@@ -51,6 +51,8 @@ class Submission:
     seconds: float = 0.0
     outcomes: list = field(default_factory=list)
     ended: list = field(default_factory=list)
+    sha256: str = ""
+    reused: bool = False   # its row lent by earlier grades of the same bytes, not judged again
 
 
 # Which files, and which lab each is judged against.
@@ -92,7 +94,7 @@ def submissions(number, paths):
             from tfgraphs.labs.checking import solution_file
             solution_file(path)   # says what is wrong with it
     return [Submission(p, number if number != "all" else lab_in_name(p, top),
-                       os.path.relpath(p, top) if top else p) for p, top in found]
+                       os.path.relpath(p, top) if top else p, sha256=fingerprint(p)) for p, top in found]
 
 
 # The judge's side: one submission, one JSON record.
@@ -222,9 +224,10 @@ def fill(sub, code, out, err, limit):
     sub.reason = f"{first['name']}: {first['detail']}"
 
 
-def grade(subs, timeout_s, jobs, progress=None):
-    """Judge every submission, `jobs` at a time; the rows, in the order given."""
-    todo = [s for s in subs if s.lab is not None]
+def grade(subs, timeout_s, jobs, progress=None, earlier=None):
+    """Judge every submission but those earlier grades ({(name, lab, sha256): record}) lend a row, `jobs` at a
+    time; the rows, in the order given."""
+    todo = [s for s in lend(subs, earlier or {}) if s.lab is not None]
     for sub in subs:
         if sub.lab is None:
             sub.status, sub.reason = UNMATCHED, "no lab number in its file or folder name (lab3.py, lab3/, 3-bloat/)"
@@ -239,46 +242,6 @@ def grade(subs, timeout_s, jobs, progress=None):
     with shared_server(), ThreadPoolExecutor(max_workers=jobs) as pool:
         list(pool.map(one, todo))
     return subs
-
-
-# What the grader prints and writes.
-
-def table(subs, seconds, jobs, stream=None):
-    """Print one row a submission (and, under a failed one, why) and the class's count; return the exit status
-    (0 = every check of every submission passed)."""
-    from tfgraphs.labs.verdicts import shown
-
-    name_w = min(max([len(s.name) for s in subs] + [10]), WIDTH - 40)
-    print(f"{'submission':<{name_w}}  lab  passed     time  result", file=stream)
-    for s in subs:
-        name = s.name if len(s.name) <= name_w else "..." + s.name[-(name_w - 3):]
-        lab = "-" if s.lab is None else str(s.lab)
-        passed = f"{s.passed} of {s.checks}" if s.checks else "-"
-        print(f"{name:<{name_w}}  {lab:>3}  {passed:>6}  {s.seconds:>6.1f}s  {s.status}", file=stream)
-        if s.reason:
-            why = shown(" ".join(s.reason.split()))   # a solution's own error message, escapes and all
-            print(f"  {why if len(why) <= WIDTH - 2 else why[:WIDTH - 5] + '...'}", file=stream)
-    good = sum(s.status == PASSED for s in subs)
-    judged = [s for s in subs if s.lab is not None]
-    each = f" ({seconds / len(judged):.1f} s a submission, {jobs} at a time)" if judged else ""
-    print(f"{good} of {len(subs)} submissions passed every check; {seconds:.1f} s in all{each}", file=stream)
-    return 0 if good == len(subs) else 1
-
-
-def document(subs, seconds, jobs, timeout_s):
-    """The JSON document of a class's grades: one record a submission."""
-    return {"schema": SCHEMA, "kind": "lab grades", "jobs": jobs, "timeout_s": timeout_s,
-            "seconds": round(seconds, 3),
-            "submissions": [{"file": s.path, "name": s.name, "lab": s.lab, "status": s.status, "reason": s.reason,
-                             "passed": s.passed, "checks": s.checks, "seconds": round(s.seconds, 3),
-                             "outcomes": s.outcomes, "ended": [list(e) for e in s.ended]} for s in subs]}
-
-
-def print_progress(done, total, sub):
-    """One line on stderr a finished submission, when stderr is a terminal."""
-    if sys.stderr.isatty():
-        print(f"\r[{done}/{total}] {sub.path[-60:]:<60}", end="" if done < total else "\n", file=sys.stderr,
-              flush=True)
 
 
 if __name__ == "__main__":
