@@ -1,4 +1,4 @@
-"""`tfgraphs lab check` of a class: one row a submission whatever it did, one JSON record each, nothing left running."""
+"""`tfgraphs lab grade` of a class: one row a submission whatever it did, one JSON record each, nothing left running."""
 
 import csv
 import json
@@ -38,7 +38,7 @@ def klass(tmp_path):
 def test_a_class_is_one_row_and_one_record_a_submission(klass, tmp_path, capsys):
     before = {p.pid for p in psutil.Process().children(recursive=True)}   # the session's servers of workers stay
     out, book = tmp_path / "grades.json", tmp_path / "grades.csv"
-    assert main(["lab", "check", "all", str(klass), "--timeout", "1", "--jobs", "2", "--json", str(out),
+    assert main(["lab", "grade", "all", str(klass), "--timeout", "1", "--jobs", "2", "--json", str(out),
                  "--csv", str(book)]) == 1
     printed, summary = capsys.readouterr().out.split("\n\nEach check")
     printed = printed.splitlines()
@@ -88,7 +88,7 @@ def assert_gradebook(doc, book, summary):
 def assert_unchanged_keep_their_rows(klass, out, doc, capsys):
     """Graded again with the same --json, only the submission whose bytes changed is judged."""
     (klass / "erin" / "lab1.py").write_text("import os\nos._exit(4)\n")
-    assert main(["lab", "check", "all", str(klass), "--timeout", "1", "--jobs", "2", "--json", str(out)]) == 1
+    assert main(["lab", "grade", "all", str(klass), "--timeout", "1", "--jobs", "2", "--json", str(out)]) == 1
     printed = capsys.readouterr().out.splitlines()
     again = json.loads(out.read_text())
     judged = {s["name"]: s["judged"] for s in again["submissions"]}
@@ -106,7 +106,7 @@ def assert_unchanged_keep_their_rows(klass, out, doc, capsys):
 def test_one_submission_as_gradescopes_results(tmp_path, capsys):
     (tmp_path / "lab1.py").write_text("import os\nos._exit(3)\n")
     out = tmp_path / "results.json"
-    assert main(["lab", "check", "1", str(tmp_path / "lab1.py"), "--gradescope", str(out)]) == 1
+    assert main(["lab", "grade", "1", str(tmp_path / "lab1.py"), "--gradescope", str(out)]) == 1
     results = json.loads(out.read_text())
     assert set(results) == {"score", "execution_time", "tests", "output"} and results["score"] == 0
     assert [(t["name"], t["score"], t["max_score"], t["status"]) for t in results["tests"]] == \
@@ -128,7 +128,7 @@ def test_gradescopes_results_of_a_judged_submission_score_a_point_a_check():
 
 
 def test_files_of_one_lab_and_a_single_file_as_before(klass, capsys):
-    assert main(["lab", "check", "1", str(klass / "alice" / "lab1.py"), str(klass / "bob")]) == 1
+    assert main(["lab", "grade", "1", str(klass / "alice" / "lab1.py"), str(klass / "bob")]) == 1
     printed = capsys.readouterr().out.split("\n\nEach check")[0].splitlines()
     assert [line.split()[-1] for line in printed[1:3]] == ["passed", "failed"]
     assert printed[-1].startswith("1 of 2 submissions passed every check; ")
@@ -137,16 +137,18 @@ def test_files_of_one_lab_and_a_single_file_as_before(klass, capsys):
 
 
 @pytest.mark.parametrize("args, expected", [
-    (["lab", "check", "all", "{tmp}/empty"], "empty holds no .py or .ipynb file to check"),
-    (["lab", "check", "8", "{tmp}/empty"], "no lab 8"),
-    (["lab", "check", "1", "{tmp}/a.md"], "is not a Python file"),
-    (["lab", "check", "1", "{tmp}/x.py", "--jobs", "0"], "--jobs"),
-    (["lab", "check", "1", "{tmp}/x.py", "{tmp}/y.py", "--gradescope", "{tmp}/r.json"],
+    (["lab", "grade", "all", "{tmp}/empty"], "empty holds no .py or .ipynb file to check"),
+    (["lab", "grade", "8", "{tmp}/empty"], "no lab 8"),
+    (["lab", "check", "1", "{tmp}/empty"], "empty is a folder: `tfgraphs lab grade 1 {tmp}/empty` grades every file"),
+    (["lab", "check", "1", "{tmp}/x.py", "{tmp}/y.py"], "unrecognized arguments"),
+    (["lab", "grade", "1", "{tmp}/a.md"], "is not a Python file"),
+    (["lab", "grade", "1", "{tmp}/x.py", "--jobs", "0"], "--jobs"),
+    (["lab", "grade", "1", "{tmp}/x.py", "{tmp}/y.py", "--gradescope", "{tmp}/r.json"],
      "--gradescope writes one submission's results.json, and 2 were given"),
-    (["lab", "check", "1", "{tmp}/x.py", "--json", "{tmp}/a.json"],
-     "a.json is not a class's grades written by `tfgraphs lab check --json`; name another file"),
-    (["lab", "check", "1", "{tmp}/x.py", "--json", "{tmp}/b.json"],
-     "b.json: submissions[0].sha256 is missing, not what `tfgraphs lab check --json` writes"),
+    (["lab", "grade", "1", "{tmp}/x.py", "--json", "{tmp}/a.json"],
+     "a.json is not a class's grades written by `tfgraphs lab grade --json`; name another file"),
+    (["lab", "grade", "1", "{tmp}/x.py", "--json", "{tmp}/b.json"],
+     "b.json: submissions[0].sha256 is missing, not what `tfgraphs lab grade --json` writes"),
 ])
 def test_a_class_with_bad_input_is_refused_before_anything_starts(tmp_path, capsys, args, expected):
     (tmp_path / "empty").mkdir()
@@ -163,7 +165,7 @@ def test_a_class_with_bad_input_is_refused_before_anything_starts(tmp_path, caps
         code = exc.code
     assert code == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and expected in err[0], err
+    assert len(err) == 1 and expected.format(tmp=tmp_path) in err[0], err
     assert "tensorflow" not in set(sys.modules) - modules
 
 

@@ -93,7 +93,7 @@ def test_list_says_how_to_start(capfd):
     lines = proc.stdout.splitlines()
     assert lines[:len(LABS)] == [f"{n}. {title}" for n, title in LABS.items()]
     assert lines[len(LABS)].startswith("Start lab N: `tfgraphs lab start N` copies its sheet, its two starters and")
-    assert lines[-1].startswith("Grade a class: `tfgraphs lab check N FOLDER`")
+    assert lines[-1].startswith("Grade a class: `tfgraphs lab grade N FOLDER --csv grades.csv`")
     assert max(map(len, lines)) <= 100
 
 

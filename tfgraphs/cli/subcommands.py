@@ -25,10 +25,11 @@ def add_parsers(sub):
 
 
 def add_lab(sub):
-    """Add `lab` and its list, start and check (of one file, or of a class's) to the subcommands."""
-    lab = sub.add_parser("lab", help="course labs: list them, start one, or check a solution",
+    """Add `lab` and its list, start, check (one student's file) and grade (a class's files) to the subcommands."""
+    lab = sub.add_parser("lab", help="course labs: list them, start one, check a solution, or grade a class",
                          description="Check a lab solution: prints each check as ok or WRONG with a hint, and "
-                                     "exits 0 only when every check passes. `tfgraphs lab start N` copies lab N out.")
+                                     "exits 0 only when every check passes. `tfgraphs lab start N` copies lab N out; "
+                                     "`tfgraphs lab grade N FOLDER` grades a class.")
     lab_sub = lab.add_subparsers(dest="lab_command", required=True, parser_class=Parser)
     lab_sub.add_parser("list", help="the labs and what each one is about").set_defaults(func=run_lab_list)
     start = lab_sub.add_parser("start", help="copy lab N's sheet, starter and notebook into DIR")
@@ -36,29 +37,42 @@ def add_lab(sub):
     start.add_argument("dir", nargs="?", default=None, help="where to put them (default ./labN); existing files "
                                                            "are never overwritten")
     start.set_defaults(func=run_lab_start)
-    check = lab_sub.add_parser("check", help="run lab N's checks on your file, or grade a class's files",
-                               description="One file: each check as ok or WRONG with a hint. A folder, several "
-                                           "files, `all` or --json: one row a submission (a class), judged --jobs at "
-                                           "a time. Exits 0 only when every check of every file passes.")
-    check.add_argument("number", type=lab_number, help="the lab's number, or `all`: each file against the lab its "
+    check = lab_sub.add_parser("check", help="run lab N's checks on your file",
+                               description="Each check of lab N on your file as ok or WRONG with a hint. Exits 0 "
+                                           "only when every check passes.")
+    check.add_argument("number", type=typed(Whole(), "number"), help="the lab's number")
+    check.add_argument("path", help="your solution, e.g. lab1/starter.py, or a notebook (lab1/starter.ipynb; needs "
+                                    "jupytext)")
+    add_timeout(check)
+    check.set_defaults(func=run_lab_check)
+    grade = lab_sub.add_parser("grade", help="grade a class: every file of a folder, one row each",
+                               description="Every .py and .ipynb given, or under a folder given, judged as `lab "
+                                           "check` judges it, each in a process of its own, --jobs at a time: one "
+                                           "row a submission, then a summary of the class. Exits 0 only when every "
+                                           "check of every file passes.")
+    grade.add_argument("number", type=lab_number, help="the lab's number, or `all`: each file against the lab its "
                                                        "name or folder names (lab3.py, lab3/, 3-bloat/)")
-    check.add_argument("path", nargs="+", help="your solution, e.g. lab1/starter.py, or a notebook (lab1/starter."
-                                               "ipynb; needs jupytext); or folders of them (every .py and .ipynb)")
-    check.add_argument("--timeout", type=typed(Positive(most=DAY_S, unit=" s"), "timeout"), default=60.0,
-                       metavar="S", help="seconds each check may take before it counts as WRONG (default 60; at "
-                                         f"most {DAY_S:,g}); your code runs in a separate process")
-    check.add_argument("--json", metavar="FILE", help="write one record a submission (each check's outcome and "
-                                                      "hint, time, status) to FILE; where FILE holds earlier grades, "
-                                                      "a submission whose bytes have not changed keeps its row")
-    check.add_argument("--regrade", action="store_true", help="judge every submission again, changed or not")
-    check.add_argument("--csv", metavar="FILE", help="write a gradebook to FILE: one row a submission, a column a "
-                                                     "check (1 passed, 0 failed), its time and why it failed")
-    check.add_argument("--gradescope", metavar="FILE", help="write one submission's results to FILE as Gradescope's "
-                                                            "results.json (a point a check)")
-    check.add_argument("--jobs", type=typed(Whole(most=64), "jobs"), default=None, metavar="K",
+    grade.add_argument("path", nargs="+", help="folders of submissions (every .py and .ipynb below them), or files")
+    add_timeout(grade)
+    grade.add_argument("--jobs", type=typed(Whole(most=64), "jobs"), default=None, metavar="K",
                        help="submissions judged at a time (default: the cores, here "
                             f"{os.cpu_count() or 1}; at most 64)")
-    check.set_defaults(func=run_lab_check)
+    grade.add_argument("--json", metavar="FILE", help="write one record a submission (each check's outcome and "
+                                                      "hint, time, status) to FILE; where FILE holds earlier grades, "
+                                                      "a submission whose bytes have not changed keeps its row")
+    grade.add_argument("--regrade", action="store_true", help="judge every submission again, changed or not")
+    grade.add_argument("--csv", metavar="FILE", help="write a gradebook to FILE: one row a submission, a column a "
+                                                     "check (1 passed, 0 failed), its time and why it failed")
+    grade.add_argument("--gradescope", metavar="FILE", help="write one submission's results to FILE as Gradescope's "
+                                                            "results.json (a point a check)")
+    grade.set_defaults(func=run_lab_grade)
+
+
+def add_timeout(parser):
+    """Add --timeout, the limit of each check, to lab check or lab grade."""
+    parser.add_argument("--timeout", type=typed(Positive(most=DAY_S, unit=" s"), "timeout"), default=60.0,
+                        metavar="S", help="seconds each check may take before it counts as WRONG (default 60; at "
+                                          f"most {DAY_S:,g}); the code runs in a separate process")
 
 
 def lab_number(text):
@@ -72,7 +86,7 @@ def run_lab_list(args):
         print(f"{number}. {title}")
     print("Start lab N: `tfgraphs lab start N` copies its sheet, its two starters and course.md into ./labN.")
     print("Check it: `tfgraphs lab check N labN/starter.py`, or run the notebook's last cell.")
-    print("Grade a class: `tfgraphs lab check N FOLDER` or `tfgraphs lab check all FOLDER --json grades.json`.")
+    print("Grade a class: `tfgraphs lab grade N FOLDER --csv grades.csv`, or `tfgraphs lab grade all FOLDER`.")
     return 0
 
 
@@ -85,14 +99,13 @@ def run_lab_start(args):
 
 
 def run_lab_check(args):
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")   # the checks report what matters; TensorFlow's logs do not
-    (path, *more) = args.path
-    alone = args.json is None and args.jobs is None and args.csv is None and args.gradescope is None
-    if args.number != "all" and not more and not os.path.isdir(path) and alone:
-        from tfgraphs.labs.checking import check_lab
+    from tfgraphs.labs.checking import check_lab
 
-        return check_lab(args.number, path, timeout_s=args.timeout)
-    return run_lab_grade(args)
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")   # the checks report what matters; TensorFlow's logs do not
+    if os.path.isdir(args.path):
+        raise UsageError(f"{args.path} is a folder: `tfgraphs lab grade {args.number} {args.path}` grades every "
+                         f"file in it")
+    return check_lab(args.number, args.path, timeout_s=args.timeout)
 
 
 def run_lab_grade(args):
@@ -102,6 +115,7 @@ def run_lab_grade(args):
     from tfgraphs.fileio import write_doc
     from tfgraphs.labs import gradebook, grading
 
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")   # each row says what matters; TensorFlow's logs do not
     subs = grading.submissions(args.number, args.path)
     writable(inputs=args.path, json=args.json, csv=args.csv, gradescope=args.gradescope)
     if args.gradescope and len(subs) != 1:

@@ -1,8 +1,8 @@
 """What grading a class prints and writes: the table, the class's summary, the JSON grades (and the rows an
 earlier one lends to submissions that have not changed), the CSV gradebook and Gradescope's results.json.
 
-    tfgraphs lab check 1 subs/ --json grades.json --csv grades.csv
-    tfgraphs lab check 1 /autograder/submission/lab1.py --gradescope /autograder/results/results.json
+    tfgraphs lab grade 1 subs/ --json grades.json --csv grades.csv
+    tfgraphs lab grade 1 /autograder/submission/lab1.py --gradescope /autograder/results/results.json
 """
 
 import csv
@@ -58,7 +58,7 @@ def earlier(path, timeout_s):
         return {}
     doc = read_doc(path)
     if not isinstance(doc, dict) or doc.get("kind") != KIND or doc.get("schema") != SCHEMA:
-        raise UsageError(f"{path} is not a class's grades written by `tfgraphs lab check --json`; name another file")
+        raise UsageError(f"{path} is not a class's grades written by `tfgraphs lab grade --json`; name another file")
     if doc.get("tfgraphs_version") != tfgraphs.__version__ or doc.get("timeout_s") != timeout_s:
         return {}   # another checker, or other limits: every row is judged again
     subs = doc.get("submissions")
@@ -81,7 +81,7 @@ def _check_keys(record, kinds, where):
         value = record.get(key)
         if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
             raise UsageError(f"{where}.{key} is {'missing' if key not in record else repr(value)[:40]}, not what "
-                             f"`tfgraphs lab check --json` writes")
+                             f"`tfgraphs lab grade --json` writes")
 
 
 def lend(subs, records):

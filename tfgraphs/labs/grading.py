@@ -1,7 +1,7 @@
-"""Judge a class: `tfgraphs lab check N FOLDER` (or several files, or `all`), one row a submission, K at a time;
+"""Judge a class: `tfgraphs lab grade N FOLDER` (or several files, or `all`), one row a submission, K at a time;
 gradebook prints and writes the rows.
 
-    tfgraphs lab check all subs/ --jobs 2 --json grades.json
+    tfgraphs lab grade all subs/ --jobs 2 --json grades.json
 
 Each submission is judged in a process of its own (`python -m tfgraphs.labs.grading N PATH TIMEOUT`), which leads
 its own session and runs labs.checking's collect() on it: the student's code in a child with the per-check timeout,
