@@ -13,7 +13,7 @@ SOLUTIONS = Path(__file__).parent / "lab_solutions"
 
 
 @pytest.mark.parametrize("kind, expected", [
-    ("folder", "holds no .py or .ipynb file to check"), ("fifo", "is not a regular file"), ("notes.md", "is not a Python file"),
+    ("folder", "is a folder: `tfgraphs lab grade 1"), ("fifo", "is not a regular file"), ("notes.md", "is not a Python file"),
     ("missing.py", "does not exist"),
 ])
 def test_lab_check_refuses_what_is_no_solution_before_starting_anything(tmp_path, capsys, kind, expected):

@@ -13,13 +13,15 @@ from tfgraphs import __version__
 from tfgraphs.cli import main
 from tfgraphs.labs import gradebook
 from tfgraphs.labs.grading import Submission, lab_in_name
+from tfgraphs.usercode import Tail
 
 SOLUTIONS = Path(__file__).parent / "lab_solutions"
 
 
 @pytest.fixture
 def klass(tmp_path):
-    """A class folder: a right lab 1, a wrong one, one that hangs, one that crashes, one naming no lab, a lab 6."""
+    """A class folder: a right lab 1, a wrong one, one that hangs, one that crashes, one that floods its output, one
+    naming no lab, a lab 6."""
     subs = tmp_path / "subs"
     for name, source in (("alice/lab1.py", SOLUTIONS / "lab1.py"),
                          ("bob/lab1.py", SOLUTIONS / "wrong" / "lab1_patches_session_run.py"),
@@ -29,6 +31,8 @@ def klass(tmp_path):
         (subs / name).write_text(source.read_text())
     (subs / "erin").mkdir()
     (subs / "erin" / "lab1.py").write_text("import os\nos._exit(3)\n")
+    (subs / "fran").mkdir()
+    (subs / "fran" / "lab1.py").write_text("import sys\nwhile True:\n    sys.stdout.write('x' * 65536)\n")
     (subs / "notes.py").write_text("X = 1\n")
     (subs / ".ipynb_checkpoints").mkdir()
     (subs / ".ipynb_checkpoints" / "lab1-checkpoint.py").write_text("X = 1\n")
@@ -46,14 +50,15 @@ def test_a_class_is_one_row_and_one_record_a_submission(klass, tmp_path, capsys)
     rows = {s["name"]: (s["lab"], s["status"], s["passed"], s["checks"]) for s in doc["submissions"]}
     assert rows == {"alice/lab1.py": (1, "passed", 4, 4), "bob/lab1.py": (1, "failed", 1, 4),
                     "carol/lab1.py": (1, "timeout", 0, 4), "dave/6-leak/starter.py": (6, "passed", 4, 4),
-                    "erin/lab1.py": (1, "crashed", 0, 4), "notes.py": (None, "unmatched", 0, 0)}
+                    "erin/lab1.py": (1, "crashed", 0, 4), "fran/lab1.py": (1, "timeout", 0, 4),
+                    "notes.py": (None, "unmatched", 0, 0)}
     assert doc["schema"] == 1 and doc["jobs"] == 2 and doc["timeout_s"] == 1
     carol = next(s for s in doc["submissions"] if s["name"] == "carol/lab1.py")
     assert [o["passed"] for o in carol["outcomes"]] == [False] * 4
     assert carol["outcomes"][0]["detail"].startswith("did not finish within 1 s")
     assert all(set(o) == {"name", "passed", "detail", "hint"} for s in doc["submissions"] for o in s["outcomes"])
     assert printed[0].split() == ["submission", "lab", "passed", "time", "result"]
-    assert printed[-1].startswith("2 of 6 submissions passed every check; ")
+    assert printed[-1].startswith("2 of 7 submissions passed every check; ")
     assert [line.split()[0] for line in printed[1:-1] if not line.startswith("  ")] == sorted(rows)
     assert all(len(line) <= 100 for line in printed)
     assert "  loading your file: the process running your code ended with status 3" in printed
@@ -80,8 +85,9 @@ def assert_gradebook(doc, book, summary):
     bars = [line for line in lines if line.startswith("  #") or line.startswith("  .")]
     assert len(bars) == 8 and all(len(line) <= 100 for line in lines)   # lab 1's four checks and lab 6's four
     assert bars[0].split()[1:4] == ["2", "of", "3"]   # alice and bob passed lab 1's first; carol's hang did not
-    assert "Reached no check: 1 (1 crashed; each one's row says why)" in lines
-    most = " ".join(line.strip() for line in lines[lines.index("Reached no check: 1 (1 crashed; each one's row says why)") + 1:])
+    assert "Reached no check: 2 (1 crashed, 1 timeout; each one's row says why)" in lines
+    most = " ".join(line.strip() for line in lines[lines.index("Reached no check: 2 (1 crashed, 1 timeout; each "
+                                                               "one's row says why)") + 1:])
     assert most.startswith("Failed most often: lab 1: ") and " (2 of 3); its most common hint: " in most
 
 
@@ -93,14 +99,24 @@ def assert_unchanged_keep_their_rows(klass, out, doc, capsys):
     again = json.loads(out.read_text())
     judged = {s["name"]: s["judged"] for s in again["submissions"]}
     assert judged == {"alice/lab1.py": False, "bob/lab1.py": False, "carol/lab1.py": False,
-                      "dave/6-leak/starter.py": False, "erin/lab1.py": True, "notes.py": True}
+                      "dave/6-leak/starter.py": False, "erin/lab1.py": True, "fran/lab1.py": False, "notes.py": True}
     assert [s["outcomes"] for s in again["submissions"] if s["name"] != "erin/lab1.py"] == \
            [s["outcomes"] for s in doc["submissions"] if s["name"] != "erin/lab1.py"]
     assert "status 4" in next(s["reason"] for s in again["submissions"] if s["name"] == "erin/lab1.py")
-    assert sum(line.endswith(" (unchanged)") for line in printed) == 4
-    assert any(line.startswith("2 of 6 submissions passed every check; ") and
-               line.endswith("; 4 unchanged since the grades given, not judged again (--regrade judges them)")
+    assert sum(line.endswith(" (unchanged)") for line in printed) == 5
+    assert any(line.startswith("2 of 7 submissions passed every check; ") and
+               line.endswith("; 5 unchanged since the grades given, not judged again (--regrade judges them)")
                for line in printed)
+
+
+def test_a_flood_of_output_is_kept_to_its_last_lines():
+    read, write = os.pipe()
+    with os.fdopen(read) as stream:
+        tail = Tail(stream, lines=8, line_chars=1000)
+        with os.fdopen(write, "w") as out:
+            out.write("x" * 10_000_000 + "\nlast line\n")
+        kept = list(tail.finished())
+    assert len(kept) == 8 and kept[-1] == "last line\n" and all(len(line) <= 1000 for line in kept)
 
 
 def test_one_submission_as_gradescopes_results(tmp_path, capsys):

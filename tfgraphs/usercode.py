@@ -1,6 +1,7 @@
 """A user's code run in a session, and so a process group, of its own, ended with everything it left running; and
 how any processes a user's code left are ended, named."""
 
+import collections
 import ctypes
 import os
 import signal
@@ -136,6 +137,28 @@ def _adopted(me, before):
             except psutil.Error:   # it ended while being looked at
                 pass
     return found
+
+
+class Tail(collections.deque):
+    """The last lines of a text stream (each cut at line_chars), read to its end by a daemon thread: a process that
+    floods its output costs this one no more memory than that."""
+
+    def __init__(self, stream, lines=64, line_chars=4096):
+        super().__init__(maxlen=lines)
+        self.reader = threading.Thread(target=self._read, args=(stream, line_chars), daemon=True)
+        self.reader.start()
+
+    def _read(self, stream, line_chars):
+        try:
+            for line in iter(lambda: stream.readline(line_chars), ""):
+                self.append(line)
+        except (OSError, ValueError):
+            pass   # the stream was closed under the reader: what was kept stays
+
+    def finished(self, wait_s=5.0):
+        """Itself, once the stream has ended or wait_s has passed (a process it left may hold the stream open)."""
+        self.reader.join(wait_s)
+        return self
 
 
 def listed(ended, which=""):

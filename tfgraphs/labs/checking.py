@@ -305,8 +305,7 @@ def _follow(proc, timeout_s, checks, sent, path):
     """The child's events until it ends, each check's facts judged here and each run its code asks for made here:
     (outcomes, the failed Outcome or None). Which check an event is about is this process's count, never a name the
     child sends; every wait ends by the check's limit."""
-    errors = []   # the child's stderr, kept to say why it crashed
-    threading.Thread(target=lambda: errors.extend(proc.stderr), daemon=True).start()
+    errors = usercode.Tail(proc.stderr)   # the child's last lines, kept to say why it crashed
     events, outcomes, running, loaded = _events(proc), [], None, False
     until, observer = time.monotonic() + START_S, NoRuns()
     stopped = f"{STOPPED} {timeout_s:g} s (a loop that never ends?); stopped"
@@ -350,7 +349,7 @@ def _follow(proc, timeout_s, checks, sent, path):
         code = proc.wait(max(until - time.monotonic(), 0.001))   # its events ended: it ends too, or is stopped
     except subprocess.TimeoutExpired:
         return outcomes, Outcome(running or LOADING, False, stopped)
-    last = next((line.strip() for line in reversed(errors) if line.strip()), "")
+    last = next((line.strip() for line in reversed(errors.finished(1.0)) if line.strip()), "")
     what = f"{ENDED} with status {code}" + (f": {last[:200]}" if last else "")
     if code == 0:
         what = f"{ENDED} before this check reported"
@@ -382,7 +381,7 @@ def check_lab(number, path, stream=None, timeout_s=DEFAULT_TIMEOUT_S):
         outcomes = collect(number, script, timeout_s, ended)
     if ended:
         print(f"lab check: ended {shown(usercode.listed(sorted(set(ended)), 'your code left running'))}", file=sys.stderr)
-    return print_outcomes(number, outcomes, stream)
+    return print_outcomes(number, outcomes, stream, checks=len(checks_of(number)))
 
 
 def solution_file(path):

@@ -17,7 +17,6 @@ import re
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -159,6 +158,7 @@ def limit_s(timeout_s):
 
 
 MOST_CHECKS = 6   # more than any lab has
+RECORD_CHARS = 16 * 2**20   # far past any judge's record; a longer line is no record
 
 
 def grade_one(sub, timeout_s):
@@ -166,11 +166,8 @@ def grade_one(sub, timeout_s):
     start = time.perf_counter()
     argv = [sys.executable, "-m", "tfgraphs.labs.grading", str(sub.lab), os.path.abspath(sub.path), str(timeout_s)]
     proc = processes.start(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, errors="replace")
-    out, err = [], []
-    readers = [threading.Thread(target=lambda s=s, into=into: into.extend(s), daemon=True)
-               for s, into in ((proc.stdout, out), (proc.stderr, err))]
-    for reader in readers:
-        reader.start()
+    # The record is the judge's last line; of its stderr, the last lines say why it crashed.
+    out, err = usercode.Tail(proc.stdout, lines=1, line_chars=RECORD_CHARS), usercode.Tail(proc.stderr)
     try:
         code = proc.wait(limit_s(timeout_s))
     except subprocess.TimeoutExpired:
@@ -180,10 +177,8 @@ def grade_one(sub, timeout_s):
             proc.kill()
             proc.wait()
         sub.ended = usercode.end_session(proc.pid) if _leads(proc.pid) else []
-    for reader in readers:
-        reader.join(5)
     sub.seconds = time.perf_counter() - start
-    fill(sub, code, "".join(out), err, limit_s(timeout_s))
+    fill(sub, code, "".join(out.finished()), err.finished(), limit_s(timeout_s))
     return sub
 
 
