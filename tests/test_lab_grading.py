@@ -11,7 +11,7 @@ import pytest
 
 from tfgraphs import __version__
 from tfgraphs.cli import main
-from tfgraphs.labs import gradebook
+from tfgraphs.labs import grading
 from tfgraphs.labs.grading import Submission, lab_in_name
 from tfgraphs.usercode import Tail
 
@@ -137,7 +137,7 @@ def test_gradescopes_results_of_a_judged_submission_score_a_point_a_check():
     outcomes = [{"name": "a", "passed": True, "detail": "4 cases", "hint": ""},
                 {"name": "b", "passed": False, "detail": "got 3", "hint": "read step 2"}]
     sub = Submission("lab1.py", 1, "lab1.py", "failed", "b: got 3", 1, 2, 1.5, outcomes)
-    results = gradebook.gradescope(sub)
+    results = grading.gradescope(sub)
     assert results["score"] == 1 and results["execution_time"] == 1.5
     assert [(t["name"], t["score"], t["max_score"], t["status"], t["output"]) for t in results["tests"]] == \
            [("a", 1, 1, "passed", "4 cases"), ("b", 0, 1, "failed", "got 3\nhint: read step 2")]

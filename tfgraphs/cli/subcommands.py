@@ -113,27 +113,27 @@ def run_lab_grade(args):
 
     from tfgraphs.api.outputs import writable
     from tfgraphs.fileio import write_doc
-    from tfgraphs.labs import gradebook, grading
+    from tfgraphs.labs import grading
 
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")   # each row says what matters; TensorFlow's logs do not
     subs = grading.submissions(args.number, args.path)
     writable(inputs=args.path, json=args.json, csv=args.csv, gradescope=args.gradescope)
     if args.gradescope and len(subs) != 1:
         raise UsageError(f"--gradescope writes one submission's results.json, and {len(subs)} were given")
-    earlier = gradebook.earlier(args.json, args.timeout) if args.json and not args.regrade else {}
+    earlier = grading.earlier(args.json, args.timeout) if args.json and not args.regrade else {}
     jobs = args.jobs or os.cpu_count() or 1
     start = time.perf_counter()
-    grading.grade(subs, args.timeout, jobs, progress=gradebook.print_progress, earlier=earlier)
+    grading.grade(subs, args.timeout, jobs, progress=grading.print_progress, earlier=earlier)
     seconds = time.perf_counter() - start
     if args.json:
-        write_doc(gradebook.document(subs, seconds, jobs, args.timeout), args.json)
+        write_doc(grading.document(subs, seconds, jobs, args.timeout), args.json)
     if args.csv:
-        gradebook.write_csv(subs, args.csv)
+        grading.write_csv(subs, args.csv)
     if args.gradescope:
-        gradebook.write_gradescope(subs, args.gradescope)
-    status = gradebook.table(subs, seconds, jobs)
+        grading.write_gradescope(subs, args.gradescope)
+    status = grading.table(subs, seconds, jobs)
     if len(subs) > 1:
-        gradebook.summary(subs)
+        grading.summary(subs)
     return status
 
 
