@@ -330,7 +330,9 @@ def test_a_version_that_logs_otherwise_gets_one_line_and_no_table(explained):
 RETIRED = ("threw the result away", "without a copy", "are a floor", "exactly as large", "removed that penalty",
            "a step that didn't", "the 4x comes from", "come from host-to-device", "once to load X",
            "runs but cannot be saved", "counted in both", "replacement threshold",
-           "what make_callable makes with feed_list=None")
+           "what make_callable makes with feed_list=None", "as_graph_def() itself", "Grappler's GraphDef made",
+           "how often the pass ran", "once; its later runs", "after the folder's run:", "feeds X to a placeholder.",
+           "A new length cost")
 
 
 @pytest.mark.parametrize("page", sorted((ROOT / "docs").glob("*.md")) + sorted(
@@ -344,6 +346,6 @@ def test_compare_says_what_it_measured_of_init_and_the_limits(compare_json):
     # Every finding, as the JSON keeps them: the page prints the first few, in an order the run's verdicts set.
     every = words(" ".join(f["text"] for f in compare_json[1]["findings"]))
     assert "variable's init, the session's first run (the initializer, fed X), took" in every
-    assert "as_graph_def() itself" in every
+    assert "serialized-GraphDef limit, protobuf's, met wherever the graph is serialized whole" in every
     printed = words(compare_json[2].stdout)
     assert [s for s in RETIRED if s in printed or s in every] == []

@@ -44,7 +44,8 @@ def test_a_class_is_one_row_and_one_record_a_submission(klass, tmp_path, capsys)
     out, book = tmp_path / "grades.json", tmp_path / "grades.csv"
     assert main(["lab", "grade", "all", str(klass), "--timeout", "1", "--jobs", "2", "--json", str(out),
                  "--csv", str(book)]) == 1
-    printed, summary = capsys.readouterr().out.split("\n\nEach check")
+    answer, rest = capsys.readouterr().out.split("\n\nEach check")
+    summary, printed = rest.split("\n\n")
     printed = printed.splitlines()
     doc = json.loads(out.read_text())
     rows = {s["name"]: (s["lab"], s["status"], s["passed"], s["checks"]) for s in doc["submissions"]}
@@ -57,9 +58,9 @@ def test_a_class_is_one_row_and_one_record_a_submission(klass, tmp_path, capsys)
     assert [o["passed"] for o in carol["outcomes"]] == [False] * 4
     assert carol["outcomes"][0]["detail"].startswith("did not finish within 1 s")
     assert all(set(o) == {"name", "passed", "detail", "hint"} for s in doc["submissions"] for o in s["outcomes"])
+    assert answer.startswith("2 of 7 submissions passed every check; ") and "\n" not in answer
     assert printed[0].split() == ["submission", "lab", "passed", "time", "result"]
-    assert printed[-1].startswith("2 of 7 submissions passed every check; ")
-    assert [line.split()[0] for line in printed[1:-1] if not line.startswith("  ")] == sorted(rows)
+    assert [line.split()[0] for line in printed[1:] if not line.startswith("  ")] == sorted(rows)
     assert all(len(line) <= 100 for line in printed)
     assert "  loading your file: the process running your code ended with status 3" in printed
     assert not [p.cmdline() for p in psutil.Process().children(recursive=True) if p.pid not in before
@@ -145,9 +146,10 @@ def test_gradescopes_results_of_a_judged_submission_score_a_point_a_check():
 
 def test_files_of_one_lab_and_a_single_file_as_before(klass, capsys):
     assert main(["lab", "grade", "1", str(klass / "alice" / "lab1.py"), str(klass / "bob")]) == 1
-    printed = capsys.readouterr().out.split("\n\nEach check")[0].splitlines()
-    assert [line.split()[-1] for line in printed[1:3]] == ["passed", "failed"]
-    assert printed[-1].startswith("1 of 2 submissions passed every check; ")
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[0].startswith("1 of 2 submissions passed every check; ")
+    table = next(printed[i:] for i, line in enumerate(printed) if line.startswith("submission "))
+    assert [line.split()[-1] for line in table[1:3]] == ["passed", "failed"]
     assert main(["lab", "check", "1", str(klass / "alice" / "lab1.py")]) == 0
     assert capsys.readouterr().out.splitlines()[-1] == "lab 1: 4 of 4 checks passed"
 

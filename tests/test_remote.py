@@ -270,7 +270,8 @@ def test_an_in_process_feed_says_where_its_data_started_and_a_remote_one_does_no
     fed, once = [0.20, 0.21] * 4, [0.10, 0.11] * 4
     here = _report(_row("placeholder", fed, bytes_fed_per_run=5, fed_address_mod_64=16), _row("variable", once))
     (said,) = why.sentences_of_rows([why.feed_cost], here.rows)
-    assert ("median, feeding 5 bytes each time from data 16 bytes past a 64-byte boundary (TF_NewTensor, "
+    assert ("median, feeding 5 bytes each time, in the 8 workers that recorded it, from data 16 bytes past a "
+            "64-byte boundary (TF_NewTensor, "
             "tensorflow/c/tf_tensor.cc, uses an array in place when its address is a multiple of "
             "EIGEN_MAX_ALIGN_BYTES, a constant of the build, and copies it otherwise;") in said
     assert "sent" not in said and "sending" not in said

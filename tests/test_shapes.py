@@ -415,7 +415,7 @@ def test_steady_control_gives_the_verdicts():
             "(pass 1 against pass 1) differs (x1.20") in said
     assert "on lengths already seen (later passes against later passes) differs (x1.68" in said
     assert "Pass 1 against later passes in function, paired by length: differs (x1.6" in said
-    assert "pass 1 the slower on 9 of 9 lengths: a new length added a median +247.2 ms to a 396.0 ms call" in said
+    assert "pass 1 the slower on 9 of 9 lengths, a median +247.2 ms over a 396.0 ms call" in said
 
 
 def test_higher_only_against_every_other_mode():
@@ -451,7 +451,7 @@ def test_differs_is_not_said_when_the_passes_overlap():
     said = _said(report)
     assert "differs" not in said
     assert "Pass 1 against pass 2 in function, paired by length: no difference beyond 25% (x1.00" in said
-    assert "No mode's pass 1 differed from pass 2, paired by length." in answer_of(report)
+    assert "No mode's pass 1 differed from pass 2, paired by length." in answer_of(report)   # one mode judged
 
 
 @pytest.mark.parametrize("a, b, outcome", [
@@ -479,8 +479,11 @@ def test_steady_small_penalty_is_measured():
     assert c.penalty.differs and c.penalty.above == 30 and c.penalized
     assert not shapes_why.run_cost(report, report.rows[1]).penalized
     said = _said(report)
-    assert ("Pass 1 against pass 2 in function, paired by length: differs (x1.12, 95% CI x1.1") in said
-    assert "pass 1 the slower on 30 of 30 lengths: a new length added a median +13.0 ms to a 106.0 ms call" in said
+    assert ("Pass 1 against pass 2 in function, paired by length: differs (x1.12, 97.5% CI x1.1") in said
+    assert "pass 1 the slower on 30 of 30 lengths, a median +13.0 ms over a 106.0 ms call" in said
+    assert ("Pass 1, every length new, against pass 2, paired by length: function took a median +13.0 ms a call "
+            "more, differs (x1.12, 97.5% CI x1.11 to x1.13; n=30 pairs, Holm p<0.001 over 2) (the largest effect of "
+            "2 modes, judged together).") in answer_of(report)
     assert "Pass 1 against pass 2 in function-signature, paired by length: no difference beyond 25% (x1.00" in said
     assert ("function-signature, which fixes only the input signature (it traced 1 time), beside blocked, which also "
             "fixes the block's shape: its pass 1 against pass 2, paired by length: no difference beyond 25%") in said

@@ -14,10 +14,10 @@ from tfgraphs.spec import tflog
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 # One first run of constant at batch 3000, as each supported TensorFlow logged it with spec.tflog.VMODULE.
 LOGS = {version: (FIXTURES / f"first-run-log-{version}.txt").read_text().splitlines() for version in ("2.12", "2.21")}
-AFTER_FOLDER = (f"after the folder's run: GraphRunner's copy of its result, the classic optimizer's rest, "
+AFTER_FOLDER = (f"the folder's last node and its run's end, GraphRunner's copy of its result, the classic optimizer's rest, "
                 f"{tflog.EXECUTOR}, {tflog.RUN_SET_UP}")
 ORDER = ["session.run's fetches checked, the graph handed to the session, made a Graph", "pre-placement passes", "placement", "the placer's end", "post-placement passes",
-         "back to Python, to BuildGraph", "BuildGraph: Grappler's GraphDef made", "Grappler",
+         "back to Python, to BuildGraph", tflog.GRAPPLER_SET_UP, "Grappler",
          "Grappler's output made a Graph, pruned to the feeds and fetches", "post-rewrite passes",
          "the client graph copied, partitioned", "partitions made Graphs", "post-partitioning passes",
          tflog.TO_COUNT, "the folder's GraphRunner: its graph copied, rewritten for its fetches, its executor made",
@@ -41,8 +41,10 @@ HIDING = ("post-placement passes, to BuildGraph", "Grappler's output made a Grap
              "partitions made Graphs, classic optimizer to its folder's count",
              f"after the folder's run: {tflog.EXECUTOR}")
 # Names that leave out work between their lines (the function library runtime and the constant graph before the
-# folder's count, GraphRunner's copy and rewrite of its graph, session.run's own checks): never a whole stage's name.
+# folder's count, GraphRunner's copy and rewrite of its graph, session.run's own checks, Grappler's item and cluster,
+# the folder's last node): never a whole stage's name.
 PARTIAL = ("the classic optimizer to its folder's count", "the folder's GraphRunner and its executor made",
+           "BuildGraph: Grappler's GraphDef made", "after the folder's run: GraphRunner's copy of its result",
            "graph handed to the session, made a Graph")
 # The groups of optimization passes (optimization_registry.h): each stage named for one is bounded by its own lines.
 GROUPS = {"pre-placement passes": 0, "post-placement passes": 1, "post-rewrite passes": 2,

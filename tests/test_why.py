@@ -145,8 +145,8 @@ def test_later_runs_and_remedy():
     # One median later run a worker: the variants ran in different workers.
     assert ("Later runs shorter than placeholder's 100.0 ms median: constant 10.0 ms, differs (x0.10, 95% CI x0.10 to "
             "x0.10; n=5 and 5, p=0.0079, Holm p=0.016 over 2)") in text
-    assert ("variable's init, the session's first run (the initializer, fed X), took 20.0 ms once; its later runs "
-            "need no feed and took 80.0 ms median against placeholder's 100.0 ms: less, differs (x0.80, 95% CI x0.80 "
+    assert ("variable's init, the session's first run (the initializer, fed X), took 20.0 ms once a session; its later "
+            "runs need no feed and took 80.0 ms median against placeholder's 100.0 ms: less, differs (x0.80, 95% CI x0.80 "
             "to x0.80; n=5 and 5, p=0.0079)") in text
 
 

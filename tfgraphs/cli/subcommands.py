@@ -131,10 +131,7 @@ def run_lab_grade(args):
         grading.write_csv(subs, args.csv)
     if args.gradescope:
         grading.write_gradescope(subs, args.gradescope)
-    status = grading.table(subs, seconds, jobs)
-    if len(subs) > 1:
-        grading.summary(subs)
-    return status
+    return grading.report(subs, seconds, jobs)
 
 
 def add_report(sub):

@@ -515,7 +515,8 @@ def peaks(view):
 
 
 @finding("compare.loaded_once", ("runs_s", "graph_bytes"),
-         template="{variable}'s init, the session's first run (the initializer, fed X), took {time} once; its later "
+         template="{variable}'s init, the session's first run (the initializer, fed X), took {time} (the median of "
+                  "{n} workers) once a session; its later "
                   "runs need no feed and took {time} median against {fed variant}'s {time}: {verdict}; its GraphDef "
                   "is {bytes} bytes.",
          unless="the run has no variable loaded once with its init timed, or no variant fed per run")
@@ -527,8 +528,11 @@ def loaded_once(view):
     verdict = pooled_verdict((loaded,), base, "later_medians_s")
     direction = "less, " if verdict.smaller else "more, " if verdict.larger else ""
     # The initializer is the session's first run: it pays what any first run pays, beside the bytes of X it loads.
+    timed = sum(t.init_s is not None for t in loaded.trials)
+    median = f" (the median of {timed} workers)" if timed > 1 else ""
     return [judged(f"{loaded.variant}'s init, the session's first run (the initializer, fed X), took "
-                   f"{fmt_s(loaded.init_s)} once; its later runs need no feed and took {fmt_s(loaded.later_median_s)} "
+                   f"{fmt_s(loaded.init_s)}{median} once a session; its later runs need no feed and took "
+                   f"{fmt_s(loaded.later_median_s)} "
                    f"median against {base.variant}'s {fmt_s(base.later_median_s)}: {direction}"
                    f"{verdict_text(verdict)}; its GraphDef is {loaded.graph_bytes:,} bytes.", verdict)]
 

@@ -176,8 +176,9 @@ def more(view):
     shown = text.fitting(heads)
     if shown >= len(heads):
         return []
-    lessons = [LESSON_OF[s.kind] for s in sentences_of(HEADLINES, view.whole or view)]
-    return [f"And {join(lessons[shown:])}: in the findings below."]
+    told = {LESSON_OF[s.kind] for s in heads[:shown]}
+    lessons = dict.fromkeys(r.lesson for r in (view.whole or view).ok if r.lesson not in told)   # as they ran
+    return [f"And {join(lessons)}: in the findings below."]
 
 
 @finding("pitfalls.no_result", headline=True, template="No lesson produced a result.",
@@ -456,18 +457,23 @@ def folded(view, run):
     return [text.folded(case) for case in run.cases]
 
 
-@finding("execution._what_decides", ("computes", "fetched_bytes"), per=each_run, command="pitfalls",
+@finding("execution._what_decides", ("computes", "fetched_bytes", "folder_log"), per=each_run, command="pitfalls",
          template="The same network folded when it fetched its sum ({bytes} bytes) and not when it fetched the whole "
-         "output ({bytes} bytes): what decides is the size of the tensor that leaves the folded subgraph ...",
+         "output ({bytes} bytes): the classic folder logged the replacement, and what it checks is the size of the "
+         "tensor it puts in the graph ...",
          unless="the whole output folded too, or the scalar fetch did not")
 @of_lesson("folding", FOLDING_CASES[:2])
 def what_decides(view, run, whole, scalar):
     """The fetched tensor's size decides folding: the sum folded where the whole output did not."""
     if not (whole.computes["Conv2D"] and not scalar.computes["Conv2D"]):
         return []
+    # ReplaceTensorWithConstant (constant_folding.cc) refuses a tensor over its limit; Grappler's rules differ.
+    classic = any("replaced" in s for s in scalar.folder_log or () if s["stage"] == "classic/constant_folding")
+    why = ("the classic folder logged the replacement, and what it checks is the size of the tensor it puts in the "
+           "graph, the one that leaves the folded subgraph, not the size of X or of the tensors inside it" if classic
+           else "the size of the tensor that leaves the folded subgraph decided it here, not the size of X")
     return [f"The same network folded when it fetched its sum ({scalar.fetched_bytes} bytes) and not when "
-            f"it fetched the whole output ({whole.fetched_bytes:,} bytes): what decides is the size of the "
-            f"tensor that leaves the folded subgraph, not the size of X or of the tensors inside it."]
+            f"it fetched the whole output ({whole.fetched_bytes:,} bytes): {why}."]
 
 
 @finding("execution._raised_limit", ("computes",), per=each_run, command="pitfalls",

@@ -114,7 +114,12 @@ def _handed(fed):
     k = fed.fed_address_mod_64
     if k is None or not fed.bytes_fed_per_run:
         return ""
-    return (f" from data {k} bytes past a 64-byte boundary (TF_NewTensor, tensorflow/c/tf_tensor.cc, uses an array "
+    # Only the workers that measure every phase record it: say which, and each offset they saw.
+    seen = [t.fed_address_mod_64 for t in fed.trials if t.fed_address_mod_64 is not None]
+    if seen:
+        k = " or ".join(str(v) for v in sorted(set(seen)))
+    where = (f", in the {'worker' if len(seen) == 1 else f'{len(seen)} workers'} that recorded it," if seen else "")
+    return (f"{where} from data {k} bytes past a 64-byte boundary (TF_NewTensor, tensorflow/c/tf_tensor.cc, uses an array "
             f"in place when its address is a multiple of EIGEN_MAX_ALIGN_BYTES, a constant of the build, and copies "
             f"it otherwise; `tfgraphs pitfalls --lessons feed-alignment` times the two)")
 

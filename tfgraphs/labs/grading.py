@@ -384,9 +384,24 @@ def write_gradescope(subs, path):
 
 # What the grader prints.
 
-def table(subs, seconds, jobs, stream=None):
-    """Print one row a submission (and, under a failed one, why) and the class's count; return the exit status
-    (0 = every check of every submission passed)."""
+def report(subs, seconds, jobs, stream=None):
+    """Print the answer first (how many passed every check; for several submissions, the class's summary), then
+    one row a submission; return the exit status (0 = every check of every submission passed)."""
+    good = sum(s.status == PASSED for s in subs)
+    judged = [s for s in subs if s.lab is not None and not s.reused]
+    each = f" ({seconds / len(judged):.1f} s a submission, {jobs} at a time)" if judged else ""
+    kept = sum(s.reused for s in subs)
+    again = f"; {kept} unchanged since the grades given, not judged again (--regrade judges them)" if kept else ""
+    print(f"{good} of {len(subs)} submissions passed every check; {seconds:.1f} s in all{each}{again}", file=stream)
+    if len(subs) > 1:
+        summary(subs, stream)
+    print(file=stream)
+    table(subs, stream)
+    return 0 if good == len(subs) else 1
+
+
+def table(subs, stream=None):
+    """Print one row a submission and, under a failed one, why."""
     from tfgraphs.labs.verdicts import shown
 
     name_w = min(max([len(s.name) for s in subs] + [10]), WIDTH - 40)
@@ -400,13 +415,6 @@ def table(subs, seconds, jobs, stream=None):
         if s.reason:
             why = shown(" ".join(s.reason.split()))   # a solution's own error message, escapes and all
             print(f"  {why if len(why) <= WIDTH - 2 else why[:WIDTH - 5] + '...'}", file=stream)
-    good = sum(s.status == PASSED for s in subs)
-    judged = [s for s in subs if s.lab is not None and not s.reused]
-    each = f" ({seconds / len(judged):.1f} s a submission, {jobs} at a time)" if judged else ""
-    kept = sum(s.reused for s in subs)
-    again = f"; {kept} unchanged since the grades given, not judged again (--regrade judges them)" if kept else ""
-    print(f"{good} of {len(subs)} submissions passed every check; {seconds:.1f} s in all{each}{again}", file=stream)
-    return 0 if good == len(subs) else 1
 
 
 def summary(subs, stream=None):

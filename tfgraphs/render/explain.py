@@ -111,8 +111,8 @@ def passes_table(results):
             rows.append((where(r.variant, r.remote), stage, count, sig3(seconds * 1000),
                          f"{100 * seconds / r.logged_first_run_s:.0f}%", f"{changed:+d}"))
     legend = ("Times in ms, as TensorFlow's meta optimizer logged each Grappler pass of the same first run with its "
-              "time and the change in nodes; % = of that first run. passes = how often the pass ran (Grappler runs "
-              f"its passes in rounds); the {TOP_STAGES} longest of each variant are shown, the others summed."
+              "time and the change in nodes; % = of that first run. passes = how many times the meta optimizer "
+              f"logged the pass; the {TOP_STAGES} longest of each variant are shown, the others summed."
               + (" The passes run inside the Grappler stage above." if any(
                   logged_spans(r) for r in results.rows) else ""))
     return Table(("variant", "pass", "passes", "ms", "% first run", "nodes"), tuple(rows), keys=2,

@@ -105,7 +105,7 @@ def folding_table(results):
               f"Consts. whole output and scalar fetch embed "
               f"X as a Const and fetch relu or its sum; larger folder limit sets "
               f"OptimizerOptions.max_folded_constant_in_bytes; stateful input reads X from a one-shot iterator; fed "
-              f"input feeds X to a placeholder.")
+              f"input feeds X and W to placeholders.")
     return (Table(("case", "folded", "Const made by folding", "fetched bytes", f"first {u}", f"second {u}"),
                   tuple(tuple(row) for row in body), wrap=((2, 20),)), legend)
 

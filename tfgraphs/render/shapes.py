@@ -63,10 +63,13 @@ def mode_table(results):
                      sig3(c.new_s / scale), sig3(c.seen_s and c.seen_s / scale), _f(r.khz[0], ",.0f"),
                      _f(_later_khz(r), ",.0f"), *_decision(c)))
     table = Table(tuple(headers), tuple(body))
+    each = f" (s of {later}: that length's median over them)" if results.config.passes > 2 else ""
     legend = (f"Times in {u}, one call timed alone per length and pass, {_workers(results)}. first call = the "
               f"worker's very first call, start-up included: it is the first length's pass-1 call, so the first "
               f"length is left out of every other column, in every pass. pass 1 and {later} are medians over the "
-              f"other lengths; kHz = batch x length / 1000 / s, the median over them. {_verdict_legend(later)} "
+              f"other lengths; kHz = batch x length / 1000 / s of each length{each}, the "
+              f"median over the lengths, so not batch x length over the ms column. "
+              f"{_verdict_legend(later)} "
               f"traces = tf.function traces (graph: graphs built). Every call takes and returns a NumPy array, so "
               f"copies in and out count alike.")
     return table, legend, u
@@ -85,7 +88,8 @@ def _later_khz(run):
 
 def _verdict_legend(later):
     return (f"pass 1 / {later}: the judge's paired estimate (Wilcoxon signed-rank, Hodges-Lehmann) of pass 1's time "
-            f"over {later}'s for the same length, with its 95% CI, p and the pairs (lengths) it rests on; verdict = "
+            f"over {later}'s for the same length, with its 95% CI, p and the pairs (lengths) it rests on, each mode "
+            f"alone (the answer above judges them together, Holm); verdict = "
             f"differs, no difference (the CI inside x0.8 to x1.25), cannot tell (the test needs "
             f"{FEWEST[SIGNED_RANK]} pairs to find a difference) or disturbed run. The control is blocked's pass 2 "
             f"against its pass 3, paired by length: the same fixed-shape work on lengths already seen, which must "

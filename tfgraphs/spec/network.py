@@ -147,8 +147,7 @@ COMPARED = tuple(name for name, v in VARIANTS.items() if v.default)
 TENSOR_LIMIT = 1 << 31     # make_tensor_proto refuses nbytes >= 2**31 (tensor_util.py)
 GRAPHDEF_LIMIT = 1 << 31   # protobuf cannot serialize a message of 2**31 bytes or more
 TENSOR = "2 GiB single-tensor limit, checked when the constant is made"
-GRAPHDEF = ("2 GiB serialized-GraphDef limit, met wherever the graph becomes one protobuf: as_graph_def() itself, "
-            "SerializeToString, write_graph, a Saver's .meta and a remote session")
+GRAPHDEF = "2 GiB serialized-GraphDef limit, protobuf's, met wherever the graph is serialized whole"
 
 # The classic constant folder keeps a folded result of at most this many bytes (ConstantFoldingOptions'
 # max_constant_size_in_bytes in common_runtime/constant_folding.h); graph_optimizer.cc replaces it by

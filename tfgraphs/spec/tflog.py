@@ -186,6 +186,8 @@ FEEDS_BY_FED = {True: FEEDS, False: "to BuildGraph", None: "any fed arrays made 
 TO_COUNT = ("the function library runtime made, the classic optimizer to its folder's count (its search, and its "
             "constant graph where it found foldable nodes)")
 FOLDER_RUN = "classic folder's run (step -1)"
+# OptimizeGraph (graph_execution_state.cc) makes Grappler's item and a VirtualCluster before RunMetaOptimizer logs.
+GRAPPLER_SET_UP = "BuildGraph: Grappler's item made (the GraphDef, fetches, fake feeds), its virtual cluster, its set-up"
 EXECUTOR = "the executor of the graph that runs made"
 # DirectSession::Run then sets the call frame's fed arguments and the run's state before the run's first line.
 RUN_SET_UP = "the run set up"
@@ -194,7 +196,8 @@ _TO_RUN = {"grouped3": f"the classic optimizer, {EXECUTOR}, {RUN_SET_UP}",
            "partitioned": f"partitions made Graphs, post-partitioning passes, the classic optimizer, {EXECUTOR}, "
                           f"{RUN_SET_UP}",
            "searched": f"after the folder's count: {_REST}",
-           "last-1": f"after the folder's run: GraphRunner's copy of its result, {_REST}",
+           # The span opens as the folder's last node starts (executor.cc logs a node as it begins).
+           "last-1": f"the folder's last node and its run's end, GraphRunner's copy of its result, {_REST}",
            "replaced": f"the folded Const put in the graph, {_REST}"}
 STAGES = {
     ("called", "passes0"): HANDED, ("called", "placed"): f"{HANDED}, pre-placement passes, placement",
@@ -204,7 +207,7 @@ STAGES = {
     ("passes1", "grouped1"): "post-placement passes", ("placed", "grouped1"): "the placer's end, post-placement passes",
     ("grouped1", "buildgraph"): f"back to Python, {FEEDS}",
     ("placed", "buildgraph"): f"post-placement passes, back to Python, {FEEDS}",
-    ("buildgraph", "grappler"): "BuildGraph: Grappler's GraphDef made", ("grappler", "grappled"): "Grappler",
+    ("buildgraph", "grappler"): GRAPPLER_SET_UP, ("grappler", "grappled"): "Grappler",
     ("buildgraph", "grappled"): "BuildGraph and Grappler",
     ("grappled", "passes2"): "Grappler's output made a Graph, pruned to the feeds and fetches",
     ("buildgraph", "passes2"): "BuildGraph without Grappler: the graph copied, pruned to the feeds and fetches",
