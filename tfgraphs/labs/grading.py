@@ -448,7 +448,7 @@ def summary(subs, stream=None):
         key = max(hints, key=lambda k: (sum(hints[k].values()), -list(columns).index(k)))
         hint, _ = hints[key].most_common(1)[0]
         said = f"Failed most often: {columns[key]} ({sum(hints[key].values())} of {ran[key]}); its most common " \
-               f"hint: {shown(' '.join(hint.split()))[:240]}"
+               f"hint: {textwrap.shorten(shown(hint), 240, placeholder=' ...')}"
         print(textwrap.fill(said, WIDTH, subsequent_indent="  "), file=stream)
 
 
