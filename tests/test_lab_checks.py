@@ -126,6 +126,9 @@ HINTS = [
      "not what you expected"),
     (5, observed.answer_is_what_your_run_shows, "lab5_wrong_too_few", "n=3 and 3: a rank test needs 4 a side",
      "ROUNDS of at least 4"),
+    # A time first_request_seconds did not measure is held against the judge's own clock.
+    (5, observed.measures_both_first_requests, "lab5_wrong_invents_the_time", "warm=False: returned 1,000.00 ms, "
+     "longer than the whole call took by the checker's clock", "measured around that call"),
     # A wrong warm_up fails the check of first_request_seconds too: its hint names the check it depends on.
     (5, observed.measures_both_first_requests, "lab5_wrong_warms_features", "the warmed one 1;",
      "this check depends on the one that warm_up runs what serve() runs"),

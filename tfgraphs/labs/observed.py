@@ -35,9 +35,16 @@ def judges_record(facts, seen):
 
 def _parts(record):
     """{mark: (runs, sessions opened)} of each part of a check's body, as its marks cut the judge's record."""
-    marks = list(record["marks"]) + [("", len(record["runs"]), record["sessions"])]
+    marks = list(record["marks"]) + [("", len(record["runs"]), record["sessions"], record["taken"])]
     return {name: (record["runs"][at:marks[i + 1][1]], marks[i + 1][2] - opened)
-            for i, (name, at, opened) in enumerate(marks[:-1])}
+            for i, (name, at, opened, _) in enumerate(marks[:-1])}
+
+
+def _windows(record):
+    """{mark: seconds from it to the next mark, or to the record's taking}: by the judge's clock, the longest any
+    time measured within that part of the body can be."""
+    marks = list(record["marks"]) + [("", 0, 0, record["taken"])]
+    return {name: marks[i + 1][3] - at for i, (name, _, _, at) in enumerate(marks[:-1])}
 
 
 # Lab 4: one shape only.
@@ -257,6 +264,10 @@ def _both(facts):
     if not all(isinstance(s, float) and 0 < s < math.inf for s in seconds.values()):
         return False, f"returned {seconds.get(False)!r} and {seconds.get(True)!r}, expected seconds > 0", ""
     ok = counts[False] == 1 and counts[True] >= 2
+    if ok:
+        timed = _timed_within(seconds, _windows(facts), parts)
+        if timed:
+            return False, timed, TIMED_HINT
     # The warmed session ran serve()'s executor only for the request, after runs of another one: warm_up was called
     # and ran something else, which the check on warm_up names. This check then depends on that one, and its hint
     # says so rather than send the student back to a first_request_seconds that may be right.
@@ -264,6 +275,28 @@ def _both(facts):
     return ok, (f"cold session ran serve()'s executor {counts[False]} time(s), the warmed one {counts[True]}; first "
                 f"request {seconds[False] * 1e3:.2f} ms cold, {seconds[True] * 1e3:.2f} ms warmed, one of each: "
                 f"not compared"), (WARM_UP_FIRST if after_warm_up else "")
+
+
+# A timer's step: time.time() on Windows moves by about 15.6 ms.
+CLOCK_S = 0.016
+TIMED_HINT = ("Return the time of the first serve() call itself, measured around that call in the same process: "
+              "step 4 says where the timer starts and stops.")
+
+
+def _timed_within(seconds, windows, parts):
+    """Why a returned time cannot be the request's, or "": it must cover the judge's own run of the request and fit
+    within the call that returned it, both by the judge's clock."""
+    for warm in (False, True):
+        runs, _ = parts[f"warm={warm}"]
+        request = [r for r in runs if r["ok"] and (tuple(r["fetched"]), tuple(r["fed"])) == SERVED][-1]
+        own, window, got = request["seconds"], windows[f"warm={warm}"], seconds[warm]
+        if got > window + CLOCK_S:
+            return (f"warm={warm}: returned {got * 1e3:,.2f} ms, longer than the whole call took by the checker's "
+                    f"clock ({window * 1e3:,.2f} ms): not a time that call measured")
+        if got < own - CLOCK_S:
+            return (f"warm={warm}: returned {got * 1e3:,.2f} ms, shorter than the checker's own run of the request "
+                    f"({own * 1e3:,.2f} ms): the timer missed the request")
+    return ""
 
 
 WARM_UP_FIRST = ("Your warmed session ran warm_up, but serve()'s executor only for the request: this check depends "

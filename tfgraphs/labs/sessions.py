@@ -8,6 +8,7 @@ Session.run's. What each session ran, on how many ops, with which executor (Tens
 run) and fetching which values, is the judge's own record: nothing the student's process says of its runs is used.
 """
 
+import time
 from contextlib import contextmanager
 
 import numpy as np
@@ -137,7 +138,7 @@ class Observer:
             self.held.append(Held())
             return {"session": len(self.held) - 1}
         if "mark" in request:
-            self.marks.append((str(request["mark"]), len(self.runs), len(self.held)))
+            self.marks.append((str(request["mark"]), len(self.runs), len(self.held), time.perf_counter()))
             return {}
         return self._run(request["run"])
 
@@ -155,8 +156,10 @@ class Observer:
             entry["ops"] = len(held.graph.get_operations())
             meta = v1.RunMetadata()
             feed = {held.graph.get_tensor_by_name(name): value for name, value in asked["feed"].items()}
+            start = time.perf_counter()
             values = rerun.run(held.session, list(asked["fetch"]), feed,
                                v1.RunOptions(output_partition_graphs=True), meta)
+            entry["seconds"] = time.perf_counter() - start   # the judge's own time of the run it made
         except GraphFailed as exc:
             cause = exc.__cause__
             code = getattr(cause, "error_code", None) or tf.errors.INVALID_ARGUMENT
@@ -169,9 +172,10 @@ class Observer:
         return {"values": [None if v is None else np.asarray(v) for v in values]}
 
     def record(self):
-        """What the judge saw, as plain data: each session's runs in order, and where each mark fell."""
+        """What the judge saw, as plain data: each session's runs in order, where and when each mark fell, and when
+        the record was taken."""
         return {"sessions": len(self.held), "graphs": len(self.graphs), "runs": list(self.runs),
-                "marks": list(self.marks)}
+                "marks": list(self.marks), "taken": time.perf_counter()}
 
     def close(self):
         """Close every session held."""
