@@ -391,8 +391,9 @@ def report(subs, seconds, jobs, stream=None):
     judged = [s for s in subs if s.lab is not None and not s.reused]
     each = f" ({seconds / len(judged):.1f} s a submission, {jobs} at a time)" if judged else ""
     kept = sum(s.reused for s in subs)
-    again = f"; {kept} unchanged since the grades given, not judged again (--regrade judges them)" if kept else ""
-    print(f"{good} of {len(subs)} submissions passed every check; {seconds:.1f} s in all{each}{again}", file=stream)
+    print(f"{good} of {len(subs)} submissions passed every check; {seconds:.1f} s in all{each}", file=stream)
+    if kept:
+        print(f"{kept} unchanged since the grades given, not judged again (--regrade judges them).", file=stream)
     if len(subs) > 1:
         summary(subs, stream)
     print(file=stream)
