@@ -19,7 +19,10 @@ import pytest
 from conftest import run_main
 from tfgraphs import fileio, labs, processes
 from tfgraphs.errors import UsageError
+from tfgraphs.cli import main
 from tfgraphs.graphdef import consts
+from tfgraphs.labs.checking import OVER_MEMORY
+from tfgraphs.labs.grading import Submission, fill
 
 FIXTURES = Path(__file__).parent / "fixtures"
 LAB1 = Path(__file__).parent / "lab_solutions" / "lab1.py"
@@ -328,3 +331,29 @@ def test_an_output_that_is_a_link_is_written_through(tmp_path):
     with pytest.raises(UsageError, match="which is not a regular file"):
         fileio.write_doc({}, str(tmp_path / "to-fifo"))
     assert os.path.islink(tmp_path / "to-fifo")
+
+
+def test_a_check_whose_code_holds_more_memory_than_allowed_is_stopped(tmp_path, capsys):
+    hog = tmp_path / "lab1.py"
+    hog.write_text("import time\nimport numpy as np\nX = np.ones(2**30 // 8)\ntime.sleep(60)\n")   # 1 GiB, held
+    assert main(["lab", "check", "1", str(hog), "--memory", "1GiB", "--timeout", "30"]) == 1
+    out = capsys.readouterr().out
+    assert "more than the 1.1 GB a check may hold (--memory); stopped" in out and "its processes held" in out
+
+
+@pytest.mark.parametrize("argv, said", [
+    (["lab", "check", "1", "x.py", "--memory", "1000TB"], "--memory 1000000.0 GB is more than this machine has"),
+    (["lab", "grade", "1", "x.py", "--memory", "0"], "argument --memory"),
+])
+def test_a_memory_limit_past_the_machine_is_refused(tmp_path, monkeypatch, capfd, argv, said):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "x.py").write_text("X = 1\n")
+    assert said in one_line(run_main(capfd, *argv))
+
+
+def test_a_judge_stopped_for_memory_is_a_memory_row():
+    sub = Submission("lab1.py", 1, "lab1.py")
+    record = {"checks": 4, "outcomes": [{"name": "loading your file", "passed": False, "hint": "",
+                                         "detail": f"{OVER_MEMORY} 5.0 GB, more than the 4.3 GB a check may hold"}]}
+    fill(sub, 0, json.dumps(record), [], 60)
+    assert (sub.status, sub.passed, sub.checks) == ("memory", 0, 4) and sub.reason.startswith("loading your file: ")

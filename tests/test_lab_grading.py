@@ -174,7 +174,8 @@ def test_a_class_with_bad_input_is_refused_before_anything_starts(tmp_path, caps
     (tmp_path / "y.py").write_text("X = 1\n")
     (tmp_path / "a.json").write_text("[]\n")
     (tmp_path / "b.json").write_text(json.dumps({"schema": 1, "kind": "lab grades", "tfgraphs_version": __version__,
-                                                 "timeout_s": 60.0, "submissions": [{"name": "x.py", "lab": 1}]}))
+                                                 "timeout_s": 60.0, "memory_bytes": 4 * 2**30,
+                                                 "submissions": [{"name": "x.py", "lab": 1}]}))
     modules = set(sys.modules)
     try:
         code = main([a.format(tmp=tmp_path) for a in args])

@@ -161,6 +161,24 @@ class Tail(collections.deque):
         return self
 
 
+def tree_rss(pid):
+    """The resident bytes of process pid and every process below it, 0 once it has ended."""
+    import psutil
+
+    try:
+        root = psutil.Process(pid)
+        procs = [root, *root.children(recursive=True)]
+    except psutil.Error:
+        return 0
+    held = 0
+    for proc in procs:
+        try:
+            held += proc.memory_info().rss
+        except psutil.Error:
+            pass   # ended between the listing and the reading
+    return held
+
+
 def listed(ended, which=""):
     """'1 process WHICH (pid 1234: sleep)' for end_session's list."""
     return (f"{len(ended)} process{'es' if len(ended) != 1 else ''}{' ' + which if which else ''} ("

@@ -12,8 +12,9 @@ from tfgraphs.api.commands import COMMANDS, report
 from tfgraphs.api.outputs import table_format
 from tfgraphs.cli import SHAPE, Parser, add_format_flags, text_width, typed
 from tfgraphs.errors import UsageError
+from tfgraphs.labs import DEFAULT_MEMORY_BYTES
 from tfgraphs.spec.network import LOOPBACK, ServerTask, cluster_text, parse_cluster
-from tfgraphs.spec.options import DAY_S, Positive, Whole
+from tfgraphs.spec.options import DAY_S, Positive, Whole, byte_size
 from tfgraphs.units import join
 
 
@@ -43,7 +44,7 @@ def add_lab(sub):
     check.add_argument("number", type=typed(Whole(), "number"), help="the lab's number")
     check.add_argument("path", help="your solution, e.g. lab1/starter.py, or a notebook (lab1/starter.ipynb; needs "
                                     "jupytext)")
-    add_timeout(check)
+    add_limits(check)
     check.set_defaults(func=run_lab_check)
     grade = lab_sub.add_parser("grade", help="grade a class: every file of a folder, one row each",
                                description="Every .py and .ipynb given, or under a folder given, judged as `lab "
@@ -53,7 +54,7 @@ def add_lab(sub):
     grade.add_argument("number", type=lab_number, help="the lab's number, or `all`: each file against the lab its "
                                                        "name or folder names (lab3.py, lab3/, 3-bloat/)")
     grade.add_argument("path", nargs="+", help="folders of submissions (every .py and .ipynb below them), or files")
-    add_timeout(grade)
+    add_limits(grade)
     grade.add_argument("--jobs", type=typed(Whole(most=64), "jobs"), default=None, metavar="K",
                        help="submissions judged at a time (default: the cores, here "
                             f"{os.cpu_count() or 1}; at most 64)")
@@ -68,11 +69,26 @@ def add_lab(sub):
     grade.set_defaults(func=run_lab_grade)
 
 
-def add_timeout(parser):
-    """Add --timeout, the limit of each check, to lab check or lab grade."""
+def add_limits(parser):
+    """Add --timeout and --memory, the limits of each check, to lab check or lab grade."""
     parser.add_argument("--timeout", type=typed(Positive(most=DAY_S, unit=" s"), "timeout"), default=60.0,
                         metavar="S", help="seconds each check may take before it counts as WRONG (default 60; at "
                                           f"most {DAY_S:,g}); the code runs in a separate process")
+    parser.add_argument("--memory", type=typed(byte_size, "memory"), default=DEFAULT_MEMORY_BYTES, metavar="SIZE",
+                        help="resident memory the code's processes may hold together in a check before it counts "
+                             "as WRONG (default 4 GiB; e.g. 2GiB)")
+
+
+def limits(args):
+    """(--timeout, --memory), or UsageError, before anything starts, for more memory than the machine has."""
+    from tfgraphs.machine import available_bytes
+    from tfgraphs.units import fmt_bytes
+
+    have = available_bytes()
+    if args.memory > have:
+        raise UsageError(f"--memory {fmt_bytes(args.memory)} is more than this machine has available "
+                         f"({fmt_bytes(have)})")
+    return args.timeout, args.memory
 
 
 def lab_number(text):
@@ -105,7 +121,8 @@ def run_lab_check(args):
     if os.path.isdir(args.path):
         raise UsageError(f"{args.path} is a folder: `tfgraphs lab grade {args.number} {args.path}` grades every "
                          f"file in it")
-    return check_lab(args.number, args.path, timeout_s=args.timeout)
+    timeout_s, memory_bytes = limits(args)
+    return check_lab(args.number, args.path, timeout_s=timeout_s, memory_bytes=memory_bytes)
 
 
 def run_lab_grade(args):
@@ -120,13 +137,14 @@ def run_lab_grade(args):
     writable(inputs=args.path, json=args.json, csv=args.csv, gradescope=args.gradescope)
     if args.gradescope and len(subs) != 1:
         raise UsageError(f"--gradescope writes one submission's results.json, and {len(subs)} were given")
-    earlier = grading.earlier(args.json, args.timeout) if args.json and not args.regrade else {}
+    checked = limits(args)
+    earlier = grading.earlier(args.json, checked) if args.json and not args.regrade else {}
     jobs = args.jobs or os.cpu_count() or 1
     start = time.perf_counter()
-    grading.grade(subs, args.timeout, jobs, progress=grading.print_progress, earlier=earlier)
+    grading.grade(subs, checked, jobs, progress=grading.print_progress, earlier=earlier)
     seconds = time.perf_counter() - start
     if args.json:
-        write_doc(grading.document(subs, seconds, jobs, args.timeout), args.json)
+        write_doc(grading.document(subs, seconds, jobs, checked), args.json)
     if args.csv:
         grading.write_csv(subs, args.csv)
     if args.gradescope:

@@ -20,6 +20,9 @@ LABS = {
 FILES = ("README.md", "starter.py", "starter.ipynb")   # what a student gets; the solutions are not shipped
 COURSE_PAGE = "course.md"   # the course's README, copied beside each lab's sheet so that the sheet's link to it works
 COPIED = FILES + (COURSE_PAGE,)
+# What a check's code may hold in memory, its processes together (resident), before it counts as WRONG: far past
+# what any lab needs (TensorFlow itself, about 0.6 GB), short of what one submission should take of a machine.
+DEFAULT_MEMORY_BYTES = 4 * 2**30
 LINK = re.compile(r"\[([^\]]*)\]\(([^)\s#]*)(#[^)\s]*)?\)")   # a markdown link: [text](target#anchor)
 
 

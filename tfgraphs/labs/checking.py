@@ -29,14 +29,17 @@ from dataclasses import asdict
 
 from tfgraphs import processes, usercode
 from tfgraphs.errors import UsageError
-from tfgraphs.labs import known_lab
+from tfgraphs.labs import DEFAULT_MEMORY_BYTES, known_lab
 from tfgraphs.labs.notebook import as_script, checked_names, relabel, script_of
 from tfgraphs.labs.verdicts import (CHANNEL, DEFAULT_TIMEOUT_S, STOPPED, Outcome, Seen, check_name, decode, encode,
                                     first_line, hint_for, hint_of, judge, limited, print_outcomes, shown)
+from tfgraphs.units import fmt_bytes
 
 LOADING = "loading your file"
 ENDED = "the process running your code ended"   # and one whose process died
 START_S = 300.0   # importing TensorFlow in the child, before any student code runs: not the student's time
+POLL_S = 0.25   # how often the memory a check's processes hold is looked at
+OVER_MEMORY = "its processes held"
 # The module holding each lab's checks, found by name: those modules import labs.verdicts for the decorators, and
 # name in OBSERVER what records the runs their bodies ask for (labs.sessions).
 CHECK_MODULES = {1: "tfgraphs.labs.rerun", 2: "tfgraphs.labs.rerun", 3: "tfgraphs.labs.rerun",
@@ -225,7 +228,7 @@ def _events(proc):
     return events
 
 
-def collect(number, path, timeout_s, ended=None):
+def collect(number, path, timeout_s, ended=None, memory_bytes=DEFAULT_MEMORY_BYTES):
     """Every check's Outcome, in the order this process knows them; a check that hangs or crashes, or that the child
     never reports, is WRONG and the next ones run in a fresh child. The processes the student's code left running,
     its orphans and daemons too, are ended, and listed as (pid, name) in ended."""
@@ -234,7 +237,8 @@ def collect(number, path, timeout_s, ended=None):
     checks, outcomes, ended, sent = checks_of(number), [], [] if ended is None else ended, {}
     with confine.reaped(ended):
         while len(outcomes) < len(checks):
-            found, failure = _one_child(number, path, timeout_s, checks[len(outcomes):], ended, sent)
+            found, failure = _one_child(number, path, (timeout_s, memory_bytes), checks[len(outcomes):], ended,
+                                        sent)
             outcomes += found
             if failure is not None:
                 outcomes.append(failure)
@@ -243,7 +247,7 @@ def collect(number, path, timeout_s, ended=None):
     return outcomes
 
 
-def _one_child(number, path, timeout_s, checks, ended, sent):
+def _one_child(number, path, limits, checks, ended, sent):
     """(outcomes, the failed Outcome or None) of one child running the given checks, the last ones of the lab; sent
     holds the facts first sent for each key checks share (shares). The child's temporary files go to a folder of
     its own, removed with it."""
@@ -256,7 +260,7 @@ def _one_child(number, path, timeout_s, checks, ended, sent):
                                text=True, env=dict(os.environ, TMPDIR=scratch))
         proc.session = None   # the child's session once it says it leads one: what it leaves behind is found there
         try:
-            return _follow(proc, timeout_s, checks, sent, path)
+            return _follow(proc, limits, checks, sent, path)
         finally:
             # An interrupt (Ctrl-C, a notebook's "interrupt kernel") or any error here ends the child too: frozen
             # first, its descendants ended, then it; nothing it started outlives the check, whatever it did.
@@ -301,10 +305,12 @@ def _session_of(pid):
         return None
 
 
-def _follow(proc, timeout_s, checks, sent, path):
+def _follow(proc, limits, checks, sent, path):
     """The child's events until it ends, each check's facts judged here and each run its code asks for made here:
     (outcomes, the failed Outcome or None). Which check an event is about is this process's count, never a name the
-    child sends; every wait ends by the check's limit."""
+    child sends; every wait ends by the check's limit of time, and the child's processes are held to its limit of
+    memory, looked at every POLL_S."""
+    timeout_s, memory_bytes = limits
     errors = usercode.Tail(proc.stderr)   # the child's last lines, kept to say why it crashed
     events, outcomes, running, loaded = _events(proc), [], None, False
     until, observer = time.monotonic() + START_S, NoRuns()
@@ -312,9 +318,16 @@ def _follow(proc, timeout_s, checks, sent, path):
     try:
         while len(outcomes) < len(checks):
             try:
-                event = events.get(timeout=max(until - time.monotonic(), 0))
+                event = events.get(timeout=max(min(until - time.monotonic(), POLL_S), 0))
             except queue.Empty:
-                return outcomes, Outcome(running or LOADING, False, stopped)
+                if time.monotonic() >= until:
+                    return outcomes, Outcome(running or LOADING, False, stopped)
+                held = usercode.tree_rss(proc.pid)
+                if held > memory_bytes:
+                    return outcomes, Outcome(running or LOADING, False, f"{OVER_MEMORY} {fmt_bytes(held)}, more than "
+                                                                       f"the {fmt_bytes(memory_bytes)} a check may "
+                                                                       f"hold (--memory); stopped")
+                continue
             if event is None or "oversized" in event:
                 break
             check = checks[len(outcomes)]
@@ -371,14 +384,14 @@ def _answer(proc, observer, request, until):
         return False
 
 
-def check_lab(number, path, stream=None, timeout_s=DEFAULT_TIMEOUT_S):
+def check_lab(number, path, stream=None, timeout_s=DEFAULT_TIMEOUT_S, memory_bytes=DEFAULT_MEMORY_BYTES):
     """Run lab `number`'s checks on the file at path; print them (to stdout by default) once every process the
     student's code started has ended; return the exit status (0 = all passed)."""
     known_lab(number)
     solution_file(path)
     ended = []
     with as_script(os.path.abspath(path)) as script:   # a notebook is checked as its code cells, in order
-        outcomes = collect(number, script, timeout_s, ended)
+        outcomes = collect(number, script, timeout_s, ended, memory_bytes)
     if ended:
         print(f"lab check: ended {shown(usercode.listed(sorted(set(ended)), 'your code left running'))}", file=sys.stderr)
     return print_outcomes(number, outcomes, stream, checks=len(checks_of(number)))

@@ -5,7 +5,7 @@ gradebook and Gradescope's results.json.
     tfgraphs lab grade all subs/ --jobs 2 --json grades.json --csv grades.csv
     tfgraphs lab grade 1 /autograder/submission/lab1.py --gradescope /autograder/results/results.json
 
-Each submission is judged in a process of its own (`python -m tfgraphs.labs.grading N PATH TIMEOUT`), which leads
+Each submission is judged in a process of its own (`python -m tfgraphs.labs.grading N PATH TIMEOUT MEMORY`), which leads
 its own session and runs labs.checking's collect() on it: the student's code in a child with the per-check timeout,
 the judging in the judge process, what the code left running ended. That judge hands back one JSON record on stdout;
 a judge that crashes, hangs past every check's timeout or sends anything else is a failed row that says so. Judges
@@ -40,8 +40,8 @@ SKIPPED = (".ipynb_checkpoints", "__pycache__")   # folders a notebook server or
 NAMED = re.compile(r"lab[ _-]?(\d+)", re.IGNORECASE)   # lab3.py, lab_3/, Lab-3.ipynb
 COURSE_FOLDER = re.compile(r"^(\d+)-")                 # a copied course folder: 3-bloat/
 # The statuses of a row; every one but "passed" fails the class's exit status.
-PASSED, FAILED, TIMEOUT, CRASHED, UNUSABLE, UNMATCHED = "passed", "failed", "timeout", "crashed", "unusable", \
-    "unmatched"
+PASSED, FAILED, TIMEOUT, MEMORY, CRASHED, UNUSABLE, UNMATCHED = "passed", "failed", "timeout", "memory", "crashed", \
+    "unusable", "unmatched"
 SCHEMA = 1
 KIND = "lab grades"
 WIDTH = 100
@@ -110,7 +110,7 @@ def submissions(number, paths):
 
 # The judge's side: one submission, one JSON record.
 
-def judged(number, path, timeout_s):
+def judged(number, path, timeout_s, memory_bytes):
     """The record of lab `number`'s checks on the file at path, as the judge process sends it."""
     from tfgraphs.labs.checking import checks_of, collect, solution_file
     from tfgraphs.labs.notebook import as_script
@@ -119,21 +119,21 @@ def judged(number, path, timeout_s):
     try:
         solution_file(path)
         with as_script(os.path.abspath(path)) as script:
-            outcomes = collect(number, script, timeout_s, ended)
+            outcomes = collect(number, script, timeout_s, ended, memory_bytes)
     except UsageError as exc:
         return {"usage": str(exc), "checks": checks, "ended": ended}
     return {"outcomes": [asdict(o) for o in outcomes], "checks": checks, "ended": ended}
 
 
 def judge_main(argv):
-    """`python -m tfgraphs.labs.grading N PATH TIMEOUT`: a session of its own, one JSON record on stdout."""
+    """`python -m tfgraphs.labs.grading N PATH TIMEOUT MEMORY`: a session of its own, one JSON record on stdout."""
     try:
         os.setsid()
     except OSError:
         pass   # already leads one
     out = os.fdopen(os.dup(1), "w")
     os.dup2(2, 1)   # what TensorFlow or a notebook's conversion prints stays out of the record
-    record = judged(int(argv[0]), argv[1], float(argv[2]))
+    record = judged(int(argv[0]), argv[1], float(argv[2]), int(argv[3]))
     out.write(json.dumps(record) + "\n")
     out.flush()
     return 0
@@ -173,10 +173,11 @@ MOST_CHECKS = 6   # more than any lab has
 RECORD_CHARS = 16 * 2**20   # far past any judge's record; a longer line is no record
 
 
-def grade_one(sub, timeout_s):
+def grade_one(sub, timeout_s, memory_bytes):
     """Judge one submission in its own process and fill in its row."""
     start = time.perf_counter()
-    argv = [sys.executable, "-m", "tfgraphs.labs.grading", str(sub.lab), os.path.abspath(sub.path), str(timeout_s)]
+    argv = [sys.executable, "-m", "tfgraphs.labs.grading", str(sub.lab), os.path.abspath(sub.path), str(timeout_s),
+            str(memory_bytes)]
     proc = processes.start(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, errors="replace")
     # The record is the judge's last line; of its stderr, the last lines say why it crashed.
     out, err = usercode.Tail(proc.stdout, lines=1, line_chars=RECORD_CHARS), usercode.Tail(proc.stderr)
@@ -204,7 +205,7 @@ def _leads(pid):
 
 def fill(sub, code, out, err, limit):
     """Fill a row from what its judge sent: its outcomes, or why there are none."""
-    from tfgraphs.labs.checking import ENDED, STOPPED
+    from tfgraphs.labs.checking import ENDED, OVER_MEMORY, STOPPED
 
     try:
         record = json.loads(out.strip().splitlines()[-1])
@@ -226,12 +227,13 @@ def fill(sub, code, out, err, limit):
         sub.status = PASSED
         return
     first = wrong[0] if wrong else {"name": "a check", "detail": "was never reported"}
-    sub.status = (TIMEOUT if first["detail"].startswith(STOPPED) else CRASHED if first["detail"].startswith(ENDED)
-                  else FAILED)
+    detail = first["detail"]
+    sub.status = (TIMEOUT if detail.startswith(STOPPED) else CRASHED if detail.startswith(ENDED) else
+                  MEMORY if detail.startswith(OVER_MEMORY) else FAILED)
     sub.reason = f"{first['name']}: {first['detail']}"
 
 
-def grade(subs, timeout_s, jobs, progress=None, earlier=None):
+def grade(subs, limits, jobs, progress=None, earlier=None):
     """Judge every submission but those earlier grades ({(name, lab, sha256): record}) lend a row, `jobs` at a
     time; the rows, in the order given."""
     todo = [s for s in lend(subs, earlier or {}) if s.lab is not None]
@@ -241,7 +243,7 @@ def grade(subs, timeout_s, jobs, progress=None, earlier=None):
     done = []
 
     def one(sub):
-        grade_one(sub, timeout_s)
+        grade_one(sub, *limits)
         done.append(sub)
         if progress:
             progress(len(done), len(todo), sub)
@@ -264,10 +266,10 @@ def fingerprint(path):
 
 # The JSON grades, and what an earlier one lends.
 
-def document(subs, seconds, jobs, timeout_s):
+def document(subs, seconds, jobs, limits):
     """The JSON document of a class's grades: one record a submission."""
     return {"schema": SCHEMA, "kind": KIND, "tfgraphs_version": tfgraphs.__version__, "jobs": jobs,
-            "timeout_s": timeout_s, "seconds": round(seconds, 3),
+            "timeout_s": limits[0], "memory_bytes": limits[1], "seconds": round(seconds, 3),
             "submissions": [{"file": s.path, "name": s.name, "lab": s.lab, "sha256": s.sha256, "status": s.status,
                              "reason": s.reason, "passed": s.passed, "checks": s.checks,
                              "seconds": round(s.seconds, 3), "judged": not s.reused, "outcomes": s.outcomes,
@@ -280,15 +282,15 @@ KEPT = {"name": str, "lab": (int, type(None)), "sha256": str, "status": str, "re
 OUTCOME = {"name": str, "passed": bool, "detail": str, "hint": str}
 
 
-def earlier(path, timeout_s):
-    """{(name, lab, sha256): record} of the grades at path written by this tfgraphs with the same --timeout, or {}
+def earlier(path, limits):
+    """{(name, lab, sha256): record} of the grades at path written by this tfgraphs with the same limits, or {}
     when there is no such file; UsageError, in one line, when the file is something else."""
     if not os.path.exists(path):
         return {}
     doc = read_doc(path)
     if not isinstance(doc, dict) or doc.get("kind") != KIND or doc.get("schema") != SCHEMA:
         raise UsageError(f"{path} is not a class's grades written by `tfgraphs lab grade --json`; name another file")
-    if doc.get("tfgraphs_version") != tfgraphs.__version__ or doc.get("timeout_s") != timeout_s:
+    if (doc.get("tfgraphs_version"), doc.get("timeout_s"), doc.get("memory_bytes")) != (tfgraphs.__version__, *limits):
         return {}   # another checker, or other limits: every row is judged again
     subs = doc.get("submissions")
     if not isinstance(subs, list):
