@@ -528,10 +528,10 @@ def loaded_once(view):
     verdict = pooled_verdict((loaded,), base, "later_medians_s")
     direction = "less, " if verdict.smaller else "more, " if verdict.larger else ""
     # The initializer is the session's first run: it pays what any first run pays, beside the bytes of X it loads.
-    timed = sum(t.init_s is not None for t in loaded.trials)
-    median = f" (the median of {timed} workers)" if timed > 1 else ""
+    timed = sum(t.init_s is not None for t in loaded.trials)   # the row's init is the median of these
     return [judged(f"{loaded.variant}'s init, the session's first run (the initializer, fed X), took "
-                   f"{fmt_s(loaded.init_s)}{median} once a session; its later runs need no feed and took "
+                   f"{fmt_s(loaded.init_s)}{f' (the median of {timed} workers)' if timed > 1 else ''} once a session; "
+                   f"its later runs need no feed and took "
                    f"{fmt_s(loaded.later_median_s)} "
                    f"median against {base.variant}'s {fmt_s(base.later_median_s)}: {direction}"
                    f"{verdict_text(verdict)}; its GraphDef is {loaded.graph_bytes:,} bytes.", verdict)]

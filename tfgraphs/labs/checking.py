@@ -317,17 +317,9 @@ def _follow(proc, limits, checks, sent, path):
     stopped = f"{STOPPED} {timeout_s:g} s (a loop that never ends?); stopped"
     try:
         while len(outcomes) < len(checks):
-            try:
-                event = events.get(timeout=max(min(until - time.monotonic(), POLL_S), 0))
-            except queue.Empty:
-                if time.monotonic() >= until:
-                    return outcomes, Outcome(running or LOADING, False, stopped)
-                held = usercode.tree_rss(proc.pid)
-                if held > memory_bytes:
-                    return outcomes, Outcome(running or LOADING, False, f"{OVER_MEMORY} {fmt_bytes(held)}, more than "
-                                                                       f"the {fmt_bytes(memory_bytes)} a check may "
-                                                                       f"hold (--memory); stopped")
-                continue
+            event, over = _waited(events, until, proc.pid, memory_bytes)
+            if over:
+                return outcomes, Outcome(running or LOADING, False, stopped if over is True else over)
             if event is None or "oversized" in event:
                 break
             check = checks[len(outcomes)]
@@ -367,6 +359,21 @@ def _follow(proc, limits, checks, sent, path):
     if code == 0:
         what = f"{ENDED} before this check reported"
     return outcomes, Outcome(running or (check_name(checks[len(outcomes)]) if loaded else LOADING), False, what)
+
+
+def _waited(events, until, pid, memory_bytes):
+    """(the child's next event, None), or (None, True) once until has passed, or (None, why) once the processes of
+    pid hold more than memory_bytes."""
+    while True:
+        try:
+            return events.get(timeout=max(min(until - time.monotonic(), POLL_S), 0)), None
+        except queue.Empty:
+            if time.monotonic() >= until:
+                return None, True
+            held = usercode.tree_rss(pid)
+            if held > memory_bytes:
+                return None, (f"{OVER_MEMORY} {fmt_bytes(held)}, more than the {fmt_bytes(memory_bytes)} a check may "
+                              f"hold (--memory); stopped")
 
 
 def _answer(proc, observer, request, until):
