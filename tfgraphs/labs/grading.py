@@ -391,7 +391,7 @@ def report(subs, seconds, jobs, stream=None):
     one row a submission; return the exit status (0 = every check of every submission passed)."""
     good = sum(s.status == PASSED for s in subs)
     judged = [s for s in subs if s.lab is not None and not s.reused]
-    each = f" ({seconds / len(judged):.1f} s a submission, {jobs} at a time)" if judged else ""
+    each = f" ({seconds / len(judged):.1f} s a submission, {min(jobs, len(judged))} at a time)" if judged else ""
     kept = sum(s.reused for s in subs)
     print(f"{good} of {len(subs)} submissions passed every check; {seconds:.1f} s in all{each}", file=stream)
     if kept:
