@@ -79,8 +79,9 @@ NOT_RUN = "the saved run did not hold this lesson"
 PITFALLS = {
     "pitfalls.executor_cache": ("pitfalls", lacking("new fetches repeat"), "the new fetch list's repeats did not run"),
     "pitfalls.graph_growth": ("pitfalls", cases(nodes=None), "the growth loops' nodes were not counted"),
-    "pitfalls.saved_copies": ("pitfalls", as_saved, "two headlines fill the answer; saved-copies is named after them"),
-    "pitfalls.placeholder_default": ("pitfalls", as_saved, "two headlines fill the answer, the rest named after them"),
+    "pitfalls.saved_copies": ("pitfalls", without("saved-copies"), "saved-copies did not run"),
+    "pitfalls.placeholder_default": ("pitfalls", without("placeholder-default"), "placeholder-default did not run"),
+    "pitfalls.pruning": ("pitfalls", as_saved, NOT_RUN),
     "pitfalls.folding": ("pitfalls", as_saved, NOT_RUN),
     "pitfalls.feed_alignment": ("pitfalls", as_saved, NOT_RUN),
     "pitfalls.executor_leak": ("pitfalls", as_saved, NOT_RUN),

@@ -166,9 +166,9 @@ def test_one_worker_a_point_is_no_trend():
     lo, hi = point(250, [0.2469]), point(1000, [0.1145])
     assert old_range_rule(hi.first_runs_s, lo.first_runs_s)
     text = said(growth_report(lo, hi))
-    assert ("From batch 250 to 1,000 (4x the data), placeholder's first run was 246.9 ms and 114.5 ms: cannot tell "
+    assert ("From batch 250 to 1,000 (4x the data), placeholder's median first run was 246.9 ms and 114.5 ms: cannot tell "
             "with n=1 and 1 (a rank test needs 4 a side)") in text
-    assert ("First run at batch 250 and 1,000: placeholder 246.9 ms and 114.5 ms: each cannot tell with n=1 and 1 "
+    assert ("Median first run at batch 250 and 1,000: placeholder 246.9 ms and 114.5 ms: each cannot tell with n=1 and 1 "
             "(no 95% CI); run with --trials 4 or more.") in text
     assert "went from" not in text and "0.464x" not in text and "differs" not in text
     assert "run with --trials 4 or more" in text
@@ -178,7 +178,7 @@ def test_a_change_between_batches_is_stated_only_where_the_judge_finds_it():
     lo = point(250, [0.24, 0.25, 0.26, 0.27])
     hi = point(1000, [0.11, 0.12, 0.13, 0.14])
     text = said(growth_report(lo, hi))
-    assert ("From batch 250 to 1,000 (4x the data), placeholder's first run went from 255.0 ms to 125.0 ms: differs "
+    assert ("From batch 250 to 1,000 (4x the data), placeholder's median first run went from 255.0 ms to 125.0 ms: differs "
             "(x0.49, 95% CI x0.40 to x0.59; n=4 and 4, p=0.029)") in text
     # Overlapping first runs, 4 a side: no trend, however far apart the medians are.
     wide = point(1000, [0.11, 0.12, 0.13, 0.30])

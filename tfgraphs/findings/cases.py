@@ -265,8 +265,8 @@ def leaked(variant, x, cases):
     return sentences
 
 
-SHOWN_LESSONS = 4   # lessons headlined; a last line says how many more the findings cover
-ANSWER_LINES = 5     # lines of text the headlines may take, before the figure's line
+SHOWN_LESSONS = 8   # lessons headlined (every lesson); a last line names the ones past the lines below
+ANSWER_LINES = 16    # lines of text the headlines may take, before the figure's line: two a lesson
 ANSWER_COLUMNS = 100  # the page's width when it is not a terminal
 
 

@@ -310,18 +310,18 @@ def unpaired(view):
 
 
 @finding("compare.first_and_later", ("first_run_s", "runs_s", "graph_bytes"), headline=True,
-         template="Embedded X (graph up to {bytes}): first run {time}, later runs {time} median. / Fed ({variant}, "
-                  "{bytes}-byte graph): first run {time}, later runs {time} median.",
+         template="Embedded X (graph up to {bytes}), medians: first run {time}, later runs {time}. / Fed ({variant}, "
+                  "{bytes}-byte graph), medians: first run {time}, later runs {time}.",
          unless="the run lacks an embedded or a fed-per-run variant")
 def first_and_later(view):
     """The embedded first runs against their own later runs, and the fed variant's first run."""
     if not (_paired(view) and view.paired):
         return []
-    return [f"Embedded X (graph up to {fmt_bytes(max(r.graph_bytes for r in view.embedded))}): first run "
+    return [f"Embedded X (graph up to {fmt_bytes(max(r.graph_bytes for r in view.embedded))}), medians: first run "
             f"{_span([r.first_run_s for r in view.embedded])}, later runs "
-            f"{_span([r.later_median_s for r in view.embedded])} median.",
-            f"Fed ({view.base.variant}, {view.base.graph_bytes:,}-byte graph): first run "
-            f"{fmt_s(view.base.first_run_s)}, later runs {fmt_s(view.base.later_median_s)} median."]
+            f"{_span([r.later_median_s for r in view.embedded])}.",
+            f"Fed ({view.base.variant}, {view.base.graph_bytes:,}-byte graph), medians: first run "
+            f"{fmt_s(view.base.first_run_s)}, later runs {fmt_s(view.base.later_median_s)}."]
 
 
 @finding("compare.first_run_verdict", ("first_runs_s",), headline=True,

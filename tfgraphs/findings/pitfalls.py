@@ -13,7 +13,7 @@ from tfgraphs.findings.compare import data_bytes
 from tfgraphs.records.judge import adjusted, judge
 from tfgraphs.spec.network import GRAPHDEF_LIMIT
 from tfgraphs.spec.pitfalls import (ALIGNMENT_CASES, CHECKPOINT, DEFAULT_CASES, FOLDING_CASES, FROZEN, GRAPH,
-                                    GROWTH_CASES, LEAK_AGAIN, META)
+                                    GROWTH_CASES, LEAK_AGAIN, META, PRUNING_CASES)
 from tfgraphs.units import fmt_bytes, fmt_s, join
 
 
@@ -144,6 +144,17 @@ def folding(view, run, *cases):
     folded = [c.case for c in cases if not c.computes["Conv2D"]]
     return [f"folding: the network was folded in {join(folded) if folded else 'no case'} (of {len(cases)}; "
             f"partition graphs)."]
+
+
+@finding("pitfalls.pruning", ("kernels",), headline=True, per=each_run,
+         template="pruning, {variant}: the assign_add outside relu's fan-in ran in {case} only (of {n}; step stats).",
+         unless="pruning did not run")
+@of_lesson("pruning", PRUNING_CASES, first=True)
+def pruning(view, run, *cases):
+    """The runs in which the op outside the fetches' fan-in ran."""
+    ran = [c.case for c in cases if any(k.startswith("AssignAdd") for k in c.kernels)]
+    return [f"pruning, {run.variant}: the assign_add outside relu's fan-in ran in {join(ran) or 'no run'} only "
+            f"(of {len(cases)}; step stats)."]
 
 
 @finding("pitfalls.feed_alignment", ("seconds", "runs_s"), headline=True, per=each_run,

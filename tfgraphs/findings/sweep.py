@@ -277,7 +277,7 @@ def fitted_line(view, line):
 
 
 @finding("sweep.first_runs", FIRSTS, headline=True,
-         template="First run at batch {n} and {n}: {variant} {time} and {time}, ...: each {verdict}.",
+         template="Median first run at batch {n} and {n}: {variant} {time} and {time}, ...: each {verdict}.",
          unless="no variant has two batches in the regime of its largest batch")
 def first_runs(view):
     """Each variant's first run at the smallest and the largest batch of its regime, in one line, and whether the
@@ -297,7 +297,8 @@ def first_runs(view):
     briefs = {v.brief() for v in verdicts}
     judged_as = (f"each {briefs.pop()}" if len(briefs) == 1 else
                  "; ".join(f"{name.split(' ', 1)[0]} {v.brief()}" for _, name, v in points))
-    return [judged(f"First run at batch {lo_batch:,} and {hi_batch:,}: {runs}: {judged_as}{more_trials(*verdicts)}.",
+    return [judged(f"Median first run at batch {lo_batch:,} and {hi_batch:,}: {runs}: {judged_as}"
+                   f"{more_trials(*verdicts)}.",
                    *verdicts)]
 
 
@@ -402,7 +403,8 @@ def boundary(view, variant):
 
 
 @finding("sweep.growth", AGAINST, per=variants,
-         template="From batch {n} to {n} ({ratio} the data), {variant}'s first run went from {time} to {time} / was "
+         template="From batch {n} to {n} ({ratio} the data), {variant}'s median first run went from {time} to {time} "
+                  "/ was "
                   "{time} and {time}: {verdict}; its median later run ...",
          unless="the variant has fewer than two batches with later runs in the regime of its largest batch")
 def growth(view, variant):
@@ -413,7 +415,7 @@ def growth(view, variant):
     lo, hi = ends
     first, later = first_run_change(lo, hi), judge(later_medians(hi), later_medians(lo))
     return [judged(f"From batch {lo.batch:,} to {hi.batch:,} ({_times(hi.batch / lo.batch)} the data), "
-                   + _change(f"{variant}'s first run", lo.first_run_s, hi.first_run_s, first) + "; "
+                   + _change(f"{variant}'s median first run", lo.first_run_s, hi.first_run_s, first) + "; "
                    + _change("its median later run", lo.later_median_s, hi.later_median_s, later)
                    + more_samples(first, later, later_runs_option(view.results.config)) + ".", first, later)]
 

@@ -2,10 +2,9 @@
 
 from tfgraphs.findings.shapes import answer_and_findings
 from tfgraphs.findings.shapes import later_label, short_device
-from tfgraphs.records.shapes import control_verdict, costs_by_mode, first_workers, run_cost, split
+from tfgraphs.records.shapes import control_verdict, costs_by_mode, first_workers, new_khz, run_cost, seen_khz, split
 from tfgraphs.records.judge import DISTURBED, SIGNED_RANK, ratio_text
 from tfgraphs.spec.options import FEWEST
-from tfgraphs.records.judge import median_or_none
 from tfgraphs.render.page import WIDTH, Table, failures, machine_line, page, time_unit
 from tfgraphs.spec.shapes import SWITCH_NAMES
 from tfgraphs.units import sig3
@@ -60,8 +59,8 @@ def mode_table(results):
     for r in ok:
         c = costs.get(r.mode) or run_cost(results, r)
         body.append((r.mode, short_device(r.device), _f(r.traces, "d"), sig3(c.first_s / scale),
-                     sig3(c.new_s / scale), sig3(c.seen_s and c.seen_s / scale), _f(r.khz[0], ",.0f"),
-                     _f(_later_khz(r), ",.0f"), *_decision(c)))
+                     sig3(c.new_s / scale), sig3(c.seen_s and c.seen_s / scale), _f(new_khz(c), ",.0f"),
+                     _f(seen_khz(c), ",.0f"), *_decision(c)))
     table = Table(tuple(headers), tuple(body))
     each = f" (s of {later}: that length's median over them)" if results.config.passes > 2 else ""
     legend = (f"Times in {u}, one call timed alone per length and pass, {_workers(results)}. first call = the "
@@ -79,11 +78,6 @@ def _workers(results):
     """'each mode in a fresh worker', or which of several workers a mode's row shows."""
     k = results.config.trials
     return "each mode in a fresh worker" if k == 1 else f"each mode in {k} fresh workers, the first of them shown"
-
-
-def _later_khz(run):
-    """The median of the later passes' throughputs (None with one pass)."""
-    return median_or_none(run.khz[1:])
 
 
 def _verdict_legend(later):
@@ -112,7 +106,7 @@ def switch_table(results):
         for r in pair:
             c = run_cost(results, r, guard)
             body.append((r.mode, r.env.get(switch), sig3(c.new_s / scale), sig3(c.seen_s and c.seen_s / scale),
-                         _f(r.khz[0], ",.0f"), _f(_later_khz(r), ",.0f"), *_decision(c)))
+                         _f(new_khz(c), ",.0f"), _f(seen_khz(c), ",.0f"), *_decision(c)))
     table = Table(tuple(headers), tuple(body), keys=2)
     name = SWITCH_NAMES[switch]
     legend = (f"Times in {u}. Each row a fresh worker with {switch} set before TensorFlow was imported: 1 = {name} "
