@@ -21,14 +21,15 @@ SOLUTIONS = Path(__file__).parent / "lab_solutions"
 @pytest.fixture
 def klass(tmp_path):
     """A class folder: a right lab 1, a wrong one, one that hangs, one that crashes, one that floods its output, one
-    naming no lab, a lab 6."""
+    naming no lab, a lab 6 as a notebook."""
     subs = tmp_path / "subs"
     for name, source in (("alice/lab1.py", SOLUTIONS / "lab1.py"),
                          ("bob/lab1.py", SOLUTIONS / "wrong" / "lab1_patches_session_run.py"),
                          ("carol/lab1.py", SOLUTIONS / "wrong" / "lab1_hangs.py"),
-                         ("dave/6-leak/starter.py", SOLUTIONS / "lab6.py")):
+                         ("dave/6-leak/starter.ipynb", SOLUTIONS / "lab6.py")):
         (subs / name).parent.mkdir(parents=True, exist_ok=True)
-        (subs / name).write_text(source.read_text())
+        text = source.read_text()
+        (subs / name).write_text(json.dumps(notebook(text)) if name.endswith(".ipynb") else text)
     (subs / "erin").mkdir()
     (subs / "erin" / "lab1.py").write_text("import os\nos._exit(3)\n")
     (subs / "fran").mkdir()
@@ -37,6 +38,13 @@ def klass(tmp_path):
     (subs / ".ipynb_checkpoints").mkdir()
     (subs / ".ipynb_checkpoints" / "lab1-checkpoint.py").write_text("X = 1\n")
     return subs
+
+
+def notebook(source):
+    """A notebook holding source as its one code cell, as Jupyter or Colab saves one."""
+    return {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
+        {"cell_type": "code", "id": "solution", "metadata": {}, "execution_count": None, "outputs": [],
+         "source": source}]}
 
 
 def test_a_class_is_one_row_and_one_record_a_submission(klass, tmp_path, capsys):
@@ -50,7 +58,7 @@ def test_a_class_is_one_row_and_one_record_a_submission(klass, tmp_path, capsys)
     doc = json.loads(out.read_text())
     rows = {s["name"]: (s["lab"], s["status"], s["passed"], s["checks"]) for s in doc["submissions"]}
     assert rows == {"alice/lab1.py": (1, "passed", 4, 4), "bob/lab1.py": (1, "failed", 1, 4),
-                    "carol/lab1.py": (1, "timeout", 0, 4), "dave/6-leak/starter.py": (6, "passed", 4, 4),
+                    "carol/lab1.py": (1, "timeout", 0, 4), "dave/6-leak/starter.ipynb": (6, "passed", 4, 4),
                     "erin/lab1.py": (1, "crashed", 0, 4), "fran/lab1.py": (1, "timeout", 0, 4),
                     "notes.py": (None, "unmatched", 0, 0)}
     assert doc["schema"] == 1 and doc["jobs"] == 2 and doc["timeout_s"] == 1
@@ -100,7 +108,7 @@ def assert_unchanged_keep_their_rows(klass, out, doc, capsys):
     again = json.loads(out.read_text())
     judged = {s["name"]: s["judged"] for s in again["submissions"]}
     assert judged == {"alice/lab1.py": False, "bob/lab1.py": False, "carol/lab1.py": False,
-                      "dave/6-leak/starter.py": False, "erin/lab1.py": True, "fran/lab1.py": False, "notes.py": True}
+                      "dave/6-leak/starter.ipynb": False, "erin/lab1.py": True, "fran/lab1.py": False, "notes.py": True}
     assert [s["outcomes"] for s in again["submissions"] if s["name"] != "erin/lab1.py"] == \
            [s["outcomes"] for s in doc["submissions"] if s["name"] != "erin/lab1.py"]
     assert "status 4" in next(s["reason"] for s in again["submissions"] if s["name"] == "erin/lab1.py")
