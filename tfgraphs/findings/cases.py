@@ -265,9 +265,18 @@ def leaked(variant, x, cases):
     return sentences
 
 
-SHOWN_LESSONS = 8   # lessons headlined (every lesson); a last line names the ones past the lines below
-ANSWER_LINES = 16    # lines of text the headlines may take, before the figure's line: two a lesson
+SHOWN_LESSONS = 4   # lessons headlined; a last line says how many more the findings cover
+ANSWER_LINES = 5     # lines of text the headlines may take, before the figure's line
 ANSWER_COLUMNS = 100  # the page's width when it is not a terminal
+
+
+def strongest_first(headlines):
+    """The headlines, those whose verdicts found a difference first, then those stating what was seen, then those
+    whose verdicts could not tell or found none; in their own order within each."""
+    def rank(said):
+        verdicts = getattr(said, "verdicts", ())
+        return 0 if any(v.differs for v in verdicts) else 2 if verdicts else 1
+    return sorted(headlines, key=rank)
 
 
 def fitting(headlines):

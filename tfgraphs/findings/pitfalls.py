@@ -183,7 +183,7 @@ def executor_leak(view, run, *cases):
          unless="every lesson's headline fits the answer (four lessons, five lines at most)")
 def more(view):
     """The lessons whose headlines do not fit the answer, named."""
-    heads = sentences_of(HEADLINES, view)
+    heads = text.strongest_first(sentences_of(HEADLINES, view))
     shown = text.fitting(heads)
     if shown >= len(heads):
         return []
@@ -559,10 +559,12 @@ CLOSING = tuple(f for f in FINDINGS["pitfalls"] if f.headline and f.kind not in 
 
 
 def answer_and_findings(results):
-    """(the answer, the findings): the answer keeps the headlines that fit, then names the lessons left to the
-    findings; the findings are every run's, lesson by lesson."""
+    """(the answer, the findings): the answer keeps the headlines that fit, those that found a difference first,
+    then names the lessons left to the findings; the findings are every run's, lesson by lesson."""
     others = [f for f in FINDINGS["pitfalls"] if not f.headline]
     # Each lesson's findings are one family; the answer restates some of their comparisons, judged as there.
     with adjusted(*families_of(others, View(results), block=lambda s: LESSON_OF.get(s.kind))):
         heads, found = sentences_of(HEADLINES, View(results)), sentences_of(others, View(results))
-    return heads[:text.fitting(heads)] + sentences_of(CLOSING, View(results)), found
+        closing = sentences_of(CLOSING, View(results))   # the lessons left out, as the families judged the rest
+    heads = text.strongest_first(heads)
+    return heads[:text.fitting(heads)] + closing, found

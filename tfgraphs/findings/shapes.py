@@ -171,7 +171,7 @@ def control_line(view):
 @finding("shapes.worst", MEASURED, headline=True,
          template="Pass 1, every length new, against {passes}, paired by length: {mode} took a median {time} a call "
                   "more, {verdict} (the largest effect of {n} modes, judged together). / No mode's pass 1 differed "
-                  "from {passes}, paired by length, {n} modes judged together.",
+                  "from {passes}, paired by length, {n} modes judged together ({mode}: {verdict}).",
          unless="no mode saw a length twice, or the control moved")
 def worst(view):
     """The mode whose pass 1 paid most over the later passes, by its judged ratio, every mode's test in the family."""
@@ -188,10 +188,15 @@ def worst(view):
         # As the judge counts them: the pairs its paired test needs at each verdict's own level.
         few = [c.penalty for c in costs if c.penalty.outcome == CANNOT_TELL and c.penalty.need]
         needed = max((fewest(v.method, v.level) for v in few), default=0)
-        short = (f"; {min(v.n_a for v in few)} lengths after the first are too few to find one (the paired test "
-                 f"needs {needed}): run with --count {needed + 1} or more" if few else "")
+        short = f": run with --count {needed + 1} or more" if few else ""   # each phrase says what its test needs
+        groups = {}
+        for c in costs:
+            groups.setdefault((c.penalty.phrase(), c.penalty.n_a), []).append(c.mode)
+        each = "; ".join(f"{join(modes)}: {said}" + ("" if "n=" in said else f", n={n} pairs")
+                         for (said, n), modes in groups.items())
         together = f", {len(tests)} modes judged together" if len(tests) > 1 else ""
-        return [judged(f"No mode's pass 1 differed from {later}, paired by length{together}{short}.", *tests)]
+        return [judged(f"No mode's pass 1 differed from {later}, paired by length{together} ({each}){short}.",
+                       *tests)]
     most = max(paid, key=lambda c: c.penalty.effect)
     return [judged(f"Pass 1, every length new, against {later}, paired by length: {most.mode} took a median "
                    f"{signed(most.extra_s)} a call more, {most.penalty.brief()} (the largest effect of {len(costs)} "
