@@ -675,7 +675,7 @@ def test_the_answer_states_the_judges_verdicts():
     cases = (Case("aligned feed", seconds=float(np.median(aligned)), runs_s=tuple(aligned), address_mod_64=0),
              Case("unaligned feed", seconds=0.0012, runs_s=tuple(6 * t for t in aligned), address_mod_64=8))
     said = answer_and_findings(_report(LessonRun("feed-alignment", "placeholder", cases=cases)))[0]
-    assert said == ["feed-alignment, placeholder: an unaligned feed took 1.2 ms against 0.2 ms aligned: differs "
+    assert said == ["feed-alignment, placeholder: an unaligned feed took 1.2 ms a run against 0.2 ms aligned (medians): differs "
                     "(x6.00, 95% CI x6.00 to x6.00; n=8 pairs)."]
     said = answer_and_findings(_report(LessonRun("feed-alignment", "placeholder", cases=tuple(
         replace(c, runs_s=c.runs_s[:3]) for c in cases))))[0]
@@ -705,7 +705,7 @@ def test_the_answer_sets_no_step_against_a_folded_fixed_loop():
     folded = _growth((0.5, 0.51, 0.52), (0.0001, 0.0001, 0.0001))
     folded = replace(folded, cases=(folded.cases[0], replace(folded.cases[1], computes={"Conv2D": False})))
     (said,) = answer_and_findings(_report(folded))[0]
-    assert said.startswith("graph-growth, constant: +2 nodes a step (7 -> 11), a step 515.0 ms; the op made once was "
+    assert said.startswith("graph-growth, constant: +2 nodes a step (7 -> 11), a step 515.0 ms median; the op made once was "
                            "folded to a constant") and "with the op made once" not in said
     # Both differing, the lesson's answer is a family of three: 120 repeats place each run.
     both = answer_and_findings(_report(_cache(_spread(THREE), first=1.1, new_fetches=1.2)))[0][0]

@@ -241,12 +241,12 @@ def test_feed_cost_sentence_follows_the_numbers():
     url = "grpc://127.0.0.1:1"
     slow = _report(_row("placeholder", [0.20, 0.21] * 4, url, bytes_fed_per_run=5), _row("variable", [0.10, 0.11] * 4, url))
     (said,) = why.sentences_of_rows([why.feed_cost], slow.rows)
-    assert ("placeholder 205.0 ms against variable 105.0 ms median, sending 5 bytes each time: feeding cost more per "
-            "run, differs (x1.95, 95% CI x1.81 to x2.10; n=8 and 8, p<0.001).") in said
+    assert ("placeholder 205.0 ms against variable 105.0 ms median, sending 5 bytes each time: the fed variant's "
+            "runs took longer, differs (x1.95, 95% CI x1.81 to x2.10; n=8 and 8, p<0.001).") in said
     # Interleaved workers' later runs: not called a cost, and not "no difference" either when the interval is this wide.
     mixed = _report(_row("placeholder", [0.10, 0.13, 0.16, 0.19], url), _row("variable", [0.11, 0.14, 0.17, 0.20], url))
     (said,) = why.sentences_of_rows([why.feed_cost], mixed.rows)
-    assert ": cannot tell with n=4 and 4 (x0.93, 95% CI" in said and "feeding cost" not in said
+    assert ": cannot tell with n=4 and 4 (x0.93, 95% CI" in said and "took longer" not in said
     # Two workers a side cannot tell, whatever their later runs.
     few = _report(_row("placeholder", [0.20, 0.21], url), _row("variable", [0.10, 0.11], url))
     assert ("cannot tell with n=2 and 2 (a rank test needs 4 a side); run with --trials 4 or more to tell."
@@ -293,7 +293,7 @@ def test_one_slow_run_does_not_hide_a_feed_cost():
     assert medians_apart < max(fed) - min(fed)   # what the range rule compared: "no measurable difference"
     (said,) = why.sentences_of_rows([why.feed_cost], _report(_row("placeholder", fed, returns="sum"),
                                                           _row("variable", once, returns="sum")).rows)
-    assert ("placeholder 162.7 ms against variable 130.3 ms median: feeding cost more per run, differs (x1.25, 95% CI "
+    assert ("placeholder 162.7 ms against variable 130.3 ms median: the fed variant's runs took longer, differs (x1.25, 95% CI "
             "x1.23 to x1.27; n=10 and 10, p<0.001).") in said
 
 

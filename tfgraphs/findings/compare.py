@@ -360,7 +360,7 @@ def later_line(view):
 
 
 @finding("compare.remedy", ("runs_s", "graph_bytes"), headline=True,
-         template="Remedy: a {fed variant} ({time} a run), or a {variable} loaded once ({time} init, {time} a run) "
+         template="Remedy, medians: a {fed variant} {time} a run; a {variable} loaded once {time} init, {time} a run, "
                   "where one ran.",
          unless="the run lacks an embedded or a fed-per-run variant")
 def remedy(view):
@@ -368,11 +368,11 @@ def remedy(view):
     if not (_paired(view) and view.base is not None):
         return []
     loaded = loaded_row(view, runs=True)
-    head = f"Remedy: a {view.base.variant} ({fmt_s(view.base.later_median_s)} a run)"
+    head = f"Remedy, medians: a {view.base.variant} {fmt_s(view.base.later_median_s)} a run"
     if loaded is None:
         return [head + "."]
-    return [head + f" or a {loaded.variant} loaded once ({fmt_s(loaded.init_s)} init, "
-                   f"{fmt_s(statistics.median(loaded.runs_s))} a run)."]
+    return [head + f"; a {loaded.variant} loaded once {fmt_s(loaded.init_s)} init, "
+                   f"{fmt_s(statistics.median(loaded.runs_s))} a run."]
 
 
 @finding("compare.nothing", template="No variant produced a result, so there is nothing to explain.",

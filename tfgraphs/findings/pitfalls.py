@@ -96,8 +96,8 @@ def executor_cache(view, run, first, repeat, new, new_repeat):
 
 
 @finding("pitfalls.graph_growth", ("nodes", "step_s"), headline=True, per=each_run,
-         template="graph-growth, {variant}: +{n} nodes a step ({n} -> {n}), a step {time}; {time} with the op made "
-         "once: {verdict}. / ...; the op made once was folded to a constant (partition graphs), so there is no "
+         template="graph-growth, {variant}: +{n} nodes a step ({n} -> {n}), a step {time} median; {time} with the op "
+         "made once: {verdict}. / ...; the op made once was folded to a constant (partition graphs), so there is no "
          "baseline.", unless="graph-growth did not run, or its loops counted no nodes")
 @of_lesson("graph-growth", GROWTH_CASES, first=True)
 def graph_growth(view, run, leak, once):
@@ -105,7 +105,7 @@ def graph_growth(view, run, leak, once):
     grew = sorted({b - a for a, b in zip(leak.nodes, leak.nodes[1:])})
     per = f"{grew[0]}" if len(grew) == 1 else f"{grew[0]}-{grew[-1]}"
     grown = (f"graph-growth, {run.variant}: +{per} nodes a step ({leak.nodes[0]} -> {leak.nodes[-1]}), a step "
-             f"{short_s(statistics.median(leak.step_s[1:]))}")
+             f"{short_s(statistics.median(leak.step_s[1:]))} median")
     if once.computes is not None and not once.computes["Conv2D"]:
         # Folded, the fixed loop computes nothing: no baseline to set the leaky step against, so no contrast either.
         return [grown + "; the op made once was folded to a constant (partition graphs), so there is no baseline."]
@@ -158,14 +158,15 @@ def pruning(view, run, *cases):
 
 
 @finding("pitfalls.feed_alignment", ("seconds", "runs_s"), headline=True, per=each_run,
-         template="feed-alignment, {variant}: an unaligned feed took {time} against {time} aligned: {verdict}.",
+         template="feed-alignment, {variant}: an unaligned feed took {time} a run against {time} aligned (medians): "
+                  "{verdict}.",
          unless="feed-alignment did not run")
 @of_lesson("feed-alignment", ALIGNMENT_CASES, first=True)
 def feed_alignment(view, run, aligned, unaligned):
     """An unaligned feed's runs against an aligned one's."""
     v = judge(runs_of(unaligned), runs_of(aligned), paired=paired_runs(unaligned, aligned))
-    return [judged(f"feed-alignment, {run.variant}: an unaligned feed took {fmt_s(unaligned.seconds)} against "
-                   f"{fmt_s(aligned.seconds)} aligned: {v.brief(fmt_s)}.", v)]
+    return [judged(f"feed-alignment, {run.variant}: an unaligned feed took {fmt_s(unaligned.seconds)} a run against "
+                   f"{fmt_s(aligned.seconds)} aligned (medians): {v.brief(fmt_s)}.", v)]
 
 
 @finding("pitfalls.executor_leak", ("rss_bytes",), headline=True, per=each_run,
