@@ -332,7 +332,7 @@ RETIRED = ("threw the result away", "without a copy", "are a floor", "exactly as
            "runs but cannot be saved", "counted in both", "replacement threshold",
            "what make_callable makes with feed_list=None", "as_graph_def() itself", "Grappler's GraphDef made",
            "how often the pass ran", "once; its later runs", "after the folder's run:", "feeds X to a placeholder.",
-           "A new length cost")
+           "A new length cost", "feeding cost more per run")
 
 
 @pytest.mark.parametrize("page", sorted((ROOT / "docs").glob("*.md")) + sorted(
