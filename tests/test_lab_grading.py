@@ -3,6 +3,7 @@
 import csv
 import json
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -11,9 +12,10 @@ import pytest
 
 from tfgraphs import __version__
 from tfgraphs.cli import main
+from tfgraphs.errors import UsageError
 from tfgraphs.labs import grading
 from tfgraphs.labs.grading import Submission, lab_in_name
-from tfgraphs.usercode import Tail
+from tfgraphs.usercode import Tail, tree_rss
 
 SOLUTIONS = Path(__file__).parent / "lab_solutions"
 
@@ -201,3 +203,49 @@ def test_a_class_with_bad_input_is_refused_before_anything_starts(tmp_path, caps
 ])
 def test_the_lab_a_file_is_judged_against_is_the_one_its_name_or_nearest_folder_names(path, lab):
     assert lab_in_name(path.replace("/", os.sep), "subs") == lab
+
+
+def test_earlier_grades_lend_rows_only_to_the_same_checker_and_limits(tmp_path):
+    path, limits = tmp_path / "grades.json", (60.0, 4 * 2**30)
+    sub = Submission("a/lab1.py", 1, "a/lab1.py", "passed", "", 4, 4, 1.0, [], sha256="ab")
+    path.write_text(json.dumps(grading.document([sub], 1.0, 2, limits)))
+    assert set(grading.earlier(str(path), limits)) == {("a/lab1.py", 1, "ab")}
+    assert grading.earlier(str(path), (30.0, 4 * 2**30)) == {}   # another --timeout: judged again
+    assert grading.earlier(str(tmp_path / "none.json"), limits) == {}
+    doc = json.loads(path.read_text())
+    path.write_text(json.dumps({**doc, "submissions": {}}))
+    with pytest.raises(UsageError, match="submissions is not a list"):
+        grading.earlier(str(path), limits)
+    path.write_text(json.dumps({**doc, "submissions": [{**doc["submissions"][0], "outcomes": [{"name": 1}]}]}))
+    with pytest.raises(UsageError, match=r"submissions\[0\]\.outcomes\[0\]\.name is 1, not what"):
+        grading.earlier(str(path), limits)
+
+
+def test_the_gradebook_leaves_a_row_without_a_lab_empty(tmp_path):
+    passed = Submission("a/lab3.py", 3, "a/lab3.py", "passed", "", 1, 1, 0.5,
+                        [{"name": "c", "passed": True, "detail": "", "hint": ""}])
+    unmatched = Submission("notes.py", None, "notes.py", "unmatched", "no lab number", 0, 0, 0.0)
+    grading.write_csv([passed, unmatched], str(tmp_path / "g.csv"))
+    with open(tmp_path / "g.csv", newline="") as f:
+        rows = list(csv.reader(f))
+    assert rows == [["file", "lab", "result", "passed", "checks", "c", "seconds", "why"],
+                    ["a/lab3.py", "3", "passed", "1", "1", "1", "0.500", ""],
+                    ["notes.py", "", "unmatched", "0", "0", "", "0.000", "no lab number"]]
+
+
+def test_progress_is_one_line_rewritten_on_a_terminal(monkeypatch, capsys):
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    sub = Submission("subs/a/lab1.py", 1)
+    grading.print_progress(1, 2, sub)
+    grading.print_progress(2, 2, sub)
+    assert capsys.readouterr().err == f"\r[1/2] {sub.path:<60}\r[2/2] {sub.path:<60}\n"
+
+
+def test_the_memory_of_a_process_tree_is_counted_and_an_ended_one_holds_none():
+    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        assert tree_rss(os.getpid()) > tree_rss(proc.pid) > 0
+    finally:
+        proc.kill()
+        proc.wait()
+    assert tree_rss(proc.pid) == 0
