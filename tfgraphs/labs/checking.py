@@ -363,17 +363,18 @@ def _follow(proc, limits, checks, sent, path):
 
 def _waited(events, until, pid, memory_bytes):
     """(the child's next event, None), or (None, True) once until has passed, or (None, why) once the processes of
-    pid hold more than memory_bytes."""
+    pid hold more than memory_bytes: looked at before each event (a child that keeps asking is looked at too) and
+    every POLL_S while none comes."""
     while True:
+        held = usercode.tree_rss(pid)
+        if held > memory_bytes:
+            return None, (f"{OVER_MEMORY} {fmt_bytes(held)}, more than the {fmt_bytes(memory_bytes)} a check may hold "
+                          f"(--memory); stopped")
         try:
             return events.get(timeout=max(min(until - time.monotonic(), POLL_S), 0)), None
         except queue.Empty:
             if time.monotonic() >= until:
                 return None, True
-            held = usercode.tree_rss(pid)
-            if held > memory_bytes:
-                return None, (f"{OVER_MEMORY} {fmt_bytes(held)}, more than the {fmt_bytes(memory_bytes)} a check may "
-                              f"hold (--memory); stopped")
 
 
 def _answer(proc, observer, request, until):
