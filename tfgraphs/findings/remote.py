@@ -101,8 +101,8 @@ def feed_cost(view):
             sent = f", {verb} {fed.bytes_fed_per_run:,} bytes each time" if fed.bytes_fed_per_run else ""
             sent += "" if remote else _handed(fed)
             # Two graphs in two workers: the gap holds feeding and whatever else the two runs do apart.
-            cost = ("the fed variant's runs took longer, " if v.larger else "the fed variant was faster, " if v.smaller else
-                    "")
+            cost = ("the fed variant's runs took longer, " if v.larger else
+                    "the fed variant was faster, " if v.smaller else "")
             sentences.append(judged(f"Per-run feed cost {where} (fetch {fetch}): {fed.variant} "
                                     f"{fmt_s(fed.later_median_s)} against {once.variant} "
                                     f"{fmt_s(once.later_median_s)} median{sent}: {cost}"
@@ -120,9 +120,9 @@ def _handed(fed):
     if seen:
         k = " or ".join(str(v) for v in sorted(set(seen)))
     where = (f", in the {'worker' if len(seen) == 1 else f'{len(seen)} workers'} that recorded it," if seen else "")
-    return (f"{where} from data {k} bytes past a 64-byte boundary (TF_NewTensor, tensorflow/c/tf_tensor.cc, uses an array "
-            f"in place when its address is a multiple of EIGEN_MAX_ALIGN_BYTES, a constant of the build, and copies "
-            f"it otherwise; `tfgraphs pitfalls --lessons feed-alignment` times the two)")
+    return (f"{where} from data {k} bytes past a 64-byte boundary (TF_NewTensor, tensorflow/c/tf_tensor.cc, uses an "
+            f"array in place when its address is a multiple of EIGEN_MAX_ALIGN_BYTES, a constant of the build, and "
+            f"copies it otherwise; `tfgraphs pitfalls --lessons feed-alignment` times the two)")
 
 
 @finding("remote.fetch_cost", ("partition_computes",))

@@ -277,8 +277,8 @@ def document(subs, seconds, jobs, limits):
 
 
 # The keys of an earlier record a row is filled from, and the JSON kinds each must have.
-KEPT = {"name": str, "lab": (int, type(None)), "sha256": str, "status": str, "reason": str, "passed": int, "checks": int,
-        "seconds": (int, float), "outcomes": list}
+KEPT = {"name": str, "lab": (int, type(None)), "sha256": str, "status": str, "reason": str, "passed": int,
+        "checks": int, "seconds": (int, float), "outcomes": list}
 OUTCOME = {"name": str, "passed": bool, "detail": str, "hint": str}
 
 

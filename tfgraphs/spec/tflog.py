@@ -187,7 +187,8 @@ TO_COUNT = ("the function library runtime made, the classic optimizer to its fol
             "constant graph where it found foldable nodes)")
 FOLDER_RUN = "classic folder's run (step -1)"
 # OptimizeGraph (graph_execution_state.cc) makes Grappler's item and a VirtualCluster before RunMetaOptimizer logs.
-GRAPPLER_SET_UP = "BuildGraph: Grappler's item made (the GraphDef, fetches, fake feeds), its virtual cluster, its set-up"
+GRAPPLER_SET_UP = ("BuildGraph: Grappler's item made (the GraphDef, fetches, fake feeds), its virtual cluster, its "
+                   "set-up")
 EXECUTOR = "the executor of the graph that runs made"
 # DirectSession::Run then sets the call frame's fed arguments and the run's state before the run's first line.
 RUN_SET_UP = "the run set up"
