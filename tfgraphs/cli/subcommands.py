@@ -48,9 +48,9 @@ def add_lab(sub):
     check.set_defaults(func=run_lab_check)
     grade = lab_sub.add_parser("grade", help="grade a class: every file of a folder, one row each",
                                description="Every .py and .ipynb given, or under a folder given, judged as `lab "
-                                           "check` judges it, each in a process of its own, --jobs at a time: one "
-                                           "row a submission, then a summary of the class. Exits 0 only when every "
-                                           "check of every file passes.")
+                                           "check` judges it, each in a process of its own, --jobs at a time: the "
+                                           "class's count and summary, then one row a submission. Exits 0 only when "
+                                           "every check of every file passes.")
     grade.add_argument("number", type=lab_number, help="the lab's number, or `all`: each file against the lab its "
                                                        "name or folder names (lab3.py, lab3/, 3-bloat/)")
     grade.add_argument("path", nargs="+", help="folders of submissions (every .py and .ipynb below them), or files")
