@@ -319,3 +319,12 @@ def test_a_notebook_whose_cells_have_no_id_is_checked_without_a_warning(tmp_path
                           text=True, timeout=300)
     assert proc.returncode == 1 and proc.stderr == ""
     assert proc.stdout.splitlines()[-1] == "lab 1: 0 of 4 checks passed"
+
+
+def test_a_reader_that_leaves_early_ends_the_command_quietly():
+    # `tfgraphs report X | head -1`: the reader is gone before the page is written.
+    proc = subprocess.Popen([sys.executable, "-m", "tfgraphs", "report", "--verbose", str(FIXTURES / "compare.json")],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait(60) == 141 and err == ""

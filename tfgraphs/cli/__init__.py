@@ -3,6 +3,7 @@ function declares (spec.options), then lab, report and server (cli.subcommands);
 status 2."""
 
 import argparse
+import os
 import platform
 import signal
 import sys
@@ -233,6 +234,11 @@ def main(argv=None, prog="tfgraphs"):
         return 2
     except KeyboardInterrupt:
         return _stopped(prog)
+    except BrokenPipeError:
+        # The reader of stdout left (`| head`): nothing more can be shown. Python flushes stdout at exit, so it is
+        # pointed at the null device first; the status is a shell's for SIGPIPE.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 128 + getattr(signal, "SIGPIPE", 13)
     except (MemoryError, ImportError) as exc:
         if args.debug or not out_of_memory(exc):
             raise
