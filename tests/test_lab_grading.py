@@ -249,3 +249,23 @@ def test_the_memory_of_a_process_tree_is_counted_and_an_ended_one_holds_none():
         proc.kill()
         proc.wait()
     assert tree_rss(proc.pid) == 0
+
+
+@pytest.mark.parametrize("code, out, err, row", [
+    (None, "", [], ("timeout", "stopped after 660 s in all")),
+    (-9, "Traceback ...\n", ["warming up\n", "Killed\n", "\n"], ("crashed", "the judge ended with status -9: Killed")),
+    (0, json.dumps({"usage": "/x/lab1.py is not a Python file", "checks": 4, "ended": [[7, "sleep"]]}), [],
+     ("unusable", "/x/lab1.py is not a Python file")),
+])
+def test_a_judge_that_sends_no_outcomes_is_a_row_that_says_why(code, out, err, row):
+    sub = Submission("lab1.py", 1, "lab1.py")
+    grading.fill(sub, code, out, err, 660)
+    assert (sub.status, sub.reason) == row and sub.passed == 0
+
+
+def test_an_earlier_record_that_is_not_an_object_is_refused(tmp_path):
+    limits = (60.0, 4 * 2**30)
+    doc = grading.document([], 1.0, 2, limits)
+    (tmp_path / "g.json").write_text(json.dumps({**doc, "submissions": ["x"]}))
+    with pytest.raises(UsageError, match=r"submissions\[0\] is not an object"):
+        grading.earlier(str(tmp_path / "g.json"), limits)
