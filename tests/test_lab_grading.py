@@ -175,7 +175,7 @@ def test_files_of_one_lab_and_a_single_file_as_before(klass, capsys):
     (["lab", "grade", "1", "{tmp}/x.py", "--json", "{tmp}/a.json"],
      "a.json is not a class's grades written by `tfgraphs lab grade --json`; name another file"),
     (["lab", "grade", "1", "{tmp}/x.py", "--json", "{tmp}/b.json"],
-     "b.json: submissions[0].sha256 is missing, not what `tfgraphs lab grade --json` writes"),
+     "b.json: submissions[0].sha256 is missing: not what `tfgraphs lab grade --json` writes"),
 ])
 def test_a_class_with_bad_input_is_refused_before_anything_starts(tmp_path, capsys, args, expected):
     (tmp_path / "empty").mkdir()
@@ -217,7 +217,7 @@ def test_earlier_grades_lend_rows_only_to_the_same_checker_and_limits(tmp_path):
     with pytest.raises(UsageError, match="submissions is not a list"):
         grading.earlier(str(path), limits)
     path.write_text(json.dumps({**doc, "submissions": [{**doc["submissions"][0], "outcomes": [{"name": 1}]}]}))
-    with pytest.raises(UsageError, match=r"submissions\[0\]\.outcomes\[0\]\.name is 1, not what"):
+    with pytest.raises(UsageError, match=r"submissions\[0\]\.outcomes\[0\]\.name is 1, not a string: not what"):
         grading.earlier(str(path), limits)
 
 

@@ -276,9 +276,9 @@ def document(subs, seconds, jobs, limits):
                              "ended": [list(e) for e in s.ended]} for s in subs]}
 
 
-# The keys of an earlier record a row is filled from, and the JSON kinds each must have.
-KEPT = {"name": str, "lab": (int, type(None)), "sha256": str, "status": str, "reason": str, "passed": int,
-        "checks": int, "seconds": (int, float), "outcomes": list}
+# The keys of an earlier record a row is filled from, and the kinds each must have (as records.schema reads them).
+KEPT = {"name": str, "lab": int | None, "sha256": str, "status": str, "reason": str, "passed": int, "checks": int,
+        "seconds": float, "outcomes": tuple}
 OUTCOME = {"name": str, "passed": bool, "detail": str, "hint": str}
 
 
@@ -306,13 +306,18 @@ def earlier(path, limits):
 
 def _check_keys(record, kinds, where):
     """UsageError naming the first key of record missing or not of its kind."""
+    from tfgraphs.records.schema import check_type
+
+    written = "not what `tfgraphs lab grade --json` writes"
     if not isinstance(record, dict):
-        raise UsageError(f"{where} is not an object")
+        raise UsageError(f"{where} is not an object: {written}")
     for key, kind in kinds.items():
-        value = record.get(key)
-        if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
-            raise UsageError(f"{where}.{key} is {'missing' if key not in record else repr(value)[:40]}, not what "
-                             f"`tfgraphs lab grade --json` writes")
+        if key not in record:
+            raise UsageError(f"{where}.{key} is missing: {written}")
+        try:
+            check_type(f"{where}.{key}", record[key], kind)
+        except ValueError as exc:
+            raise UsageError(f"{exc}: {written}") from None
 
 
 def lend(subs, records):
