@@ -338,7 +338,7 @@ def test_a_check_whose_code_holds_more_memory_than_allowed_is_stopped(tmp_path, 
     hog.write_text("import time\nimport numpy as np\nX = np.ones(2**30 // 8)\ntime.sleep(60)\n")   # 1 GiB, held
     assert main(["lab", "check", "1", str(hog), "--memory", "1GiB", "--timeout", "30"]) == 1
     out = capsys.readouterr().out
-    assert "more than the 1.1 GB a check may hold (--memory); stopped" in out and "its processes held" in out
+    assert "more than the 1,073,741,824 a check may hold (--memory); stopped" in out and "its processes held" in out
 
 
 @pytest.mark.parametrize("argv, said", [

@@ -33,7 +33,6 @@ from tfgraphs.labs import DEFAULT_MEMORY_BYTES, known_lab
 from tfgraphs.labs.notebook import as_script, checked_names, relabel, script_of
 from tfgraphs.labs.verdicts import (CHANNEL, DEFAULT_TIMEOUT_S, STOPPED, Outcome, Seen, check_name, decode, encode,
                                     first_line, hint_for, hint_of, judge, limited, print_outcomes, shown)
-from tfgraphs.units import fmt_bytes
 
 LOADING = "loading your file"
 ENDED = "the process running your code ended"   # and one whose process died
@@ -368,7 +367,7 @@ def _waited(events, until, pid, memory_bytes):
     while True:
         held = usercode.tree_rss(pid)
         if held > memory_bytes:
-            return None, (f"{OVER_MEMORY} {fmt_bytes(held)}, more than the {fmt_bytes(memory_bytes)} a check may hold "
+            return None, (f"{OVER_MEMORY} {held:,} bytes, more than the {memory_bytes:,} a check may hold "
                           f"(--memory); stopped")
         try:
             return events.get(timeout=max(min(until - time.monotonic(), POLL_S), 0)), None
