@@ -484,7 +484,7 @@ def test_steady_small_penalty_is_measured():
     assert "pass 1 the slower on 30 of 30 lengths, a median +13.0 ms over a 106.0 ms call" in said
     assert ("Pass 1, every length new, against pass 2, paired by length: function took a median +13.0 ms a call "
             "more, differs (x1.12, 97.5% CI x1.11 to x1.13; n=30 pairs, Holm p<0.001 over 2) (the largest effect of "
-            "2 modes, judged together).") in answer_of(report)
+            "those that differ, 2 modes judged together).") in answer_of(report)
     assert "Pass 1 against pass 2 in function-signature, paired by length: no difference beyond 25% (x1.00" in said
     assert ("function-signature, which fixes only the input signature (it traced 1 time), beside blocked, which also "
             "fixes the block's shape: its pass 1 against pass 2, paired by length: no difference beyond 25%") in said

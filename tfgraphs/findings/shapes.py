@@ -170,8 +170,8 @@ def control_line(view):
 
 @finding("shapes.worst", MEASURED, headline=True,
          template="Pass 1, every length new, against {passes}, paired by length: {mode} took a median {time} a call "
-                  "more, {verdict} (the largest effect of {n} modes, judged together). / No mode's pass 1 differed "
-                  "from {passes}, paired by length, {n} modes judged together ({mode}: {verdict}).",
+                  "more, {verdict} (the largest effect of those that differ, {n} modes judged together). / No mode's "
+                  "pass 1 differed from {passes}, paired by length, {n} modes judged together ({mode}: {verdict}).",
          unless="no mode saw a length twice, or the control moved")
 def worst(view):
     """The mode whose pass 1 paid most over the later passes, by its judged ratio, every mode's test in the family."""
@@ -199,8 +199,9 @@ def worst(view):
                        *tests)]
     most = max(paid, key=lambda c: c.penalty.effect)
     return [judged(f"Pass 1, every length new, against {later}, paired by length: {most.mode} took a median "
-                   f"{signed(most.extra_s)} a call more, {most.penalty.brief()} (the largest effect of {len(costs)} "
-                   f"modes, judged together).", most.penalty, *(t for t in tests if t is not most.penalty))]
+                   f"{signed(most.extra_s)} a call more, {most.penalty.brief()} (the largest effect of those that "
+                   f"differ, {len(costs)} modes judged together).", most.penalty,
+                   *(t for t in tests if t is not most.penalty))]
 
 
 @finding("shapes.traces", ("traces",), headline=True, template="tf.function traced {mode} {n}x, ...",

@@ -33,18 +33,22 @@ def judges_record(facts, seen):
     return {"returned": facts, **seen.record}
 
 
+def _cut(record):
+    """((mark, its first run, sessions opened before it, its time), the next one's) of each part of a check's body,
+    the record's end standing for the mark after the last."""
+    marks = list(record["marks"]) + [("", len(record["runs"]), record["sessions"], record["taken"])]
+    return zip(marks, marks[1:])
+
+
 def _parts(record):
     """{mark: (runs, sessions opened)} of each part of a check's body, as its marks cut the judge's record."""
-    marks = list(record["marks"]) + [("", len(record["runs"]), record["sessions"], record["taken"])]
-    return {name: (record["runs"][at:marks[i + 1][1]], marks[i + 1][2] - opened)
-            for i, (name, at, opened, _) in enumerate(marks[:-1])}
+    return {name: (record["runs"][at:after[1]], after[2] - opened) for (name, at, opened, _), after in _cut(record)}
 
 
 def _windows(record):
     """{mark: seconds from it to the next mark, or to the record's taking}: by the judge's clock, the longest any
     time measured within that part of the body can be."""
-    marks = list(record["marks"]) + [("", 0, 0, record["taken"])]
-    return {name: marks[i + 1][3] - at for i, (name, _, _, at) in enumerate(marks[:-1])}
+    return {name: after[3] - at for (name, _, _, at), after in _cut(record)}
 
 
 # Lab 4: one shape only.
