@@ -7,11 +7,11 @@
 Each page is loaded from a local server on 127.0.0.1 and its DOM, after the page's scripts ran, is checked: its
 scripts threw nothing, a page whose markdown has a table shows a <table>, every fenced code block's text is on the
 page with a copy button, every internal href and src answers 200, and every #anchor names an id on its target page.
-External links are listed, never fetched. The search index must hold every page. Then every page is laid out at
-1280x900, where nothing visible may need horizontal scrolling (prose, tables, figures) and a terminal block keeps its
-lines, scrolling sideways inside itself, and at 390x800, a phone, where prose and figures must fit. A lesson (a page
-with a lesson block) shows on its first screen at 1280x900 its answer, in dark text in an admonition, and the top of
-its first figure within 1350 px (site_layout.py).
+External links are listed, never fetched. The search index must hold every page. Each page is loaded once, at
+1280x900, and resized for the other layout. It is laid out at 1280x900, where nothing visible may need horizontal
+scrolling (prose, tables, figures) and a terminal block keeps its lines, scrolling sideways inside itself, and at
+390x800, a phone, where prose and figures must fit. A lesson (a page with a lesson block) shows on its first screen at
+1280x900 its answer, in dark text in an admonition, and the top of its first figure within 1350 px (site_layout.py).
 """
 
 import functools
@@ -31,7 +31,7 @@ from pathlib import Path
 from urllib.parse import unquote, urldefrag, urljoin, urlsplit
 
 from headless_chromium import BROWSERS, PAGE_TIMEOUT, Browser, find_browser
-from site_layout import layout_problems
+from site_layout import FIRST_SCREEN, loaded_problems
 
 ROOT = Path(__file__).resolve().parent.parent
 FENCE = re.compile(r"^(`{3,})[^\n]*\n(.*?)^\1[ \t]*$", re.M | re.S)
@@ -190,18 +190,21 @@ def site_pages():
 
 
 def check_pages(pages, base, browser):
-    """{url: problems}, the sorted external links and {url: Dom} of PAGES [(url, markdown)] served at BASE."""
+    """{url: problems}, the sorted external links and {url: Dom} of PAGES [(url, markdown)] served at BASE: each page
+    loaded once, at the first screen's size, its DOM read and then its layouts checked (site_layout)."""
     urls = [urljoin(base, url) for url, _ in pages]
-    doms, thrown = {}, {}
-    for url in urls:
+    doms, thrown, laid_out = {}, {}, {}
+    browser.viewport(*FIRST_SCREEN)
+    for url, (_, markdown) in zip(urls, pages):
         html, thrown[url] = browser.dom(url)
         doms[url] = parse(html)
+        laid_out[url] = loaded_problems(browser, lesson="<!-- lesson: " in markdown)
     fetch = fetcher(doms)
     problems, external = {}, set()
     for url, (_, markdown) in zip(urls, pages):
         broken, outside = link_problems(url, doms[url], fetch)
         errors = [f"script error: {error}" for error in thrown[url]]
-        problems[url] = errors + content_problems(markdown, doms[url]) + broken
+        problems[url] = errors + content_problems(markdown, doms[url]) + broken + laid_out[url]
         external.update(outside)
     return problems, sorted(external), doms
 
@@ -247,9 +250,6 @@ def main(argv):
         browser = Browser(path, Path(workdir) / "profile")
         try:
             problems, external, doms = check_pages(listed, base, browser)
-            lessons = {urljoin(base, url) for url, markdown in listed if "<!-- lesson: " in markdown}
-            for url, found in layout_problems(list(problems), browser, lessons).items():
-                problems[url] += found
         finally:
             browser.close()
             server.shutdown()

@@ -129,18 +129,15 @@ def split_problems(browser, url, width, height):
     return _splitting(browser, width)
 
 
-def page_problems(browser, url, width, height, selector):
-    """Overflow, split cells (at the first screen's width) and wrapped terminal blocks, from one load of the page."""
-    _load(browser, url, width, height)
-    found = _overflowing(browser, width, selector)
-    found += _splitting(browser, width) if width == FIRST_SCREEN[0] else []
-    return found + _wrapping(browser, width)   # last: unfolding the <details> changes the page
-
-
 def lesson_problems(browser, url):
     """What the lesson at URL lacks on its first screen: its answer, in dark text in an admonition, and its figure."""
+    _load(browser, url, *FIRST_SCREEN)
+    return _first_screen(browser)
+
+
+def _first_screen(browser):
+    """What the loaded lesson, laid out at the first screen's size, lacks on its first screen."""
     width, height = FIRST_SCREEN
-    _load(browser, url, width, height)
     seen = browser.evaluate(LESSON.replace("TITLE", json.dumps(ANSWER_TITLE))) or {}
     problems = []
     if "kind" not in seen:
@@ -160,12 +157,26 @@ def lesson_problems(browser, url):
     return [f"at {width}x{height}: {problem}" for problem in problems]
 
 
-def layout_problems(urls, browser, lessons=()):
-    """{url: problems} of every layout in LAYOUTS, and of the first screen of each url in LESSONS."""
-    problems = {url: [] for url in urls}
+def loaded_problems(browser, lesson=False):
+    """Every layout's problems of the page just loaded at the first screen's size, and a lesson's first screen: the
+    window is resized for each other layout, as a reader's would be, not the page loaded again."""
+    found = _first_screen(browser) if lesson else []
     for width, height, selector in LAYOUTS:
-        for url in urls:
-            problems[url] += page_problems(browser, url, width, height, selector)
+        browser.viewport(width, height)
+        found += _overflowing(browser, width, selector)
+        found += _splitting(browser, width) if width == FIRST_SCREEN[0] else []
+    # Last: unfolding the <details> changes the page.
+    for width, height, _ in LAYOUTS:
+        browser.viewport(width, height)
+        found += _wrapping(browser, width)
+    browser.viewport(*FIRST_SCREEN)
+    return found
+
+
+def layout_problems(urls, browser, lessons=()):
+    """{url: problems} of every layout in LAYOUTS, and of the first screen of each url in LESSONS, a load each."""
+    problems = {}
     for url in urls:
-        problems[url] += lesson_problems(browser, url) if url in lessons else []
+        _load(browser, url, *FIRST_SCREEN)
+        problems[url] = loaded_problems(browser, url in lessons)
     return problems
