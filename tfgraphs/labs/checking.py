@@ -83,17 +83,24 @@ def gather(check, module):
         return None, Outcome(check_name(check), False, detail, hint_for(check, message))
 
 
-def run_check(check, module, timeout_s=DEFAULT_TIMEOUT_S):
+def run_check(check, module, timeout_s=DEFAULT_TIMEOUT_S, sent=None):
     """One check in this process, its facts passed through the same plain-data form as between the processes, the
-    runs its body asks for made by an Observer here as the judge makes them."""
+    runs its body asks for made by an Observer here as the judge makes them. SENT, kept across the checks of one
+    module, holds the facts first gathered for each key checks share (shares): the child sends those once."""
     observer = observer_of(check)
     CHANNEL[0] = lambda request: decode(encode(observer.answer(decode(encode(request)))))
+    key = getattr(check, "shares", None)
     try:
-        with limited(timeout_s):
-            found, failed = gather(check, module)
-        if failed:
-            return failed
-        facts = decode(encode(found))
+        if sent is not None and key in sent:
+            facts = sent[key]
+        else:
+            with limited(timeout_s):
+                found, failed = gather(check, module)
+            if failed:
+                return failed
+            facts = decode(encode(found))
+            if sent is not None and key is not None:
+                sent[key] = facts
         if getattr(check, "observe", None):
             facts = check.observe(facts, Seen(module.__file__, decode(encode(observer.record())), timeout_s,
                                               timeout_s))
