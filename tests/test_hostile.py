@@ -9,12 +9,13 @@ import stat
 import subprocess
 import sys
 import time
+import warnings
 from pathlib import Path
 
 import psutil
 import pytest
 
-from conftest import needs_private_network
+from conftest import needs_private_network, run_main
 from tfgraphs.cli import main
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -307,7 +308,7 @@ def test_a_server_that_accepts_and_never_answers_becomes_a_failed_row(tmp_path):
     assert [(r["status"], r["error"]) for r in doc["variants"]] == [("failed", "worker killed after the 3 s timeout")]
 
 
-def test_a_notebook_whose_cells_have_no_id_is_checked_without_a_warning(tmp_path):
+def test_a_notebook_whose_cells_have_no_id_is_checked_without_a_warning(tmp_path, capfd):
     notebook = json.loads((Path(__file__).parent.parent / "tfgraphs" / "labs" / "course" / "1-feed" /
                            "starter.ipynb").read_text())
     notebook["nbformat_minor"] = 5
@@ -315,9 +316,10 @@ def test_a_notebook_whose_cells_have_no_id_is_checked_without_a_warning(tmp_path
         cell.pop("id", None)   # as older tools save them
     path = tmp_path / "noid.ipynb"
     path.write_text(json.dumps(notebook))
-    proc = subprocess.run([sys.executable, "-m", "tfgraphs", "lab", "check", "1", str(path)], capture_output=True,
-                          text=True, timeout=300)
-    assert proc.returncode == 1 and proc.stderr == ""
+    with warnings.catch_warnings(record=True) as warned:
+        warnings.simplefilter("always")   # as a fresh interpreter would print it, once
+        proc = run_main(capfd, "lab", "check", 1, path)
+    assert proc.returncode == 1 and proc.stderr == "" and [str(w.message) for w in warned] == []
     assert proc.stdout.splitlines()[-1] == "lab 1: 0 of 4 checks passed"
 
 

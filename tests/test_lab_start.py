@@ -6,8 +6,6 @@ and to show that a notebook that fails to import leaves one line on stderr of a 
 
 import io
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -134,12 +132,11 @@ def test_every_copied_file_ships_as_package_data():
     assert shipped - wanted == {Path("course/README.md")}
 
 
-def test_a_notebook_that_fails_to_import_is_named_not_its_temporary_file(tmp_path):
+def test_a_notebook_that_fails_to_import_is_named_not_its_temporary_file(tmp_path, capfd):
     import nbformat
 
     path = tmp_path / "broken.ipynb"
     nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("def f(:\n    pass")]), path)
-    proc = subprocess.run([sys.executable, "-m", "tfgraphs", "lab", "check", "1", str(path)], capture_output=True,
-                          text=True, timeout=120)
+    proc = run_main(capfd, "lab", "check", 1, path)
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1
     assert f"{path} (its code cells as one .py" in proc.stderr and "tfgraphs-notebook-" not in proc.stderr

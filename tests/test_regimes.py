@@ -1,16 +1,14 @@
 """The fold-everything regime: measured by the worker, and never spanned by a ratio or a fit."""
 
-import json
 from dataclasses import replace
-import subprocess
-import sys
 
 import pytest
 
 from conftest import words
 from tfgraphs.findings import compare as why
 from tfgraphs.findings import sweep as growth
-from tfgraphs.processes import to_argv
+from tfgraphs import processes
+from tfgraphs.jobs.runner import Progress, run_worker
 from tfgraphs.records import sweep as fits
 from fakes import results
 from tfgraphs.records.results import Measurement, Row
@@ -22,10 +20,11 @@ DATA = network.data_bytes(1000, "float64")
 
 
 def seed_doc(variant, batch, mode="timed"):
-    task = SeedTask(variant=variant, batch=batch, runs=1, mode=mode)
-    proc = subprocess.run([sys.executable, *to_argv(task)], capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    return json.loads(proc.stdout)
+    """The document of one worker measuring the seed network, forked as a command's workers are."""
+    with processes.workers():
+        doc = run_worker(SeedTask(variant=variant, batch=batch, runs=1, mode=mode), variant, Progress(1, quiet=True))
+    assert doc["status"] == "ok", doc
+    return doc
 
 
 def test_the_partition_graphs_say_whether_the_network_was_folded():
