@@ -52,6 +52,16 @@ def serve(tmp_path):
         server.server_close()
 
 
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    """One headless Chromium for the tests of what it shows."""
+    if find_browser() is None:
+        pytest.skip("no Chromium found")
+    opened = Browser(find_browser(), tmp_path_factory.mktemp("browser") / "profile")
+    yield opened
+    opened.close()
+
+
 def api_entries(text):
     """[(python path, heading)] of every `::: path` directive on the API page, the heading option if set, and of
     every `<!-- function: NAME -->` marker (a command's function, made by the registry)."""
@@ -155,13 +165,9 @@ def test_broken_links_and_anchors_are_reported_and_external_ones_only_listed(ser
 
 
 @needs_browser
-def test_the_browser_returns_the_dom_after_scripts_ran_and_their_errors(serve, tmp_path):
+def test_the_browser_returns_the_dom_after_scripts_ran_and_their_errors(serve, browser):
     base = serve({"scripted.html": SCRIPTED})
-    browser = Browser(find_browser(), tmp_path / "profile")
-    try:
-        html, errors = browser.dom(base + "scripted.html")
-    finally:
-        browser.close()
+    html, errors = browser.dom(base + "scripted.html")
     assert check_site.parse(SCRIPTED).tables == 0 and check_site.parse(html).tables == 1
     assert len(errors) == 1 and "undefinedFunction" in errors[0], errors
 
@@ -175,15 +181,11 @@ FITTING = ('<html><body><div class="md-content__inner" style="max-width:600px"><
 
 
 @needs_browser
-def test_a_page_that_needs_horizontal_scrolling_fails_the_layout_check(serve, tmp_path):
+def test_a_page_that_needs_horizontal_scrolling_fails_the_layout_check(serve, browser):
     base = serve({"wide.html": OVERFLOWING, "fits.html": FITTING})
-    browser = Browser(find_browser(), tmp_path / "profile")
-    try:
-        wide = site_layout.overflow_problems(browser, base + "wide.html", 1280, 800, site_layout.EVERYTHING)
-        phone = site_layout.overflow_problems(browser, base + "wide.html", 390, 800, site_layout.PROSE)
-        fits = site_layout.layout_problems([base + "fits.html"], browser)
-    finally:
-        browser.close()
+    wide = site_layout.overflow_problems(browser, base + "wide.html", 1280, 800, site_layout.EVERYTHING)
+    phone = site_layout.overflow_problems(browser, base + "wide.html", 390, 800, site_layout.PROSE)
+    fits = site_layout.layout_problems([base + "fits.html"], browser)
     # The unbreakable paragraph and the code block wider than the page; not the terminal block that scrolls inside
     # itself, nor the code folded away in a closed <details>.
     assert wide == [f"at 1280px, needs horizontal scrolling: {'p ' + 'y' * 50!r}",
@@ -229,14 +231,10 @@ QUOTE = f'<blockquote style="color:#8a8a8a"><p><strong>{ANSWER}</strong></p><p>E
 
 
 @needs_browser
-def test_a_terminal_block_that_wraps_and_a_word_split_in_a_table_fail_the_layout_check(serve, tmp_path):
+def test_a_terminal_block_that_wraps_and_a_word_split_in_a_table_fail_the_layout_check(serve, browser):
     base = serve({"wraps.html": WRAPPING, "table.html": TABLE})
-    browser = Browser(find_browser(), tmp_path / "profile")
-    try:
-        wrapped = site_layout.wrapped_problems(browser, base + "wraps.html", 1280, 900)
-        split = site_layout.split_problems(browser, base + "table.html", 1280, 900)
-    finally:
-        browser.close()
+    wrapped = site_layout.wrapped_problems(browser, base + "wraps.html", 1280, 900)
+    split = site_layout.split_problems(browser, base + "table.html", 1280, 900)
     # The folded block is unfolded and checked too; the block that scrolls sideways keeps its lines.
     assert wrapped == [f"at 1280px, a terminal block wraps its lines: {'a' * 60!r}",
                        f"at 1280px, a terminal block wraps its lines: {'b ' * 30!r}"], wrapped
@@ -244,17 +242,13 @@ def test_a_terminal_block_that_wraps_and_a_word_split_in_a_table_fail_the_layout
 
 
 @needs_browser
-def test_a_lesson_needs_its_answer_in_dark_text_in_an_admonition_and_its_figure_near_the_top(serve, tmp_path):
+def test_a_lesson_needs_its_answer_in_dark_text_in_an_admonition_and_its_figure_near_the_top(serve, browser):
     pages = {"good.html": lesson_page(ADMONITION, above=100, figure_at=100),
              "quoted.html": lesson_page(QUOTE, above=100, figure_at=100),
              "low.html": lesson_page(ADMONITION, above=950, figure_at=10),
              "none.html": lesson_page("<p>no answer</p>", figure_at=1500)}
     base = serve(pages)
-    browser = Browser(find_browser(), tmp_path / "profile")
-    try:
-        found = {name: site_layout.lesson_problems(browser, base + name) for name in pages}
-    finally:
-        browser.close()
+    found = {name: site_layout.lesson_problems(browser, base + name) for name in pages}
     assert found["good.html"] == []
     assert [p.split(": ", 1)[1].split(" (")[0] for p in found["quoted.html"]] == [
         "the answer is in a quote, not an admonition", "the answer's text is pale"], found
