@@ -52,8 +52,8 @@ needs_private_network = pytest.mark.skipif(
 
 # Files whose tests read a session-scoped run (compare_json, explain_json; built_site; lab 7's watch of a file, which
 # labs.under_watch keeps for the process) go to one xdist worker together, so each run happens once.
-SHARED_RUNS = {**dict.fromkeys(("test_api.py", "test_compare.py", "test_evidence.py", "test_explain.py"),
-                               "session_runs"),
+SHARED_RUNS = {**dict.fromkeys(("test_api.py", "test_compare.py", "test_evidence.py", "test_explain.py",
+                                "test_stages.py"), "session_runs"),
                **dict.fromkeys(("test_docs.py", "test_site.py"), "built_site"),
                **dict.fromkeys(("test_labs.py", "test_lab_checks.py"), "lab_checks")}
 # The groups that spend longest in TensorFlow processes are handed out first: one of them started last would keep
@@ -157,7 +157,16 @@ def pytest_xdist_make_scheduler(config, log):
     return SharedRunScheduling(config, log)
 
 
+# The session-scoped runs, and the group a file reading one must be in, so that the run is made on one worker only.
+SESSION_RUN_GROUPS = {"compare_json": "session_runs", "explain_json": "session_runs", "built_site": "built_site"}
+
+
 def pytest_collection_modifyitems(config, items):
+    misplaced = sorted({f"{item.nodeid.split('::', 1)[0]} reads {name}" for item in items
+                        for name in set(item.fixturenames) & set(SESSION_RUN_GROUPS)
+                        if xdist_group(item.nodeid.split("::", 1)[0]) != SESSION_RUN_GROUPS[name]})
+    if misplaced:
+        raise pytest.UsageError(f"add to SHARED_RUNS in tests/conftest.py: {'; '.join(misplaced)}")
     if hasattr(config, "workerinput"):   # an xdist worker: the order collected is the order the units are handed out
         rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
         items.sort(key=lambda item: rank.get(xdist_group(item.nodeid.split("::", 1)[0]), len(rank)))
