@@ -106,14 +106,15 @@ def check(number, path):
 def test_check_takes_a_notebook(tmp_path, capfd):
     """A notebook is checked as its code cells: the starter's fails, the solution's as a notebook passes."""
     jupytext = pytest.importorskip("jupytext")
-    code, out = check(4, COURSE / "4-shapes" / "starter.ipynb")
+    # Lab 3: the quickest to judge of the labs whose checks run the student's graphs.
+    code, out = check(3, COURSE / "3-bloat" / "starter.ipynb")
     assert code == 1 and "WRONG" in out, out
-    solution = jupytext.read(COURSE.parent.parent.parent / "tests" / "lab_solutions" / "lab4.py")
+    solution = jupytext.read(COURSE.parent.parent.parent / "tests" / "lab_solutions" / "lab3.py")
     jupytext.write(solution, tmp_path / "solved.ipynb")
-    code, out = check(4, tmp_path / "solved.ipynb")
-    assert code == 0 and out.strip().endswith("lab 4: 2 of 2 checks passed"), out
+    code, out = check(3, tmp_path / "solved.ipynb")
+    assert code == 0 and out.strip().endswith("lab 3: 3 of 3 checks passed"), out
     (tmp_path / "broken.ipynb").write_text("{not json")
-    proc = run_main(capfd, "lab", "check", 4, tmp_path / "broken.ipynb")
+    proc = run_main(capfd, "lab", "check", 3, tmp_path / "broken.ipynb")
     assert proc.returncode == 2 and "is not a notebook jupytext can read" in proc.stderr
 
 
