@@ -102,17 +102,21 @@ def _started(proc):
     return proc.started
 
 
-def test_a_scope_of_fresh_workers_forks_none_and_a_scope_forks_from_its_own_server(own_servers):
+def test_a_scope_of_fresh_workers_forks_none_and_a_scope_that_fails_ends_its_own_server_and_workers(own_servers):
     assert _started(_seed()) == "fresh"   # outside a command's scope, no server of its own
     with processes.workers(fork=False):
         assert _started(_seed()) == "fresh"
-    with processes.workers():
-        proc = _seed()
-        server = psutil.Process(proc.pid).parent()
-        doc = json.loads(proc.stdout.read())
-        assert (proc.wait(60), proc.started, doc["status"]) == (0, "forked", "ok")
-        assert server.ppid() == os.getpid()
-    assert not psutil.pid_exists(server.pid) or server.status() == psutil.STATUS_ZOMBIE
+    with pytest.raises(RuntimeError, match="the parent failed"):
+        with processes.workers():
+            proc = _seed()
+            server = psutil.Process(proc.pid).parent()
+            doc = json.loads(proc.stdout.read())
+            assert (proc.wait(60), proc.started, doc["status"]) == (0, "forked", "ok")
+            assert server.ppid() == os.getpid()
+            worker = processes.start([sys.executable, *SEED, "--runs", "1000000"], stdout=subprocess.DEVNULL,
+                                    stderr=subprocess.DEVNULL, env=WORKERS)   # measuring when the parent fails
+            raise RuntimeError("the parent failed")
+    assert _all_gone([worker.pid, server.pid])
 
 
 def test_a_logged_worker_is_forked_from_a_server_whose_import_had_its_log_settings():
@@ -181,16 +185,6 @@ def test_the_commands_end_while_a_forked_worker_measures_leaves_no_process(sig, 
             proc.wait()
             raise
     assert _all_gone(pids)
-
-
-def test_a_parent_that_fails_mid_run_ends_its_server_and_workers(own_servers):
-    with pytest.raises(RuntimeError, match="the parent failed"):
-        with processes.workers():
-            worker = processes.start([sys.executable, *SEED, "--runs", "1000000"], stdout=subprocess.DEVNULL,
-                                    stderr=subprocess.DEVNULL, env=WORKERS)
-            server = psutil.Process(worker.pid).ppid()
-            raise RuntimeError("the parent failed")
-    assert _all_gone([worker.pid, server])
 
 
 def test_a_worker_past_its_timeout_is_a_failed_row_and_leaves_no_process(capfd, tmp_path, monkeypatch):
