@@ -17,7 +17,7 @@ import uuid
 
 import pytest
 
-from conftest import needs_private_network, run_main, running, words
+from conftest import interruptible, needs_private_network, run_main, running, words
 from tfgraphs import processes
 from tfgraphs.errors import UsageError
 from tfgraphs.findings import remote as why
@@ -79,7 +79,7 @@ def mark(monkeypatch):
 
 def cli(*args, env=None):
     return subprocess.Popen([sys.executable, "-m", "tfgraphs", *map(str, args)], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=env)
+                            stderr=subprocess.PIPE, text=True, env=env, preexec_fn=interruptible)
 
 
 def test_compare_on_a_fresh_local_server_writes_both_rows_with_their_bytes(mark, tmp_path):

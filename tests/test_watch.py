@@ -16,7 +16,7 @@ import numpy as np
 import psutil
 import pytest
 
-from conftest import run_cli, run_main, words
+from conftest import interruptible, run_cli, run_main, words
 from tfgraphs.findings.watch import diagnosis_sentence as sentence_of
 from tfgraphs.records.judge import Verdict
 from tfgraphs.records.one_record import Watching, diagnoses
@@ -483,7 +483,7 @@ def test_ctrl_c_reports_what_was_seen_then_exits_130(tmp_path, whole_group, own_
     out = tmp_path / "seen.json"
     proc = subprocess.Popen([sys.executable, "-m", "tfgraphs", "watch", "--tf1", "--quiet", "--json", str(out),
                              str(SCRIPTS / "waits.py")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
+                            start_new_session=True, preexec_fn=interruptible)
     assert proc.stdout.readline() == "ready\n"
     children = psutil.Process(proc.pid).children(recursive=True)
     if whole_group:   # a terminal's Ctrl-C reaches every process of the foreground group
