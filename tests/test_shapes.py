@@ -108,7 +108,8 @@ def test_blocked_rejects_bad_block(tf):
 
 def test_exported_lazily():
     # A fresh interpreter imports the package without TensorFlow; the name, asked for here, is the worker's function.
-    code = "import sys, tfgraphs; assert 'tensorflow' not in sys.modules and 'tfgraphs.worker.graphs' not in sys.modules"
+    code = ("import sys, tfgraphs\n"
+            "assert 'tensorflow' not in sys.modules and 'tfgraphs.worker.graphs' not in sys.modules")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     import tfgraphs
