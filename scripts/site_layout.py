@@ -1,8 +1,9 @@
 """How a docs page is laid out in the browser: what reaches past the page, which terminal blocks wrap, and what a
 lesson shows on its first screen.
 
-    from site_layout import layout_problems
-    problems = layout_problems(urls, browser, lessons={url, ...})   # {url: [one line per problem]}
+    from site_layout import layout_problems, loaded_problems
+    problems = layout_problems(urls, browser, lessons={url, ...})   # {url: [one line per problem]}, a load each
+    found = loaded_problems(browser, lesson=True)   # the page the browser just loaded at FIRST_SCREEN (check_site)
 """
 
 import json
