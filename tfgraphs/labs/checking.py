@@ -48,6 +48,9 @@ CHECK_MODULES = {1: "tfgraphs.labs.rerun", 2: "tfgraphs.labs.rerun", 3: "tfgraph
 MAX_SOLUTION_BYTES = 64 * 2**20
 # One event from the child at most (lab 4's 21 GraphDefs are a few MB): a longer line is not read into the judge.
 MAX_EVENT_CHARS = 64 * 2**20
+# TensorFlow's C++ log level in the child, unless the user set one: it is read as TensorFlow loads, so it goes in the
+# environment the child starts with (a forked child's TensorFlow loaded in its server) and not only in its __main__.
+CHILD_LOG_LEVEL = {"TF_CPP_MIN_LOG_LEVEL": "3"}
 
 
 # The child's side: the student's file loaded, each check's body run on it.
@@ -263,7 +266,7 @@ def _one_child(number, path, limits, checks, ended, sent):
     argv = [sys.executable, "-m", "tfgraphs.labs.checking", str(number), str(path), str(first), str(os.getpid())]
     with tempfile.TemporaryDirectory(prefix="tfgraphs-lab-") as scratch:
         proc = processes.start(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True, env=dict(os.environ, TMPDIR=scratch))
+                               text=True, env={**CHILD_LOG_LEVEL, **os.environ, "TMPDIR": scratch})
         proc.session = None   # the child's session once it says it leads one: what it leaves behind is found there
         try:
             return _follow(proc, limits, checks, sent, path)
@@ -449,7 +452,7 @@ def check_namespace(number, namespace, timeout_s, stream=None):
 
 
 if __name__ == "__main__":
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    os.environ.update({**CHILD_LOG_LEVEL, **os.environ})
     sys.stdout.flush()
     os._exit(child(int(sys.argv[1]), sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else 0,
                    int(sys.argv[4]) if len(sys.argv) > 4 else None))
