@@ -1,6 +1,7 @@
 """Adding a measuring command is a registry entry plus the command's own modules: the toy command of
-tests/toy_command (its job, worker, record and renderer) is registered here, and runs from the command line, from
-Python and from its saved document, its worker started by the runner as every command's workers are."""
+tests/toy_command (its job, worker, record and renderer) is registered here, and runs from the command line, its
+worker started by the runner as every command's workers are; its saved document reads back from Python and the
+command line, and its Python function refuses what the command refuses."""
 
 import json
 import os
@@ -48,7 +49,9 @@ def toy(monkeypatch):
     # A worker outside tfgraphs.worker starts as a fresh `python -m toy_command.worker`: tests/ is on its path.
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(TESTS), *filter(None, [os.environ.get("PYTHONPATH")])]))
     entry = _entry()
-    registered = ((commands, "COMMANDS", entry), (commands, "FUNCTIONS", entry.function()),
+    # FUNCTIONS before COMMANDS: FUNCTIONS makes a registered command's function when asked for it, and the value
+    # monkeypatch restores is the one it finds before setting.
+    registered = ((commands, "FUNCTIONS", entry.function()), (commands, "COMMANDS", entry),
                   (results, "DOCUMENTS", _document(Toy)))
     for module, name, value in registered:
         monkeypatch.setitem(getattr(module, name), "toy", value)
@@ -62,7 +65,8 @@ def test_a_command_is_its_own_modules_and_one_entry(toy):
     assert "toy" in build_parser().format_help()
 
 
-def test_the_toy_runs_from_the_command_line_python_and_its_document(toy, tmp_path, capfd):
+def test_the_toy_runs_from_the_command_line_and_its_document_reads_back(toy, tmp_path, capfd):
+    # One real run, from the command line; Python's function is the same entry's (its refusal is tested below).
     path = tmp_path / "toy.json"
     ran = run_main(capfd, "toy", "--size", 10, "--json", path, "--quiet")
     assert ran.returncode == 0, ran.stdout + ran.stderr
@@ -76,12 +80,10 @@ def test_the_toy_runs_from_the_command_line_python_and_its_document(toy, tmp_pat
 
     again = run_main(capfd, "report", path)
     assert again.returncode == 0 and again.stdout == ran.stdout
-
-    assert tfgraphs.toy is commands.FUNCTIONS["toy"]
-    found = tfgraphs.toy(size=10, quiet=True)
+    found = tfgraphs.report(path)
+    assert found.text() == ran.stdout
     assert found.rows[0]["tensor_content_bytes"] == reference.nbytes and not found.failed
-    assert str(found).splitlines()[:2] == ran.stdout.splitlines()[:2]
-    assert tfgraphs.report(path).text() == ran.stdout
+    assert tfgraphs.toy is commands.FUNCTIONS["toy"]
 
 
 def test_a_bad_size_is_refused_in_one_line(toy, capfd):
