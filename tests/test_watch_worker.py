@@ -1,7 +1,8 @@
-"""The watch worker on real TensorFlow: tiny scripts run as `python SCRIPT` would, and the document they leave."""
+"""The watch worker on real TensorFlow: tiny scripts run as `python SCRIPT` would, and the document they leave. Each
+runs in a fresh interpreter, as the product starts it, but the clean script's, forked from the session's server as
+the tests' commands start it (forking/sitecustomize.py)."""
 
 import json
-import signal
 import statistics
 import subprocess
 import sys
@@ -10,7 +11,7 @@ import textwrap
 import numpy as np
 import pytest
 
-from conftest import interruptible
+from tfgraphs import processes
 from tfgraphs.machine import installed_tf_version
 
 MIN_BYTES = 1000
@@ -34,9 +35,15 @@ def watch_command(script, out, *args, tf1=False):
             *(["--tf1"] if tf1 else []), "--", str(script), *args]
 
 
-def watch(script, out, *args, tf1=False):
-    """Run the worker on script; return (CompletedProcess, document)."""
-    proc = subprocess.run(watch_command(script, out, *args, tf1=tf1), capture_output=True, text=True, timeout=300)
+def watch(script, out, *args, tf1=False, forked=False):
+    """Run the worker on script, fresh or forked; return (CompletedProcess, document)."""
+    argv = watch_command(script, out, *args, tf1=tf1)
+    if not forked:
+        proc = subprocess.run(argv, capture_output=True, text=True, timeout=300)
+    else:
+        with open(f"{out}.stdout", "w+") as stdout, open(f"{out}.stderr", "w+") as stderr:
+            code = processes.start(argv, stdout=stdout, stderr=stderr).wait(300)
+            proc = subprocess.CompletedProcess(argv, code, *(f.seek(0) or f.read() for f in (stdout, stderr)))
     return proc, json.loads(out.read_text())
 
 
@@ -155,7 +162,7 @@ raise RuntimeError("the clean script fails here")  # @raise
 
 def test_clean_script_has_no_findings_and_its_error_is_the_users(tmp_path):
     script, marks = write_script(tmp_path, "clean.py", CLEAN_SCRIPT)
-    proc, doc = watch(script, tmp_path / "doc.json", tf1=True)
+    proc, doc = watch(script, tmp_path / "doc.json", tf1=True, forked=True)
     assert proc.returncode == 1
     shown = traceback_text(proc.stderr).splitlines()
     # The traceback starts at the script: none of the runner's frames (tfgraphs, runpy) come before it.
@@ -195,40 +202,6 @@ def test_script_without_tensorflow_sees_what_python_gives(tmp_path):
                    "argv": [str(script), *args], "tf1": False, "min_bytes": MIN_BYTES, "exit_code": 0,
                    "ended": "exit", "touched_tensorflow": False, "runs": 0, "graph_ops": 0, "calls": [], "consts": [],
                    "growth": [], "feeds": [], "functions": [], "sessions": []}
-
-
-SLEEPING_SCRIPT = """
-import time
-import tensorflow.compat.v1 as tf
-tf.disable_v2_behavior()
-x = tf.placeholder(tf.float32, [2])
-with tf.Session() as sess:
-    sess.run(x * 2, {x: [1.0, 2.0]})  # @run
-    print("ready", flush=True)
-    while True:
-        time.sleep(0.05)
-"""
-
-
-def test_ctrl_c_exits_130_and_keeps_what_was_seen(tmp_path):
-    script, marks = write_script(tmp_path, "sleepy.py", SLEEPING_SCRIPT)
-    out = tmp_path / "doc.json"
-    child = subprocess.Popen(watch_command(script, out), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                             preexec_fn=interruptible)
-    try:
-        assert child.stdout.readline() == "ready\n"
-        child.send_signal(signal.SIGINT)
-        _, stderr = child.communicate(timeout=60)
-    finally:
-        child.kill()
-    assert child.returncode == 130
-    # Where the interrupt lands (the print or the sleep) is the scheduler's choice; it is in the script.
-    shown = traceback_text(stderr).splitlines()
-    assert shown[1].startswith(f'  File "{script}", line ') and shown[-1] == "KeyboardInterrupt"
-    doc = json.loads(out.read_text())
-    assert (doc["status"], doc["exit_code"], doc["ended"], doc["runs"], doc["tf1"]) == ("ok", 130, "interrupted", 1,
-                                                                                         False)
-    assert [(c["file"], c["line"], c["kind"], c["n"]) for c in doc["calls"]] == [(str(script), marks["run"], "run", 1)]
 
 
 def test_watching_in_process_records_a_tiny_graph_and_restores_the_session():
