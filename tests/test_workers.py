@@ -102,10 +102,18 @@ def _started(proc):
     return proc.started
 
 
-def test_a_scope_of_fresh_workers_forks_none_and_a_scope_that_fails_ends_its_own_server_and_workers(own_servers):
+def test_a_scope_of_fresh_workers_forks_none_and_a_scope_that_fails_ends_its_own_server_and_workers(
+        tmp_path, monkeypatch, own_servers):
     assert _started(_seed()) == "fresh"   # outside a command's scope, no server of its own
     with processes.workers(fork=False):
         assert _started(_seed()) == "fresh"
+    # Its server's socket too long for an AF_UNIX address in the temporary folder: it goes in a short one.
+    deep = tmp_path / ("a" * 120)
+    deep.mkdir()
+    monkeypatch.setenv("TMPDIR", str(deep))
+    monkeypatch.setattr(tempfile, "tempdir", None)   # gettempdir() reads TMPDIR again
+    made, chosen = [], processes.socket_folder
+    monkeypatch.setattr(processes, "socket_folder", lambda name: made.append(chosen(name)) or made[-1])
     with pytest.raises(RuntimeError, match="the parent failed"):
         with processes.workers():
             proc = _seed()
@@ -117,6 +125,8 @@ def test_a_scope_of_fresh_workers_forks_none_and_a_scope_that_fails_ends_its_own
                                     stderr=subprocess.DEVNULL, env=WORKERS)   # measuring when the parent fails
             raise RuntimeError("the parent failed")
     assert _all_gone([worker.pid, server.pid])
+    (folder,) = made
+    assert not folder.startswith(str(deep)) and not os.path.exists(folder) and list(deep.iterdir()) == []
 
 
 def test_a_logged_worker_is_forked_from_a_server_whose_import_had_its_log_settings():
@@ -196,28 +206,6 @@ def test_a_worker_past_its_timeout_is_a_failed_row_and_leaves_no_process(capfd, 
     assert proc.returncode == 1 and trial == {**trial, "status": "failed", "worker_start": "forked",
                                               "error": "worker killed after the 2 s timeout"}
     assert [argv for argv, env in running().values() if env.get("PROBE_MARK") == "timed-out"] == []
-
-
-def test_a_temporary_folder_too_long_for_a_socket_still_forks_and_leaves_nothing(capfd, tmp_path, monkeypatch,
-                                                                                  own_servers):
-    deep = tmp_path / ("a" * 120)
-    deep.mkdir()
-    monkeypatch.setenv("TMPDIR", str(deep))
-    monkeypatch.setattr(tempfile, "tempdir", None)   # gettempdir() reads TMPDIR again
-    made, chosen = [], processes.socket_folder
-
-    def seen(name):
-        made.append(chosen(name))
-        return made[-1]
-    monkeypatch.setattr(processes, "socket_folder", seen)
-    out = tmp_path / "c.json"
-    proc = run_main(capfd, "compare", "--batch", 8, "--runs", 1, "--trials", 1, "--variants", "placeholder",
-                    "--json", out, "--quiet")
-    assert (proc.returncode, proc.stderr) == (0, "")
-    (trial,) = json.loads(out.read_text())["variants"][0]["trials"]
-    assert trial["worker_start"] == "forked"
-    (folder,) = made
-    assert not folder.startswith(str(deep)) and not os.path.exists(folder) and list(deep.iterdir()) == []
 
 
 def test_a_socket_no_temporary_folder_can_hold_leaves_the_workers_fresh_and_no_folder(tmp_path, monkeypatch):
