@@ -25,12 +25,14 @@ Which tests start processes, and why:
   the command line runs `tfgraphs.cli.main` in this process (run_main), the code the subprocess would run.
 """
 
+import io
 import json
 import os
 import signal
 import subprocess
 import sys
 import tempfile
+from contextlib import contextmanager, nullcontext, redirect_stderr, redirect_stdout
 
 import pytest
 
@@ -115,15 +117,37 @@ def run_cli(*args, timeout=600):
                           timeout=timeout)
 
 
+class _Printed:
+    """capfd's readouterr() for a fixture wider than a test: what Python prints on stdout and stderr."""
+
+    def __init__(self):
+        self.out, self.err = io.StringIO(), io.StringIO()
+
+    @contextmanager
+    def kept(self):
+        with redirect_stdout(self.out), redirect_stderr(self.err):
+            yield
+
+    def readouterr(self):
+        said = self.out.getvalue(), self.err.getvalue()
+        for stream in (self.out, self.err):
+            stream.seek(0)
+            stream.truncate()
+        return said
+
+
 def run_main(capfd, *args):
-    """Run `tfgraphs ARGS` through tfgraphs.cli.main in this process; return a CompletedProcess as run_cli does."""
+    """Run `tfgraphs ARGS` through tfgraphs.cli.main in this process; return a CompletedProcess as run_cli does.
+    capfd None (a module's fixture) keeps what Python prints, not what is written to the descriptors."""
     from tfgraphs.cli import main
 
     argv = [*map(str, args)]
-    capfd.readouterr()
+    printed = capfd or _Printed()
+    printed.readouterr()
     handlers, environ = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGHUP)}, dict(os.environ)
     try:
-        code = main(argv)
+        with nullcontext() if capfd else printed.kept():
+            code = main(argv)
     except SystemExit as exc:   # argparse refuses and --help ends by exiting, as from the command line
         code = exc.code
     finally:
@@ -133,7 +157,7 @@ def run_main(capfd, *args):
             signal.signal(sig, handler)
         os.environ.clear()
         os.environ.update(environ)
-    out, err = capfd.readouterr()
+    out, err = printed.readouterr()
     return subprocess.CompletedProcess(["tfgraphs", *argv], code, out, err)
 
 

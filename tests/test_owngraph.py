@@ -11,7 +11,7 @@ import pytest
 
 import fakes
 import owngraphs
-from conftest import run_cli, run_main
+from conftest import run_main
 from tfgraphs.cli import main
 from tfgraphs.errors import UsageError
 from tfgraphs.graphdef.files import resolve
@@ -101,7 +101,7 @@ def test_a_known_wrong_shape_is_refused_by_the_resolver(graphs):
 @pytest.fixture(scope="module")
 def explained(graphs):
     out = graphs["root"] / "cnn-explain"
-    proc = run_cli("explain", "--graph", graphs["cnn"], "--feed", "images=4,8,8,1", "--runs", 2, "--trials", 1,
+    proc = run_main(None, "explain", "--graph", graphs["cnn"], "--feed", "images=4,8,8,1", "--runs", 2, "--trials", 1,
                    "--presets", "default", "--trace", out / "traces", "--tensorboard", out / "tb",
                    "--json", out / "e.json", "--quiet")
     assert proc.returncode == 0, proc.stderr

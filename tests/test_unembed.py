@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 import fakes
 import owngraphs
-from conftest import run_cli, run_main, words
+from conftest import run_main, words
 from tfgraphs.cli import main
 from tfgraphs.spec.options import byte_size
 from tfgraphs.errors import UsageError
@@ -42,7 +42,7 @@ def digest(path):
 @pytest.fixture(scope="module")
 def unembedded(graphs):
     out, before = graphs["root"] / "lookup-out", digest(graphs["lookup"])
-    proc = run_cli("unembed", graphs["lookup"], "-o", out, "--check", "--feed", "ids=7", "--runs", 2,
+    proc = run_main(None, "unembed", graphs["lookup"], "-o", out, "--check", "--feed", "ids=7", "--runs", 2,
                    "--json", graphs["root"] / "u.json", "--quiet")
     assert proc.returncode == 0, proc.stderr
     assert digest(graphs["lookup"]) == before   # the input is never modified
