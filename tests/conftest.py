@@ -18,7 +18,8 @@ Which tests start processes, and why:
   in this process wherever the child's protocol is not what a test is about.
 - Notebooks run in real Jupyter kernels (test_lab_notebooks, test_notebook_api), one fresh kernel per notebook:
   ipykernel forked from the session's server, through the kernel spec this session writes (forking/kernel.py).
-- The docs' Python blocks run in one interpreter started for them (test_docs), each in a fresh namespace.
+- The docs' Python blocks run in one interpreter forked for them from the session's server (test_docs, forking/
+  doc_blocks.py), each in a fresh namespace.
 - The site is built by `mkdocs build --strict` once (built_site), for the docs test and the browser's (test_site).
 - A test that needs a process of its own says why: an exit status with stdout and stderr kept apart from a fresh
   interpreter, a signal, a module made unimportable, or what TensorFlow prints while it loads. Every other check of

@@ -1,11 +1,12 @@
 """The docs stay true: their Python runs, their commands parse, their links resolve, the site builds.
 
-The Python blocks run in one interpreter started for them, so TensorFlow is imported once for them all; each block
-runs in a namespace of its own and in its test's folder, its output kept apart. The site is built by mkdocs, once
+The Python blocks run in one interpreter forked for them from the session's server, which imported TensorFlow; each
+block runs in a namespace of its own and in its test's folder, its output kept apart. The site is built by mkdocs, once
 for this file and test_site (built_site).
 """
 
 import json
+import os
 import re
 import select
 import shlex
@@ -16,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from tfgraphs import processes
 from tfgraphs.cli import build_parser
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -39,40 +41,16 @@ def tiny(code):
 PYTHON = [(page.name, i, code) for page in PAGES for i, code in enumerate(blocks(page, "python"))]
 
 
-# Reads one request a line, {"code", "cwd"}; runs the code as `python -c CODE` run in cwd would; answers one line,
-# {"status", "stderr"}, on the stdout it had when it started (the block's own output goes to files of its own).
-RUNNER = r"""
-import json, os, sys, tempfile, traceback
-
-replies = os.fdopen(os.dup(1), "w")
-for line in sys.stdin:
-    request = json.loads(line)
-    os.chdir(request["cwd"])
-    kept = os.dup(0), os.dup(1), os.dup(2)
-    with open(os.devnull) as nothing, tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
-        for fd, to in ((0, nothing), (1, out), (2, err)):   # the requests are not the block's input
-            os.dup2(to.fileno(), fd)
-        try:
-            exec(compile(request["code"], "<string>", "exec"), {"__name__": "__main__"})
-            status = 0
-        except SystemExit as exc:   # as the interpreter exits: None is 0, a message is printed and is 1
-            if exc.code is None or isinstance(exc.code, int):
-                status = exc.code or 0
-            else:
-                print(exc.code, file=sys.stderr)
-                status = 1
-        except BaseException:
-            traceback.print_exc()
-            status = 1
-        sys.stdout.flush()
-        sys.stderr.flush()
-        for fd, saved in enumerate(kept):
-            os.dup2(saved, fd)
-            os.close(saved)
-        err.seek(0)
-        replies.write(json.dumps({"status": status, "stderr": err.read()[-2000:]}) + "\n")
-        replies.flush()
-"""
+def _block_runner():
+    """forking/doc_blocks.py forked from the session's server, which imported TensorFlow (a fresh one elsewhere)."""
+    argv, options = [sys.executable, "-m", "doc_blocks"], dict(stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                                               stderr=subprocess.DEVNULL, text=True)
+    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2"}   # the server's log level, and the session's servers
+    try:
+        server = processes.connect(os.path.join(os.environ[processes.SERVERS], processes.key(env) + ".sock"))
+        return processes.Forked(server, argv, env=env, **options)
+    except (KeyError, OSError, RuntimeError):
+        return subprocess.Popen(argv, **options)
 
 
 class BlockRunner:
@@ -84,8 +62,7 @@ class BlockRunner:
     def run(self, code, cwd, timeout):
         """(exit status, the end of stderr) of the block run in cwd."""
         if self.proc is None or self.proc.poll() is not None:
-            self.proc = subprocess.Popen([sys.executable, "-c", RUNNER], stdin=subprocess.PIPE,
-                                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+            self.proc = _block_runner()
         self.proc.stdin.write(json.dumps({"code": code, "cwd": str(cwd)}) + "\n")
         self.proc.stdin.flush()
         if not select.select([self.proc.stdout], [], [], timeout)[0]:
