@@ -256,6 +256,20 @@ def test_under_a_small_memory_limit_a_command_ends_in_one_line(tmp_path, argv):
     assert os.listdir(tmp_path) == []
 
 
+def test_an_error_is_out_of_memory_only_once_the_address_space_reached_its_limit():
+    """A library's allocation that failed at the limit may raise anything (SystemError "error return without exception
+    set" from a C extension): VmPeak at the limit is what says memory ran out."""
+    probe = ("import resource, sys; from tfgraphs.cli import reached_memory_limit\n"
+             "peak = next(int(l.split()[1]) for l in open('/proc/self/status') if l.startswith('VmPeak:')) * 1024\n"
+             "said = [reached_memory_limit()]\n"
+             "for limit in (2 * peak, peak):\n"
+             "    resource.setrlimit(resource.RLIMIT_AS, (limit, resource.RLIM_INFINITY))\n"
+             "    said.append(reached_memory_limit())\n"
+             "print(said)")
+    proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert proc.stdout == "[False, False, True]\n", proc.stderr
+
+
 class FillsUp:
     """A file whose second write, across all of them, writes a part and then finds the disk full."""
 

@@ -202,9 +202,32 @@ def _stopped(prog):
 
 
 def out_of_memory(exc):
-    """True for a MemoryError, and for a library that could not be mapped into memory (a limit such as ulimit -v)."""
+    """True for a MemoryError, for a library that could not be mapped into memory (a limit such as ulimit -v), and
+    for any error raised once this process's address space reached its limit."""
     return isinstance(exc, MemoryError) or any(words in str(exc) for words in ("failed to map segment",
-                                                                               "Cannot allocate memory"))
+                                                                               "Cannot allocate memory")) \
+        or reached_memory_limit()
+
+
+def _out_of_memory(prog, exc):
+    """Say that this process ran out of memory, and under which limit; the exit status for it."""
+    print(f"{prog}: ran out of memory{memory_limit()} ({type(exc).__name__}); free some, or raise the limit",
+          file=sys.stderr)
+    return 2
+
+
+def reached_memory_limit():
+    """True when this process's largest address space (VmPeak, Linux) came within 1% of its limit (ulimit -v): an
+    allocation failed there, whatever error a library made of it (SystemError "error return without exception set")."""
+    limit = resource.RLIM_INFINITY if resource is None else resource.getrlimit(resource.RLIMIT_AS)[0]
+    if resource is None or limit == resource.RLIM_INFINITY:
+        return False
+    try:
+        with open("/proc/self/status") as status:
+            peak_kib = next(int(line.split()[1]) for line in status if line.startswith("VmPeak:"))
+    except (OSError, StopIteration, ValueError):
+        return False
+    return peak_kib * 1024 >= 0.99 * limit
 
 
 def memory_limit():
@@ -242,14 +265,14 @@ def main(argv=None, prog="tfgraphs"):
     except (MemoryError, ImportError) as exc:
         if args.debug or not out_of_memory(exc):
             raise
-        print(f"{prog}: ran out of memory{memory_limit()} ({type(exc).__name__}); free some, or raise the limit",
-              file=sys.stderr)
-        return 2
+        return _out_of_memory(prog, exc)
     except Exception as exc:
         if _received and not args.debug:
             return _stopped(prog)   # a worker or server the signal ended first broke a connection or a pipe
         if args.debug:
             raise
+        if out_of_memory(exc):
+            return _out_of_memory(prog, exc)
         print(f"{prog}: internal error: {type(exc).__name__}: {exc} (rerun with --debug for a traceback)",
               file=sys.stderr)
         return 1
