@@ -256,18 +256,27 @@ def test_under_a_small_memory_limit_a_command_ends_in_one_line(tmp_path, argv):
     assert os.listdir(tmp_path) == []
 
 
-def test_an_error_is_out_of_memory_only_once_the_address_space_reached_its_limit():
+def test_an_error_is_out_of_memory_only_once_the_address_space_reached_its_limit(monkeypatch, capfd):
     """A library's allocation that failed at the limit may raise anything (SystemError "error return without exception
-    set" from a C extension): VmPeak at the limit is what says memory ran out."""
-    probe = ("import resource, sys; from tfgraphs.cli import reached_memory_limit\n"
-             "peak = next(int(l.split()[1]) for l in open('/proc/self/status') if l.startswith('VmPeak:')) * 1024\n"
-             "said = [reached_memory_limit()]\n"
-             "for limit in (2 * peak, peak):\n"
-             "    resource.setrlimit(resource.RLIMIT_AS, (limit, resource.RLIM_INFINITY))\n"
-             "    said.append(reached_memory_limit())\n"
-             "print(said)")
-    proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
-    assert proc.stdout == "[False, False, True]\n", proc.stderr
+    set" from a C extension): this process's VmPeak at its limit is what says memory ran out."""
+    from tfgraphs import cli
+    from tfgraphs.cli import subcommands
+
+    with open("/proc/self/status") as status:
+        peak = next(int(line.split()[1]) for line in status if line.startswith("VmPeak:")) * 1024
+    for limit, reached in ((resource.RLIM_INFINITY, False), (2 * peak, False), (peak, True)):
+        monkeypatch.setattr(cli.resource, "getrlimit", lambda which, limit=limit: (limit, resource.RLIM_INFINITY))
+        assert cli.reached_memory_limit() is reached
+
+    def fails(path):
+        raise SystemError("error return without exception set")
+    monkeypatch.setattr(subcommands, "report", fails)
+    assert one_line(run_main(capfd, "report", FIXTURES / "compare.json")) == (
+        f"tfgraphs: ran out of memory under this process's limit of {peak:,} bytes (ulimit -v) (SystemError); free "
+        f"some, or raise the limit")
+    monkeypatch.setattr(cli.resource, "getrlimit", lambda which: (2 * peak, resource.RLIM_INFINITY))
+    internal = run_main(capfd, "report", FIXTURES / "compare.json")
+    assert internal.returncode == 1 and "internal error: SystemError" in internal.stderr
 
 
 class FillsUp:
