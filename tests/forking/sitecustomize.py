@@ -6,10 +6,10 @@ worker servers, two differences from the product, each to save time that no test
   test_watch_worker starts the runner fresh, as the reference, and test_workers checks the product's own rule; a
   test of what a script sees of its own process (/proc/self/cmdline, its orphans) asks for own_servers, and so a
   fresh runner.
-- A forked worker maps the server's library pages but does not copy its heap up front (tfgraphs.pagetables): the
-  copy (about 0.15 s a worker) only keeps a worker's first milliseconds as fast as a fresh one's, which
-  scripts/worker_fidelity.py shows. Its resident memory is the same either way; the tests with servers of their own
-  (own_servers) fork with the copy.
+- A forked worker neither maps the server's library pages nor copies its heap up front (tfgraphs.pagetables): that
+  (about 0.15 s a worker) only keeps a worker's first milliseconds as fast as a fresh one's, which
+  scripts/worker_fidelity.py shows, and its resident memory as large. The tests with servers of their own
+  (own_servers) fork as the product does; test_workers' scope of its own checks the resident memory.
 """
 
 import os
@@ -31,10 +31,9 @@ def _patch(processes):
     processes.start, processes.FORKABLE = start, (*processes.FORKABLE, "forked_watch")
 
 
-def _read_only(pagetables):
-    """pagetables.mapped_pages without the private pages to copy."""
-    real = pagetables.mapped_pages
-    pagetables.mapped_pages = lambda: {pagetables.MADV_POPULATE_READ: real()[pagetables.MADV_POPULATE_READ]}
+def _nothing_mapped(pagetables):
+    """pagetables.mapped_pages finding no pages to map or copy."""
+    pagetables.mapped_pages = dict
 
 
 class _PatchOnImport:
@@ -58,6 +57,6 @@ class _PatchOnImport:
         return spec
 
 
-PATCHES = {"tfgraphs.processes": _patch, "tfgraphs.pagetables": _read_only}
+PATCHES = {"tfgraphs.processes": _patch, "tfgraphs.pagetables": _nothing_mapped}
 if "TFGRAPHS_WORKER_SERVERS" in os.environ:
     sys.meta_path.insert(0, _PatchOnImport())
