@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from tfgraphs.errors import UsageError
 from tfgraphs.labs import observed, rerun, under_watch
 from tfgraphs.labs.checking import checks_of, load, run_check
 from tfgraphs.labs.verdicts import SEEN_CHARS, print_outcomes
@@ -236,3 +237,20 @@ def test_lab5_answer_is_the_judges_where_the_range_rule_disagrees(cold, warm, ou
         passed, seen, _ = observed.judge_answer({"cold": tuple(cold), "warm": tuple(warm), "said": said})
         assert passed == (said == outcome), (said, seen)
         assert seen.startswith(f"the judge says of your samples: {outcome}"), seen
+
+
+@pytest.mark.parametrize("set_by_user, level", [(None, "3"), ("1", "1")], ids=["default", "users"])
+def test_the_child_starts_with_tensorflows_log_level_in_its_environment(set_by_user, level, tmp_path, monkeypatch):
+    """Read as TensorFlow loads: a forked child's loaded in its server, which the child's environment chooses."""
+    from tfgraphs.labs import checking
+
+    started, start = [], checking.processes.start
+    monkeypatch.setattr(checking.processes, "start", lambda argv, **kw: started.append(kw["env"]) or start(argv, **kw))
+    if set_by_user is None:
+        monkeypatch.delenv("TF_CPP_MIN_LOG_LEVEL", raising=False)
+    else:
+        monkeypatch.setenv("TF_CPP_MIN_LOG_LEVEL", set_by_user)
+    (script := tmp_path / "fails.py").write_text("raise ValueError(3)\n")   # the child stops as it loads the file
+    with pytest.raises(UsageError, match="fails to import: ValueError: 3"):
+        checking.collect(1, str(script), timeout_s=60)
+    assert [env["TF_CPP_MIN_LOG_LEVEL"] for env in started] == [level]

@@ -202,8 +202,7 @@ def _stopped(prog):
 
 
 def out_of_memory(exc):
-    """True for a MemoryError, for a library that could not be mapped into memory (a limit such as ulimit -v), and
-    for any error raised once this process's address space reached its limit."""
+    """True for a MemoryError, a library that could not be mapped into memory, or any error at the memory limit."""
     return isinstance(exc, MemoryError) or any(words in str(exc) for words in ("failed to map segment",
                                                                                "Cannot allocate memory")) \
         or reached_memory_limit()
@@ -217,23 +216,30 @@ def _out_of_memory(prog, exc):
 
 
 def reached_memory_limit():
-    """True when this process's largest address space (VmPeak, Linux) came within 1% of its limit (ulimit -v): an
-    allocation failed there, whatever error a library made of it (SystemError "error return without exception set")."""
-    limit = resource.RLIM_INFINITY if resource is None else resource.getrlimit(resource.RLIMIT_AS)[0]
-    if resource is None or limit == resource.RLIM_INFINITY:
-        return False
+    """True when this process's largest address space (VmPeak, Linux) came within 1% of its limit (ulimit -v)."""
+    # An allocation failed there, whatever error the library that asked made of it: a C extension may raise
+    # SystemError "error return without exception set".
+    limit = address_space_limit()
     try:
         with open("/proc/self/status") as status:
             peak_kib = next(int(line.split()[1]) for line in status if line.startswith("VmPeak:"))
     except (OSError, StopIteration, ValueError):
         return False
-    return peak_kib * 1024 >= 0.99 * limit
+    return limit is not None and peak_kib * 1024 >= 0.99 * limit
+
+
+def address_space_limit():
+    """This process's limit on its address space in bytes (ulimit -v), or None."""
+    if resource is None:   # Windows
+        return None
+    limit = resource.getrlimit(resource.RLIMIT_AS)[0]
+    return None if limit == resource.RLIM_INFINITY else limit
 
 
 def memory_limit():
     """' under this process's limit of N bytes (ulimit -v)' when it has one, else ''."""
-    limit = resource.RLIM_INFINITY if resource is None else resource.getrlimit(resource.RLIMIT_AS)[0]
-    return "" if resource is None or limit == resource.RLIM_INFINITY else f" under this process's limit of {limit:,} bytes (ulimit -v)"
+    limit = address_space_limit()
+    return "" if limit is None else f" under this process's limit of {limit:,} bytes (ulimit -v)"
 
 
 def command_named(argv):

@@ -50,7 +50,7 @@ MAX_SOLUTION_BYTES = 64 * 2**20
 MAX_EVENT_CHARS = 64 * 2**20
 # TensorFlow's C++ log level in the child, unless the user set one: it is read as TensorFlow loads, so it goes in the
 # environment the child starts with (a forked child's TensorFlow loaded in its server) and not only in its __main__.
-CHILD_LOG_LEVEL = {"TF_CPP_MIN_LOG_LEVEL": "3"}
+CHILD_LOG_LEVEL = "3"
 
 
 # The child's side: the student's file loaded, each check's body run on it.
@@ -266,7 +266,7 @@ def _one_child(number, path, limits, checks, ended, sent):
     argv = [sys.executable, "-m", "tfgraphs.labs.checking", str(number), str(path), str(first), str(os.getpid())]
     with tempfile.TemporaryDirectory(prefix="tfgraphs-lab-") as scratch:
         proc = processes.start(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True, env={**CHILD_LOG_LEVEL, **os.environ, "TMPDIR": scratch})
+                               text=True, env={"TF_CPP_MIN_LOG_LEVEL": CHILD_LOG_LEVEL, **os.environ, "TMPDIR": scratch})
         proc.session = None   # the child's session once it says it leads one: what it leaves behind is found there
         try:
             return _follow(proc, limits, checks, sent, path)
@@ -452,7 +452,7 @@ def check_namespace(number, namespace, timeout_s, stream=None):
 
 
 if __name__ == "__main__":
-    os.environ.update({**CHILD_LOG_LEVEL, **os.environ})
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", CHILD_LOG_LEVEL)
     sys.stdout.flush()
     os._exit(child(int(sys.argv[1]), sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else 0,
                    int(sys.argv[4]) if len(sys.argv) > 4 else None))
