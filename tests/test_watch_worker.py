@@ -1,6 +1,6 @@
-"""The watch worker on real TensorFlow: tiny scripts run as `python SCRIPT` would, and the document they leave. Each
-runs in a fresh interpreter, as the product starts it, but the clean script's, forked from the session's server as
-the tests' commands start it (forking/sitecustomize.py)."""
+"""The watch worker on real TensorFlow: tiny scripts run as `python SCRIPT` would, and the document they leave. The
+worker starts as a fresh interpreter, as the product starts it; for the clean script it is forked from the session's
+server, as the tests' commands start it (forking/sitecustomize.py)."""
 
 import json
 import statistics

@@ -98,7 +98,7 @@ def _started(proc):
     return proc.started
 
 
-def test_a_scope_of_fresh_workers_forks_none_and_a_scope_that_fails_ends_its_own_server_and_workers(
+def test_a_scope_of_fresh_workers_forks_none_and_a_scope_that_fails_ends_its_own_server_workers_and_folder(
         tmp_path, monkeypatch, own_servers):
     assert _started(_seed()) == "fresh"   # outside a command's scope, no server of its own
     with processes.workers(fork=False):

@@ -5,13 +5,9 @@ import os
 import sys
 import time
 
-import psutil
-
 print(json.dumps({"argv": sys.argv[1:], "cwd": os.getcwd(), "mark": os.environ.get("PROBE_MARK"),
                   "pgid": os.getpgid(0), "ppid": os.getppid(), "stdin": sys.stdin.readline().strip(),
-                  "tensorflow": "tensorflow" in sys.modules, "name": __name__,
-                  "rss": psutil.Process().memory_info().rss, "parent_rss": psutil.Process(os.getppid()).memory_info().rss}),
-      flush=True)
+                  "tensorflow": "tensorflow" in sys.modules, "name": __name__}), flush=True)
 print("to stderr", file=sys.stderr, flush=True)
 if sys.argv[1:2] == ["sleep"]:
     time.sleep(600)

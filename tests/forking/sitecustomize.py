@@ -7,9 +7,10 @@ worker servers, two differences from the product, each to save time that no test
   test of what a script sees of its own process (/proc/self/cmdline, its orphans) asks for own_servers, and so a
   fresh runner.
 - A forked worker neither maps the server's library pages nor copies its heap up front (tfgraphs.pagetables): that
-  (about 0.15 s a worker) only keeps a worker's first milliseconds as fast as a fresh one's, which
-  scripts/worker_fidelity.py shows, and its resident memory as large. The tests with servers of their own
-  (own_servers) fork as the product does; test_workers' scope of its own checks the resident memory.
+  (about 0.15 s a worker, 0.03 s of it the mapping) only keeps a worker's first milliseconds as fast as a fresh
+  one's, which scripts/worker_fidelity.py shows, and its resident memory as large. A server started without the
+  session's folder in its environment (own_servers) forks as the product's do; test_workers' scope of its own checks
+  the resident memory.
 """
 
 import os
