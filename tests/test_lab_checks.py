@@ -245,7 +245,11 @@ def test_the_child_starts_with_tensorflows_log_level_in_its_environment(set_by_u
     from tfgraphs.labs import checking
 
     started, start = [], checking.processes.start
-    monkeypatch.setattr(checking.processes, "start", lambda argv, **kw: started.append(kw["env"]) or start(argv, **kw))
+
+    def recorded(argv, **kwargs):
+        started.append(kwargs["env"])
+        return start(argv, **kwargs)
+    monkeypatch.setattr(checking.processes, "start", recorded)
     if set_by_user is None:
         monkeypatch.delenv("TF_CPP_MIN_LOG_LEVEL", raising=False)
     else:

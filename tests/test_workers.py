@@ -109,7 +109,11 @@ def test_a_scope_of_fresh_workers_forks_none_and_a_scope_that_fails_ends_its_own
     monkeypatch.setenv("TMPDIR", str(deep))
     monkeypatch.setattr(tempfile, "tempdir", None)   # gettempdir() reads TMPDIR again
     made, chosen = [], processes.socket_folder
-    monkeypatch.setattr(processes, "socket_folder", lambda name: made.append(chosen(name)) or made[-1])
+
+    def seen(name):
+        made.append(chosen(name))
+        return made[-1]
+    monkeypatch.setattr(processes, "socket_folder", seen)
     with pytest.raises(RuntimeError, match="the parent failed"):
         with processes.workers():
             # A user's environment, without the session's servers: this server forks as the product's do.

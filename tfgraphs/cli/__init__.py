@@ -203,9 +203,8 @@ def _stopped(prog):
 
 def out_of_memory(exc):
     """True for a MemoryError, a library that could not be mapped into memory, or any error at the memory limit."""
-    return isinstance(exc, MemoryError) or any(words in str(exc) for words in ("failed to map segment",
-                                                                               "Cannot allocate memory")) \
-        or reached_memory_limit()
+    unmapped = any(words in str(exc) for words in ("failed to map segment", "Cannot allocate memory"))
+    return isinstance(exc, MemoryError) or unmapped or reached_memory_limit()
 
 
 def _out_of_memory(prog, exc):
@@ -220,12 +219,14 @@ def reached_memory_limit():
     # An allocation failed there, whatever error the library that asked made of it: a C extension may raise
     # SystemError "error return without exception set".
     limit = address_space_limit()
+    if limit is None:
+        return False
     try:
         with open("/proc/self/status") as status:
             peak_kib = next(int(line.split()[1]) for line in status if line.startswith("VmPeak:"))
     except (OSError, StopIteration, ValueError):
         return False
-    return limit is not None and peak_kib * 1024 >= 0.99 * limit
+    return peak_kib * 1024 >= 0.99 * limit
 
 
 def address_space_limit():

@@ -265,8 +265,9 @@ def _one_child(number, path, limits, checks, ended, sent):
     first = len(checks_of(number)) - len(checks)
     argv = [sys.executable, "-m", "tfgraphs.labs.checking", str(number), str(path), str(first), str(os.getpid())]
     with tempfile.TemporaryDirectory(prefix="tfgraphs-lab-") as scratch:
+        env = {"TF_CPP_MIN_LOG_LEVEL": CHILD_LOG_LEVEL, **os.environ, "TMPDIR": scratch}
         proc = processes.start(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True, env={"TF_CPP_MIN_LOG_LEVEL": CHILD_LOG_LEVEL, **os.environ, "TMPDIR": scratch})
+                               text=True, env=env)
         proc.session = None   # the child's session once it says it leads one: what it leaves behind is found there
         try:
             return _follow(proc, limits, checks, sent, path)
